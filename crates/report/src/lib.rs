@@ -1,0 +1,245 @@
+//! Diagnostics shared by every infx check, and their renderers (human, JSON, GitHub annotations).
+//!
+//! A [`Diagnostic`] carries a stable code (`config/C2`, `yaml/duplicate-key`, …), a severity, the
+//! file it concerns, a [`Span`] inside that file, a message and optionally a `help:` line.
+//! Libraries only produce diagnostics; printing belongs to the xtask.
+
+mod render;
+
+pub use render::{render_github, render_human, render_json, SourceMap};
+
+use serde::Serialize;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A position in a source text. `line` and `col` are 1-based; `col` counts characters
+/// (not bytes), the way editors and GitHub annotations count them. `offset` is the byte offset.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Pos {
+    pub offset: usize,
+    pub line: usize,
+    pub col: usize,
+}
+
+/// A half-open byte range `[start, end)` of a source text, with line/column of both ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Span {
+    pub start: Pos,
+    pub end: Pos,
+}
+
+impl Span {
+    pub fn point(pos: Pos) -> Span {
+        Span { start: pos, end: pos }
+    }
+    /// A span that only knows its line (column 1), for line-based findings (diffs, changelog).
+    pub fn line(line: usize) -> Span {
+        Span::point(Pos { offset: 0, line, col: 1 })
+    }
+    pub fn byte_range(&self) -> std::ops::Range<usize> {
+        self.start.offset..self.end.offset
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        })
+    }
+}
+
+/// One finding. Build it with [`Diagnostic::error`] / [`Diagnostic::warning`] and the `with_*`
+/// methods.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// Stable identifier, `<check>/<rule>` (e.g. `config/C2`).
+    pub code: String,
+    pub severity: Severity,
+    /// The file the finding is about, as the user should see it (relative to the checked root
+    /// when possible). `None` for findings about the invocation or the repository as a whole.
+    pub path: Option<PathBuf>,
+    pub span: Option<Span>,
+    pub message: String,
+    /// How to fix it, when we know.
+    pub help: Option<String>,
+    /// Extra context lines (e.g. why each candidate variant did not match).
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn new(severity: Severity, code: impl Into<String>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            code: code.into(),
+            severity,
+            path: None,
+            span: None,
+            message: message.into(),
+            help: None,
+            notes: Vec::new(),
+        }
+    }
+    pub fn error(code: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(Severity::Error, code, message)
+    }
+    pub fn warning(code: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(Severity::Warning, code, message)
+    }
+    pub fn note(code: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(Severity::Note, code, message)
+    }
+    pub fn with_path(mut self, path: impl AsRef<Path>) -> Self {
+        self.path = Some(path.as_ref().to_path_buf());
+        self
+    }
+    pub fn with_span(mut self, span: Span) -> Self {
+        self.span = Some(span);
+        self
+    }
+    /// Path and span together, the common case.
+    pub fn at(self, path: impl AsRef<Path>, span: Span) -> Self {
+        self.with_path(path).with_span(span)
+    }
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+    /// `file:line:col` (or as much of it as is known), for messages and tests.
+    pub fn location(&self) -> String {
+        let mut s = match &self.path {
+            Some(p) => p.display().to_string(),
+            None => String::from("<repository>"),
+        };
+        if let Some(span) = self.span {
+            s.push_str(&format!(":{}:{}", span.start.line, span.start.col));
+        }
+        s
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    /// One line: `file:line:col: error[code]: message`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {}[{}]: {}",
+            self.location(),
+            self.severity,
+            self.code,
+            self.message
+        )
+    }
+}
+
+/// Sorts diagnostics into report order: findings about no particular file first, then by file
+/// path, then by position, then by code. Stable for equal keys, so deterministic.
+pub fn sort_for_report(diags: &mut [Diagnostic]) {
+    diags.sort_by(|a, b| {
+        let ka = (a.path.is_some(), &a.path, a.span.map(|s| (s.start.line, s.start.col)));
+        let kb = (b.path.is_some(), &b.path, b.span.map(|s| (s.start.line, s.start.col)));
+        ka.cmp(&kb).then_with(|| a.code.cmp(&b.code))
+    });
+}
+
+/// Computes line/column for byte offsets of one text. Build once per file, query many times.
+#[derive(Clone, Debug)]
+pub struct LineIndex {
+    line_starts: Vec<usize>,
+    ascii: bool,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let mut line_starts = vec![0];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                line_starts.push(i + 1);
+            }
+        }
+        LineIndex { line_starts, ascii: text.is_ascii() }
+    }
+    /// Position of a byte offset (clamped to the text).
+    pub fn pos(&self, text: &str, offset: usize) -> Pos {
+        let offset = offset.min(text.len());
+        let line_idx = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.line_starts[line_idx];
+        let col = if self.ascii {
+            offset - start + 1
+        } else {
+            text.get(start..offset).map(|s| s.chars().count()).unwrap_or(offset - start) + 1
+        };
+        Pos { offset, line: line_idx + 1, col }
+    }
+    pub fn span(&self, text: &str, start: usize, end: usize) -> Span {
+        Span { start: self.pos(text, start), end: self.pos(text, end) }
+    }
+    /// Byte range of line `line` (1-based) without its newline.
+    pub fn line_range(&self, text: &str, line: usize) -> Option<std::ops::Range<usize>> {
+        let start = *self.line_starts.get(line.checked_sub(1)?)?;
+        let mut end = self.line_starts.get(line).map(|e| e - 1).unwrap_or(text.len());
+        if end > start && text.as_bytes().get(end - 1) == Some(&b'\r') {
+            end -= 1;
+        }
+        Some(start..end.max(start))
+    }
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_index_counts_chars_not_bytes() {
+        let text = "a: 1\nb: ü x\n";
+        let idx = LineIndex::new(text);
+        let off = text.find('x').unwrap();
+        let p = idx.pos(text, off);
+        assert_eq!((p.line, p.col), (2, 6));
+        assert_eq!(idx.line_range(text, 2), Some(5..12));
+    }
+
+    #[test]
+    fn display_has_location_and_code() {
+        let d = Diagnostic::error("config/C2", "conc-start must be <= conc-end")
+            .at("configs/nvidia-master.yaml", Span::line(12));
+        assert_eq!(
+            d.to_string(),
+            "configs/nvidia-master.yaml:12:1: error[config/C2]: conc-start must be <= conc-end"
+        );
+    }
+
+    #[test]
+    fn sort_puts_repository_findings_first_and_lines_in_order() {
+        let mut v = vec![
+            Diagnostic::error("x/b", "late").at("a.yaml", Span::line(9)),
+            Diagnostic::error("x/c", "repo"),
+            Diagnostic::error("x/a", "early").at("a.yaml", Span::line(2)),
+        ];
+        sort_for_report(&mut v);
+        let order: Vec<_> = v.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(order, ["repo", "early", "late"]);
+    }
+}

@@ -1,0 +1,430 @@
+//! Event-driven construction of the tree from saphyr-parser's span-carrying events.
+
+use crate::resolve::{self, Resolved};
+use crate::value::{Float, KeyRepr, Mapping, Node, ScalarStyle, Value};
+use crate::{Document, Pos, Span};
+use infx_report::{Diagnostic, LineIndex};
+use indexmap::IndexMap;
+use saphyr_parser::{Event, Marker, Parser, ScalarStyle as PStyle, Tag};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Nodes that alias expansion may create in one document before loading fails. Real recipes
+/// expand a few hundred; a billion-laughs file needs billions.
+pub const DEFAULT_ALIAS_BUDGET: usize = 200_000;
+
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    pub alias_budget: usize,
+    /// Reject a key written twice in one mapping (PyYAML keeps the last silently).
+    pub reject_duplicate_keys: bool,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions { alias_budget: DEFAULT_ALIAS_BUDGET, reject_duplicate_keys: true }
+    }
+}
+
+/// Reads and parses a file. Errors: unreadable file (`yaml/io`), not UTF-8 (`yaml/encoding`),
+/// and every parse error of [`parse_str`].
+pub fn load_file(path: &Path) -> Result<Document, Diagnostic> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        Diagnostic::error("yaml/io", format!("cannot read {}: {e}", path.display()))
+            .with_path(path)
+    })?;
+    let text = decode(path, bytes)?;
+    let root = parse_str(path, &text)?;
+    Ok(Document { path: path.to_path_buf(), text: Arc::from(text), root })
+}
+
+fn decode(path: &Path, bytes: Vec<u8>) -> Result<String, Diagnostic> {
+    match String::from_utf8(bytes) {
+        Ok(mut s) => {
+            if s.starts_with('\u{feff}') {
+                // A UTF-8 byte order mark; PyYAML skips it. Keep offsets simple by replacing it
+                // with nothing only at the very start.
+                s.drain(..3);
+            }
+            Ok(s)
+        }
+        Err(e) => {
+            let bytes = e.as_bytes();
+            let good = e.utf8_error().valid_up_to();
+            let prefix = String::from_utf8_lossy(&bytes[..good]);
+            let idx = LineIndex::new(&prefix);
+            let pos = idx.pos(&prefix, prefix.len());
+            Err(Diagnostic::error(
+                "yaml/encoding",
+                format!("file is not valid UTF-8 (byte 0x{:02x})", bytes[good]),
+            )
+            .at(path, Span::point(pos))
+            .with_help("save the file as UTF-8"))
+        }
+    }
+}
+
+/// Parses one YAML document from text with the default options.
+pub fn parse_str(path: &Path, text: &str) -> Result<Node, Diagnostic> {
+    parse_str_with(path, text, &LoadOptions::default())
+}
+
+pub fn parse_str_with(path: &Path, text: &str, opts: &LoadOptions) -> Result<Node, Diagnostic> {
+    let mut b = Builder::new(path, text, opts);
+    b.run()
+}
+
+enum Frame {
+    Seq { start: Pos, anchor: usize, items: Vec<Node> },
+    Map { start: Pos, anchor: usize, pairs: Vec<(Node, Node)>, key: Option<Node> },
+}
+
+struct Builder<'a> {
+    path: &'a Path,
+    text: &'a str,
+    opts: &'a LoadOptions,
+    /// Byte offset of each char index, only built for non-ASCII text.
+    char_to_byte: Option<Vec<usize>>,
+    line_index: LineIndex,
+    anchors: HashMap<usize, Node>,
+    alias_nodes: usize,
+    stack: Vec<Frame>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(path: &'a Path, text: &'a str, opts: &'a LoadOptions) -> Self {
+        let char_to_byte = if text.is_ascii() {
+            None
+        } else {
+            let mut v: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+            v.push(text.len());
+            Some(v)
+        };
+        Builder {
+            path,
+            text,
+            opts,
+            char_to_byte,
+            line_index: LineIndex::new(text),
+            anchors: HashMap::new(),
+            alias_nodes: 0,
+            stack: Vec::new(),
+        }
+    }
+
+    fn pos(&self, m: &Marker) -> Pos {
+        let offset = match &self.char_to_byte {
+            None => m.index(),
+            Some(v) => v.get(m.index()).copied().unwrap_or(self.text.len()),
+        };
+        self.line_index.pos(self.text, offset)
+    }
+
+    fn err(&self, code: &str, pos: Pos, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic::error(code, msg).at(self.path, Span::point(pos))
+    }
+
+    fn run(&mut self) -> Result<Node, Diagnostic> {
+        let mut parser = Parser::new_from_str(self.text);
+        let mut root: Option<Node> = None;
+        let mut documents = 0usize;
+        loop {
+            let Some(next) = parser.next_event() else { break };
+            let (event, span) = match next {
+                Ok(ev) => ev,
+                Err(e) => {
+                    let pos = self.pos(e.marker());
+                    return Err(self.err("yaml/syntax", pos, format!("YAML syntax error: {}", e.info())));
+                }
+            };
+            let start = self.pos(&span.start);
+            let end = self.pos(&span.end);
+            match event {
+                Event::StreamStart | Event::Nothing | Event::DocumentEnd => {}
+                Event::StreamEnd => break,
+                Event::DocumentStart(_) => {
+                    documents += 1;
+                    if documents > 1 {
+                        return Err(self.err(
+                            "yaml/multi-document",
+                            start,
+                            "expected a single document in the stream, found another one",
+                        )
+                        .with_help("remove the extra `---` document or split the file"));
+                    }
+                }
+                Event::Alias(id) => {
+                    let Some(target) = self.anchors.get(&id) else {
+                        return Err(self.err("yaml/syntax", start, "alias refers to an unknown anchor"));
+                    };
+                    let n = target.count();
+                    self.alias_nodes = self.alias_nodes.saturating_add(n);
+                    if self.alias_nodes > self.opts.alias_budget {
+                        return Err(self
+                            .err(
+                                "yaml/alias-budget",
+                                start,
+                                format!(
+                                    "alias expansion exceeds the budget of {} nodes (a recursive or exponential alias structure, e.g. \"billion laughs\")",
+                                    self.opts.alias_budget
+                                ),
+                            )
+                            .with_help("write the data out instead of nesting aliases of aliases"));
+                    }
+                    let node = target.clone();
+                    self.push_node(node, &mut root)?;
+                }
+                Event::Scalar(value, style, anchor, tag) => {
+                    let node = self.scalar(&value, style, tag.as_deref(), Span { start, end })?;
+                    if anchor != 0 {
+                        self.anchors.insert(anchor, node.clone());
+                    }
+                    self.push_node(node, &mut root)?;
+                }
+                Event::SequenceStart(anchor, tag) => {
+                    if let Some(t) = tag.as_deref()
+                        && !(t.is_yaml_core_schema() && t.suffix == "seq")
+                    {
+                        return Err(self.unknown_tag(start, Some(t)));
+                    }
+                    self.stack.push(Frame::Seq { start, anchor, items: Vec::new() });
+                }
+                Event::MappingStart(anchor, tag) => {
+                    if let Some(t) = tag.as_deref()
+                        && !(t.is_yaml_core_schema() && t.suffix == "map")
+                    {
+                        return Err(self.unknown_tag(start, Some(t)));
+                    }
+                    self.stack.push(Frame::Map { start, anchor, pairs: Vec::new(), key: None });
+                }
+                Event::SequenceEnd => {
+                    let Some(Frame::Seq { start: s, anchor, items }) = self.stack.pop() else {
+                        return Err(self.err("yaml/syntax", start, "unbalanced sequence end"));
+                    };
+                    let mut node = Node::new(Value::Seq(items), Span { start: s, end });
+                    node.style = ScalarStyle::Collection;
+                    if anchor != 0 {
+                        self.anchors.insert(anchor, node.clone());
+                    }
+                    self.push_node(node, &mut root)?;
+                }
+                Event::MappingEnd => {
+                    let Some(Frame::Map { start: s, anchor, pairs, key: _ }) = self.stack.pop() else {
+                        return Err(self.err("yaml/syntax", start, "unbalanced mapping end"));
+                    };
+                    let map = self.build_mapping(pairs)?;
+                    let mut node = Node::new(Value::Map(map), Span { start: s, end });
+                    node.style = ScalarStyle::Collection;
+                    if anchor != 0 {
+                        self.anchors.insert(anchor, node.clone());
+                    }
+                    self.push_node(node, &mut root)?;
+                }
+            }
+        }
+        let zero = self.line_index.pos(self.text, 0);
+        Ok(root.unwrap_or_else(|| Node::new(Value::Null, Span::point(zero))))
+    }
+
+    fn unknown_tag(&self, pos: Pos, tag: Option<&Tag>) -> Diagnostic {
+        let shown = tag.map(|t| t.to_string()).unwrap_or_default();
+        self.err(
+            "yaml/tag",
+            pos,
+            format!("could not determine a constructor for the tag '{shown}' (safe loading allows only standard YAML tags)"),
+        )
+    }
+
+    fn push_node(&mut self, node: Node, root: &mut Option<Node>) -> Result<(), Diagnostic> {
+        match self.stack.last_mut() {
+            None => {
+                *root = Some(node);
+                Ok(())
+            }
+            Some(Frame::Seq { items, .. }) => {
+                items.push(node);
+                Ok(())
+            }
+            Some(Frame::Map { pairs, key, .. }) => {
+                match key.take() {
+                    None => {
+                        if matches!(node.value, Value::Seq(_) | Value::Map(_))
+                            && node.style == ScalarStyle::Collection
+                        {
+                            let pos = node.span.start;
+                            return Err(self.err(
+                                "yaml/unhashable-key",
+                                pos,
+                                "a mapping key must be a scalar (found a list or mapping)",
+                            ));
+                        }
+                        *key = Some(node);
+                    }
+                    Some(k) => pairs.push((k, node)),
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn scalar(&self, text: &str, style: PStyle, tag: Option<&Tag>, span: Span) -> Result<Node, Diagnostic> {
+        let node_style = match style {
+            PStyle::Plain => ScalarStyle::Plain,
+            PStyle::SingleQuoted => ScalarStyle::SingleQuoted,
+            PStyle::DoubleQuoted => ScalarStyle::DoubleQuoted,
+            PStyle::Literal => ScalarStyle::Literal,
+            PStyle::Folded => ScalarStyle::Folded,
+        };
+        let value = match tag {
+            Some(t) => self.tagged_scalar(text, t, span)?,
+            None if node_style == ScalarStyle::Plain => match resolve::resolve_plain(text) {
+                Resolved::Null => Value::Null,
+                Resolved::Bool(b) => Value::Bool(b),
+                Resolved::Int(Ok(i)) => Value::Int(i),
+                Resolved::Int(Err(())) => {
+                    return Err(self.err(
+                        "yaml/int-range",
+                        span.start,
+                        format!("integer {text} does not fit in 64 bits"),
+                    ));
+                }
+                Resolved::Float(f) => Value::Float(Float { value: f, text: text.replace('_', "") }),
+                Resolved::Timestamp => Value::Timestamp(text.to_string()),
+                // The merge key itself is handled when the mapping is built.
+                Resolved::Merge => Value::Str("<<".into()),
+                Resolved::ValueTag => {
+                    return Err(self.err(
+                        "yaml/tag",
+                        span.start,
+                        "a plain `=` is YAML's value tag, which safe loading cannot construct",
+                    )
+                    .with_help("quote it: '='"));
+                }
+                Resolved::Str => Value::Str(text.to_string()),
+            },
+            None => Value::Str(text.to_string()),
+        };
+        let mut node = Node::new(value, span);
+        node.style = node_style;
+        Ok(node)
+    }
+
+    fn tagged_scalar(&self, text: &str, tag: &Tag, span: Span) -> Result<Value, Diagnostic> {
+        let bad = |what: &str| {
+            self.err("yaml/tag", span.start, format!("'{text}' is not a valid {what} for tag {tag}"))
+        };
+        if tag.handle == "!" && tag.suffix.is_empty() {
+            // The non-specific `!` tag: a string.
+            return Ok(Value::Str(text.to_string()));
+        }
+        if !tag.is_yaml_core_schema() {
+            return Err(self.unknown_tag(span.start, Some(tag)));
+        }
+        Ok(match tag.suffix.as_str() {
+            "str" => Value::Str(text.to_string()),
+            "null" => Value::Null,
+            "bool" => Value::Bool(resolve::bool_value(text).ok_or_else(|| bad("bool"))?),
+            "int" => {
+                if !resolve::is_int(text) {
+                    return Err(bad("int"));
+                }
+                Value::Int(resolve::int_value(text).map_err(|_| bad("64-bit int"))?)
+            }
+            "float" => {
+                if resolve::is_float(text) {
+                    Value::Float(Float { value: resolve::float_value(text), text: text.replace('_', "") })
+                } else if resolve::is_int(text) {
+                    let i = resolve::int_value(text).map_err(|_| bad("float"))?;
+                    Value::Float(Float { value: i as f64, text: text.replace('_', "") })
+                } else {
+                    return Err(bad("float"));
+                }
+            }
+            "timestamp" => {
+                if !resolve::is_timestamp(text) {
+                    return Err(bad("timestamp"));
+                }
+                Value::Timestamp(text.to_string())
+            }
+            _ => return Err(self.unknown_tag(span.start, Some(tag))),
+        })
+    }
+
+    /// PyYAML's `flatten_mapping` + `construct_mapping`: `<<` values (a mapping, or a list of
+    /// mappings where earlier ones win) are placed before the mapping's own pairs, then pairs
+    /// are inserted in order with later ones winning and the first position kept.
+    fn build_mapping(&self, pairs: Vec<(Node, Node)>) -> Result<Mapping, Diagnostic> {
+        let mut merged: Vec<(Node, Node)> = Vec::new();
+        let mut own: Vec<(Node, Node)> = Vec::with_capacity(pairs.len());
+        for (k, v) in pairs {
+            let is_merge = k.style == ScalarStyle::Plain && matches!(&k.value, Value::Str(s) if s == "<<");
+            if !is_merge {
+                own.push((k, v));
+                continue;
+            }
+            match v.value {
+                Value::Map(m) => merged.extend(m.entries.into_values()),
+                Value::Seq(items) => {
+                    let mut sub = Vec::new();
+                    for item in items {
+                        match item.value {
+                            Value::Map(m) => sub.push(m),
+                            _ => {
+                                return Err(self.err(
+                                    "yaml/merge",
+                                    item.span.start,
+                                    format!("expected a mapping for merging, but found {}", item.value.type_name()),
+                                ));
+                            }
+                        }
+                    }
+                    for m in sub.into_iter().rev() {
+                        merged.extend(m.entries.into_values());
+                    }
+                }
+                _ => {
+                    return Err(self.err(
+                        "yaml/merge",
+                        v.span.start,
+                        format!(
+                            "expected a mapping or list of mappings for merging, but found {}",
+                            v.value.type_name()
+                        ),
+                    ));
+                }
+            }
+        }
+        if self.opts.reject_duplicate_keys {
+            let mut seen: HashMap<KeyRepr, Pos> = HashMap::with_capacity(own.len());
+            for (i, (k, _)) in own.iter().enumerate() {
+                let repr = KeyRepr::of(&k.value, i);
+                if let Some(first) = seen.get(&repr) {
+                    let shown = self.text.get(k.span.byte_range()).unwrap_or("?");
+                    return Err(self
+                        .err(
+                            "yaml/duplicate-key",
+                            k.span.start,
+                            format!(
+                                "duplicate key {shown} in this mapping (first at line {}:{}); PyYAML would silently keep only the last value",
+                                first.line, first.col
+                            ),
+                        )
+                        .with_help("remove one of the two entries"));
+                }
+                seen.insert(repr, k.span.start);
+            }
+        }
+        let mut entries: IndexMap<KeyRepr, (Node, Node)> = IndexMap::with_capacity(merged.len() + own.len());
+        for (i, (k, v)) in merged.into_iter().chain(own).enumerate() {
+            let repr = KeyRepr::of(&k.value, i);
+            match entries.get_mut(&repr) {
+                Some(slot) => slot.1 = v,
+                None => {
+                    entries.insert(repr, (k, v));
+                }
+            }
+        }
+        Ok(Mapping { entries })
+    }
+}

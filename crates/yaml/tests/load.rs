@@ -1,0 +1,136 @@
+use infx_yaml::{parse_str, parse_str_with, LoadOptions, ScalarStyle, Value};
+use std::path::Path;
+
+fn parse(text: &str) -> Result<infx_yaml::Node, infx_report::Diagnostic> {
+    parse_str(Path::new("t.yaml"), text)
+}
+
+#[test]
+fn scalar_spans_cover_exactly_the_written_text() {
+    let text = "a:\n  image: lmsysorg/sglang:v1 # c\n  q: 'x y'\n  d: \"z\"\n";
+    let root = parse(text).unwrap();
+    let img = root.get_path(&["a", "image"]).unwrap();
+    assert_eq!(&text[img.span.byte_range()], "lmsysorg/sglang:v1");
+    assert_eq!((img.span.start.line, img.span.start.col), (2, 10));
+    let q = root.get_path(&["a", "q"]).unwrap();
+    assert_eq!(&text[q.span.byte_range()], "'x y'");
+    assert_eq!(q.style, ScalarStyle::SingleQuoted);
+    let d = root.get_path(&["a", "d"]).unwrap();
+    assert_eq!(&text[d.span.byte_range()], "\"z\"");
+}
+
+#[test]
+fn non_ascii_text_gets_byte_offsets_and_char_columns() {
+    let text = "k: \"ü\"\nv: abc\n";
+    let root = parse(text).unwrap();
+    let v = root.get("v").unwrap();
+    assert_eq!(&text[v.span.byte_range()], "abc");
+    assert_eq!((v.span.start.line, v.span.start.col), (2, 4));
+}
+
+#[test]
+fn yaml11_types_and_exact_decimal_text() {
+    let root = parse("a: 1_998_848\nb: 0.80\nc: yes\nd: '1'\ne: ~\nf: 2026-08-01\ng: 1e5\n").unwrap();
+    assert_eq!(root.get("a").unwrap().as_i64(), Some(1998848));
+    match &root.get("b").unwrap().value {
+        Value::Float(f) => assert_eq!((f.value, f.text.as_str()), (0.8, "0.80")),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(root.get("c").unwrap().as_bool(), Some(true));
+    assert_eq!(root.get("d").unwrap().as_str(), Some("1"));
+    assert!(root.get("e").unwrap().is_null());
+    assert!(matches!(root.get("f").unwrap().value, Value::Timestamp(_)));
+    assert_eq!(root.get("g").unwrap().as_str(), Some("1e5"));
+}
+
+#[test]
+fn merge_keys_follow_pyyaml_order_and_precedence() {
+    let text = "base: &b {x: 1, y: 2}\nother: &o {y: 9, z: 3}\nm:\n  <<: [*b, *o]\n  z: 4\n  w: 5\n";
+    let root = parse(text).unwrap();
+    let m = root.get("m").unwrap().as_map().unwrap();
+    // PyYAML: later list elements are merged first, earlier ones override; own keys win.
+    let keys: Vec<_> = m.keys().collect();
+    assert_eq!(keys, ["y", "z", "x", "w"]);
+    assert_eq!(m.get("y").unwrap().as_i64(), Some(2));
+    assert_eq!(m.get("z").unwrap().as_i64(), Some(4));
+}
+
+#[test]
+fn merged_key_overridden_by_own_key_is_not_a_duplicate() {
+    let root = parse("b: &b {x: 1}\nm:\n  <<: *b\n  x: 2\n").unwrap();
+    assert_eq!(root.get_path(&["m", "x"]).unwrap().as_i64(), Some(2));
+}
+
+#[test]
+fn duplicate_key_is_an_error_with_both_positions() {
+    let e = parse("a: 1\nb: 2\na: 3\n").unwrap_err();
+    assert_eq!(e.code, "yaml/duplicate-key");
+    assert_eq!(e.span.unwrap().start.line, 3);
+    assert!(e.message.contains("first at line 1:1"), "{}", e.message);
+    // PyYAML semantics are still available.
+    let opts = LoadOptions { reject_duplicate_keys: false, ..Default::default() };
+    let root = parse_str_with(Path::new("t"), "a: 1\na: 3\n", &opts).unwrap();
+    assert_eq!(root.get("a").unwrap().as_i64(), Some(3));
+}
+
+#[test]
+fn billion_laughs_fails_fast() {
+    let mut text = String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+    let names = ["b", "c", "d", "e", "f", "g", "h", "i"];
+    let mut prev = "a";
+    for n in names {
+        text.push_str(&format!("{n}: &{n} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+        prev = n;
+    }
+    let started = std::time::Instant::now();
+    let e = parse(&text).unwrap_err();
+    assert_eq!(e.code, "yaml/alias-budget");
+    assert!(started.elapsed().as_secs() < 5);
+}
+
+#[test]
+fn syntax_errors_have_positions_and_never_panic() {
+    for (text, line) in [
+        ("a: 'unterminated\nb: 1\n", 1),
+        ("a:\n\t- b\n", 2),
+        ("a: [1, 2\n", 2),
+        ("a: b: c\n", 1),
+    ] {
+        let e = parse(text).unwrap_err();
+        assert_eq!(e.code, "yaml/syntax", "{text:?}: {e}");
+        let l = e.span.unwrap().start.line;
+        assert!(l >= line, "{text:?}: {e}");
+    }
+}
+
+#[test]
+fn non_utf8_file_is_reported_with_position() {
+    let dir = std::env::temp_dir().join(format!("infx-yaml-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("bad.yaml");
+    std::fs::write(&p, b"a: 1\nb: \xff\n").unwrap();
+    let e = infx_yaml::load_file(&p).unwrap_err();
+    assert_eq!(e.code, "yaml/encoding");
+    let s = e.span.unwrap();
+    assert_eq!((s.start.line, s.start.col), (2, 4));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn unknown_tags_and_multiple_documents_are_rejected() {
+    assert_eq!(parse("a: !python/object x\n").unwrap_err().code, "yaml/tag");
+    assert_eq!(parse("a: 1\n---\nb: 2\n").unwrap_err().code, "yaml/multi-document");
+    assert_eq!(parse("a: !!str 5\n").unwrap().get("a").unwrap().as_str(), Some("5"));
+    assert!(parse("").unwrap().is_null());
+}
+
+proptest::proptest! {
+    #[test]
+    fn arbitrary_text_never_panics(s in "\\PC{0,200}") {
+        let _ = parse(&s);
+    }
+    #[test]
+    fn yamlish_text_never_panics(s in "[a-z:\\-\\[\\]{}&*!|>'\" \n\t#,0-9.<]{0,120}") {
+        let _ = parse(&s);
+    }
+}

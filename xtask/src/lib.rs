@@ -1,0 +1,93 @@
+//! The xtask library: argument parsing, orchestration and rendering for every subcommand.
+//! Only this crate prints, reads the environment or decides exit codes.
+
+pub mod cmd_changelog;
+pub mod cmd_diff_check;
+pub mod cmd_dry_run;
+pub mod cmd_matrix;
+pub mod cmd_pin;
+pub mod cmd_review;
+pub mod cmd_test;
+pub mod conformance;
+pub mod output;
+pub mod paths;
+pub mod validate;
+
+use clap::{Parser, Subcommand};
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "cargo xtask",
+    bin_name = "cargo xtask",
+    about = "Validate an InferenceX-style benchmark repository: configs, recipes, matrix, changelog, images, diff, review checks.",
+    version
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run every check that applies to the change (the main job).
+    Validate(validate::Args),
+    /// Generate the sweep matrix exactly as InferenceX's generator does.
+    #[command(subcommand)]
+    Matrix(cmd_matrix::MatrixCommand),
+    /// Resolve recipe variants like `srtctl dry-run` and render their launch commands.
+    DryRun(cmd_dry_run::Args),
+    /// Perf-changelog tools: check, plan, merge driver.
+    #[command(subcommand)]
+    Changelog(cmd_changelog::ChangelogCommand),
+    /// Register the perf-changelog merge driver in this clone's git config.
+    InstallMergeDriver(cmd_changelog::InstallArgs),
+    /// Pin image references to their multi-arch index digests (or --check existing pins).
+    Pin(cmd_pin::Args),
+    /// Report the whitespace errors `git diff --check` reports, for the complete change.
+    DiffCheck(cmd_diff_check::Args),
+    /// Reviewer checks a machine can decide (CODEOWNERS, images, flags, Pareto, …).
+    #[command(subcommand)]
+    Review(cmd_review::ReviewCommand),
+    /// Compare against the reference outputs in ../shared/corpus.
+    Conformance(conformance::Args),
+    /// Run the whole test suite (the README's test command).
+    Test(cmd_test::Args),
+}
+
+/// Parses `args` (including the program name) and runs the subcommand.
+/// Exit codes: 0 clean, 1 findings or failure, 2 usage error.
+pub fn main_with_args<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Validate(a) => validate::run(a),
+        Command::Matrix(a) => cmd_matrix::run(a),
+        Command::DryRun(a) => cmd_dry_run::run(a),
+        Command::Changelog(a) => cmd_changelog::run(a),
+        Command::InstallMergeDriver(a) => cmd_changelog::install_merge_driver(a),
+        Command::Pin(a) => cmd_pin::run(a),
+        Command::DiffCheck(a) => cmd_diff_check::run(a),
+        Command::Review(a) => cmd_review::run(a),
+        Command::Conformance(a) => conformance::run(a),
+        Command::Test(a) => cmd_test::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
