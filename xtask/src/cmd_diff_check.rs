@@ -1,4 +1,4 @@
-//! `cargo xtask diff-check` (owner: diffcheck).
+//! `cargo xtask diff-check` (owner: diff).
 
 use std::process::ExitCode;
 

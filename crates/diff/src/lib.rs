@@ -1,0 +1,1 @@
+//! infx-diff

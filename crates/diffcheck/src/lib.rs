@@ -1,1 +1,0 @@
-//! infx-diffcheck
