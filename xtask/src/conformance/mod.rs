@@ -1,12 +1,20 @@
 //! `cargo xtask conformance [validation|recipes|matrix|changelog]`: agreement with the reference
 //! outputs in ../shared/corpus. Each area lives in its own module.
 
+pub mod changelog;
+pub mod matrix;
+pub mod recipes;
+pub mod validation;
+
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Which area; all when omitted.
     pub area: Option<Area>,
+    /// Print every disagreement and every explained (deliberately stricter) case.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +42,43 @@ impl Outcome {
     }
 }
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("conformance: not implemented yet")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let Some(corpus) = crate::paths::corpus_dir() else {
+        eprintln!("SKIP: conformance: ../shared/corpus not found (set INFX_CORPUS to its path)");
+        return Ok(ExitCode::SUCCESS);
+    };
+    let areas: &[Area] = match args.area {
+        Some(ref a) => std::slice::from_ref(a),
+        None => &[Area::Validation, Area::Recipes, Area::Matrix, Area::Changelog],
+    };
+    let mut failed = false;
+    for area in areas {
+        let outcome = match area {
+            Area::Validation => validation::run(&corpus),
+            Area::Recipes => recipes::run(&corpus),
+            Area::Matrix => matrix::run(&corpus),
+            Area::Changelog => changelog::run(&corpus),
+        };
+        match outcome {
+            Ok(o) => {
+                println!("{}", o.summary());
+                for d in &o.disagreements {
+                    println!("  disagree: {d}");
+                }
+                if args.verbose {
+                    for e in &o.explained {
+                        println!("  explained: {e}");
+                    }
+                } else if !o.explained.is_empty() {
+                    println!("  ({} deliberate differences counted as agreement; --verbose lists them)", o.explained.len());
+                }
+                failed |= o.agree != o.total;
+            }
+            Err(e) => {
+                println!("{area:?}: error: {e:#}");
+                failed = true;
+            }
+        }
+    }
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
