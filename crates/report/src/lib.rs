@@ -6,7 +6,7 @@
 
 mod render;
 
-pub use render::{render_github, render_human, render_json, SourceMap};
+pub use render::{SourceMap, render_github, render_human, render_json};
 
 use serde::Serialize;
 use std::fmt;
@@ -30,11 +30,18 @@ pub struct Span {
 
 impl Span {
     pub fn point(pos: Pos) -> Span {
-        Span { start: pos, end: pos }
+        Span {
+            start: pos,
+            end: pos,
+        }
     }
     /// A span that only knows its line (column 1), for line-based findings (diffs, changelog).
     pub fn line(line: usize) -> Span {
-        Span::point(Pos { offset: 0, line, col: 1 })
+        Span::point(Pos {
+            offset: 0,
+            line,
+            col: 1,
+        })
     }
     pub fn byte_range(&self) -> std::ops::Range<usize> {
         self.start.offset..self.end.offset
@@ -152,8 +159,16 @@ impl fmt::Display for Diagnostic {
 /// path, then by position, then by code. Stable for equal keys, so deterministic.
 pub fn sort_for_report(diags: &mut [Diagnostic]) {
     diags.sort_by(|a, b| {
-        let ka = (a.path.is_some(), &a.path, a.span.map(|s| (s.start.line, s.start.col)));
-        let kb = (b.path.is_some(), &b.path, b.span.map(|s| (s.start.line, s.start.col)));
+        let ka = (
+            a.path.is_some(),
+            &a.path,
+            a.span.map(|s| (s.start.line, s.start.col)),
+        );
+        let kb = (
+            b.path.is_some(),
+            &b.path,
+            b.span.map(|s| (s.start.line, s.start.col)),
+        );
         ka.cmp(&kb).then_with(|| a.code.cmp(&b.code))
     });
 }
@@ -173,7 +188,10 @@ impl LineIndex {
                 line_starts.push(i + 1);
             }
         }
-        LineIndex { line_starts, ascii: text.is_ascii() }
+        LineIndex {
+            line_starts,
+            ascii: text.is_ascii(),
+        }
     }
     /// Position of a byte offset (clamped to the text).
     pub fn pos(&self, text: &str, offset: usize) -> Pos {
@@ -186,17 +204,31 @@ impl LineIndex {
         let col = if self.ascii {
             offset - start + 1
         } else {
-            text.get(start..offset).map(|s| s.chars().count()).unwrap_or(offset - start) + 1
+            text.get(start..offset)
+                .map(|s| s.chars().count())
+                .unwrap_or(offset - start)
+                + 1
         };
-        Pos { offset, line: line_idx + 1, col }
+        Pos {
+            offset,
+            line: line_idx + 1,
+            col,
+        }
     }
     pub fn span(&self, text: &str, start: usize, end: usize) -> Span {
-        Span { start: self.pos(text, start), end: self.pos(text, end) }
+        Span {
+            start: self.pos(text, start),
+            end: self.pos(text, end),
+        }
     }
     /// Byte range of line `line` (1-based) without its newline.
     pub fn line_range(&self, text: &str, line: usize) -> Option<std::ops::Range<usize>> {
         let start = *self.line_starts.get(line.checked_sub(1)?)?;
-        let mut end = self.line_starts.get(line).map(|e| e - 1).unwrap_or(text.len());
+        let mut end = self
+            .line_starts
+            .get(line)
+            .map(|e| e - 1)
+            .unwrap_or(text.len());
         if end > start && text.as_bytes().get(end - 1) == Some(&b'\r') {
             end -= 1;
         }

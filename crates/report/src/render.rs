@@ -44,7 +44,11 @@ pub fn render_human(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> S
         } else {
             ("", "", "", "")
         };
-        let _ = writeln!(out, "{sev_on}{}[{}]{off}{bold}: {}{off}", d.severity, d.code, d.message);
+        let _ = writeln!(
+            out,
+            "{sev_on}{}[{}]{off}{bold}: {}{off}",
+            d.severity, d.code, d.message
+        );
         let _ = writeln!(out, "  {blue}-->{off} {}", d.location());
         if let (Some(path), Some(span)) = (&d.path, d.span)
             && let Some(src) = sources.line(path, span.start.line)
@@ -68,7 +72,11 @@ pub fn render_human(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> S
                 .collect();
             let _ = writeln!(out, "  {blue}{pad} |{off}");
             let _ = writeln!(out, "  {blue}{num} |{off} {src}");
-            let _ = writeln!(out, "  {blue}{pad} |{off} {lead}{sev_on}{}{off}", "^".repeat(width));
+            let _ = writeln!(
+                out,
+                "  {blue}{pad} |{off} {lead}{sev_on}{}{off}",
+                "^".repeat(width)
+            );
         }
         if let Some(help) = &d.help {
             let _ = writeln!(out, "  {bold}help{off}: {help}");
@@ -117,7 +125,10 @@ pub fn render_github(diags: &[Diagnostic]) -> String {
         };
         let mut props = Vec::new();
         if let Some(p) = &d.path {
-            props.push(format!("file={}", escape_property(&p.display().to_string())));
+            props.push(format!(
+                "file={}",
+                escape_property(&p.display().to_string())
+            ));
             if let Some(s) = d.span {
                 props.push(format!("line={}", s.start.line));
                 props.push(format!("col={}", s.start.col));
@@ -142,7 +153,9 @@ pub fn render_github(diags: &[Diagnostic]) -> String {
 }
 
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 fn escape_property(s: &str) -> String {
@@ -191,8 +204,14 @@ mod tests {
 
     #[test]
     fn github_escapes_and_locates() {
-        let d = Diagnostic::warning("x/y", "50% done\nnext")
-            .at("a,b.yaml", Span::point(Pos { offset: 0, line: 3, col: 4 }));
+        let d = Diagnostic::warning("x/y", "50% done\nnext").at(
+            "a,b.yaml",
+            Span::point(Pos {
+                offset: 0,
+                line: 3,
+                col: 4,
+            }),
+        );
         let out = render_github(&[d]);
         assert_eq!(
             out,

@@ -36,14 +36,29 @@ mod tests {
     fn edits_keep_everything_else() {
         let text = "image: a:1 # pin me\nother: a:1\n";
         let s = text.find("a:1").unwrap();
-        let out = apply_edits(text, &[Edit { range: s..s + 3, replacement: "a:1@sha256:00".into() }]);
-        assert_eq!(out.as_deref(), Some("image: a:1@sha256:00 # pin me\nother: a:1\n"));
+        let out = apply_edits(
+            text,
+            &[Edit {
+                range: s..s + 3,
+                replacement: "a:1@sha256:00".into(),
+            }],
+        );
+        assert_eq!(
+            out.as_deref(),
+            Some("image: a:1@sha256:00 # pin me\nother: a:1\n")
+        );
     }
 
     #[test]
     fn overlapping_edits_are_refused() {
-        let e1 = Edit { range: 0..3, replacement: String::new() };
-        let e2 = Edit { range: 2..4, replacement: String::new() };
+        let e1 = Edit {
+            range: 0..3,
+            replacement: String::new(),
+        };
+        let e2 = Edit {
+            range: 2..4,
+            replacement: String::new(),
+        };
         assert_eq!(apply_edits("abcdef", &[e1, e2]), None);
     }
 }

@@ -11,9 +11,9 @@ mod load;
 mod resolve;
 mod value;
 
-pub use edit::{apply_edits, Edit};
+pub use edit::{Edit, apply_edits};
 pub use infx_report::{Pos, Span};
-pub use load::{load_file, parse_str, parse_str_with, LoadOptions, DEFAULT_ALIAS_BUDGET};
+pub use load::{DEFAULT_ALIAS_BUDGET, LoadOptions, load_file, parse_str, parse_str_with};
 pub use value::{Float, Mapping, Node, ScalarStyle, Value};
 
 use infx_report::{Diagnostic, LineIndex};

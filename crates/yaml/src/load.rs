@@ -3,8 +3,8 @@
 use crate::resolve::{self, Resolved};
 use crate::value::{Float, KeyRepr, Mapping, Node, ScalarStyle, Value};
 use crate::{Document, Pos, Span};
-use infx_report::{Diagnostic, LineIndex};
 use indexmap::IndexMap;
+use infx_report::{Diagnostic, LineIndex};
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle as PStyle, Tag};
 use std::collections::HashMap;
 use std::path::Path;
@@ -23,7 +23,10 @@ pub struct LoadOptions {
 
 impl Default for LoadOptions {
     fn default() -> Self {
-        LoadOptions { alias_budget: DEFAULT_ALIAS_BUDGET, reject_duplicate_keys: true }
+        LoadOptions {
+            alias_budget: DEFAULT_ALIAS_BUDGET,
+            reject_duplicate_keys: true,
+        }
     }
 }
 
@@ -31,12 +34,15 @@ impl Default for LoadOptions {
 /// and every parse error of [`parse_str`].
 pub fn load_file(path: &Path) -> Result<Document, Diagnostic> {
     let bytes = std::fs::read(path).map_err(|e| {
-        Diagnostic::error("yaml/io", format!("cannot read {}: {e}", path.display()))
-            .with_path(path)
+        Diagnostic::error("yaml/io", format!("cannot read {}: {e}", path.display())).with_path(path)
     })?;
     let text = decode(path, bytes)?;
     let root = parse_str(path, &text)?;
-    Ok(Document { path: path.to_path_buf(), text: Arc::from(text), root })
+    Ok(Document {
+        path: path.to_path_buf(),
+        text: Arc::from(text),
+        root,
+    })
 }
 
 fn decode(path: &Path, bytes: Vec<u8>) -> Result<String, Diagnostic> {
@@ -76,8 +82,17 @@ pub fn parse_str_with(path: &Path, text: &str, opts: &LoadOptions) -> Result<Nod
 }
 
 enum Frame {
-    Seq { start: Pos, anchor: usize, items: Vec<Node> },
-    Map { start: Pos, anchor: usize, pairs: Vec<(Node, Node)>, key: Option<Node> },
+    Seq {
+        start: Pos,
+        anchor: usize,
+        items: Vec<Node>,
+    },
+    Map {
+        start: Pos,
+        anchor: usize,
+        pairs: Vec<(Node, Node)>,
+        key: Option<Node>,
+    },
 }
 
 struct Builder<'a> {
@@ -129,13 +144,16 @@ impl<'a> Builder<'a> {
         let mut parser = Parser::new_from_str(self.text);
         let mut root: Option<Node> = None;
         let mut documents = 0usize;
-        loop {
-            let Some(next) = parser.next_event() else { break };
+        while let Some(next) = parser.next_event() {
             let (event, span) = match next {
                 Ok(ev) => ev,
                 Err(e) => {
                     let pos = self.pos(e.marker());
-                    return Err(self.err("yaml/syntax", pos, format!("YAML syntax error: {}", e.info())));
+                    return Err(self.err(
+                        "yaml/syntax",
+                        pos,
+                        format!("YAML syntax error: {}", e.info()),
+                    ));
                 }
             };
             let start = self.pos(&span.start);
@@ -146,17 +164,22 @@ impl<'a> Builder<'a> {
                 Event::DocumentStart(_) => {
                     documents += 1;
                     if documents > 1 {
-                        return Err(self.err(
-                            "yaml/multi-document",
-                            start,
-                            "expected a single document in the stream, found another one",
-                        )
-                        .with_help("remove the extra `---` document or split the file"));
+                        return Err(self
+                            .err(
+                                "yaml/multi-document",
+                                start,
+                                "expected a single document in the stream, found another one",
+                            )
+                            .with_help("remove the extra `---` document or split the file"));
                     }
                 }
                 Event::Alias(id) => {
                     let Some(target) = self.anchors.get(&id) else {
-                        return Err(self.err("yaml/syntax", start, "alias refers to an unknown anchor"));
+                        return Err(self.err(
+                            "yaml/syntax",
+                            start,
+                            "alias refers to an unknown anchor",
+                        ));
                     };
                     let n = target.count();
                     self.alias_nodes = self.alias_nodes.saturating_add(n);
@@ -188,7 +211,11 @@ impl<'a> Builder<'a> {
                     {
                         return Err(self.unknown_tag(start, Some(t)));
                     }
-                    self.stack.push(Frame::Seq { start, anchor, items: Vec::new() });
+                    self.stack.push(Frame::Seq {
+                        start,
+                        anchor,
+                        items: Vec::new(),
+                    });
                 }
                 Event::MappingStart(anchor, tag) => {
                     if let Some(t) = tag.as_deref()
@@ -196,10 +223,20 @@ impl<'a> Builder<'a> {
                     {
                         return Err(self.unknown_tag(start, Some(t)));
                     }
-                    self.stack.push(Frame::Map { start, anchor, pairs: Vec::new(), key: None });
+                    self.stack.push(Frame::Map {
+                        start,
+                        anchor,
+                        pairs: Vec::new(),
+                        key: None,
+                    });
                 }
                 Event::SequenceEnd => {
-                    let Some(Frame::Seq { start: s, anchor, items }) = self.stack.pop() else {
+                    let Some(Frame::Seq {
+                        start: s,
+                        anchor,
+                        items,
+                    }) = self.stack.pop()
+                    else {
                         return Err(self.err("yaml/syntax", start, "unbalanced sequence end"));
                     };
                     let mut node = Node::new(Value::Seq(items), Span { start: s, end });
@@ -210,7 +247,13 @@ impl<'a> Builder<'a> {
                     self.push_node(node, &mut root)?;
                 }
                 Event::MappingEnd => {
-                    let Some(Frame::Map { start: s, anchor, pairs, key: _ }) = self.stack.pop() else {
+                    let Some(Frame::Map {
+                        start: s,
+                        anchor,
+                        pairs,
+                        key: _,
+                    }) = self.stack.pop()
+                    else {
                         return Err(self.err("yaml/syntax", start, "unbalanced mapping end"));
                     };
                     let map = self.build_mapping(pairs)?;
@@ -268,7 +311,13 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn scalar(&self, text: &str, style: PStyle, tag: Option<&Tag>, span: Span) -> Result<Node, Diagnostic> {
+    fn scalar(
+        &self,
+        text: &str,
+        style: PStyle,
+        tag: Option<&Tag>,
+        span: Span,
+    ) -> Result<Node, Diagnostic> {
         let node_style = match style {
             PStyle::Plain => ScalarStyle::Plain,
             PStyle::SingleQuoted => ScalarStyle::SingleQuoted,
@@ -289,17 +338,21 @@ impl<'a> Builder<'a> {
                         format!("integer {text} does not fit in 64 bits"),
                     ));
                 }
-                Resolved::Float(f) => Value::Float(Float { value: f, text: text.replace('_', "") }),
+                Resolved::Float(f) => Value::Float(Float {
+                    value: f,
+                    text: text.replace('_', ""),
+                }),
                 Resolved::Timestamp => Value::Timestamp(text.to_string()),
                 // The merge key itself is handled when the mapping is built.
                 Resolved::Merge => Value::Str("<<".into()),
                 Resolved::ValueTag => {
-                    return Err(self.err(
-                        "yaml/tag",
-                        span.start,
-                        "a plain `=` is YAML's value tag, which safe loading cannot construct",
-                    )
-                    .with_help("quote it: '='"));
+                    return Err(self
+                        .err(
+                            "yaml/tag",
+                            span.start,
+                            "a plain `=` is YAML's value tag, which safe loading cannot construct",
+                        )
+                        .with_help("quote it: '='"));
                 }
                 Resolved::Str => Value::Str(text.to_string()),
             },
@@ -312,7 +365,11 @@ impl<'a> Builder<'a> {
 
     fn tagged_scalar(&self, text: &str, tag: &Tag, span: Span) -> Result<Value, Diagnostic> {
         let bad = |what: &str| {
-            self.err("yaml/tag", span.start, format!("'{text}' is not a valid {what} for tag {tag}"))
+            self.err(
+                "yaml/tag",
+                span.start,
+                format!("'{text}' is not a valid {what} for tag {tag}"),
+            )
         };
         if tag.handle == "!" && tag.suffix.is_empty() {
             // The non-specific `!` tag: a string.
@@ -333,10 +390,16 @@ impl<'a> Builder<'a> {
             }
             "float" => {
                 if resolve::is_float(text) {
-                    Value::Float(Float { value: resolve::float_value(text), text: text.replace('_', "") })
+                    Value::Float(Float {
+                        value: resolve::float_value(text),
+                        text: text.replace('_', ""),
+                    })
                 } else if resolve::is_int(text) {
                     let i = resolve::int_value(text).map_err(|_| bad("float"))?;
-                    Value::Float(Float { value: i as f64, text: text.replace('_', "") })
+                    Value::Float(Float {
+                        value: i as f64,
+                        text: text.replace('_', ""),
+                    })
                 } else {
                     return Err(bad("float"));
                 }
@@ -358,7 +421,8 @@ impl<'a> Builder<'a> {
         let mut merged: Vec<(Node, Node)> = Vec::new();
         let mut own: Vec<(Node, Node)> = Vec::with_capacity(pairs.len());
         for (k, v) in pairs {
-            let is_merge = k.style == ScalarStyle::Plain && matches!(&k.value, Value::Str(s) if s == "<<");
+            let is_merge =
+                k.style == ScalarStyle::Plain && matches!(&k.value, Value::Str(s) if s == "<<");
             if !is_merge {
                 own.push((k, v));
                 continue;
@@ -374,7 +438,10 @@ impl<'a> Builder<'a> {
                                 return Err(self.err(
                                     "yaml/merge",
                                     item.span.start,
-                                    format!("expected a mapping for merging, but found {}", item.value.type_name()),
+                                    format!(
+                                        "expected a mapping for merging, but found {}",
+                                        item.value.type_name()
+                                    ),
                                 ));
                             }
                         }
@@ -415,7 +482,8 @@ impl<'a> Builder<'a> {
                 seen.insert(repr, k.span.start);
             }
         }
-        let mut entries: IndexMap<KeyRepr, (Node, Node)> = IndexMap::with_capacity(merged.len() + own.len());
+        let mut entries: IndexMap<KeyRepr, (Node, Node)> =
+            IndexMap::with_capacity(merged.len() + own.len());
         for (i, (k, v)) in merged.into_iter().chain(own).enumerate() {
             let repr = KeyRepr::of(&k.value, i);
             match entries.get_mut(&repr) {

@@ -119,7 +119,10 @@ pub(crate) fn int_value(s: &str) -> Result<i64, ()> {
         let mut value: i128 = 0;
         for part in body.split(':') {
             let digit: i128 = part.parse().map_err(|_| ())?;
-            value = value.checked_mul(60).and_then(|v| v.checked_add(digit)).ok_or(())?;
+            value = value
+                .checked_mul(60)
+                .and_then(|v| v.checked_add(digit))
+                .ok_or(())?;
         }
         value
     } else {
@@ -182,7 +185,11 @@ pub(crate) fn is_float(s: &str) -> bool {
 
 /// PyYAML `construct_yaml_float`.
 pub(crate) fn float_value(s: &str) -> f64 {
-    let cleaned: String = s.chars().filter(|&c| c != '_').collect::<String>().to_lowercase();
+    let cleaned: String = s
+        .chars()
+        .filter(|&c| c != '_')
+        .collect::<String>()
+        .to_lowercase();
     let (neg, body) = strip_sign(&cleaned);
     let sign = if neg { -1.0 } else { 1.0 };
     if body == ".inf" {
@@ -206,8 +213,15 @@ pub(crate) fn float_value(s: &str) -> f64 {
 /// PyYAML's timestamp pattern: `YYYY-MM-DD`, or `YYYY-M-D` followed by a time part.
 pub(crate) fn is_timestamp(s: &str) -> bool {
     let b = s.as_bytes();
-    let digits = |r: std::ops::Range<usize>| r.clone().all(|i| b.get(i).is_some_and(u8::is_ascii_digit));
-    if b.len() == 10 && digits(0..4) && b[4] == b'-' && digits(5..7) && b[7] == b'-' && digits(8..10) {
+    let digits =
+        |r: std::ops::Range<usize>| r.clone().all(|i| b.get(i).is_some_and(u8::is_ascii_digit));
+    if b.len() == 10
+        && digits(0..4)
+        && b[4] == b'-'
+        && digits(5..7)
+        && b[7] == b'-'
+        && digits(8..10)
+    {
         return true;
     }
     // Long form: YYYY-M?M-D?D(T|t|[ \t]+)H?H:MM:SS(.f*)?([ \t]*(Z|[-+]H?H(:MM)?))?
@@ -327,7 +341,10 @@ mod tests {
         assert_eq!(resolve_plain("2026-08-01"), Resolved::Timestamp);
         assert_eq!(resolve_plain("2026-8-1 10:00:00"), Resolved::Timestamp);
         assert_eq!(resolve_plain("2026-8-1"), Resolved::Str);
-        assert_eq!(resolve_plain("2001-12-14t21:59:43.10-05:00"), Resolved::Timestamp);
+        assert_eq!(
+            resolve_plain("2001-12-14t21:59:43.10-05:00"),
+            Resolved::Timestamp
+        );
         assert_eq!(resolve_plain("8k1k"), Resolved::Str);
         assert_eq!(resolve_plain("sglang:"), Resolved::Str);
     }

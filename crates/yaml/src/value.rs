@@ -77,7 +77,11 @@ impl PartialEq for Node {
 
 impl Node {
     pub fn new(value: Value, span: Span) -> Self {
-        Node { value, span, style: ScalarStyle::Plain }
+        Node {
+            value,
+            span,
+            style: ScalarStyle::Plain,
+        }
     }
     pub fn as_str(&self) -> Option<&str> {
         match &self.value {
@@ -276,7 +280,9 @@ impl Mapping {
     }
     /// Entries whose key is a string, in order, as `(key, key node, value node)`.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Node, &Node)> {
-        self.entries.values().filter_map(|(k, v)| k.as_str().map(|s| (s, k, v)))
+        self.entries
+            .values()
+            .filter_map(|(k, v)| k.as_str().map(|s| (s, k, v)))
     }
     /// All entries, whatever the key type, in order.
     pub fn iter_nodes(&self) -> impl Iterator<Item = (&Node, &Node)> {

@@ -1,4 +1,4 @@
-use infx_yaml::{parse_str, parse_str_with, LoadOptions, ScalarStyle, Value};
+use infx_yaml::{LoadOptions, ScalarStyle, Value, parse_str, parse_str_with};
 use std::path::Path;
 
 fn parse(text: &str) -> Result<infx_yaml::Node, infx_report::Diagnostic> {
@@ -30,7 +30,8 @@ fn non_ascii_text_gets_byte_offsets_and_char_columns() {
 
 #[test]
 fn yaml11_types_and_exact_decimal_text() {
-    let root = parse("a: 1_998_848\nb: 0.80\nc: yes\nd: '1'\ne: ~\nf: 2026-08-01\ng: 1e5\n").unwrap();
+    let root =
+        parse("a: 1_998_848\nb: 0.80\nc: yes\nd: '1'\ne: ~\nf: 2026-08-01\ng: 1e5\n").unwrap();
     assert_eq!(root.get("a").unwrap().as_i64(), Some(1998848));
     match &root.get("b").unwrap().value {
         Value::Float(f) => assert_eq!((f.value, f.text.as_str()), (0.8, "0.80")),
@@ -45,7 +46,8 @@ fn yaml11_types_and_exact_decimal_text() {
 
 #[test]
 fn merge_keys_follow_pyyaml_order_and_precedence() {
-    let text = "base: &b {x: 1, y: 2}\nother: &o {y: 9, z: 3}\nm:\n  <<: [*b, *o]\n  z: 4\n  w: 5\n";
+    let text =
+        "base: &b {x: 1, y: 2}\nother: &o {y: 9, z: 3}\nm:\n  <<: [*b, *o]\n  z: 4\n  w: 5\n";
     let root = parse(text).unwrap();
     let m = root.get("m").unwrap().as_map().unwrap();
     // PyYAML: later list elements are merged first, earlier ones override; own keys win.
@@ -68,18 +70,25 @@ fn duplicate_key_is_an_error_with_both_positions() {
     assert_eq!(e.span.unwrap().start.line, 3);
     assert!(e.message.contains("first at line 1:1"), "{}", e.message);
     // PyYAML semantics are still available.
-    let opts = LoadOptions { reject_duplicate_keys: false, ..Default::default() };
+    let opts = LoadOptions {
+        reject_duplicate_keys: false,
+        ..Default::default()
+    };
     let root = parse_str_with(Path::new("t"), "a: 1\na: 3\n", &opts).unwrap();
     assert_eq!(root.get("a").unwrap().as_i64(), Some(3));
 }
 
 #[test]
 fn billion_laughs_fails_fast() {
-    let mut text = String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+    let mut text = String::from(
+        "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+    );
     let names = ["b", "c", "d", "e", "f", "g", "h", "i"];
     let mut prev = "a";
     for n in names {
-        text.push_str(&format!("{n}: &{n} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+        text.push_str(&format!(
+            "{n}: &{n} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"
+        ));
         prev = n;
     }
     let started = std::time::Instant::now();
@@ -119,8 +128,14 @@ fn non_utf8_file_is_reported_with_position() {
 #[test]
 fn unknown_tags_and_multiple_documents_are_rejected() {
     assert_eq!(parse("a: !python/object x\n").unwrap_err().code, "yaml/tag");
-    assert_eq!(parse("a: 1\n---\nb: 2\n").unwrap_err().code, "yaml/multi-document");
-    assert_eq!(parse("a: !!str 5\n").unwrap().get("a").unwrap().as_str(), Some("5"));
+    assert_eq!(
+        parse("a: 1\n---\nb: 2\n").unwrap_err().code,
+        "yaml/multi-document"
+    );
+    assert_eq!(
+        parse("a: !!str 5\n").unwrap().get("a").unwrap().as_str(),
+        Some("5")
+    );
     assert!(parse("").unwrap().is_null());
 }
 
