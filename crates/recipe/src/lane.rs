@@ -1,0 +1,313 @@
+//! Lanes and fragments (matrix.md §11.3 B2/B3): an InferenceX recipe is a fragment merged over
+//! its lane's shared block; a fragment may not set the keys the launcher binds.
+
+use crate::merge::{NullMode, merge_into};
+use crate::pystr::{py_repr, py_str};
+use crate::recipe::{RecipeFile, RecipeKind};
+use crate::source::{Origin, Origins, Source, join_index, join_key};
+use infx_report::Diagnostic;
+use infx_yaml::{Node, Value};
+use std::sync::Arc;
+
+/// The four benchmark lanes. Each has a shared block under `configs/srt-recipes/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Lane {
+    FixedSeqSingle,
+    FixedSeqMulti,
+    AgenticSingle,
+    AgenticMulti,
+}
+
+impl Lane {
+    /// Picks the lane of a matrix point.
+    pub fn of(agentic: bool, multinode: bool) -> Lane {
+        match (agentic, multinode) {
+            (false, false) => Lane::FixedSeqSingle,
+            (false, true) => Lane::FixedSeqMulti,
+            (true, false) => Lane::AgenticSingle,
+            (true, true) => Lane::AgenticMulti,
+        }
+    }
+    /// The shared block's path, relative to the benchmark tree (`inferencex-e2e/`).
+    pub fn block_path(self) -> &'static str {
+        match self {
+            Lane::FixedSeqSingle => "configs/srt-recipes/fixed-sequence-single.yaml",
+            Lane::FixedSeqMulti => "configs/srt-recipes/fixed-sequence-multi.yaml",
+            Lane::AgenticSingle => "configs/srt-recipes/agentic-single.yaml",
+            Lane::AgenticMulti => "configs/srt-recipes/agentic-multi.yaml",
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Lane::FixedSeqSingle => "fixed-sequence-single",
+            Lane::FixedSeqMulti => "fixed-sequence-multi",
+            Lane::AgenticSingle => "agentic-single",
+            Lane::AgenticMulti => "agentic-multi",
+        }
+    }
+    pub fn is_single_node(self) -> bool {
+        matches!(self, Lane::FixedSeqSingle | Lane::AgenticSingle)
+    }
+    pub fn is_agentic(self) -> bool {
+        matches!(self, Lane::AgenticSingle | Lane::AgenticMulti)
+    }
+    /// `benchmark.env` keys the binder writes for this lane.
+    pub fn binder_env_keys(self) -> &'static [&'static str] {
+        match self {
+            Lane::FixedSeqSingle | Lane::FixedSeqMulti => &[
+                "MODEL",
+                "ISL",
+                "OSL",
+                "CONC",
+                "CONC_LIST",
+                "RANDOM_RANGE_RATIO",
+                "USE_CHAT_TEMPLATE",
+            ],
+            Lane::AgenticSingle => &[
+                "MODEL",
+                "CONC",
+                "CONC_LIST",
+                "KV_OFFLOADING",
+                "TOTAL_CPU_DRAM_GB",
+                "RESULT_DIR",
+                "AGENTIC_OUTPUT_DIR",
+                "HF_HUB_CACHE",
+                "HUGGINGFACE_HUB_CACHE",
+            ],
+            Lane::AgenticMulti => &[
+                "CONC",
+                "CONC_LIST",
+                "KV_OFFLOADING",
+                "TOTAL_CPU_DRAM_GB",
+                "RESULT_DIR",
+                "AGENTIC_OUTPUT_DIR",
+                "HF_HUB_CACHE",
+                "HUGGINGFACE_HUB_CACHE",
+                "AIPERF_DATASET_MMAP_CACHE_DIR",
+            ],
+        }
+    }
+}
+
+/// Binder-owned keys in every lane.
+pub const BINDER_OWNED: &[&[&str]] = &[
+    &["model", "path"],
+    &["model", "container"],
+    &["model", "precision"],
+    &["identity", "model", "repo"],
+    &["identity", "container", "image"],
+    &["benchmark", "concurrencies"],
+    &["telemetry", "enabled"],
+    &["telemetry", "dcgm_exporter", "port"],
+];
+
+/// Host-DRAM reference names (`'@dram.<name>'`).
+pub const DRAM_NAMES: &[&str] = &["total-gb", "total-bytes", "per-gpu-gb", "per-gpu-bytes"];
+const DRAM_KEYS: &[&str] = &[
+    "cpu_bytes_to_use",
+    "cpu_bytes_to_use_per_rank",
+    "LMCACHE_MAX_LOCAL_CPU_SIZE",
+    "l1-size-gb",
+    "--l1-size-gb",
+];
+
+/// Composes a fragment with its lane's shared block (B2): the fragment wins, mappings merge
+/// recursively, anything else replaces, no null deletion. For a bundle the block goes under
+/// `base` only; override blocks are untouched. Values from the block keep the block's file as
+/// their origin.
+pub fn compose_lane(fragment: &RecipeFile, lane: Lane, lane_block: &RecipeFile) -> RecipeFile {
+    let mut sources: Vec<Source> = fragment.sources.as_ref().clone();
+    let lane_src = sources.len();
+    sources.push(lane_block.sources[0].clone());
+    let lane_origin = Origin {
+        source: lane_src,
+        block: Arc::from(format!("lane:{}", lane.name())),
+    };
+    let mut root = fragment.root.clone();
+    let mut origins = fragment.origins.clone();
+    let (target, prefix) = match fragment.kind() {
+        RecipeKind::Bundle => (root.as_map_mut().and_then(|m| m.get_mut("base")), "base"),
+        _ => (Some(&mut root), ""),
+    };
+    if let Some(target) = target
+        && target.as_map().is_some()
+    {
+        let mut composed = lane_block.root.clone();
+        let mut sub = Origins::new(lane_origin);
+        let frag_origin = fragment.origins.get(prefix).cloned().unwrap_or(Origin {
+            source: 0,
+            block: Arc::from(""),
+        });
+        merge_into(
+            &mut composed,
+            target,
+            "",
+            &mut sub,
+            &frag_origin,
+            NullMode::Replace,
+        );
+        *target = composed;
+        origins.graft(prefix, &sub);
+    }
+    RecipeFile {
+        sources: Arc::new(sources),
+        root,
+        origins,
+    }
+}
+
+/// The fragment check (B3): binder-owned keys and `'@dram.*'` references. Pure; one diagnostic
+/// per offending key, located where it is written.
+pub fn check_fragment(fragment: &RecipeFile, lane: Lane) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let path = fragment.path().to_path_buf();
+    let blocks: Vec<(String, &Node)> = match fragment.kind() {
+        RecipeKind::Bundle => fragment
+            .root
+            .as_map()
+            .map(|m| {
+                m.iter()
+                    .filter(|(k, _, _)| *k != "schema")
+                    .map(|(k, _, v)| (k.to_string(), v))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        _ => vec![(String::new(), &fragment.root)],
+    };
+    let bundle = fragment.kind() == RecipeKind::Bundle;
+    for (block, node) in blocks {
+        let variant_block = bundle && block != "base";
+        let shown = |rest: &str| {
+            if block.is_empty() {
+                rest.to_string()
+            } else {
+                join_key(&block, rest)
+            }
+        };
+        for key in BINDER_OWNED {
+            if let Some(v) = node.get_path(key) {
+                let kp = shown(&key.join("."));
+                out.push(owned_diag(&path, &kp, v));
+            }
+        }
+        if let Some(env) = node.get_path(&["benchmark", "env"]).and_then(Node::as_map) {
+            for (k, kn, v) in env.iter() {
+                if !lane.binder_env_keys().contains(&k) {
+                    continue;
+                }
+                if variant_block && lane.is_single_node() && (k == "CONC" || k == "KV_OFFLOADING") {
+                    continue; // a variant may name its point
+                }
+                let kp = shown(&format!("benchmark.env.{k}"));
+                let mut d = owned_diag(&path, &kp, v);
+                d.span = Some(kn.span);
+                out.push(d);
+            }
+        }
+        check_dram(node, &shown(""), &path, &mut out, None);
+    }
+    out
+}
+
+fn owned_diag(path: &std::path::Path, key_path: &str, v: &Node) -> Diagnostic {
+    Diagnostic::error(
+        "recipe/binder-owned",
+        format!(
+            "{}: remove {key_path} (= {}) from the fragment; the launcher binds it",
+            path.display(),
+            py_str(v)
+        ),
+    )
+    .at(path, v.span)
+    .with_help(format!(
+        "delete {key_path}: the value comes from the matrix point at launch"
+    ))
+}
+
+fn is_dram_ref(s: &str) -> bool {
+    s.strip_prefix("@dram.")
+        .is_some_and(|n| DRAM_NAMES.contains(&n))
+}
+
+fn dram_key(key: &str, parent: Option<&str>) -> bool {
+    DRAM_KEYS.contains(&key)
+        || (key == "max_local_cpu_size" && parent == Some("lmcache"))
+        || key == "lmcache.max_local_cpu_size"
+}
+
+fn dram_diag(path: &std::path::Path, at: &Node, key_path: &str, value: &str) -> Diagnostic {
+    Diagnostic::error(
+        "recipe/dram-ref",
+        format!("{key_path} = {value}: host-DRAM sizes must be a whole '@dram.<name>' reference"),
+    )
+    .at(path, at.span)
+    .with_help(format!(
+        "write '@dram.<name>' with <name> one of {}",
+        DRAM_NAMES.join(", ")
+    ))
+}
+
+fn check_dram(
+    n: &Node,
+    p: &str,
+    path: &std::path::Path,
+    out: &mut Vec<Diagnostic>,
+    parent: Option<&str>,
+) {
+    match &n.value {
+        Value::Map(m) => {
+            for (k, _, v) in m.iter() {
+                let kp = join_key(p, k);
+                if dram_key(k, parent) {
+                    match v.as_str() {
+                        Some(s) if is_dram_ref(s) => {}
+                        _ => out.push(dram_diag(path, v, &kp, &py_repr(v))),
+                    }
+                    continue;
+                }
+                check_dram(v, &kp, path, out, Some(k));
+            }
+        }
+        Value::Seq(items) => {
+            for (i, it) in items.iter().enumerate() {
+                let prev = i.checked_sub(1).and_then(|j| items[j].as_str());
+                if let Some(flag) = prev
+                    && flag.starts_with("--")
+                    && dram_key(flag, None) | dram_key(flag.trim_start_matches('-'), None)
+                    && !it.as_str().is_some_and(is_dram_ref)
+                {
+                    out.push(dram_diag(path, it, &join_index(p, i), &py_repr(it)));
+                    continue;
+                }
+                check_dram(it, &join_index(p, i), path, out, parent);
+            }
+        }
+        Value::Str(s) if s.trim_start().starts_with('{') => {
+            if let Ok(serde_json::Value::Object(obj)) = serde_json::from_str::<serde_json::Value>(s)
+            {
+                let mut bad = Vec::new();
+                json_dram(&obj, None, &mut bad);
+                for (k, v) in bad {
+                    out.push(dram_diag(path, n, &format!("{p} (JSON key {k})"), &v));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn json_dram(
+    obj: &serde_json::Map<String, serde_json::Value>,
+    parent: Option<&str>,
+    bad: &mut Vec<(String, String)>,
+) {
+    for (k, v) in obj {
+        if dram_key(k, parent) {
+            if !v.as_str().is_some_and(is_dram_ref) {
+                bad.push((k.clone(), v.to_string()));
+            }
+        } else if let serde_json::Value::Object(o) = v {
+            json_dram(o, Some(k), bad);
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! Python's `str()` / `repr()` of loaded YAML values, which srtctl uses to build names and
+//! command lines.
+
+use infx_yaml::{Node, Value};
+
+/// `str(value)` as Python prints it.
+pub fn py_str(node: &Node) -> String {
+    match &node.value {
+        Value::Str(s) => s.clone(),
+        _ => py_repr(node),
+    }
+}
+
+/// `repr(value)` as Python prints it (dicts and lists use this for their items).
+pub fn py_repr(node: &Node) -> String {
+    match &node.value {
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => py_float(f.value),
+        Value::Str(s) => py_str_repr(s),
+        Value::Timestamp(t) => format!("'{t}'"),
+        Value::Seq(items) => {
+            let inner: Vec<String> = items.iter().map(py_repr).collect();
+            format!("[{}]", inner.join(", "))
+        }
+        Value::Map(m) => {
+            let inner: Vec<String> = m
+                .iter_nodes()
+                .map(|(k, v)| format!("{}: {}", py_repr(k), py_repr(v)))
+                .collect();
+            format!("{{{}}}", inner.join(", "))
+        }
+    }
+}
+
+/// Python's string repr: single quotes unless the text holds a single quote and no double one.
+pub fn py_str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// Python's float repr: shortest round-trip digits, scientific below 1e-4 and from 1e16.
+pub fn py_float(v: f64) -> String {
+    if v.is_nan() {
+        return "nan".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if v == 0.0 {
+        return if v.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
+    }
+    // `{:e}` gives the shortest round-trip digits: "1.5e-5", "1e16".
+    let sci = format!("{v:e}");
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let neg = mant.starts_with('-');
+    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+    let sign = if neg { "-" } else { "" };
+    if !(-4..16).contains(&exp) {
+        let mut m = digits[..1].to_string();
+        if digits.len() > 1 {
+            m.push('.');
+            m.push_str(&digits[1..]);
+        }
+        let es = if exp < 0 {
+            format!("-{:02}", -exp)
+        } else {
+            format!("+{exp:02}")
+        };
+        return format!("{sign}{m}e{es}");
+    }
+    let point = exp + 1; // digits before the decimal point
+    let s = if point <= 0 {
+        format!("0.{}{}", "0".repeat((-point) as usize), digits)
+    } else if point as usize >= digits.len() {
+        format!("{}{}.0", digits, "0".repeat(point as usize - digits.len()))
+    } else {
+        format!(
+            "{}.{}",
+            &digits[..point as usize],
+            &digits[point as usize..]
+        )
+    };
+    format!("{sign}{s}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_like_python() {
+        assert_eq!(py_float(0.8), "0.8");
+        assert_eq!(py_float(1.0), "1.0");
+        assert_eq!(py_float(1e-5), "1e-05");
+        assert_eq!(py_float(0.0001), "0.0001");
+        assert_eq!(py_float(1e16), "1e+16");
+        assert_eq!(py_float(123456.5), "123456.5");
+        assert_eq!(py_float(-2.5), "-2.5");
+        assert_eq!(py_float(100.0), "100.0");
+    }
+
+    #[test]
+    fn string_repr() {
+        assert_eq!(py_str_repr("a"), "'a'");
+        assert_eq!(py_str_repr("it's"), "\"it's\"");
+    }
+}
