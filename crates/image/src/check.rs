@@ -1,0 +1,188 @@
+//! The image step of validate: the offline pin rules (pure) and the online registry check.
+
+use crate::client::Client;
+use crate::reference::Reference;
+use crate::sites::ImageSite;
+use crate::verify::{self, Finding, VerifyOptions, join, parallel_map};
+use infx_report::Diagnostic;
+use std::collections::BTreeMap;
+
+const PIN_HELP: &str = "pin it with `cargo xtask pin <file>`; the form is `<repo>:<tag>@sha256:<64 hex>` with the tag's multi-arch index digest";
+
+/// Offline rules for every site: the reference parses, carries a tag and a well-formed
+/// `sha256:<64 lowercase hex>` digest. Codes: `image/malformed`, `image/unpinned`,
+/// `image/missing-tag`, `image/digest-algorithm`, `image/unsupported-scalar`.
+pub fn check_offline(sites: &[ImageSite]) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for s in sites {
+        let at = |d: Diagnostic| d.at(&s.path, s.span);
+        let r = match Reference::parse(&s.written) {
+            Ok(r) => r,
+            Err(e) => {
+                out.push(at(Diagnostic::error("image/malformed", format!("{}: {e}", s.describe()))
+                    .with_help("an image reference reads `[registry/]repository:tag@sha256:<digest>`, repository lowercase")));
+                continue;
+            }
+        };
+        match (&r.tag, &r.digest) {
+            (_, None) => out.push(at(Diagnostic::error(
+                "image/unpinned",
+                format!("{} `{}` is not pinned to a digest", s.describe(), s.written),
+            )
+            .with_help(PIN_HELP))),
+            (None, Some(_)) => out.push(at(Diagnostic::error(
+                "image/missing-tag",
+                format!("{} `{}` has a digest but no tag", s.describe(), s.written),
+            )
+            .with_help("write the tag the digest was taken from (`repo:<tag>@sha256:…`); the tag tells reviewers which release it is"))),
+            (Some(_), Some(d)) if !d.is_sha256() => out.push(at(Diagnostic::error(
+                "image/digest-algorithm",
+                format!("{} is pinned with a `{}` digest; pins use sha256", s.describe(), d.algorithm),
+            )
+            .with_help(PIN_HELP))),
+            _ => {}
+        }
+        if s.range.is_none() {
+            out.push(at(Diagnostic::warning(
+                "image/unsupported-scalar",
+                format!("{} is written in a YAML style `cargo xtask pin` cannot edit byte-exactly", s.describe()),
+            )
+            .with_help("write the reference as a plain or simply quoted scalar (no escapes, no block scalar)")));
+        }
+    }
+    out
+}
+
+/// The online check (`validate --online`, `pin --check`): every pinned, well-formed reference is
+/// verified against its registry (HEAD only unless `opts.deep`). Unpinned or malformed sites are
+/// left to [`check_offline`]. Each distinct reference is checked once, `jobs` at a time.
+/// Codes: `image/digest-missing`, `image/not-multi-arch`, `image/missing-platform`,
+/// `image/tag-moved`, `image/tag-missing` (warning), `image/registry`.
+pub fn check_online(
+    client: &Client,
+    sites: &[ImageSite],
+    opts: &VerifyOptions,
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Vec<Diagnostic> {
+    let mut unique: BTreeMap<String, Reference> = BTreeMap::new();
+    for s in sites {
+        if let Ok(r) = Reference::parse(&s.written) {
+            if r.digest.is_some() {
+                unique.insert(r.to_string(), r);
+            }
+        }
+    }
+    let refs: Vec<(String, Reference)> = unique.into_iter().collect();
+    let total = refs.len();
+    let results = parallel_map(
+        &refs,
+        jobs,
+        |(_, r)| verify::verify(client, r, opts),
+        &|n| progress(n, total),
+    );
+    let by_key: BTreeMap<&str, _> = refs
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .zip(results.iter())
+        .collect();
+    let mut out = Vec::new();
+    for s in sites {
+        let Ok(r) = Reference::parse(&s.written) else {
+            continue;
+        };
+        let Some(d) = &r.digest else { continue };
+        let Some(result) = by_key.get(r.to_string().as_str()) else {
+            continue;
+        };
+        let at = |x: Diagnostic| x.at(&s.path, s.span);
+        let what = s.describe();
+        match result {
+            Err(e) => out.push(at(Diagnostic::error(
+                "image/registry",
+                format!("{what}: could not verify `{}`: {e}", s.written),
+            ))),
+            Ok(findings) => {
+                for f in findings {
+                    out.push(at(match f {
+                        Finding::DigestMissing => Diagnostic::error(
+                            "image/digest-missing",
+                            format!("{what}: pinned digest {d} no longer exists in {}", r.name()),
+                        )
+                        .with_help("the content was deleted or the pin names the wrong repository; re-pin with `cargo xtask pin`"),
+                        Finding::NotIndex { media_type } => Diagnostic::error(
+                            "image/not-multi-arch",
+                            format!("{what}: pinned digest {d} is a platform manifest ({media_type}), not the multi-arch index"),
+                        )
+                        .with_help("pin the tag's index digest (`cargo xtask pin` asks for the index types); a platform digest only runs on one architecture"),
+                        Finding::MissingPlatforms { missing, present } => Diagnostic::error(
+                            "image/missing-platform",
+                            format!("{what}: index {d} lacks {} (it has {})", join(missing), join(present)),
+                        )
+                        .with_help("use a tag built for every required platform"),
+                        Finding::TagMoved { now } => Diagnostic::error(
+                            "image/tag-moved",
+                            format!("{what}: tag `{}` moved since pinning: it now points to {now}, the pin says {d}", r.tag.as_deref().unwrap_or("")),
+                        )
+                        .with_help("re-pin with `cargo xtask pin` if the new build is wanted (and add a perf-changelog entry), or fix the tag to the one the pin was taken from"),
+                        Finding::TagMissing => Diagnostic::warning(
+                            "image/tag-missing",
+                            format!("{what}: tag `{}` no longer exists; the pinned content {d} is still available", r.tag.as_deref().unwrap_or("")),
+                        )
+                        .with_help("update the tag in the reference to one that exists"),
+                    }));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sites::master_sites;
+    use infx_yaml::Document;
+    use std::path::PathBuf;
+
+    fn sites(text: &str) -> Vec<ImageSite> {
+        let path = PathBuf::from("configs/nvidia-master.yaml");
+        let root = infx_yaml::parse_str(&path, text).unwrap();
+        master_sites(&Document {
+            path,
+            text: text.into(),
+            root,
+        })
+        .0
+    }
+
+    #[test]
+    fn offline_rules() {
+        let h = "a".repeat(64);
+        let text = format!(
+            "ok:\n  image: lmsysorg/sglang:v1@sha256:{h}\nunpinned:\n  image: lmsysorg/sglang:v1\nnotag:\n  image: vllm/vllm-openai@sha256:{h}\nbad:\n  image: Lmsys/Sglang:v1\nshort:\n  image: x/y:v1@sha256:abc\nsha512:\n  image: x/y:v1@sha512:{h}{h}\n"
+        );
+        let d = check_offline(&sites(&text));
+        let got: Vec<_> = d
+            .iter()
+            .map(|d| (d.code.as_str(), d.span.map(|s| s.start.line).unwrap_or(0)))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("image/unpinned", 4),
+                ("image/missing-tag", 6),
+                ("image/malformed", 8),
+                ("image/malformed", 10),
+                ("image/digest-algorithm", 12)
+            ]
+        );
+        assert!(
+            d[0].help
+                .as_deref()
+                .unwrap_or("")
+                .contains("cargo xtask pin")
+        );
+        assert!(d[3].message.contains("sha256 digests are 64 lowercase hex"));
+    }
+}

@@ -1,0 +1,435 @@
+//! `pin`: find image references in a tree, resolve their tags to multi-arch index digests, and
+//! rewrite only the reference text. Planning is pure; writing is all-or-nothing and atomic per
+//! file.
+
+use crate::client::Client;
+use crate::manifest::Platform;
+use crate::reference::{Digest, Reference};
+use crate::sites::{self, ImageSite};
+use crate::verify::{self, ResolveError, parallel_map};
+use infx_report::{Diagnostic, Span};
+use infx_yaml::{Document, Edit};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The files holding image references under a benchmark tree, in a fixed order:
+/// `configs/*-master.yaml`, `configs/srt-recipes/**/*.yaml`, then every YAML file under
+/// `benchmarks/` inside a `srt-slurm-recipes` directory.
+pub fn discover(root: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let configs = root.join("configs");
+    if configs.is_dir() {
+        let mut masters: Vec<PathBuf> = std::fs::read_dir(&configs)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && sites::is_master_config(p))
+            .collect();
+        masters.sort();
+        out.extend(masters);
+        yaml_files(&configs.join("srt-recipes"), &mut out)?;
+    }
+    let mut bench = Vec::new();
+    yaml_files(&root.join("benchmarks"), &mut bench)?;
+    out.extend(
+        bench
+            .into_iter()
+            .filter(|p| p.components().any(|c| c.as_os_str() == "srt-slurm-recipes")),
+    );
+    Ok(out)
+}
+
+/// Every `*.yaml`/`*.yml` below `dir` (sorted, depth-first); nothing when `dir` is absent.
+pub fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            yaml_files(&p, out)?;
+        } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// Loaded files and their sites.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub docs: Vec<Document>,
+    pub sites: Vec<ImageSite>,
+    /// YAML errors and non-string image fields.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+pub fn load(paths: &[PathBuf]) -> Loaded {
+    let mut l = Loaded::default();
+    for p in paths {
+        match infx_yaml::load_file(p) {
+            Ok(doc) => {
+                let (s, d) = sites::sites_in(&doc);
+                l.sites.extend(s);
+                l.diagnostics.extend(d);
+                l.docs.push(doc);
+            }
+            Err(d) => l.diagnostics.push(d),
+        }
+    }
+    l
+}
+
+/// The result of resolving one distinct `registry/repository:tag`.
+pub type Resolution = Result<verify::Resolved, ResolveError>;
+
+/// Resolves every distinct tag of the sites (digest-only references are not resolved), `jobs`
+/// at a time. Keys are [`Reference::tagged`].
+pub fn resolve_sites(
+    client: &Client,
+    sites: &[ImageSite],
+    required: &[Platform],
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> BTreeMap<String, Resolution> {
+    let mut unique: BTreeMap<String, Reference> = BTreeMap::new();
+    for s in sites {
+        if let Ok(r) = Reference::parse(&s.written) {
+            if r.effective_tag().is_some() {
+                unique.insert(r.tagged(), Reference { digest: None, ..r });
+            }
+        }
+    }
+    let refs: Vec<(String, Reference)> = unique.into_iter().collect();
+    let total = refs.len();
+    let results = parallel_map(
+        &refs,
+        jobs,
+        |(_, r)| verify::resolve(client, r, required),
+        &|n| progress(n, total),
+    );
+    refs.into_iter().map(|(k, _)| k).zip(results).collect()
+}
+
+/// One rewritten reference.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub path: PathBuf,
+    pub span: Span,
+    pub before: String,
+    pub after: String,
+}
+
+/// New contents of one file.
+#[derive(Clone, Debug)]
+pub struct FileUpdate {
+    pub path: PathBuf,
+    pub original: String,
+    pub updated: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    pub changes: Vec<Change>,
+    pub files: Vec<FileUpdate>,
+    /// Errors make the whole run fail (nothing is written); warnings do not.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Plan {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == infx_report::Severity::Error)
+    }
+}
+
+/// The text a site should read after pinning: as written (enroot `#` and all) up to the digest,
+/// the implicit `latest` made explicit, then `@<digest>`.
+pub fn pinned_text(written: &str, r: &Reference, digest: &Digest) -> String {
+    let base = written.split('@').next().unwrap_or(written);
+    if r.tag.is_none() {
+        format!("{base}:latest@{digest}")
+    } else {
+        format!("{base}@{digest}")
+    }
+}
+
+/// Plans the edits (pure). Any site that cannot be pinned adds an error; digest-only references
+/// are left as they are with a warning.
+pub fn plan(
+    docs: &[Document],
+    sites: &[ImageSite],
+    resolved: &BTreeMap<String, Resolution>,
+) -> Plan {
+    let mut plan = Plan::default();
+    let mut edits: BTreeMap<&Path, Vec<Edit>> = BTreeMap::new();
+    for s in sites {
+        let at = |d: Diagnostic| d.at(&s.path, s.span);
+        let what = s.describe();
+        let r = match Reference::parse(&s.written) {
+            Ok(r) => r,
+            Err(e) => {
+                plan.diagnostics.push(at(Diagnostic::error(
+                    "image/malformed",
+                    format!("{what}: {e}"),
+                )));
+                continue;
+            }
+        };
+        if r.effective_tag().is_none() {
+            plan.diagnostics.push(at(Diagnostic::warning(
+                "image/missing-tag",
+                format!("{what} `{}` has a digest but no tag; left unchanged", s.written),
+            )
+            .with_help("write the tag the digest belongs to (`repo:<tag>@sha256:…`) so it can be re-pinned and checked")));
+            continue;
+        }
+        let resolution = match resolved.get(&r.tagged()) {
+            Some(x) => x,
+            None => {
+                plan.diagnostics.push(at(Diagnostic::error(
+                    "image/registry",
+                    format!("{what}: `{}` was not resolved", r.tagged()),
+                )));
+                continue;
+            }
+        };
+        let digest = match resolution {
+            Ok(res) => &res.digest,
+            Err(e) => {
+                let code = match e {
+                    ResolveError::TagNotFound { .. } => "image/tag-not-found",
+                    ResolveError::NotMultiArch { .. } => "image/not-multi-arch",
+                    ResolveError::MissingPlatforms { .. } => "image/missing-platform",
+                    ResolveError::NoTag => "image/missing-tag",
+                    ResolveError::Registry(crate::client::RegistryError::DigestMismatch {
+                        ..
+                    }) => "image/digest-mismatch",
+                    ResolveError::Registry(_) => "image/registry",
+                };
+                let help = match e {
+                    ResolveError::TagNotFound { .. } => {
+                        "check the tag on the registry; never invent a release tag from a dated nightly"
+                    }
+                    ResolveError::NotMultiArch { .. } | ResolveError::MissingPlatforms { .. } => {
+                        "use a tag published as a multi-arch index covering the required platforms (or change --platform)"
+                    }
+                    _ => "retry later, or check the registry, credentials and --registry-override",
+                };
+                plan.diagnostics.push(at(Diagnostic::error(
+                    code,
+                    format!("{what}: cannot pin `{}`: {e}", r.tagged()),
+                )
+                .with_help(help)));
+                continue;
+            }
+        };
+        if r.digest.as_ref() == Some(digest) {
+            continue;
+        }
+        let Some(range) = s.range.clone() else {
+            plan.diagnostics.push(at(Diagnostic::error(
+                "image/unsupported-scalar",
+                format!("{what} is written in a YAML style that cannot be edited byte-exactly"),
+            )
+            .with_help("write the reference as a plain or simply quoted scalar")));
+            continue;
+        };
+        let after = pinned_text(&s.written, &r, digest);
+        plan.changes.push(Change {
+            path: s.path.clone(),
+            span: s.span,
+            before: s.written.clone(),
+            after: after.clone(),
+        });
+        edits.entry(s.path.as_path()).or_default().push(Edit {
+            range,
+            replacement: after,
+        });
+    }
+    for doc in docs {
+        let Some(e) = edits.get(doc.path.as_path()) else {
+            continue;
+        };
+        match infx_yaml::apply_edits(&doc.text, e) {
+            Some(updated) => plan.files.push(FileUpdate {
+                path: doc.path.clone(),
+                original: doc.text.to_string(),
+                updated,
+            }),
+            None => plan.diagnostics.push(
+                Diagnostic::error(
+                    "image/edit",
+                    "overlapping or invalid edits; nothing written",
+                )
+                .at(&doc.path, Span::line(1)),
+            ),
+        }
+    }
+    plan
+}
+
+/// Writes every update or none: each file goes to a temporary sibling first (synced), every
+/// file is re-read to make sure nobody changed it meanwhile, then the temporaries are renamed
+/// over the originals. On any error before the renames, the temporaries are removed.
+pub fn write_all(files: &[FileUpdate]) -> std::io::Result<()> {
+    let mut temps: Vec<(PathBuf, &Path)> = Vec::new();
+    let result = (|| {
+        for f in files {
+            let name = f
+                .path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("file");
+            let tmp = f
+                .path
+                .with_file_name(format!(".{name}.infx-pin.{}.tmp", std::process::id()));
+            temps.push((tmp.clone(), f.path.as_path()));
+            let mut fh = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)?;
+            fh.write_all(f.updated.as_bytes())?;
+            if let Ok(meta) = std::fs::metadata(&f.path) {
+                fh.set_permissions(meta.permissions())?;
+            }
+            fh.sync_all()?;
+        }
+        for f in files {
+            if std::fs::read_to_string(&f.path)? != f.original {
+                return Err(std::io::Error::other(format!(
+                    "{} changed while pinning; nothing written",
+                    f.path.display()
+                )));
+            }
+        }
+        Ok(())
+    })();
+    if let Err(e) = result {
+        for (tmp, _) in &temps {
+            let _ = std::fs::remove_file(tmp);
+        }
+        return Err(e);
+    }
+    for (tmp, dst) in &temps {
+        std::fs::rename(tmp, dst)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::Resolved;
+
+    fn d(c: char) -> Digest {
+        Digest::parse(&format!("sha256:{}", c.to_string().repeat(64))).unwrap()
+    }
+
+    fn doc(name: &str, text: &str) -> Document {
+        let path = PathBuf::from(name);
+        let root = infx_yaml::parse_str(&path, text).unwrap();
+        Document {
+            path,
+            text: text.into(),
+            root,
+        }
+    }
+
+    fn ok(c: char) -> Resolution {
+        Ok(Resolved {
+            digest: d(c),
+            media_type: crate::manifest::OCI_INDEX.into(),
+            platforms: Platform::defaults(),
+        })
+    }
+
+    #[test]
+    fn plan_rewrites_only_reference_text() {
+        let text = "a:\n  image: lmsysorg/sglang:v1   # keep me\nb:\n  image: \"nvcr.io#nvidia/x:1\"\nc:\n  image: ubuntu\n";
+        let docs = vec![doc("configs/nvidia-master.yaml", text)];
+        let (sites, _) = sites::master_sites(&docs[0]);
+        let resolved: BTreeMap<String, Resolution> = [
+            ("docker.io/lmsysorg/sglang:v1".to_string(), ok('a')),
+            ("nvcr.io/nvidia/x:1".to_string(), ok('b')),
+            ("docker.io/library/ubuntu:latest".to_string(), ok('c')),
+        ]
+        .into();
+        let p = plan(&docs, &sites, &resolved);
+        assert!(!p.has_errors(), "{:?}", p.diagnostics);
+        let want = format!(
+            "a:\n  image: lmsysorg/sglang:v1@{}   # keep me\nb:\n  image: \"nvcr.io#nvidia/x:1@{}\"\nc:\n  image: ubuntu:latest@{}\n",
+            d('a'),
+            d('b'),
+            d('c')
+        );
+        assert_eq!(p.files[0].updated, want);
+        // Second run: the same resolution changes nothing.
+        let docs2 = vec![doc("configs/nvidia-master.yaml", &want)];
+        let (sites2, _) = sites::master_sites(&docs2[0]);
+        let p2 = plan(&docs2, &sites2, &resolved);
+        assert!(p2.files.is_empty() && p2.changes.is_empty());
+    }
+
+    #[test]
+    fn one_failure_fails_the_plan_and_digest_only_is_a_warning() {
+        let text = format!("a:\n  image: x/y:v1\nb:\n  image: x/z@{}\n", d('e'));
+        let docs = vec![doc("configs/amd-master.yaml", &text)];
+        let (sites, _) = sites::master_sites(&docs[0]);
+        let resolved: BTreeMap<String, Resolution> = [(
+            "docker.io/x/y:v1".to_string(),
+            Err(ResolveError::TagNotFound { tag: "v1".into() }),
+        )]
+        .into();
+        let p = plan(&docs, &sites, &resolved);
+        assert!(p.has_errors());
+        let codes: Vec<_> = p.diagnostics.iter().map(|d| d.code.as_str()).collect();
+        assert_eq!(codes, ["image/tag-not-found", "image/missing-tag"]);
+    }
+
+    #[test]
+    fn write_all_is_atomic_and_checks_for_concurrent_edits() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.yaml");
+        let b = dir.path().join("b.yaml");
+        std::fs::write(&a, "a: 1\n").unwrap();
+        std::fs::write(&b, "b: 1\n").unwrap();
+        let stale = vec![
+            FileUpdate {
+                path: a.clone(),
+                original: "a: 1\n".into(),
+                updated: "a: 2\n".into(),
+            },
+            FileUpdate {
+                path: b.clone(),
+                original: "b: 0\n".into(),
+                updated: "b: 2\n".into(),
+            },
+        ];
+        assert!(write_all(&stale).is_err());
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "a: 1\n");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            2,
+            "temporaries removed"
+        );
+        let good = vec![
+            FileUpdate {
+                path: a.clone(),
+                original: "a: 1\n".into(),
+                updated: "a: 2\n".into(),
+            },
+            FileUpdate {
+                path: b.clone(),
+                original: "b: 1\n".into(),
+                updated: "b: 2\n".into(),
+            },
+        ];
+        write_all(&good).unwrap();
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "b: 2\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+}

@@ -1,0 +1,238 @@
+//! Where image references are written: the `image:` field of master-config entries and the
+//! container fields of srt-slurm recipes. Each site knows the exact byte range of the reference
+//! text, so a pin rewrites only that text.
+
+use infx_report::{Diagnostic, Span};
+use infx_yaml::{Document, Node, ScalarStyle, Value};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SiteKind {
+    /// `image:` of master-config entry `config_key`.
+    MasterImage { config_key: String },
+    /// A recipe container field, by its dotted key path (`base.model.container`).
+    RecipeContainer { field: String },
+}
+
+/// One written image reference.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImageSite {
+    pub path: PathBuf,
+    /// The scalar node's span (quotes included).
+    pub span: Span,
+    /// The reference text inside the quotes; `None` when the scalar cannot be edited byte-exactly
+    /// (escapes, block scalars).
+    pub range: Option<Range<usize>>,
+    /// The reference as written (`nvcr.io#nvidia/…:tag`), i.e. the scalar's value.
+    pub written: String,
+    pub kind: SiteKind,
+}
+
+impl ImageSite {
+    /// `nvidia-master.yaml` entry `dsr1-fp4-…` / recipe field `base.model.container`.
+    pub fn describe(&self) -> String {
+        match &self.kind {
+            SiteKind::MasterImage { config_key } => format!("`{config_key}.image`"),
+            SiteKind::RecipeContainer { field } => format!("`{field}`"),
+        }
+    }
+}
+
+/// Which kind of file this is, by name: `*-master.yaml` are master configs, everything else is
+/// read as a recipe.
+pub fn is_master_config(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with("-master.yaml") || n.ends_with("-master.yml"))
+}
+
+/// Sites of a file, by its kind.
+pub fn sites_in(doc: &Document) -> (Vec<ImageSite>, Vec<Diagnostic>) {
+    if is_master_config(&doc.path) {
+        master_sites(doc)
+    } else {
+        recipe_sites(doc)
+    }
+}
+
+/// `image:` of every top-level entry of a master config.
+pub fn master_sites(doc: &Document) -> (Vec<ImageSite>, Vec<Diagnostic>) {
+    let mut sites = Vec::new();
+    let mut diags = Vec::new();
+    let Some(root) = doc.root.as_map() else {
+        return (sites, diags);
+    };
+    for (key, _k, entry) in root.iter() {
+        let Some(image) = entry.get("image") else {
+            continue;
+        };
+        match site(
+            doc,
+            image,
+            SiteKind::MasterImage {
+                config_key: key.to_string(),
+            },
+        ) {
+            Some(s) => sites.push(s),
+            None => diags.push(
+                Diagnostic::error(
+                    "image/not-a-string",
+                    format!("`{key}.image` must be an image reference string"),
+                )
+                .at(&doc.path, image.span)
+                .with_help("write `image: <repo>:<tag>@sha256:<index digest>`"),
+            ),
+        }
+    }
+    dedupe(&mut sites);
+    (sites, diags)
+}
+
+/// Container fields of a recipe (any depth): `container`, `container_image`, `nginx_container`,
+/// and `container: {image: …}`. Cluster aliases (no `/`, `:`, `#` or `@`), absolute paths,
+/// `.sqsh` files and templated values are not registry references and are skipped.
+pub fn recipe_sites(doc: &Document) -> (Vec<ImageSite>, Vec<Diagnostic>) {
+    let mut sites = Vec::new();
+    walk(doc, &doc.root, &mut Vec::new(), &mut sites);
+    dedupe(&mut sites);
+    (sites, Vec::new())
+}
+
+fn walk(doc: &Document, node: &Node, path: &mut Vec<String>, out: &mut Vec<ImageSite>) {
+    match &node.value {
+        Value::Map(m) => {
+            for (key, _k, v) in m.iter() {
+                path.push(key.to_string());
+                let parent_is_container = path.len() >= 2 && path[path.len() - 2] == "container";
+                let is_field = matches!(key, "container" | "container_image" | "nginx_container")
+                    || (key == "image" && parent_is_container);
+                if is_field && is_registry_reference(v) {
+                    if let Some(s) = site(
+                        doc,
+                        v,
+                        SiteKind::RecipeContainer {
+                            field: path.join("."),
+                        },
+                    ) {
+                        out.push(s);
+                    }
+                } else {
+                    walk(doc, v, path, out);
+                }
+                path.pop();
+            }
+        }
+        Value::Seq(items) => {
+            for (i, v) in items.iter().enumerate() {
+                path.push(i.to_string());
+                walk(doc, v, path, out);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+fn is_registry_reference(v: &Node) -> bool {
+    let Some(s) = v.as_str() else { return false };
+    let s = s.trim();
+    !s.is_empty()
+        && s.contains(['/', ':', '#', '@'])
+        && !s.starts_with(['/', '.', '~', '$'])
+        && !s.contains(['{', '}', '$'])
+        && !s.ends_with(".sqsh")
+}
+
+fn site(doc: &Document, node: &Node, kind: SiteKind) -> Option<ImageSite> {
+    let written = node.as_str()?.to_string();
+    let span = node.span;
+    let raw = doc.text.get(span.byte_range()).unwrap_or("");
+    let r = span.byte_range();
+    let range = match node.style {
+        ScalarStyle::Plain if raw == written => Some(r),
+        ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted
+            if raw.len() >= 2 && &raw[1..raw.len() - 1] == written =>
+        {
+            Some(r.start + 1..r.end - 1)
+        }
+        _ => None,
+    };
+    Some(ImageSite {
+        path: doc.path.clone(),
+        span,
+        range,
+        written,
+        kind,
+    })
+}
+
+/// Aliases and merge keys make one written scalar appear several times; keep it once.
+fn dedupe(sites: &mut Vec<ImageSite>) {
+    let mut seen = std::collections::HashSet::new();
+    sites.retain(|s| seen.insert(s.span.byte_range()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(name: &str, text: &str) -> Document {
+        let path = PathBuf::from(name);
+        let root = infx_yaml::parse_str(&path, text).unwrap();
+        Document {
+            path,
+            text: text.into(),
+            root,
+        }
+    }
+
+    #[test]
+    fn master_images_with_quotes_and_anchors() {
+        let d = doc(
+            "configs/nvidia-master.yaml",
+            "a:\n  image: lmsysorg/sglang:v1 # c\n  model: m\nb:\n  image: \"nvcr.io#nvidia/x:1\"\nc: &x\n  image: 'q/r:2'\nd:\n  <<: *x\ne:\n  image: 5\n",
+        );
+        let (sites, diags) = master_sites(&d);
+        let got: Vec<_> = sites
+            .iter()
+            .map(|s| (s.written.as_str(), &d.text[s.range.clone().unwrap()]))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("lmsysorg/sglang:v1", "lmsysorg/sglang:v1"),
+                ("nvcr.io#nvidia/x:1", "nvcr.io#nvidia/x:1"),
+                ("q/r:2", "q/r:2")
+            ]
+        );
+        assert_eq!(sites[0].span.start.line, 2);
+        assert_eq!(sites[0].span.start.col, 10);
+        assert_eq!(diags.len(), 1);
+        assert_eq!(diags[0].code, "image/not-a-string");
+    }
+
+    #[test]
+    fn recipe_container_fields() {
+        let d = doc(
+            "r.yaml",
+            "base:\n  model:\n    container: lmsysorg/sglang:dev@sha256:aa\n    path: hf:x\n  identity:\n    container:\n      image: vllm/vllm-openai:v1\n  frontend:\n    nginx_container: nginx:1.27.4\n  benchmark:\n    container_image: my-alias\noverride_x:\n  model:\n    container: /abs/img.sqsh\n  other: {container: {}}\n",
+        );
+        let (sites, _) = recipe_sites(&d);
+        let fields: Vec<_> = sites
+            .iter()
+            .map(|s| match &s.kind {
+                SiteKind::RecipeContainer { field } => field.as_str(),
+                SiteKind::MasterImage { .. } => "",
+            })
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                "base.model.container",
+                "base.identity.container.image",
+                "base.frontend.nginx_container"
+            ]
+        );
+    }
+}

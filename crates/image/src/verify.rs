@@ -1,0 +1,339 @@
+//! Tag → index digest resolution (for pinning) and verification of existing pins (images.md §7).
+
+use crate::client::{Client, RegistryError};
+use crate::manifest::{self, Kind, Platform};
+use crate::reference::{Digest, Reference};
+use std::fmt;
+
+/// A tag resolved to a verified multi-arch index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolved {
+    pub digest: Digest,
+    pub media_type: String,
+    pub platforms: Vec<Platform>,
+}
+
+/// Why a tag could not be pinned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResolveError {
+    /// A digest-only reference has no tag to resolve.
+    NoTag,
+    TagNotFound {
+        tag: String,
+    },
+    /// The tag points at a single-platform manifest, not an index.
+    NotMultiArch {
+        digest: Digest,
+        media_type: String,
+    },
+    MissingPlatforms {
+        digest: Digest,
+        missing: Vec<Platform>,
+        present: Vec<Platform>,
+    },
+    Registry(RegistryError),
+}
+
+impl From<RegistryError> for ResolveError {
+    fn from(e: RegistryError) -> Self {
+        ResolveError::Registry(e)
+    }
+}
+
+impl fmt::Display for ResolveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResolveError::NoTag => {
+                f.write_str("the reference has a digest but no tag, so there is nothing to resolve")
+            }
+            ResolveError::TagNotFound { tag } => {
+                write!(f, "tag `{tag}` does not exist in the registry")
+            }
+            ResolveError::NotMultiArch { digest, media_type } => write!(
+                f,
+                "the tag points at a single-platform manifest ({media_type}, {digest}), not a multi-arch index"
+            ),
+            ResolveError::MissingPlatforms {
+                digest,
+                missing,
+                present,
+            } => write!(
+                f,
+                "index {digest} lacks {} (it has {})",
+                join(missing),
+                if present.is_empty() {
+                    "no platforms".to_string()
+                } else {
+                    join(present)
+                }
+            ),
+            ResolveError::Registry(e) => e.fmt(f),
+        }
+    }
+}
+
+pub(crate) fn join(p: &[Platform]) -> String {
+    p.iter()
+        .map(|p| p.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Resolves the reference's tag to its index digest: HEAD the tag (free on Docker Hub), then GET
+/// the index by digest (one pull) and verify its bytes and platforms. A tag whose HEAD already
+/// shows a single-platform manifest is refused without the GET.
+pub fn resolve(
+    client: &Client,
+    r: &Reference,
+    required: &[Platform],
+) -> Result<Resolved, ResolveError> {
+    let tag = r.effective_tag().ok_or(ResolveError::NoTag)?;
+    let head = client
+        .head_manifest(r, tag)?
+        .ok_or_else(|| ResolveError::TagNotFound {
+            tag: tag.to_string(),
+        })?;
+    let fetched = match head.digest {
+        Some(d) => {
+            if manifest::kind_of(&head.media_type) == Kind::Manifest {
+                return Err(ResolveError::NotMultiArch {
+                    digest: d,
+                    media_type: head.media_type,
+                });
+            }
+            client
+                .get_manifest(r, &d.to_string())?
+                .ok_or_else(|| RegistryError::Protocol {
+                    url: client.base_url(r),
+                    detail: format!("tag `{tag}` resolved to {d}, which then answered 404"),
+                })?
+        }
+        // Older registries omit the header: GET by tag and hash the body.
+        None => client
+            .get_manifest(r, tag)?
+            .ok_or_else(|| ResolveError::TagNotFound {
+                tag: tag.to_string(),
+            })?,
+    };
+    let platforms = index_platforms(
+        client,
+        r,
+        &fetched.digest,
+        &fetched.media_type,
+        &fetched.bytes,
+    )?;
+    let missing = manifest::missing_platforms(&platforms, required);
+    if !missing.is_empty() {
+        return Err(ResolveError::MissingPlatforms {
+            digest: fetched.digest,
+            missing,
+            present: platforms,
+        });
+    }
+    Ok(Resolved {
+        digest: fetched.digest,
+        media_type: fetched.media_type,
+        platforms,
+    })
+}
+
+/// Platforms of an index, descending into nested indexes (one level).
+fn index_platforms(
+    client: &Client,
+    r: &Reference,
+    digest: &Digest,
+    media_type: &str,
+    bytes: &[u8],
+) -> Result<Vec<Platform>, ResolveError> {
+    let mt = if media_type.is_empty() {
+        manifest::body_media_type(bytes).unwrap_or_default()
+    } else {
+        media_type.to_string()
+    };
+    if manifest::kind_of(&mt) != Kind::Index {
+        return Err(ResolveError::NotMultiArch {
+            digest: digest.clone(),
+            media_type: mt,
+        });
+    }
+    let entries = manifest::parse_index(bytes).map_err(|detail| RegistryError::Protocol {
+        url: client.base_url(r),
+        detail,
+    })?;
+    let mut out = manifest::platforms(&entries);
+    for e in entries
+        .iter()
+        .filter(|e| manifest::kind_of(&e.media_type) == Kind::Index)
+    {
+        if let Some(child) = client.get_manifest(r, &e.digest.to_string())? {
+            if let Ok(nested) = manifest::parse_index(&child.bytes) {
+                out.extend(manifest::platforms(&nested));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What verification of a pin found. Empty = the pin is good.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Finding {
+    /// The pinned digest no longer exists (content deleted, or wrong registry/repository).
+    DigestMissing,
+    /// The pinned digest is a platform manifest, not the index.
+    NotIndex { media_type: String },
+    MissingPlatforms {
+        missing: Vec<Platform>,
+        present: Vec<Platform>,
+    },
+    /// The tag now points elsewhere; the pinned content still exists.
+    TagMoved { now: Digest },
+    /// The tag no longer exists; the pinned content still does.
+    TagMissing,
+}
+
+#[derive(Clone, Debug)]
+pub struct VerifyOptions {
+    /// Also GET the index (one pull per pin) to verify its bytes and platform list. Without it
+    /// only HEAD requests are made (no pull counted on Docker Hub).
+    pub deep: bool,
+    pub required: Vec<Platform>,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            deep: false,
+            required: Platform::defaults(),
+        }
+    }
+}
+
+/// Verifies a pinned reference (it must carry a digest; a tag is checked when present).
+pub fn verify(
+    client: &Client,
+    r: &Reference,
+    opts: &VerifyOptions,
+) -> Result<Vec<Finding>, RegistryError> {
+    let Some(d) = &r.digest else {
+        return Err(RegistryError::Protocol {
+            url: r.to_string(),
+            detail: "not pinned: no digest to verify".into(),
+        });
+    };
+    let mut findings = Vec::new();
+    if opts.deep {
+        match client.get_manifest(r, &d.to_string())? {
+            None => return Ok(vec![Finding::DigestMissing]),
+            Some(f) => match index_platforms(client, r, d, &f.media_type, &f.bytes) {
+                Ok(present) => {
+                    let missing = manifest::missing_platforms(&present, &opts.required);
+                    if !missing.is_empty() {
+                        findings.push(Finding::MissingPlatforms { missing, present });
+                    }
+                }
+                Err(ResolveError::NotMultiArch { media_type, .. }) => {
+                    findings.push(Finding::NotIndex { media_type })
+                }
+                Err(ResolveError::Registry(e)) => return Err(e),
+                Err(other) => {
+                    return Err(RegistryError::Protocol {
+                        url: r.to_string(),
+                        detail: other.to_string(),
+                    });
+                }
+            },
+        }
+    } else {
+        match client.head_manifest(r, &d.to_string())? {
+            None => return Ok(vec![Finding::DigestMissing]),
+            Some(h) => {
+                if let Some(hd) = &h.digest {
+                    if hd != d {
+                        return Err(RegistryError::Protocol {
+                            url: r.to_string(),
+                            detail: format!("asked for {d}, the registry answered for {hd}"),
+                        });
+                    }
+                }
+                if manifest::kind_of(&h.media_type) == Kind::Manifest {
+                    findings.push(Finding::NotIndex {
+                        media_type: h.media_type,
+                    });
+                }
+            }
+        }
+    }
+    if let Some(tag) = &r.tag {
+        match client.head_manifest(r, tag)? {
+            None => findings.push(Finding::TagMissing),
+            Some(h) => match h.digest {
+                Some(now) if &now != d => findings.push(Finding::TagMoved { now }),
+                Some(_) => {}
+                // No header on HEAD: hash the tag's manifest.
+                None => {
+                    if let Some(f) = client.get_manifest(r, tag)? {
+                        if &f.digest != d {
+                            findings.push(Finding::TagMoved { now: f.digest });
+                        }
+                    }
+                }
+            },
+        }
+    }
+    Ok(findings)
+}
+
+/// Runs `f` over `items` on at most `jobs` threads; results keep the input order. `done` is
+/// called after each item (for a progress bar).
+pub fn parallel_map<T: Sync, R: Send>(
+    items: &[T],
+    jobs: usize,
+    f: impl Fn(&T) -> R + Sync,
+    done: &(dyn Fn(usize) + Sync),
+) -> Vec<R> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    let workers = jobs.clamp(1, items.len().max(1));
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let r = f(item);
+                    if let Ok(mut v) = slots.lock() {
+                        v[i] = Some(r);
+                    }
+                    done(finished.fetch_add(1, Ordering::Relaxed) + 1);
+                }
+            });
+        }
+    });
+    slots
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parallel_map_keeps_order() {
+        let items: Vec<u32> = (0..100).collect();
+        let seen = std::sync::atomic::AtomicUsize::new(0);
+        let out = parallel_map(&items, 7, |x| x * 2, &|_| {
+            seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        });
+        assert_eq!(out, (0..100).map(|x| x * 2).collect::<Vec<_>>());
+        assert_eq!(seen.into_inner(), 100);
+        let empty: Vec<u32> = parallel_map(&[], 4, |x: &u32| *x, &|_| {});
+        assert!(empty.is_empty());
+    }
+}
