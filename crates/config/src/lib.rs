@@ -1,1 +1,431 @@
-//! infx-config
+//! infx-config: master configs (`configs/{nvidia,amd}-master.yaml`) and `configs/runners.yaml`
+//! as typed models, and every rule of `spec/config-schema.md` as `config/<RULE>` diagnostics.
+//!
+//! Loading ([`load_tree`], [`load_files`]) reads and parses each file once; checking
+//! ([`check`], [`validate`]) is a pure function of the loaded documents (plus, for SR3/SR4, the
+//! recipe files the references name). The loaded [`infx_yaml::Document`]s stay available so the
+//! matrix crate generates rows from the same parse.
+//!
+//! Codes: the spec's rule IDs (`config/L1` … `config/SR5`) plus field-level codes that the spec
+//! leaves unnamed: `config/unknown-key`, `config/missing-field`, `config/type`, `config/value`,
+//! `config/scenarios`, `config/component-version`, `config/require-power`, `config/runners`,
+//! `config/runners-inventory`.
+
+mod entry;
+pub mod model;
+mod recipes;
+mod runners;
+mod schema;
+
+pub use model::*;
+
+use infx_report::{Diagnostic, Span};
+use infx_yaml::{Document, Node};
+use schema::Ctx;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Which generation of the rules applies (spec §0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// August 2026 layout: no `worker`, no recipe references.
+    Aug,
+    /// October, generation 2: free-string `srt-recipe`, R0 incl. `SRT_RECIPE`.
+    Oct,
+    /// October newest (generation 3): `srt-recipe-dir` + `<file>[:<selector>]`, on-disk checks.
+    OctNewest,
+}
+
+/// One top-level entry of a master file, in file order then key order.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub key: String,
+    /// Index into [`LoadedConfigs::masters`].
+    pub file: usize,
+    pub key_span: Span,
+    /// The entry's value node (a copy of the node inside `masters[file].root`).
+    pub node: Node,
+}
+
+/// Everything loaded for one check run.
+#[derive(Debug, Clone)]
+pub struct LoadedConfigs {
+    /// Parent of the directory holding the config files; recipe paths are relative to it.
+    pub project_root: PathBuf,
+    /// Master files in argument order (`nvidia-master.yaml`, then `amd-master.yaml` for a tree).
+    pub masters: Vec<Document>,
+    pub runners: Option<Document>,
+    /// Entries of every master file (string keys only), file order then key order.
+    pub entries: Vec<Entry>,
+    /// Detected from the data ([`detect_dialect`]); callers may override it before checking.
+    pub dialect: Dialect,
+    /// Findings of loading itself (missing files, YAML errors, L1, L7); [`check`] repeats them.
+    pub load_errors: Vec<Diagnostic>,
+}
+
+impl LoadedConfigs {
+    pub fn entry(&self, key: &str) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.key == key)
+    }
+    pub fn master_path(&self, e: &Entry) -> &Path {
+        self.masters
+            .get(e.file)
+            .map(|d| d.path.as_path())
+            .unwrap_or(Path::new(""))
+    }
+}
+
+/// The result of [`validate`]: diagnostics plus the typed models of what passed.
+#[derive(Debug, Clone, Default)]
+pub struct Checked {
+    pub diagnostics: Vec<Diagnostic>,
+    /// Entries that passed every rule, in file order then key order.
+    pub entries: Vec<MasterEntry>,
+    /// The runner inventory (also when some runner records had errors, for label lookups).
+    pub runners: Option<RunnerInventory>,
+}
+
+/// Loads `<root>/configs/{nvidia-master,amd-master,runners}.yaml` (the layout of both the
+/// bundled `inferencex-e2e/` tree and the August corpus root). Never fails: problems are in
+/// `load_errors`.
+pub fn load_tree(root: &Path) -> LoadedConfigs {
+    let configs = root.join("configs");
+    let masters = [
+        configs.join("nvidia-master.yaml"),
+        configs.join("amd-master.yaml"),
+    ];
+    let runners = configs.join("runners.yaml");
+    match load_files(&masters, &runners, root) {
+        Ok(l) => l,
+        Err(errors) => {
+            // Keep what did load so that the remaining checks can still run.
+            let mut docs = Vec::new();
+            for m in &masters {
+                if let Ok(d) = infx_yaml::load_file(m) {
+                    docs.push(d);
+                }
+            }
+            let rdoc = infx_yaml::load_file(&runners).ok();
+            let mut l = from_documents(docs, rdoc, root.to_path_buf());
+            l.load_errors = errors;
+            l
+        }
+    }
+}
+
+/// Loads master files (in order) and the runner file. Errors (L1, YAML, L7) are returned together.
+pub fn load_files(
+    master: &[PathBuf],
+    runners: &Path,
+    project_root: &Path,
+) -> Result<LoadedConfigs, Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    let mut docs = Vec::new();
+    for p in master {
+        match load_one(p, "Input file") {
+            Ok(d) => docs.push(d),
+            Err(d) => errors.push(d),
+        }
+    }
+    let rdoc = match load_one(runners, "Runner config file") {
+        Ok(d) => Some(d),
+        Err(d) => {
+            errors.push(d);
+            None
+        }
+    };
+    // L7: one project root for all config files.
+    let roots: Vec<PathBuf> = master.iter().map(|p| project_root_of(p)).collect();
+    if let Some(first) = roots.first()
+        && let Some((i, other)) = roots.iter().enumerate().find(|(_, r)| *r != first)
+    {
+        errors.push(
+            Diagnostic::error(
+                "config/L7",
+                format!(
+                    "all config files must share one project root: {} is under {}, {} under {}",
+                    master[0].display(),
+                    first.display(),
+                    master[i].display(),
+                    other.display()
+                ),
+            )
+            .with_path(&master[i])
+            .with_help("pass master files from one configs/ directory"),
+        );
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(from_documents(docs, rdoc, project_root.to_path_buf()))
+}
+
+fn project_root_of(p: &Path) -> PathBuf {
+    let abs = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    abs.parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+fn load_one(p: &Path, what: &str) -> Result<Document, Diagnostic> {
+    if !p.exists() {
+        return Err(Diagnostic::error(
+            "config/L1",
+            format!("{what} '{}' does not exist.", p.display()),
+        )
+        .with_path(p)
+        .with_help("check the path (the tree layout is <root>/configs/*.yaml)"));
+    }
+    infx_yaml::load_file(p)
+}
+
+/// Builds the loaded set from already-parsed documents (e.g. mutated in memory by a test).
+pub fn from_documents(
+    masters: Vec<Document>,
+    runners: Option<Document>,
+    project_root: PathBuf,
+) -> LoadedConfigs {
+    let mut entries = Vec::new();
+    for (file, doc) in masters.iter().enumerate() {
+        if let Some(m) = doc.root.as_map() {
+            for (key, k, v) in m.iter() {
+                entries.push(Entry {
+                    key: key.to_string(),
+                    file,
+                    key_span: k.span,
+                    node: v.clone(),
+                });
+            }
+        }
+    }
+    let dialect = detect_dialect(&masters, runners.as_ref());
+    LoadedConfigs {
+        project_root,
+        masters,
+        runners,
+        entries,
+        dialect,
+        load_errors: Vec::new(),
+    }
+}
+
+/// Generation 3 is the target: a tree whose runner file has the [Oct] `clusters` shape is checked
+/// with the newest rules unless its master files still carry generation-1/2 markers (full-path
+/// `srt-recipe`, `CONFIG_FILE=` settings) and no `srt-recipe-dir`. Anything else is [Aug].
+pub fn detect_dialect(masters: &[Document], runners: Option<&Document>) -> Dialect {
+    let mut found = Markers::default();
+    for d in masters {
+        scan(&d.root, &mut found);
+    }
+    if found.recipe_dir {
+        return Dialect::OctNewest;
+    }
+    let oct_runners = runners.is_some_and(|r| r.root.get("clusters").is_some());
+    match (oct_runners, found.legacy) {
+        (true, false) => Dialect::OctNewest,
+        (true, true) => Dialect::Oct,
+        (false, _) if found.oct_keys => Dialect::Oct,
+        _ => Dialect::Aug,
+    }
+}
+
+#[derive(Default)]
+struct Markers {
+    recipe_dir: bool,
+    /// Generation-1/2 recipe binding: full-path `srt-recipe` or `CONFIG_FILE=` settings.
+    legacy: bool,
+    /// Keys that only exist from [Oct] on.
+    oct_keys: bool,
+}
+
+fn scan(n: &Node, found: &mut Markers) {
+    match &n.value {
+        infx_yaml::Value::Map(m) => {
+            for (k, _, v) in m.iter() {
+                match k {
+                    "srt-recipe-dir" => found.recipe_dir = true,
+                    "srt-recipe" | "eval-srt-recipe" => {
+                        found.oct_keys = true;
+                        if v.as_str().is_some_and(|s| {
+                            s.starts_with("benchmarks/") || s.starts_with("recipes/")
+                        }) {
+                            found.legacy = true;
+                        }
+                    }
+                    "worker" | "num-nodes" | "require-power" => found.oct_keys = true,
+                    _ => {}
+                }
+                scan(v, found);
+            }
+        }
+        infx_yaml::Value::Seq(items) => {
+            for it in items {
+                if it.as_str().is_some_and(|s| {
+                    s.starts_with("CONFIG_FILE=") || s.starts_with("EVAL_CONFIG_FILE=")
+                }) {
+                    found.legacy = true;
+                }
+                scan(it, found);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every diagnostic of the loaded set (load errors first, then file rules, runners, entries).
+pub fn check(loaded: &LoadedConfigs) -> Vec<Diagnostic> {
+    validate(loaded).diagnostics
+}
+
+/// Checks everything and returns the typed models of what passed.
+pub fn validate(loaded: &LoadedConfigs) -> Checked {
+    let mut diags = loaded.load_errors.clone();
+    let dialect = loaded.dialect;
+
+    // File-level rules: L1 (root mapping), L2, L3, L4.
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (fi, doc) in loaded.masters.iter().enumerate() {
+        let Some(m) = doc.root.as_map() else {
+            diags.push(
+                Diagnostic::error(
+                    "config/L1",
+                    format!(
+                        "Config file '{}' must contain a dictionary (found {})",
+                        doc.path.display(),
+                        doc.root.value.type_name()
+                    ),
+                )
+                .at(&doc.path, doc.root.span)
+                .with_help("the top level must map config keys to entries"),
+            );
+            continue;
+        };
+        for (k, _) in m.iter_nodes() {
+            let Some(key) = k.as_str() else {
+                diags.push(
+                    Diagnostic::error(
+                        "config/L2",
+                        format!("top-level key {} is not a string", schema::describe(k)),
+                    )
+                    .at(&doc.path, k.span)
+                    .with_help("quote the key"),
+                );
+                continue;
+            };
+            if key.contains('*') {
+                diags.push(
+                    Diagnostic::error(
+                        "config/L3",
+                        format!("Wildcard '*' is not allowed in master config keys: '{key}'"),
+                    )
+                    .at(&doc.path, k.span)
+                    .with_help(
+                        "'*' is reserved for changelog config-keys patterns; rename the key",
+                    ),
+                );
+            }
+            match seen.get(key) {
+                Some(&prev) if prev != fi => diags.push(
+                    Diagnostic::error(
+                        "config/L4",
+                        format!(
+                            "Duplicate configuration keys found in '{}': {key} (already defined in '{}')",
+                            doc.path.display(),
+                            loaded.masters[prev].path.display()
+                        ),
+                    )
+                    .at(&doc.path, k.span)
+                    .with_help("config keys must be unique across all master files; rename or remove one"),
+                ),
+                Some(_) => {}
+                None => {
+                    seen.insert(key, fi);
+                }
+            }
+        }
+    }
+
+    // Runners.
+    let mut inventory = None;
+    if let Some(rdoc) = &loaded.runners {
+        let mut ctx = Ctx {
+            path: &rdoc.path,
+            key: "",
+            dialect,
+            diags: &mut diags,
+        };
+        inventory = runners::check_runners(&mut ctx, &rdoc.root);
+    }
+
+    // Entries.
+    let mut typed = Vec::new();
+    let mut cache = recipes::RecipeCache::default();
+    for e in &loaded.entries {
+        let Some(doc) = loaded.masters.get(e.file) else {
+            continue;
+        };
+        let mut ctx = Ctx {
+            path: &doc.path,
+            key: &e.key,
+            dialect,
+            diags: &mut diags,
+        };
+        let key_node = Node::new(infx_yaml::Value::Str(e.key.clone()), e.key_span);
+        let res = entry::check_entry(&mut ctx, e.file, &key_node, &e.node);
+        // X5: the runner label must exist in runners.yaml (upstream never checks it directly).
+        let mut ok = res.typed.is_some();
+        if let (Some((runner, span)), Some(inv)) = (&res.runner, &inventory)
+            && !inv.has_label(runner)
+        {
+            ok = false;
+            let mut close: Vec<&str> = inv
+                .labels
+                .iter()
+                .map(|(l, _)| l.as_str())
+                .filter(|l| l.starts_with(runner.split('-').next().unwrap_or(runner)))
+                .take(6)
+                .collect();
+            if close.is_empty() {
+                close = inv
+                    .labels
+                    .iter()
+                    .map(|(l, _)| l.as_str())
+                    .filter(|l| l.starts_with("cluster:"))
+                    .take(6)
+                    .collect();
+            }
+            let rpath = loaded
+                .runners
+                .as_ref()
+                .map(|d| d.path.display().to_string())
+                .unwrap_or_default();
+            ctx.error_help(
+                "X5",
+                *span,
+                "runner",
+                format!("runner '{runner}' is not a label in {rpath}"),
+                format!(
+                    "use a label defined under 'labels:' (e.g. {}) or add it there",
+                    close.join(", ")
+                ),
+            );
+        }
+        for (_, _, r) in &res.refs {
+            let before = ctx.diags.len();
+            recipes::check_ref(&mut ctx, &loaded.project_root, r, &mut cache);
+            ok &= ctx.diags.len() == before;
+        }
+        if ok && let Some(t) = res.typed {
+            typed.push(t);
+        }
+    }
+    Checked {
+        diagnostics: diags,
+        entries: typed,
+        runners: inventory,
+    }
+}
+
+#[cfg(test)]
+mod tests;

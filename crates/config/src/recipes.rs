@@ -1,0 +1,125 @@
+//! SR3/SR4: recipe references checked against disk ([Oct-newest]). Each recipe file is read and
+//! parsed at most once per check run.
+
+use crate::entry::split_zip;
+use crate::model::RecipeRef;
+use crate::schema::Ctx;
+use infx_yaml::{Document, Node, Value};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Default)]
+pub(crate) struct RecipeCache {
+    files: HashMap<PathBuf, Result<Document, String>>,
+}
+
+/// Checks one reference. `resolved` in `r` is the project-relative path.
+pub(crate) fn check_ref(
+    ctx: &mut Ctx,
+    project_root: &Path,
+    r: &RecipeRef,
+    cache: &mut RecipeCache,
+) {
+    let Some(rel) = r.resolved.as_deref() else {
+        return;
+    };
+    let full = project_root.join(rel);
+    // SR3: a symlink may still lead outside the project.
+    if let (Ok(canon), Ok(root)) = (full.canonicalize(), project_root.canonicalize())
+        && !canon.starts_with(&root)
+    {
+        ctx.error_help(
+            "SR3",
+            r.span,
+            "",
+            format!(
+                "{} resolves outside the project root (to {})",
+                rel,
+                canon.display()
+            ),
+            "keep recipes inside the repository; do not link them from elsewhere",
+        );
+        return;
+    }
+    if !full.is_file() {
+        ctx.error_help(
+            "SR4",
+            r.span,
+            "",
+            format!("{rel} does not exist"),
+            "check srt-recipe-dir and the file name, or add the recipe",
+        );
+        return;
+    }
+    let Some(sel) = r.selector.as_deref() else {
+        return;
+    };
+    let doc = cache
+        .files
+        .entry(full.clone())
+        .or_insert_with(|| infx_yaml::load_file(&full).map_err(|d| d.to_string()));
+    let doc = match doc {
+        Ok(d) => d,
+        Err(e) => {
+            let msg = format!("{rel} cannot be parsed, so selector '{sel}' cannot be checked");
+            let d = ctx.error("SR4", r.span, "", msg);
+            d.notes.push(e.clone());
+            return;
+        }
+    };
+    let root = &doc.root;
+    if !root.as_map().is_some_and(|m| m.contains_key("base")) {
+        ctx.error_help(
+            "SR4",
+            r.span,
+            "",
+            format!("{rel}: only an override bundle with a base takes a selector (':{sel}')"),
+            "drop the selector for a plain recipe",
+        );
+        return;
+    }
+    if sel == "base" {
+        return;
+    }
+    let found = if let Some(rest) = sel.strip_prefix("zip_override_") {
+        split_zip(rest).is_some_and(|(name, i)| {
+            root.get(&format!("zip_override_{name}"))
+                .is_some_and(|b| i < longest_list(b))
+        })
+    } else {
+        root.get(sel).is_some()
+    };
+    if !found {
+        let mut variants: Vec<&str> = root
+            .as_map()
+            .map(|m| {
+                m.keys()
+                    .filter(|k| k.starts_with("override_") || k.starts_with("zip_override_"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        variants.sort_unstable();
+        ctx.error_help(
+            "SR4",
+            r.span,
+            "",
+            format!("{rel} has no variant {sel}"),
+            format!("use one of: base, {}", variants.join(", ")),
+        );
+    }
+}
+
+/// Zip length: the longest list found recursively in the block.
+fn longest_list(n: &Node) -> usize {
+    match &n.value {
+        Value::Seq(items) => items
+            .len()
+            .max(items.iter().map(longest_list).max().unwrap_or(0)),
+        Value::Map(m) => m
+            .iter_nodes()
+            .map(|(_, v)| longest_list(v))
+            .max()
+            .unwrap_or(0),
+        _ => 0,
+    }
+}
