@@ -1,0 +1,691 @@
+//! Loading the change set from git (the only I/O in this crate): the base, the changed paths
+//! with renames, and the old/new texts the whitespace check needs.
+
+use crate::ws::{self, WsAttr, WsRule};
+use git2::{
+    AttrCheckFlags, AttrValue, Delta, DiffFindOptions, DiffOptions, ErrorCode, Oid, Repository,
+};
+use infx_report::Diagnostic;
+use std::collections::HashSet;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The upstream branches tried, in order, when no base is given.
+pub const DEFAULT_UPSTREAMS: [&str; 3] = ["origin/main", "upstream/main", "main"];
+
+/// Git's well-known empty tree: usable as a base ("everything is new").
+pub const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+/// Git's default `core.bigFileThreshold` (files above it are treated as binary).
+const BIG_FILE_THRESHOLD: u64 = 512 * 1024 * 1024;
+
+/// What to compare.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangeOptions {
+    /// Base revision. `None`: the merge-base of HEAD with the first of `upstreams` that exists.
+    /// `REV...` means the merge-base of HEAD with REV; [`EMPTY_TREE`] means "no base".
+    pub base: Option<String>,
+    /// Upstream candidates for the default base, in order.
+    pub upstreams: Vec<String>,
+    /// The new side: the working tree (default) or a revision.
+    pub target: Target,
+    /// Count untracked, not ignored files as added (working-tree target only).
+    pub untracked: bool,
+}
+
+impl Default for ChangeOptions {
+    fn default() -> Self {
+        ChangeOptions {
+            base: None,
+            upstreams: DEFAULT_UPSTREAMS.iter().map(|s| s.to_string()).collect(),
+            target: Target::WorkTree,
+            untracked: true,
+        }
+    }
+}
+
+impl ChangeOptions {
+    /// Exactly what `git diff --check [<base>]` looks at: tracked files, base → working tree.
+    pub fn git_diff_check(base: Option<&str>) -> Self {
+        ChangeOptions {
+            base: base.map(str::to_string),
+            untracked: false,
+            ..Self::default()
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// Committed history up to HEAD plus staged and unstaged changes (the usual case).
+    WorkTree,
+    /// A revision (e.g. a commit found by [`last_commit_touching`]).
+    Rev(String),
+}
+
+/// How the base was chosen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BaseSource {
+    /// Given explicitly.
+    Explicit,
+    /// Merge-base of HEAD with this upstream branch.
+    MergeBase { upstream: String },
+    /// HEAD has no commit yet: everything is new.
+    UnbornHead,
+}
+
+/// The resolved base of a change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Base {
+    /// The commit id (hex); `None` for the empty tree.
+    pub commit: Option<String>,
+    pub source: BaseSource,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Status {
+    Added,
+    Modified,
+    Deleted,
+    Renamed,
+    Copied,
+    /// File ↔ symlink (or similar) change.
+    TypeChanged,
+    /// Not tracked and not ignored (only with `untracked: true`).
+    Untracked,
+    /// Unmerged in the index (a merge or rebase in progress).
+    Conflicted,
+}
+
+/// One changed path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangedFile {
+    pub status: Status,
+    /// Path relative to the repository root: the new path (the old one for deletions).
+    pub path: PathBuf,
+    /// The path before a rename or copy.
+    pub old_path: Option<PathBuf>,
+}
+
+/// Every changed path between the base and the target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangeSet {
+    /// The repository's working directory (or git dir for a bare repository).
+    pub root: PathBuf,
+    pub base: Base,
+    /// HEAD's commit id, `None` on an unborn branch.
+    pub head: Option<String>,
+    pub files: Vec<ChangedFile>,
+}
+
+impl ChangeSet {
+    /// "No change": e.g. a fresh clone of main with a clean working tree. Callers then fall
+    /// back to [`last_commit_touching`].
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+    pub fn contains(&self, path: &Path) -> bool {
+        self.files.iter().any(|f| f.path == path)
+    }
+}
+
+/// Old and new text of one changed text file, with the rules git applies to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileText {
+    /// New path, relative to the repository root.
+    pub path: PathBuf,
+    pub old: Vec<u8>,
+    pub new: Vec<u8>,
+    pub rule: WsRule,
+    pub marker_size: usize,
+}
+
+/// A change set with the texts to check (binary files, deletions and submodules left out).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub set: ChangeSet,
+    pub texts: Vec<FileText>,
+    /// Changed files skipped as binary (git's rules: `diff` attribute, NUL in the first 8000 bytes).
+    pub binary: Vec<PathBuf>,
+}
+
+fn git_err(e: &git2::Error) -> Diagnostic {
+    Diagnostic::error("diff/git", format!("git: {}", e.message()))
+}
+
+fn open(repo: &Path) -> Result<Repository, Diagnostic> {
+    Repository::discover(repo).map_err(|e| {
+        Diagnostic::error(
+            "diff/not-a-repo",
+            format!("{} is not inside a git repository", repo.display()),
+        )
+        .with_help("run it inside a clone, or pass --repo <dir of a clone>")
+        .with_note(e.message().to_string())
+    })
+}
+
+fn shallow_help(what: &str) -> Diagnostic {
+    Diagnostic::error(
+        "diff/shallow",
+        format!("this is a shallow clone and {what} is not in its history"),
+    )
+    .with_help("fetch the missing history: `git fetch --unshallow` (or `git fetch --deepen=200 origin` for less)")
+}
+
+struct Resolved<'r> {
+    base: Base,
+    tree: Option<git2::Tree<'r>>,
+    head: Option<git2::Commit<'r>>,
+}
+
+fn head_commit(repo: &Repository) -> Result<Option<git2::Commit<'_>>, Diagnostic> {
+    match repo.head() {
+        Ok(r) => r.peel_to_commit().map(Some).map_err(|e| git_err(&e)),
+        Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => Ok(None),
+        Err(e) => Err(git_err(&e)),
+    }
+}
+
+fn find_rev<'r>(repo: &'r Repository, spec: &str) -> Result<git2::Object<'r>, Diagnostic> {
+    repo.revparse_single(spec).map_err(|e| {
+        if repo.is_shallow() && e.code() == ErrorCode::NotFound {
+            shallow_help(&format!("base `{spec}`"))
+        } else {
+            Diagnostic::error("diff/base-not-found", format!("base revision `{spec}` not found"))
+                .with_help("pass an existing branch, tag or commit with --base (e.g. --base origin/main); `git fetch` if it is a remote branch")
+                .with_note(e.message().to_string())
+        }
+    })
+}
+
+fn merge_base<'r>(
+    repo: &'r Repository,
+    head: &git2::Commit<'r>,
+    other: &git2::Commit<'r>,
+    name: &str,
+) -> Result<git2::Commit<'r>, Diagnostic> {
+    match repo.merge_base(head.id(), other.id()) {
+        Ok(oid) => repo.find_commit(oid).map_err(|e| git_err(&e)),
+        Err(e) if e.code() == ErrorCode::NotFound => {
+            if repo.is_shallow() {
+                Err(shallow_help(&format!(
+                    "the merge-base of HEAD and `{name}`"
+                )))
+            } else {
+                Err(Diagnostic::error(
+                    "diff/no-merge-base",
+                    format!("HEAD and `{name}` have no common ancestor"),
+                )
+                .with_help("pass the base explicitly with --base <rev>"))
+            }
+        }
+        Err(e) => Err(git_err(&e)),
+    }
+}
+
+fn resolve<'r>(repo: &'r Repository, opts: &ChangeOptions) -> Result<Resolved<'r>, Diagnostic> {
+    let head = head_commit(repo)?;
+    let commit_base =
+        |c: git2::Commit<'r>, source: BaseSource| -> Result<Resolved<'r>, Diagnostic> {
+            let tree = c.tree().map_err(|e| git_err(&e))?;
+            Ok(Resolved {
+                base: Base {
+                    commit: Some(c.id().to_string()),
+                    source,
+                },
+                tree: Some(tree),
+                head: None,
+            })
+        };
+    let mut r = match &opts.base {
+        Some(spec) if spec == EMPTY_TREE => Resolved {
+            base: Base {
+                commit: None,
+                source: BaseSource::Explicit,
+            },
+            tree: None,
+            head: None,
+        },
+        Some(spec) => {
+            let (name, want_merge_base) = match spec.strip_suffix("...") {
+                Some(s) => (s, true),
+                None => (spec.as_str(), false),
+            };
+            let obj = find_rev(repo, name)?;
+            match obj.peel_to_commit() {
+                Ok(c) if want_merge_base => {
+                    let h = head.as_ref().ok_or_else(|| {
+                        Diagnostic::error(
+                            "diff/base-not-found",
+                            "HEAD has no commit, so it has no merge-base",
+                        )
+                        .with_help("commit first, or pass a plain --base <rev>")
+                    })?;
+                    commit_base(merge_base(repo, h, &c, name)?, BaseSource::Explicit)?
+                }
+                Ok(c) => commit_base(c, BaseSource::Explicit)?,
+                // A tree-ish that is not a commit (e.g. a tree id) is a valid diff base too.
+                Err(_) => {
+                    let tree = obj.peel_to_tree().map_err(|_| {
+                        Diagnostic::error(
+                            "diff/base-not-found",
+                            format!("`{name}` is not a commit or tree"),
+                        )
+                        .with_help("pass a branch, tag or commit with --base")
+                    })?;
+                    Resolved {
+                        base: Base {
+                            commit: None,
+                            source: BaseSource::Explicit,
+                        },
+                        tree: Some(tree),
+                        head: None,
+                    }
+                }
+            }
+        }
+        None => match &head {
+            None => Resolved {
+                base: Base {
+                    commit: None,
+                    source: BaseSource::UnbornHead,
+                },
+                tree: None,
+                head: None,
+            },
+            Some(h) => {
+                let found = opts.upstreams.iter().find_map(|u| {
+                    repo.revparse_single(u)
+                        .ok()
+                        .and_then(|o| o.peel_to_commit().ok())
+                        .map(|c| (u, c))
+                });
+                let Some((upstream, c)) = found else {
+                    return Err(Diagnostic::error(
+                        "diff/base-not-found",
+                        format!(
+                            "none of the upstream branches {} exists",
+                            opts.upstreams.join(", ")
+                        ),
+                    )
+                    .with_help("pass the base with --base <rev>, or `git fetch origin main`"));
+                };
+                let mb = merge_base(repo, h, &c, upstream)?;
+                commit_base(
+                    mb,
+                    BaseSource::MergeBase {
+                        upstream: upstream.clone(),
+                    },
+                )?
+            }
+        },
+    };
+    r.head = head;
+    Ok(r)
+}
+
+fn root_of(repo: &Repository) -> PathBuf {
+    repo.workdir().unwrap_or_else(|| repo.path()).to_path_buf()
+}
+
+fn status_of(d: Delta) -> Option<Status> {
+    Some(match d {
+        Delta::Added => Status::Added,
+        Delta::Modified => Status::Modified,
+        Delta::Deleted => Status::Deleted,
+        Delta::Renamed => Status::Renamed,
+        Delta::Copied => Status::Copied,
+        Delta::Typechange => Status::TypeChanged,
+        Delta::Untracked => Status::Untracked,
+        Delta::Conflicted => Status::Conflicted,
+        Delta::Unmodified | Delta::Ignored | Delta::Unreadable => return None,
+    })
+}
+
+/// Rename detection as `git diff` does it by default (`diff.renames`: true, false or copies).
+fn find_options(repo: &Repository, untracked: bool) -> Option<DiffFindOptions> {
+    let cfg = repo.config().ok()?.snapshot().ok()?;
+    let (renames, copies) = match cfg.get_bool("diff.renames") {
+        Ok(false) => return None,
+        Ok(true) => (true, false),
+        Err(_) => match cfg.get_string("diff.renames").ok().as_deref() {
+            Some("copies" | "copy") => (true, true),
+            _ => (true, false),
+        },
+    };
+    let mut f = DiffFindOptions::new();
+    f.renames(renames).copies(copies).for_untracked(untracked);
+    Some(f)
+}
+
+// Enough context that one hunk spans the whole file, so the patch carries both full texts
+// (after git's clean filters, e.g. CRLF conversion, which only libgit2's workdir diff applies).
+const WHOLE_FILE_CONTEXT: u32 = 1 << 30;
+
+fn build_diff<'r>(
+    repo: &'r Repository,
+    resolved: &Resolved<'r>,
+    opts: &ChangeOptions,
+    whole_files: bool,
+) -> Result<git2::Diff<'r>, Diagnostic> {
+    let mut o = DiffOptions::new();
+    o.include_typechange(true).ignore_submodules(false);
+    if whole_files {
+        o.force_text(true)
+            .context_lines(WHOLE_FILE_CONTEXT)
+            .interhunk_lines(0);
+    }
+    let untracked = opts.untracked && opts.target == Target::WorkTree;
+    let mut diff = match &opts.target {
+        Target::WorkTree => {
+            if repo.is_bare() {
+                return Err(Diagnostic::error(
+                    "diff/bare-repo",
+                    "a bare repository has no working tree to check",
+                )
+                .with_help(
+                    "pass a revision to compare instead, or run in a clone with a working tree",
+                ));
+            }
+            o.include_untracked(untracked)
+                .recurse_untracked_dirs(untracked)
+                .show_untracked_content(untracked);
+            repo.diff_tree_to_workdir_with_index(resolved.tree.as_ref(), Some(&mut o))
+        }
+        Target::Rev(spec) => {
+            let tree = find_rev(repo, spec)?
+                .peel_to_tree()
+                .map_err(|e| git_err(&e))?;
+            repo.diff_tree_to_tree(resolved.tree.as_ref(), Some(&tree), Some(&mut o))
+        }
+    }
+    .map_err(|e| git_err(&e))?;
+    if let Some(mut f) = find_options(repo, untracked) {
+        diff.find_similar(Some(&mut f)).map_err(|e| git_err(&e))?;
+    }
+    Ok(diff)
+}
+
+fn changed_file(delta: &git2::DiffDelta<'_>) -> Option<ChangedFile> {
+    let status = status_of(delta.status())?;
+    let new = delta.new_file().path().map(Path::to_path_buf);
+    let old = delta.old_file().path().map(Path::to_path_buf);
+    let path = match status {
+        Status::Deleted => old.clone().or(new)?,
+        _ => new.or_else(|| old.clone())?,
+    };
+    let old_path = match status {
+        Status::Renamed | Status::Copied => old.filter(|o| *o != path),
+        _ => None,
+    };
+    Some(ChangedFile {
+        status,
+        path,
+        old_path,
+    })
+}
+
+/// Changed paths between the base and the target (for the working tree: committed since the
+/// base, staged, unstaged and — with `untracked` — untracked files), renames followed.
+pub fn changed_files(repo: &Path, opts: &ChangeOptions) -> Result<ChangeSet, Diagnostic> {
+    let repo = open(repo)?;
+    let resolved = resolve(&repo, opts)?;
+    let diff = build_diff(&repo, &resolved, opts, false)?;
+    let files = diff.deltas().filter_map(|d| changed_file(&d)).collect();
+    Ok(ChangeSet {
+        root: root_of(&repo),
+        base: resolved.base,
+        head: resolved.head.as_ref().map(|c| c.id().to_string()),
+        files,
+    })
+}
+
+/// Per-path git settings the whitespace check needs.
+struct Settings {
+    config_rule: WsRule,
+    big_file: u64,
+}
+
+impl Settings {
+    fn load(repo: &Repository) -> Result<Settings, Diagnostic> {
+        let cfg = repo
+            .config()
+            .and_then(|mut c| c.snapshot())
+            .map_err(|e| git_err(&e))?;
+        let config_rule = match cfg.get_string("core.whitespace") {
+            Ok(v) => WsRule::parse(&v).map_err(|m| {
+                Diagnostic::error("diff/whitespace-rule", format!("core.whitespace: {m}"))
+                    .with_help("drop one of them: `git config core.whitespace <rules>`")
+            })?,
+            Err(_) => WsRule::default(),
+        };
+        let big_file = cfg
+            .get_i64("core.bigFileThreshold")
+            .ok()
+            .and_then(|v| u64::try_from(v).ok())
+            .unwrap_or(BIG_FILE_THRESHOLD);
+        Ok(Settings {
+            config_rule,
+            big_file,
+        })
+    }
+
+    fn attr<'a>(repo: &'a Repository, path: &Path, name: &str) -> AttrValue<'a> {
+        AttrValue::from_string(
+            repo.get_attr(path, name, AttrCheckFlags::FILE_THEN_INDEX)
+                .ok()
+                .flatten(),
+        )
+    }
+
+    fn rule(&self, repo: &Repository, path: &Path) -> Result<WsRule, Diagnostic> {
+        let attr = match Self::attr(repo, path, "whitespace") {
+            AttrValue::True => WsAttr::Set,
+            AttrValue::False => WsAttr::Unset,
+            AttrValue::String(s) => WsAttr::Value(s.to_string()),
+            AttrValue::Bytes(b) => WsAttr::Value(String::from_utf8_lossy(b).into_owned()),
+            AttrValue::Unspecified => WsAttr::Unspecified,
+        };
+        WsRule::for_attr(self.config_rule, &attr).map_err(|m| {
+            Diagnostic::error("diff/whitespace-rule", format!("whitespace attribute: {m}"))
+                .with_path(path)
+                .with_help("fix the `whitespace=` attribute in .gitattributes")
+        })
+    }
+
+    fn marker_size(repo: &Repository, path: &Path) -> usize {
+        match Self::attr(repo, path, "conflict-marker-size") {
+            AttrValue::String(s) => ws::marker_size(Some(s)),
+            _ => ws::marker_size(None),
+        }
+    }
+
+    /// The `diff` attribute's verdict: `Some(true)` binary, `Some(false)` text, `None` sniff.
+    fn diff_attr_binary(repo: &Repository, path: &Path) -> Option<bool> {
+        match Self::attr(repo, path, "diff") {
+            AttrValue::True => Some(false),
+            AttrValue::False => Some(true),
+            AttrValue::String(driver) => {
+                let cfg = repo.config().ok()?;
+                cfg.get_bool(&format!("diff.{driver}.binary")).ok()
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The first bytes (and size) of the working-tree version of `path`, for the binary test.
+fn worktree_head(root: &Path, path: &Path) -> (Vec<u8>, u64) {
+    let full = root.join(path);
+    if let Ok(meta) = std::fs::symlink_metadata(&full) {
+        if meta.file_type().is_symlink() {
+            let target = std::fs::read_link(&full)
+                .map(|t| t.into_os_string().into_encoded_bytes())
+                .unwrap_or_default();
+            let len = target.len() as u64;
+            return (target, len);
+        }
+        let mut head = Vec::new();
+        if let Ok(f) = std::fs::File::open(&full) {
+            let _ = f.take(8000).read_to_end(&mut head);
+        }
+        return (head, meta.len());
+    }
+    (Vec::new(), 0)
+}
+
+fn blob_bytes(repo: &Repository, id: Oid) -> Result<Vec<u8>, Diagnostic> {
+    if id.is_zero() {
+        return Ok(Vec::new());
+    }
+    repo.find_blob(id)
+        .map(|b| b.content().to_vec())
+        .map_err(|e| git_err(&e))
+}
+
+/// Both full texts of delta `idx` from a whole-file patch.
+fn texts_from_patch(diff: &git2::Diff<'_>, idx: usize) -> Result<(Vec<u8>, Vec<u8>), Diagnostic> {
+    let mut old = Vec::new();
+    let mut new = Vec::new();
+    let Some(patch) = git2::Patch::from_diff(diff, idx).map_err(|e| git_err(&e))? else {
+        return Ok((old, new));
+    };
+    for h in 0..patch.num_hunks() {
+        let n = patch.num_lines_in_hunk(h).map_err(|e| git_err(&e))?;
+        for l in 0..n {
+            let line = patch.line_in_hunk(h, l).map_err(|e| git_err(&e))?;
+            match line.origin() {
+                ' ' => {
+                    old.extend_from_slice(line.content());
+                    new.extend_from_slice(line.content());
+                }
+                '-' => old.extend_from_slice(line.content()),
+                '+' => new.extend_from_slice(line.content()),
+                // '=', '>', '<': the "no newline at end of file" markers, not content.
+                _ => {}
+            }
+        }
+    }
+    Ok((old, new))
+}
+
+/// Loads the change set and the old/new texts of every changed text file, with the whitespace
+/// rule and conflict-marker size git would use for each (`core.whitespace`, `.gitattributes`).
+pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnostic> {
+    let repo = open(repo)?;
+    let settings = Settings::load(&repo)?;
+    let resolved = resolve(&repo, opts)?;
+    let diff = build_diff(&repo, &resolved, opts, true)?;
+    let root = root_of(&repo);
+    let mut files = Vec::new();
+    let mut texts = Vec::new();
+    let mut binary = Vec::new();
+    for (idx, delta) in diff.deltas().enumerate() {
+        let Some(file) = changed_file(&delta) else {
+            continue;
+        };
+        let new_mode = delta.new_file().mode();
+        let skip = matches!(file.status, Status::Deleted | Status::Conflicted)
+            || new_mode == git2::FileMode::Commit;
+        let path = file.path.clone();
+        files.push(file);
+        if skip {
+            continue;
+        }
+        let is_binary = match Settings::diff_attr_binary(&repo, &path) {
+            Some(b) => b,
+            None => {
+                let (head, size) = match &opts.target {
+                    Target::WorkTree => worktree_head(&root, &path),
+                    Target::Rev(_) => {
+                        let b = blob_bytes(&repo, delta.new_file().id())?;
+                        let size = b.len() as u64;
+                        (b, size)
+                    }
+                };
+                size > settings.big_file || ws::looks_binary(&head)
+            }
+        };
+        if is_binary {
+            binary.push(path);
+            continue;
+        }
+        let (old, new) = match &opts.target {
+            Target::WorkTree => texts_from_patch(&diff, idx)?,
+            Target::Rev(_) => (
+                blob_bytes(&repo, delta.old_file().id())?,
+                blob_bytes(&repo, delta.new_file().id())?,
+            ),
+        };
+        let rule = settings.rule(&repo, &path)?;
+        let marker_size = Settings::marker_size(&repo, &path);
+        texts.push(FileText {
+            path,
+            old,
+            new,
+            rule,
+            marker_size,
+        });
+    }
+    Ok(Change {
+        set: ChangeSet {
+            root,
+            base: resolved.base,
+            head: resolved.head.as_ref().map(|c| c.id().to_string()),
+            files,
+        },
+        texts,
+        binary,
+    })
+}
+
+fn shallow_boundary(repo: &Repository) -> HashSet<Oid> {
+    std::fs::read_to_string(repo.path().join("shallow"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| Oid::from_str(l.trim()).ok())
+        .collect()
+}
+
+fn entry_at(commit: &git2::Commit<'_>, path: &Path) -> Option<(Oid, i32)> {
+    let tree = commit.tree().ok()?;
+    let e = tree.get_path(path).ok()?;
+    Some((e.id(), e.filemode()))
+}
+
+/// The last commit reachable from HEAD that changed `path` (relative to the repository root),
+/// as `(parent, commit)` hex ids — what `git log -1 -- <path>` shows, with its default history
+/// simplification (a merge that kept one parent's version is passed through to that parent).
+/// For a root commit the parent is [`EMPTY_TREE`]. `Ok(None)` when no commit touched it.
+pub fn last_commit_touching(
+    repo: &Path,
+    path: &Path,
+) -> Result<Option<(String, String)>, Diagnostic> {
+    let repo = open(repo)?;
+    let Some(mut cur) = head_commit(&repo)? else {
+        return Ok(None);
+    };
+    let boundary = shallow_boundary(&repo);
+    loop {
+        let here = entry_at(&cur, path);
+        let parents: Vec<git2::Commit<'_>> = cur.parents().collect();
+        if parents.is_empty() {
+            if here.is_none() {
+                return Ok(None);
+            }
+            if boundary.contains(&cur.id()) {
+                return Err(shallow_help(&format!(
+                    "the commit that last changed {}",
+                    path.display()
+                )));
+            }
+            return Ok(Some((EMPTY_TREE.to_string(), cur.id().to_string())));
+        }
+        // Follow the first parent that has the same version (git's TREESAME simplification).
+        if let Some(same) = parents.iter().find(|p| entry_at(p, path) == here) {
+            cur = same.clone();
+            continue;
+        }
+        return Ok(Some((parents[0].id().to_string(), cur.id().to_string())));
+    }
+}

@@ -1,0 +1,228 @@
+//! The whitespace check: a pure function of the loaded texts (no repository access).
+
+use crate::change::{Change, FileText};
+use crate::ws::{self, WsKind};
+use infx_report::{Diagnostic, Pos, Span};
+use std::path::PathBuf;
+
+/// One whitespace error, located the way `git diff --check` locates it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Finding {
+    pub path: PathBuf,
+    /// 1-based line in the new text (for `blank-at-eof`: the line git reports).
+    pub line: usize,
+    pub kind: WsKind,
+    /// Byte offset of the line's start in the new text, and of the offending whitespace in it.
+    pub line_start: usize,
+    pub byte_in_line: usize,
+    /// Byte length of the offending run (at least 1 where there is one).
+    pub len: usize,
+}
+
+/// Byte offsets where each line of `text` starts.
+fn line_starts(text: &[u8]) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(
+            text.iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .map(|(i, _)| i + 1),
+        )
+        .collect()
+}
+
+/// Findings for one file: the added lines (as libgit2's xdiff — the same algorithm git uses
+/// for `--check`, with no indent heuristic — classifies them) plus `blank-at-eof`.
+pub fn file_findings(file: &FileText) -> Result<Vec<Finding>, Diagnostic> {
+    let mut out = Vec::new();
+    let mut opts = git2::DiffOptions::new();
+    opts.force_text(true).context_lines(0).interhunk_lines(0);
+    let patch = git2::Patch::from_buffers(&file.old, None, &file.new, None, Some(&mut opts))
+        .map_err(|e| {
+            Diagnostic::error("diff/git", format!("git: {}", e.message())).with_path(&file.path)
+        })?;
+    let starts = line_starts(&file.new);
+    for h in 0..patch.num_hunks() {
+        let n = patch.num_lines_in_hunk(h).unwrap_or(0);
+        for l in 0..n {
+            let Ok(line) = patch.line_in_hunk(h, l) else {
+                continue;
+            };
+            if line.origin() != '+' {
+                continue;
+            }
+            let Some(lineno) = line.new_lineno().map(|n| n as usize) else {
+                continue;
+            };
+            let content = line.content();
+            let line_start = starts.get(lineno - 1).copied().unwrap_or(0);
+            let mut push = |kind, byte_in_line: usize, len: usize| {
+                out.push(Finding {
+                    path: file.path.clone(),
+                    line: lineno,
+                    kind,
+                    line_start,
+                    byte_in_line,
+                    len,
+                });
+            };
+            if ws::is_conflict_marker(content, file.marker_size) {
+                push(
+                    WsKind::ConflictMarker,
+                    0,
+                    file.marker_size.min(content.len()).max(1),
+                );
+            }
+            let body = content.strip_suffix(b"\n").unwrap_or(content);
+            for e in ws::check_line(content, file.rule) {
+                let len = match e.kind {
+                    WsKind::TrailingWhitespace => body.len().saturating_sub(e.byte),
+                    _ => body[e.byte..]
+                        .iter()
+                        .take_while(|b| matches!(b, b' ' | b'\t'))
+                        .count(),
+                };
+                push(e.kind, e.byte, len.max(1));
+            }
+        }
+    }
+    if file.rule.blank_at_eof()
+        && let Some(line) = ws::blank_at_eof(&file.old, &file.new)
+    {
+        let line_start = starts.get(line - 1).copied().unwrap_or(0);
+        out.push(Finding {
+            path: file.path.clone(),
+            line,
+            kind: WsKind::BlankAtEof,
+            line_start,
+            byte_in_line: 0,
+            len: 0,
+        });
+    }
+    Ok(out)
+}
+
+fn help(kind: WsKind, file: &FileText) -> String {
+    match kind {
+        WsKind::TrailingWhitespace => "delete the whitespace at the end of the line".into(),
+        WsKind::SpaceBeforeTab => "remove the spaces before the tab in the indent".into(),
+        WsKind::IndentWithNonTab => format!(
+            "indent with tabs: this file's whitespace rule has indent-with-non-tab (tabwidth={})",
+            file.rule.tab_width()
+        ),
+        WsKind::TabInIndent => {
+            "indent with spaces: this file's whitespace rule has tab-in-indent".into()
+        }
+        WsKind::BlankAtEof => "delete the blank lines at the end of the file".into(),
+        WsKind::ConflictMarker => {
+            "finish resolving the merge conflict and delete the marker line".into()
+        }
+    }
+}
+
+fn pos(text: &[u8], line: usize, line_start: usize, byte_in_line: usize) -> Pos {
+    let offset = (line_start + byte_in_line).min(text.len());
+    let prefix = text.get(line_start.min(offset)..offset).unwrap_or_default();
+    let col = String::from_utf8_lossy(prefix).chars().count() + 1;
+    Pos { offset, line, col }
+}
+
+/// A finding as a diagnostic `diff/<kind>` at file:line:col (col of the offending whitespace).
+pub fn to_diagnostic(f: &Finding, file: &FileText) -> Diagnostic {
+    let start = pos(&file.new, f.line, f.line_start, f.byte_in_line);
+    let end = pos(&file.new, f.line, f.line_start, f.byte_in_line + f.len);
+    let message = match f.kind {
+        WsKind::BlankAtEof => {
+            "new blank line at EOF: the change adds blank lines at the end of the file".into()
+        }
+        k => format!("{k} (as `git diff --check` reports it)"),
+    };
+    Diagnostic::error(f.kind.code(), message)
+        .at(&f.path, Span { start, end })
+        .with_help(help(f.kind, file))
+}
+
+/// Every whitespace error of the change, as `git diff --check` would report it, in file then
+/// line order. Pure: works on texts already loaded by [`crate::load_change`].
+pub fn whitespace_errors(change: &Change) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for file in &change.texts {
+        match file_findings(file) {
+            Ok(fs) => out.extend(fs.iter().map(|f| to_diagnostic(f, file))),
+            Err(d) => out.push(d),
+        }
+    }
+    infx_report::sort_for_report(&mut out);
+    out
+}
+
+/// All findings of the change (the parity tests compare these with git's output).
+pub fn findings(change: &Change) -> Result<Vec<Finding>, Diagnostic> {
+    let mut out = Vec::new();
+    for file in &change.texts {
+        out.extend(file_findings(file)?);
+    }
+    out.sort();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ws::WsRule;
+
+    fn file(old: &str, new: &str) -> FileText {
+        FileText {
+            path: "a.yaml".into(),
+            old: old.as_bytes().to_vec(),
+            new: new.as_bytes().to_vec(),
+            rule: WsRule::default(),
+            marker_size: 7,
+        }
+    }
+
+    #[test]
+    fn only_added_lines_are_checked() {
+        let f = file("keep \nx\n", "keep \nx\ny  \n");
+        let got: Vec<_> = file_findings(&f)
+            .unwrap()
+            .into_iter()
+            .map(|f| (f.line, f.kind))
+            .collect();
+        assert_eq!(got, [(3, WsKind::TrailingWhitespace)]);
+    }
+
+    #[test]
+    fn diagnostic_points_at_the_whitespace() {
+        let f = file("", "a: ü  \n");
+        let d = whitespace_errors(&Change {
+            set: crate::ChangeSet {
+                root: ".".into(),
+                base: crate::Base {
+                    commit: None,
+                    source: crate::BaseSource::Explicit,
+                },
+                head: None,
+                files: vec![],
+            },
+            texts: vec![f],
+            binary: vec![],
+        });
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].code, "diff/trailing-whitespace");
+        assert_eq!(d[0].location(), "a.yaml:1:5");
+        let span = d[0].span.unwrap();
+        assert_eq!((span.end.col, span.end.offset), (7, 7));
+    }
+
+    #[test]
+    fn conflict_marker_and_blank_eof() {
+        let f = file("a\n", "a\n<<<<<<< HEAD\n\n");
+        let got: Vec<_> = file_findings(&f)
+            .unwrap()
+            .into_iter()
+            .map(|f| (f.line, f.kind))
+            .collect();
+        assert_eq!(got, [(2, WsKind::ConflictMarker), (3, WsKind::BlankAtEof)]);
+    }
+}
