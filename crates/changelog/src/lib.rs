@@ -1,1 +1,217 @@
-//! infx-changelog
+//! infx-changelog: `perf-changelog.yaml` entries, the append-only rules against git history
+//! (gate mode = upstream CI, strict mode = upstream merge tooling), config-key resolution
+//! against the master configs of the same revision, the sweep plan, and the merge driver.
+//!
+//! Everything here is pure: callers load bytes (see `infx-git`) and get [`Diagnostic`]s.
+
+pub mod entry;
+pub mod gate;
+pub mod keys;
+pub mod merge;
+pub mod plan;
+pub mod strict;
+mod text;
+
+pub use entry::{Dialect, Entry, EntryError, ScenarioType, validate_entry};
+pub use gate::{Added, GateError, GateStage, Modifiers, gate};
+pub use keys::{KeyError, MasterKeys, resolve_keys};
+pub use merge::{Keep, MergeOutcome, merge};
+pub use strict::{Comparison, LinkMode, StrictError, StrictStage, parse_changelog, strict_check};
+
+use infx_report::{Diagnostic, Span};
+use std::path::Path;
+
+/// Default changelog path (repository-relative; layout probing adds `inferencex-e2e/`).
+pub const CHANGELOG_PATH: &str = "perf-changelog.yaml";
+/// Master configs in upstream's merge order (AMD first).
+pub const MASTER_CONFIGS: [&str; 2] = ["configs/amd-master.yaml", "configs/nvidia-master.yaml"];
+
+/// Which append-only rule set to apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Upstream merge-time rules (byte prefix, separators, pr-link rules). The default.
+    #[default]
+    Strict,
+    /// Upstream CI gate (no deleted non-blank line; added lines form valid entries).
+    Gate,
+    /// Both.
+    Both,
+}
+
+/// Options of [`check_change`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CheckOptions {
+    pub mode: Mode,
+    pub links: Option<LinkMode>,
+    pub dialect: Dialect,
+    pub modifiers: Modifiers,
+}
+
+/// Checks a change of the changelog: `base` = the file at the base (`None` if absent), `head` =
+/// the new bytes, `path` = the path to report, `master` = the master-config keys of the head
+/// revision (`None` skips key resolution, e.g. when the masters failed to load: report that
+/// separately). Returns diagnostics in file order; empty = the change is fine.
+pub fn check_change(
+    base: Option<&[u8]>,
+    head: &[u8],
+    path: &Path,
+    master: Option<&MasterKeys>,
+    opts: &CheckOptions,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let links = opts.links.unwrap_or(LinkMode::Local);
+    let mut added: Vec<Entry> = Vec::new();
+    if matches!(opts.mode, Mode::Strict | Mode::Both) {
+        match base {
+            None => match parse_changelog(head, "perf-changelog.yaml", opts.dialect) {
+                // A new file: every entry is an addition.
+                Ok(p) => added.extend(entries_of(&p, head, opts.dialect)),
+                Err(e) => out.push(strict_diag(path, &e)),
+            },
+            Some(b) => match strict_check(Some(b), head, links, opts.dialect) {
+                Ok(c) => {
+                    if let Ok(p) = parse_changelog(head, "perf-changelog.yaml", opts.dialect) {
+                        let n = p.entries.len();
+                        let all = entries_of(&p, head, opts.dialect);
+                        added.extend(all.into_iter().skip(n - c.additions));
+                    }
+                }
+                Err((stage, e)) => {
+                    let mut d = strict_diag(path, &e);
+                    if stage == StrictStage::BaseParse {
+                        d = d.with_note("the base version of the file is already invalid; only the change can be judged by the gate (--changelog-mode gate)");
+                    }
+                    out.push(d);
+                }
+            },
+        }
+    }
+    if matches!(opts.mode, Mode::Gate | Mode::Both) {
+        match gate(
+            base,
+            head,
+            &path.display().to_string(),
+            opts.dialect,
+            opts.modifiers,
+        ) {
+            Ok(a) => {
+                if opts.mode == Mode::Gate {
+                    added = a.entries;
+                }
+            }
+            Err(e) => out.push(gate_diag(path, &e)),
+        }
+    } else if !added.is_empty()
+        && let Err(e) = gate::check_preconditions(&added, opts.modifiers)
+    {
+        out.push(gate_diag(path, &e));
+    }
+    if let Some(master) = master {
+        for e in &added {
+            if let Err(k) = resolve_keys(&e.config_keys, master) {
+                let mut d = Diagnostic::error(format!("changelog/{}", k.rule), k.message)
+                    .at(path, Span::line(e.span.start.line));
+                if let Some(h) = k.help {
+                    d = d.with_help(h);
+                }
+                out.push(d);
+            }
+        }
+    }
+    out
+}
+
+fn entries_of(p: &strict::Parsed, head: &[u8], dialect: Dialect) -> Vec<Entry> {
+    let text = std::str::from_utf8(head).ok();
+    p.entries
+        .iter()
+        .filter_map(|n| validate_entry(n, dialect, text).ok())
+        .collect()
+}
+
+/// A strict-mode failure as a diagnostic `changelog/<rule>` at its line.
+pub fn strict_diag(path: &Path, e: &StrictError) -> Diagnostic {
+    let mut d =
+        Diagnostic::error(format!("changelog/{}", e.rule), e.message.clone()).with_path(path);
+    if let Some(l) = e.line {
+        d = d.with_span(Span::line(l));
+    }
+    if let Some(h) = &e.help {
+        d = d.with_help(h.clone());
+    }
+    d
+}
+
+/// A gate failure as a diagnostic.
+pub fn gate_diag(path: &Path, e: &GateError) -> Diagnostic {
+    let code = e
+        .code
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("changelog/{}", e.stage.rule()));
+    let mut d = Diagnostic::error(code, e.message.clone()).with_path(path);
+    if let Some(l) = e.line {
+        d = d.with_span(Span::line(l));
+        if e.line_in_base {
+            d = d.with_note(format!("line {l} refers to the base version of the file"));
+        }
+    }
+    if let Some(h) = &e.help {
+        d = d.with_help(h.clone());
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const E1: &str = "- config-keys:\n    - a\n  description:\n    - one\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/1\n";
+    const E2: &str = "- config-keys:\n    - b-*\n  description:\n    - two\n  pr-link: XXX\n";
+
+    fn check(base: &str, head: &str, mode: Mode) -> Vec<Diagnostic> {
+        let m = MasterKeys::from_keys(["a", "b-1"].map(String::from));
+        let opts = CheckOptions {
+            mode,
+            ..CheckOptions::default()
+        };
+        check_change(
+            Some(base.as_bytes()),
+            head.as_bytes(),
+            Path::new("perf-changelog.yaml"),
+            Some(&m),
+            &opts,
+        )
+    }
+
+    #[test]
+    fn append_passes_and_history_edits_fail_with_line() {
+        assert!(check(E1, &format!("{E1}\n{E2}"), Mode::Both).is_empty());
+        let d = check(
+            E1,
+            &format!("{}\n{E2}", E1.replace("one", "uno")),
+            Mode::Strict,
+        );
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].code, "changelog/entry-changed");
+        assert_eq!(d[0].span.map(|s| s.start.line), Some(1));
+        let d = check(
+            E1,
+            &format!("{}\n{E2}", E1.replace("one", "uno")),
+            Mode::Gate,
+        );
+        assert_eq!(d[0].code, "changelog/deleted-line");
+        assert_eq!(d[0].span.map(|s| s.start.line), Some(4));
+    }
+
+    #[test]
+    fn unknown_key_in_new_entry() {
+        let d = check(
+            E1,
+            &format!("{E1}\n{}", E2.replace("b-*", "zzz")),
+            Mode::Strict,
+        );
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].code, "changelog/config-key");
+        assert_eq!(d[0].span.map(|s| s.start.line), Some(7));
+    }
+}

@@ -1,1 +1,528 @@
-//! infx-git
+//! infx-git: the git access infx needs, through libgit2 (no `git` subprocess, no network).
+//!
+//! Open a repository, resolve revisions and the base of a change (merge-base with the upstream
+//! branch by default), read a blob at a revision (layout-aware for the `inferencex-e2e/` move),
+//! walk the first-parent commits that touched a path, and diff two versions of one file into
+//! added and deleted lines using real diff line origins.
+//!
+//! Errors are [`GitError`]s (message + fix hint); they convert into a `Diagnostic` with code
+//! `git/<kind>` for reporting.
+
+use git2::{DiffOptions, ObjectType, Patch, Repository};
+use infx_report::Diagnostic;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+pub use git2::Oid;
+
+/// The directory the benchmark tree moved into (Oct layout); paths are probed there first.
+pub const NESTED_ROOT: &str = "inferencex-e2e";
+
+/// A git failure a user can act on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitError {
+    /// Stable kind, used as the diagnostic code `git/<kind>`.
+    pub kind: &'static str,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+impl GitError {
+    fn new(kind: &'static str, message: impl Into<String>) -> Self {
+        GitError {
+            kind,
+            message: message.into(),
+            help: None,
+        }
+    }
+    fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        let d = Diagnostic::error(format!("git/{}", self.kind), self.message.clone());
+        match &self.help {
+            Some(h) => d.with_help(h.clone()),
+            None => d,
+        }
+    }
+}
+
+impl fmt::Display for GitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        if let Some(h) = &self.help {
+            write!(f, " (help: {h})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for GitError {}
+
+impl From<GitError> for Diagnostic {
+    fn from(e: GitError) -> Self {
+        e.to_diagnostic()
+    }
+}
+
+/// A blob read at a revision.
+#[derive(Debug, Clone)]
+pub struct Blob {
+    pub id: Oid,
+    /// The repository path it was found at (after layout probing).
+    pub path: String,
+    pub data: Vec<u8>,
+}
+
+/// One commit of a path's history.
+#[derive(Debug, Clone)]
+pub struct CommitInfo {
+    pub id: Oid,
+    /// First parent; `None` for a root commit.
+    pub parent: Option<Oid>,
+    pub summary: String,
+}
+
+/// One line of a diff: its 1-based number in the file it belongs to (old file for deletions,
+/// new file for additions) and its content without the line terminator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffLine {
+    pub line: usize,
+    pub content: String,
+}
+
+/// Added and deleted lines of one file between two versions, in diff order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LineDiff {
+    pub added: Vec<DiffLine>,
+    pub deleted: Vec<DiffLine>,
+}
+
+/// An open repository.
+pub struct Repo {
+    inner: Repository,
+}
+
+impl fmt::Debug for Repo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Repo")
+            .field("path", &self.inner.path())
+            .finish()
+    }
+}
+
+fn ge(kind: &'static str, context: impl fmt::Display) -> impl FnOnce(git2::Error) -> GitError {
+    move |e| GitError::new(kind, format!("{context}: {}", e.message()))
+}
+
+impl Repo {
+    /// Opens the repository containing `path` (searching parent directories).
+    pub fn discover(path: &Path) -> Result<Repo, GitError> {
+        Repository::discover(path)
+            .map(|inner| Repo { inner })
+            .map_err(|e| {
+                GitError::new(
+                    "open",
+                    format!(
+                        "{} is not inside a git repository: {}",
+                        path.display(),
+                        e.message()
+                    ),
+                )
+                .help("run the command inside a clone of the repository, or pass --repo <dir>")
+            })
+    }
+
+    /// Opens exactly the repository at `path` (a work tree or a bare/`.git` directory).
+    pub fn open(path: &Path) -> Result<Repo, GitError> {
+        Repository::open(path)
+            .map(|inner| Repo { inner })
+            .map_err(ge(
+                "open",
+                format!("cannot open git repository {}", path.display()),
+            ))
+    }
+
+    /// The work tree root, if the repository has one.
+    pub fn workdir(&self) -> Option<PathBuf> {
+        self.inner.workdir().map(Path::to_path_buf)
+    }
+
+    pub fn is_shallow(&self) -> bool {
+        self.inner.is_shallow()
+    }
+
+    /// Resolves a revision (`HEAD`, a branch, `origin/main`, a SHA, `HEAD~2`) to a commit.
+    pub fn resolve_commit(&self, rev: &str) -> Result<Oid, GitError> {
+        let obj = self.inner.revparse_single(rev).map_err(|e| {
+            let mut err = GitError::new("revision", format!("unknown revision '{rev}': {}", e.message()));
+            if self.is_shallow() {
+                err = err.help(format!(
+                    "this is a shallow clone; fetch more history: git fetch --unshallow (or git fetch origin {rev})"
+                ));
+            } else {
+                err = err.help(format!("fetch it first: git fetch origin {rev}"));
+            }
+            err
+        })?;
+        obj.peel_to_commit()
+            .map(|c| c.id())
+            .map_err(ge("revision", format!("'{rev}' is not a commit")))
+    }
+
+    /// The upstream branch a change is measured against: the current branch's configured
+    /// upstream, else `origin/HEAD`, `origin/main`, `origin/master`, `main`, `master`.
+    pub fn default_upstream(&self) -> Option<String> {
+        if let Ok(head) = self.inner.head()
+            && head.is_branch()
+            && let Ok(name) = head.shorthand()
+            && let Ok(branch) = self.inner.find_branch(name, git2::BranchType::Local)
+            && let Ok(up) = branch.upstream()
+            && let Ok(Some(up_name)) = up.name()
+        {
+            return Some(up_name.to_string());
+        }
+        [
+            "origin/HEAD",
+            "origin/main",
+            "origin/master",
+            "main",
+            "master",
+        ]
+        .into_iter()
+        .find(|r| self.inner.revparse_single(r).is_ok())
+        .map(str::to_string)
+    }
+
+    /// The merge-base of two commits. A shallow clone that lacks it gets a clear error with
+    /// the git command that fixes it.
+    pub fn merge_base(&self, a: Oid, b: Oid) -> Result<Oid, GitError> {
+        self.inner.merge_base(a, b).map_err(|e| {
+            if self.is_shallow() {
+                GitError::new(
+                    "shallow",
+                    format!(
+                        "cannot find the merge-base of {a} and {b}: this clone is shallow and the common ancestor is not fetched ({})",
+                        e.message()
+                    ),
+                )
+                .help("fetch the missing history: git fetch --unshallow (in CI: actions/checkout with fetch-depth: 0)")
+            } else {
+                GitError::new("merge-base", format!("{a} and {b} have no common ancestor: {}", e.message()))
+                    .help("pass the base explicitly with --base <rev>")
+            }
+        })
+    }
+
+    /// Resolves the base of a change whose head is `head`: `base` when given (a revision),
+    /// otherwise the merge-base of `head` with [`Repo::default_upstream`].
+    pub fn resolve_base(&self, base: Option<&str>, head: Oid) -> Result<Oid, GitError> {
+        match base {
+            Some(rev) => self.resolve_commit(rev),
+            None => {
+                let up = self.default_upstream().ok_or_else(|| {
+                    GitError::new("base", "no upstream branch found to compare against").help(
+                        "pass --base <rev> (e.g. --base origin/main), or git fetch origin main",
+                    )
+                })?;
+                let up_id = self.resolve_commit(&up)?;
+                self.merge_base(up_id, head)
+            }
+        }
+    }
+
+    /// The blob at `path` in `commit`, or `None` when the path does not exist there.
+    pub fn blob_at(&self, commit: Oid, path: &str) -> Result<Option<Blob>, GitError> {
+        let c = self
+            .inner
+            .find_commit(commit)
+            .map_err(ge("object", format!("commit {commit} not found")))?;
+        let tree = c
+            .tree()
+            .map_err(ge("object", format!("tree of {commit} not readable")))?;
+        let entry = match tree.get_path(Path::new(path)) {
+            Ok(e) => e,
+            Err(e) if e.code() == git2::ErrorCode::NotFound => return Ok(None),
+            Err(e) => {
+                return Err(GitError::new(
+                    "object",
+                    format!("{path} at {commit}: {}", e.message()),
+                ));
+            }
+        };
+        if entry.kind() != Some(ObjectType::Blob) {
+            return Ok(None);
+        }
+        let blob = self.inner.find_blob(entry.id()).map_err(ge(
+            "object",
+            format!("blob {path} at {commit} not readable"),
+        ))?;
+        Ok(Some(Blob {
+            id: blob.id(),
+            path: path.to_string(),
+            data: blob.content().to_vec(),
+        }))
+    }
+
+    /// The blob id at `path` in `commit` without reading the content.
+    pub fn blob_id_at(&self, commit: Oid, path: &str) -> Result<Option<Oid>, GitError> {
+        let c = self
+            .inner
+            .find_commit(commit)
+            .map_err(ge("object", format!("commit {commit} not found")))?;
+        let tree = c
+            .tree()
+            .map_err(ge("object", format!("tree of {commit} not readable")))?;
+        match tree.get_path(Path::new(path)) {
+            Ok(e) if e.kind() == Some(ObjectType::Blob) => Ok(Some(e.id())),
+            Ok(_) => Ok(None),
+            Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
+            Err(e) => Err(GitError::new(
+                "object",
+                format!("{path} at {commit}: {}", e.message()),
+            )),
+        }
+    }
+
+    /// Reads a blob by id.
+    pub fn blob(&self, id: Oid) -> Result<Vec<u8>, GitError> {
+        self.inner
+            .find_blob(id)
+            .map(|b| b.content().to_vec())
+            .map_err(ge("object", format!("blob {id} not readable")))
+    }
+
+    /// Layout-aware read: a leading `inferencex-e2e/` is stripped from `path`, then
+    /// `inferencex-e2e/<path>` is probed first and `<path>` second (upstream `git_path_at_ref`).
+    pub fn blob_at_layout(&self, commit: Oid, path: &str) -> Result<Option<Blob>, GitError> {
+        for candidate in layout_candidates(path) {
+            if let Some(b) = self.blob_at(commit, &candidate)? {
+                return Ok(Some(b));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The first-parent history of `head` (oldest first) restricted to commits whose version
+    /// of `path` differs from their first parent's (what `git log --first-parent -- path` lists).
+    pub fn commits_touching(&self, head: Oid, path: &str) -> Result<Vec<CommitInfo>, GitError> {
+        let mut out = Vec::new();
+        let mut cur = Some(
+            self.inner
+                .find_commit(head)
+                .map_err(ge("object", format!("commit {head} not found")))?,
+        );
+        while let Some(c) = cur {
+            let parent = c.parents().next();
+            let mine = self.blob_id_at(c.id(), path)?;
+            let theirs = match &parent {
+                Some(p) => self.blob_id_at(p.id(), path)?,
+                None => None,
+            };
+            if mine != theirs {
+                out.push(CommitInfo {
+                    id: c.id(),
+                    parent: parent.as_ref().map(|p| p.id()),
+                    summary: c.summary().ok().flatten().unwrap_or("").to_string(),
+                });
+            }
+            cur = parent;
+        }
+        out.reverse();
+        Ok(out)
+    }
+}
+
+/// The repository paths probed for `path`, nested layout first.
+pub fn layout_candidates(path: &str) -> Vec<String> {
+    let p = path.trim_start_matches("./");
+    let p = p.strip_prefix(&format!("{NESTED_ROOT}/")).unwrap_or(p);
+    vec![format!("{NESTED_ROOT}/{p}"), p.to_string()]
+}
+
+/// The added and deleted lines between two versions of one file, computed like
+/// `git diff` (Myers with the indent heuristic, which is git's default). `None` = the file
+/// does not exist on that side. Comparing blobs, not trees, makes a pure move an empty diff.
+pub fn diff_lines(old: Option<&[u8]>, new: Option<&[u8]>) -> Result<LineDiff, GitError> {
+    let mut opts = DiffOptions::new();
+    opts.indent_heuristic(true).context_lines(3);
+    let patch = Patch::from_buffers(
+        old.unwrap_or(b""),
+        None,
+        new.unwrap_or(b""),
+        None,
+        Some(&mut opts),
+    )
+    .map_err(ge("diff", "cannot diff the two versions"))?;
+    let mut out = LineDiff::default();
+    for h in 0..patch.num_hunks() {
+        let n = patch.num_lines_in_hunk(h).map_err(ge("diff", "bad hunk"))?;
+        for l in 0..n {
+            let line = patch
+                .line_in_hunk(h, l)
+                .map_err(ge("diff", "bad diff line"))?;
+            let content = strip_eol(line.content());
+            match line.origin() {
+                '+' => out.added.push(DiffLine {
+                    line: line.new_lineno().unwrap_or(0) as usize,
+                    content: String::from_utf8_lossy(content).into_owned(),
+                }),
+                '-' => out.deleted.push(DiffLine {
+                    line: line.old_lineno().unwrap_or(0) as usize,
+                    content: String::from_utf8_lossy(content).into_owned(),
+                }),
+                _ => {}
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn strip_eol(b: &[u8]) -> &[u8] {
+    let b = b.strip_suffix(b"\n").unwrap_or(b);
+    b.strip_suffix(b"\r").unwrap_or(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let mut full = vec![
+            "-C",
+            dir.to_str().unwrap_or("."),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+        ];
+        full.extend_from_slice(args);
+        duct::cmd("git", full)
+            .stderr_null()
+            .read()
+            .unwrap_or_default()
+    }
+
+    fn repo_with_history() -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        git(d.path(), &["init", "-q", "-b", "main"]);
+        std::fs::write(d.path().join("f.yaml"), "a\nb\n").unwrap();
+        git(d.path(), &["add", "f.yaml"]);
+        git(d.path(), &["commit", "-q", "-m", "one"]);
+        std::fs::write(d.path().join("other"), "x").unwrap();
+        git(d.path(), &["add", "other"]);
+        git(d.path(), &["commit", "-q", "-m", "unrelated"]);
+        std::fs::write(d.path().join("f.yaml"), "a\nb\nc\n").unwrap();
+        git(d.path(), &["add", "f.yaml"]);
+        git(d.path(), &["commit", "-q", "-m", "three"]);
+        d
+    }
+
+    #[test]
+    fn reads_blobs_and_walks_history() {
+        let d = repo_with_history();
+        let r = Repo::discover(d.path()).unwrap();
+        let head = r.resolve_commit("HEAD").unwrap();
+        let b = r.blob_at(head, "f.yaml").unwrap().unwrap();
+        assert_eq!(b.data, b"a\nb\nc\n");
+        assert!(r.blob_at(head, "missing").unwrap().is_none());
+        let hist = r.commits_touching(head, "f.yaml").unwrap();
+        let subjects: Vec<_> = hist.iter().map(|c| c.summary.as_str()).collect();
+        assert_eq!(subjects, ["one", "three"]);
+        assert!(hist[0].parent.is_none());
+        let first = r.resolve_commit("HEAD~2").unwrap();
+        assert_eq!(r.merge_base(first, head).unwrap(), first);
+        assert_eq!(
+            r.resolve_base(Some("HEAD~1"), head).unwrap(),
+            r.resolve_commit("HEAD~1").unwrap()
+        );
+    }
+
+    #[test]
+    fn layout_probe_prefers_nested() {
+        let d = repo_with_history();
+        std::fs::create_dir(d.path().join(NESTED_ROOT)).unwrap();
+        std::fs::write(d.path().join(NESTED_ROOT).join("f.yaml"), "nested\n").unwrap();
+        git(d.path(), &["add", "."]);
+        git(d.path(), &["commit", "-q", "-m", "nest"]);
+        let r = Repo::discover(d.path()).unwrap();
+        let head = r.resolve_commit("HEAD").unwrap();
+        let b = r
+            .blob_at_layout(head, "inferencex-e2e/f.yaml")
+            .unwrap()
+            .unwrap();
+        assert_eq!(b.path, "inferencex-e2e/f.yaml");
+        assert_eq!(b.data, b"nested\n");
+        let old = r.resolve_commit("HEAD~1").unwrap();
+        assert_eq!(
+            r.blob_at_layout(old, "f.yaml").unwrap().unwrap().path,
+            "f.yaml"
+        );
+    }
+
+    #[test]
+    fn unknown_revision_is_an_error_with_help() {
+        let d = repo_with_history();
+        let r = Repo::discover(d.path()).unwrap();
+        let e = r.resolve_commit("nope").unwrap_err();
+        assert_eq!(e.kind, "revision");
+        assert!(e.help.is_some());
+    }
+
+    #[test]
+    fn diff_lines_uses_origins_and_line_numbers() {
+        let d = diff_lines(Some(b"a\nb\nc\n"), Some(b"a\n++x\nc\nd\n")).unwrap();
+        assert_eq!(
+            d.deleted,
+            vec![DiffLine {
+                line: 2,
+                content: "b".into()
+            }]
+        );
+        assert_eq!(
+            d.added,
+            vec![
+                DiffLine {
+                    line: 2,
+                    content: "++x".into()
+                },
+                DiffLine {
+                    line: 4,
+                    content: "d".into()
+                }
+            ]
+        );
+        // A missing final newline makes the last line change.
+        let d = diff_lines(Some(b"a\nb"), Some(b"a\nb\nc\n")).unwrap();
+        assert_eq!(d.deleted.len(), 1);
+        assert_eq!(d.added.len(), 2);
+        let d = diff_lines(None, Some(b"x\n")).unwrap();
+        assert_eq!(d.added.len(), 1);
+        assert!(
+            diff_lines(Some(b"same\n"), Some(b"same\n"))
+                .unwrap()
+                .added
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn shallow_clone_missing_base_says_how_to_fix() {
+        let d = repo_with_history();
+        let shallow = tempfile::tempdir().unwrap();
+        let src = format!("file://{}", d.path().display());
+        let dst = shallow.path().join("c");
+        duct::cmd(
+            "git",
+            ["clone", "-q", "--depth", "1", &src, dst.to_str().unwrap()],
+        )
+        .stderr_null()
+        .run()
+        .unwrap();
+        let r = Repo::open(&dst).unwrap();
+        assert!(r.is_shallow());
+        let e = r.resolve_commit("HEAD~2").unwrap_err();
+        assert!(e.help.unwrap_or_default().contains("git fetch --unshallow"));
+    }
+}
