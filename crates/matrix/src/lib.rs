@@ -1,1 +1,23 @@
-//! infx-matrix
+//! infx-matrix: expands master configs into sweep-matrix rows exactly as InferenceX's generator
+//! does (same rows, keys, key order and values), selects evals, splits the output for GitHub
+//! Actions, and binds every generated point to exactly one srt-recipe variant.
+
+pub mod decimal;
+pub mod evals;
+pub mod generate;
+pub mod github;
+pub mod glob;
+pub mod inputs;
+pub mod json;
+
+pub use generate::{
+    EvalMode, FullSweep, Options, ScenarioType, Selection, SeqLen, TestConfig, expand,
+    expand_config_keys, generate,
+};
+pub use inputs::{
+    ConfigEntry, MasterConfigs, Runners, load_config_documents, load_runner_document,
+};
+pub use json::{Json, Object, dumps_rows};
+
+/// A generated matrix row: an ordered JSON object.
+pub type Row = Object;

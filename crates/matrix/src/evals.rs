@@ -1,0 +1,341 @@
+//! Eval selection after expansion (§9), as the [Aug] generator does it: default marking,
+//! `--evals-only` (the picks, agentic included) and `--all-evals`.
+
+use crate::generate::EvalMode;
+use crate::json::{Json, Object};
+use std::collections::HashMap;
+
+pub const MIN_EVAL_CONC: i64 = 16;
+const EIGHT_K_ONE_K: (i64, i64) = (8192, 1024);
+
+/// Applies the eval policy and, for `Subset`/`All`, keeps only eval rows marked `eval-only`.
+pub fn select(rows: Vec<Object>, mode: EvalMode) -> Vec<Object> {
+    match mode {
+        EvalMode::None => rows,
+        EvalMode::Default => mark_eval_entries(rows, false),
+        EvalMode::Subset => only_evals(mark_eval_entries(rows, true)),
+        EvalMode::All => only_evals(mark_all_eval_entries(mark_eval_entries(rows, true))),
+    }
+}
+
+fn only_evals(rows: Vec<Object>) -> Vec<Object> {
+    rows.into_iter()
+        .filter(|r| r.get("run-eval").is_some_and(Json::truthy))
+        .map(|mut r| {
+            r.set("eval-only", Json::Bool(true));
+            r.remove("require-power");
+            r
+        })
+        .collect()
+}
+
+fn conc_values(row: &Object) -> Vec<i64> {
+    match row.get("conc") {
+        Some(Json::List(l)) => l.iter().filter_map(Json::as_i64).collect(),
+        Some(Json::Int(i)) => vec![*i],
+        _ => Vec::new(),
+    }
+}
+
+fn eligible(row: &Object) -> Vec<i64> {
+    let mut v: Vec<i64> = conc_values(row)
+        .into_iter()
+        .filter(|c| *c >= MIN_EVAL_CONC)
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+fn is_8k1k(row: &Object) -> bool {
+    (row.get_i64("isl"), row.get_i64("osl")) == (Some(EIGHT_K_ONE_K.0), Some(EIGHT_K_ONE_K.1))
+}
+
+fn is_agentic(row: &Object) -> bool {
+    row.get_str("scenario-type") == Some("agentic-coding")
+}
+
+/// Canonical text of a JSON value, for grouping by structural equality.
+fn canon(v: Option<&Json>) -> String {
+    v.map_or_else(|| "\u{0}absent".to_string(), Json::to_python_compact_sorted)
+}
+
+/// Identity of a multinode row apart from concurrency and eval fields.
+fn parallelism_key(row: &Object) -> String {
+    const IGNORED: [&str; 8] = [
+        "conc",
+        "run-eval",
+        "eval-only",
+        "eval-conc",
+        "eval-all-concs",
+        "exp-name",
+        "eval-framework",
+        "eval-suite",
+    ];
+    let kept: Object = row
+        .iter()
+        .filter(|(k, _)| !IGNORED.contains(k))
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
+    Json::Object(kept).to_python_compact_sorted()
+}
+
+/// Groups in first-seen order, like a Python `defaultdict(list)`.
+struct Groups<T> {
+    index: HashMap<String, usize>,
+    groups: Vec<Vec<T>>,
+}
+
+impl<T> Groups<T> {
+    fn new() -> Self {
+        Groups {
+            index: HashMap::new(),
+            groups: Vec::new(),
+        }
+    }
+    fn push(&mut self, key: String, item: T) {
+        let i = *self.index.entry(key).or_insert_with(|| {
+            self.groups.push(Vec::new());
+            self.groups.len() - 1
+        });
+        self.groups[i].push(item);
+    }
+}
+
+/// First maximal element, as Python's `max(key=…)` returns it.
+fn first_max(items: &[(usize, i64)]) -> Option<(usize, i64)> {
+    let mut best: Option<(usize, i64)> = None;
+    for &(i, c) in items {
+        if best.is_none_or(|(_, b)| c > b) {
+            best = Some((i, c));
+        }
+    }
+    best
+}
+
+/// Default marking (§9.1). `agentic` adds the agentic picks the eval flags enable.
+pub fn mark_eval_entries(mut rows: Vec<Object>, agentic: bool) -> Vec<Object> {
+    let mut marked = vec![false; rows.len()];
+    let mut eval_conc: HashMap<usize, i64> = HashMap::new();
+
+    // Single-node fixed 8k1k: highest and median distinct eligible conc per group.
+    let mut sn: Groups<(usize, i64)> = Groups::new();
+    for (i, r) in rows.iter().enumerate() {
+        if !r.contains("tp") || !is_8k1k(r) || eligible(r).is_empty() {
+            continue;
+        }
+        let key = [
+            "model",
+            "runner",
+            "framework",
+            "precision",
+            "isl",
+            "osl",
+            "spec-decoding",
+            "dp-attn",
+        ]
+        .iter()
+        .map(|k| canon(r.get(k)))
+        .collect::<Vec<_>>()
+        .join("\u{1}");
+        sn.push(key, (i, r.get_i64("conc").unwrap_or(0)));
+    }
+    for g in &sn.groups {
+        let mut concs: Vec<i64> = g.iter().map(|(_, c)| *c).collect();
+        concs.sort_unstable();
+        concs.dedup();
+        let (Some(&top), Some(&median)) = (concs.last(), concs.get(concs.len() / 2)) else {
+            continue;
+        };
+        for (i, c) in g {
+            if *c == top || *c == median {
+                marked[*i] = true;
+            }
+        }
+    }
+
+    // Multinode fixed 8k1k: per parallelism, the row with the largest eligible conc.
+    let mut mn: Groups<(usize, i64)> = Groups::new();
+    for (i, r) in rows.iter().enumerate() {
+        if r.contains("tp") || !r.contains("prefill") || !is_8k1k(r) {
+            continue;
+        }
+        if let Some(&top) = eligible(r).last() {
+            mn.push(parallelism_key(r), (i, top));
+        }
+    }
+    for g in &mn.groups {
+        if let Some((i, c)) = first_max(g) {
+            marked[i] = true;
+            eval_conc.insert(i, c);
+        }
+    }
+
+    if agentic {
+        let mut ag_sn: Groups<(usize, i64)> = Groups::new();
+        let mut ag_mn: Groups<(usize, i64)> = Groups::new();
+        for (i, r) in rows.iter().enumerate() {
+            if !is_agentic(r) {
+                continue;
+            }
+            if r.contains("prefill") {
+                if let Some(&top) = eligible(r).last() {
+                    ag_mn.push(parallelism_key(r), (i, top));
+                }
+                continue;
+            }
+            let top = conc_values(r).into_iter().max().unwrap_or(0);
+            let key = ["model", "runner", "framework", "precision"]
+                .iter()
+                .map(|k| canon(r.get(k)))
+                .collect::<Vec<_>>()
+                .join("\u{1}");
+            ag_sn.push(key, (i, top));
+        }
+        for g in &ag_sn.groups {
+            if let Some((i, _)) = first_max(g) {
+                marked[i] = true;
+            }
+        }
+        for g in &ag_mn.groups {
+            if let Some((i, c)) = first_max(g) {
+                marked[i] = true;
+                eval_conc.insert(i, c);
+            }
+        }
+    }
+
+    for (i, r) in rows.iter_mut().enumerate() {
+        r.set("run-eval", Json::Bool(marked[i]));
+        if let Some(c) = eval_conc.get(&i) {
+            r.set("eval-conc", Json::Int(*c));
+        }
+    }
+    rows
+}
+
+fn sorted_unique(mut v: Vec<i64>) -> Vec<i64> {
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+fn int_list(v: &[i64]) -> Json {
+    Json::List(v.iter().map(|c| Json::Int(*c)).collect())
+}
+
+/// `--all-evals` (§9.2).
+pub fn mark_all_eval_entries(rows: Vec<Object>) -> Vec<Object> {
+    let mut out: Vec<Object> = Vec::with_capacity(rows.len());
+    let mut mn_fixed: HashMap<String, usize> = HashMap::new();
+    let mut mn_agentic: HashMap<String, usize> = HashMap::new();
+    for mut r in rows {
+        if r.get("eval-only").is_some_and(Json::truthy) {
+            continue;
+        }
+        if is_agentic(&r) {
+            if !r.contains("prefill") {
+                r.set("run-eval", Json::Bool(true));
+                out.push(r);
+                continue;
+            }
+            let concs = conc_values(&r);
+            let key = parallelism_key(&r);
+            if let Some(&at) = mn_agentic.get(&key) {
+                let existing = &mut out[at];
+                let mut merged = conc_values(existing);
+                merged.extend(concs);
+                let merged = sorted_unique(merged);
+                let top = merged.last().copied().unwrap_or(0);
+                existing.set("conc", int_list(&merged));
+                existing.set("eval-conc", Json::Int(top));
+                continue;
+            }
+            let unique = sorted_unique(concs.clone());
+            r.set("conc", int_list(&unique));
+            r.set("run-eval", Json::Bool(true));
+            r.set(
+                "eval-conc",
+                Json::Int(concs.iter().copied().max().unwrap_or(0)),
+            );
+            mn_agentic.insert(key, out.len());
+            out.push(r);
+            continue;
+        }
+        if !is_8k1k(&r) {
+            out.push(r);
+            continue;
+        }
+        if r.contains("prefill") {
+            let concs = conc_values(&r);
+            let key = parallelism_key(&r);
+            if let Some(&at) = mn_fixed.get(&key) {
+                let existing = &mut out[at];
+                let mut merged = conc_values(existing);
+                merged.extend(concs);
+                existing.set("conc", int_list(&sorted_unique(merged)));
+                continue;
+            }
+            r.set("conc", int_list(&sorted_unique(concs)));
+            r.set("run-eval", Json::Bool(true));
+            r.set("eval-all-concs", Json::Bool(true));
+            r.remove("eval-conc");
+            mn_fixed.insert(key, out.len());
+            out.push(r);
+            continue;
+        }
+        r.set("run-eval", Json::Bool(true));
+        out.push(r);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sn(conc: i64, tp: i64) -> Object {
+        let mut o = Object::new();
+        for (k, v) in [
+            ("model", "m"),
+            ("runner", "r"),
+            ("framework", "f"),
+            ("precision", "p"),
+        ] {
+            o.set(k, Json::str(v));
+        }
+        o.set("isl", Json::Int(8192));
+        o.set("osl", Json::Int(1024));
+        o.set("tp", Json::Int(tp));
+        o.set("conc", Json::Int(conc));
+        o.set("spec-decoding", Json::str("none"));
+        o.set("dp-attn", Json::Bool(false));
+        o.set("run-eval", Json::Bool(false));
+        o
+    }
+
+    #[test]
+    fn highest_and_median_distinct_conc_are_marked() {
+        let rows: Vec<Object> = [4, 16, 32, 64, 128].iter().map(|c| sn(*c, 8)).collect();
+        let marked = mark_eval_entries(rows, false);
+        let picks: Vec<i64> = marked
+            .iter()
+            .filter(|r| r.get("run-eval") == Some(&Json::Bool(true)))
+            .filter_map(|r| r.get_i64("conc"))
+            .collect();
+        // eligible {16, 32, 64, 128}: median = element 2 = 64, highest 128.
+        assert_eq!(picks, [64, 128]);
+    }
+
+    #[test]
+    fn low_concurrency_and_other_seq_lens_are_never_marked() {
+        let mut one_k = sn(64, 8);
+        one_k.set("isl", Json::Int(1024));
+        let rows = vec![sn(4, 8), sn(8, 8), one_k];
+        let marked = mark_eval_entries(rows, false);
+        assert!(
+            marked
+                .iter()
+                .all(|r| r.get("run-eval") == Some(&Json::Bool(false)))
+        );
+    }
+}

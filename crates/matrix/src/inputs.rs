@@ -1,0 +1,209 @@
+//! The generator's inputs: master-config entries (merged across files, in file then key order)
+//! and the runner inventory. Loading does the file-level checks the upstream loader does
+//! (missing file, non-mapping root, `*` in a key, a key in two files); the per-entry schema
+//! rules belong to `infx-config`.
+
+use infx_report::Diagnostic;
+use infx_yaml::{Document, Mapping, Node, Value};
+use std::path::{Path, PathBuf};
+
+/// One master-config entry, borrowed from its loaded document.
+#[derive(Debug, Clone, Copy)]
+pub struct ConfigEntry<'a> {
+    pub key: &'a str,
+    pub key_node: &'a Node,
+    pub value: &'a Node,
+    /// The file as named on the command line.
+    pub path: &'a Path,
+}
+
+/// Every entry of the given master configs, in argument order then key order.
+#[derive(Debug, Clone, Default)]
+pub struct MasterConfigs<'a> {
+    pub entries: Vec<ConfigEntry<'a>>,
+}
+
+impl<'a> MasterConfigs<'a> {
+    /// Merges already-loaded documents the way upstream's `load_config_files` does; messages
+    /// name each file by its `Document::path`.
+    pub fn from_documents(docs: &'a [Document]) -> Result<Self, Diagnostic> {
+        let mut entries: Vec<ConfigEntry<'a>> = Vec::new();
+        let mut seen: std::collections::HashSet<&'a str> = std::collections::HashSet::new();
+        for doc in docs {
+            let Some(map) = doc.root.as_map() else {
+                return Err(Diagnostic::error(
+                    "matrix/config-not-mapping",
+                    format!(
+                        "Config file '{}' must contain a dictionary",
+                        doc.path.display()
+                    ),
+                )
+                .at(&doc.path, doc.root.span)
+                .with_help("a master config is a mapping of config keys to entries"));
+            };
+            let mut dups: Vec<&str> = Vec::new();
+            for key in map.keys() {
+                if seen.contains(key) {
+                    dups.push(key);
+                }
+            }
+            if !dups.is_empty() {
+                dups.sort_unstable();
+                let first = map.get_entry(dups[0]).map(|(k, _)| k.span);
+                let mut d = Diagnostic::error(
+                    "matrix/duplicate-config-key",
+                    format!(
+                        "Duplicate configuration keys found in '{}': {}",
+                        doc.path.display(),
+                        dups.join(", ")
+                    ),
+                )
+                .with_path(&doc.path)
+                .with_help("every config key must be unique across all master configs");
+                if let Some(span) = first {
+                    d = d.with_span(span);
+                }
+                return Err(d);
+            }
+            for (key, key_node, value) in map.iter() {
+                seen.insert(key);
+                entries.push(ConfigEntry {
+                    key,
+                    key_node,
+                    value,
+                    path: &doc.path,
+                });
+            }
+        }
+        for e in &entries {
+            if e.key.contains('*') {
+                return Err(Diagnostic::error(
+                    "matrix/wildcard-key",
+                    format!(
+                        " Wildcard '*' is not allowed in master config keys: '{}'",
+                        e.key
+                    ),
+                )
+                .at(e.path, e.key_node.span)
+                .with_help("'*' is reserved for changelog config-key patterns; rename the key"));
+            }
+        }
+        Ok(MasterConfigs { entries })
+    }
+
+    pub fn get(&self, key: &str) -> Option<&ConfigEntry<'a>> {
+        self.entries.iter().find(|e| e.key == key)
+    }
+    pub fn keys(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.entries.iter().map(|e| e.key)
+    }
+}
+
+/// Loads the master configs (in order) and checks the files exist first, with upstream's
+/// messages. Relative paths are resolved against `base` but reported as given.
+pub fn load_config_documents(files: &[PathBuf], base: &Path) -> Result<Vec<Document>, Diagnostic> {
+    let mut docs = Vec::with_capacity(files.len());
+    for f in files {
+        let full = base.join(f);
+        if !full.is_file() {
+            return Err(Diagnostic::error(
+                "matrix/missing-file",
+                format!("Input file '{}' does not exist.", f.display()),
+            )
+            .with_help("check the --config-files paths"));
+        }
+        let mut doc = infx_yaml::load_file(&full)?;
+        doc.path = f.clone();
+        docs.push(doc);
+    }
+    Ok(docs)
+}
+
+/// Loads the runner inventory with upstream's missing-file message.
+pub fn load_runner_document(file: &Path, base: &Path) -> Result<Document, Diagnostic> {
+    let full = base.join(file);
+    if !full.is_file() {
+        return Err(Diagnostic::error(
+            "matrix/missing-file",
+            format!("Runner config file '{}' does not exist.", file.display()),
+        )
+        .with_help("check --runner-config (default configs/runners.yaml)"));
+    }
+    let mut doc = infx_yaml::load_file(&full)?;
+    doc.path = file.to_path_buf();
+    Ok(doc)
+}
+
+/// `runners.yaml`: labels → concrete runners, and hardware facts per label. Both shapes are
+/// read: [Aug] `hardware.<label>` and [Oct] `clusters.<id>` (addressed as `cluster:<id>`).
+#[derive(Debug, Clone, Default)]
+pub struct Runners<'a> {
+    pub labels: Vec<(&'a str, Vec<&'a str>)>,
+    pub hardware: Vec<(String, &'a Mapping)>,
+}
+
+impl<'a> Runners<'a> {
+    pub fn from_node(root: &'a Node) -> Self {
+        let mut r = Runners::default();
+        if let Some(labels) = root.get("labels").and_then(Node::as_map) {
+            for (label, _, nodes) in labels.iter() {
+                let list = nodes
+                    .as_seq()
+                    .map(|s| s.iter().filter_map(Node::as_str).collect())
+                    .unwrap_or_default();
+                r.labels.push((label, list));
+            }
+        }
+        if let Some(hw) = root.get("hardware").and_then(Node::as_map) {
+            for (label, _, facts) in hw.iter() {
+                if let Some(m) = facts.as_map() {
+                    r.hardware.push((label.to_string(), m));
+                }
+            }
+        }
+        if let Some(clusters) = root.get("clusters").and_then(Node::as_map) {
+            for (id, _, facts) in clusters.iter() {
+                if let Some(m) = facts.as_map() {
+                    r.hardware.push((format!("cluster:{id}"), m));
+                }
+            }
+        }
+        r
+    }
+
+    pub fn nodes_for_label(&self, label: &str) -> &[&'a str] {
+        self.labels
+            .iter()
+            .find(|(l, _)| *l == label)
+            .map(|(_, n)| n.as_slice())
+            .unwrap_or(&[])
+    }
+    pub fn is_label(&self, label: &str) -> bool {
+        self.labels.iter().any(|(l, _)| *l == label)
+    }
+    pub fn facts(&self, label: &str) -> Option<&'a Mapping> {
+        self.hardware
+            .iter()
+            .find(|(l, _)| l == label)
+            .map(|(_, m)| *m)
+    }
+    /// An integer hardware fact, or upstream's error naming the available records.
+    pub fn hardware_int(&self, label: &str, field: &str) -> Result<i64, String> {
+        match self
+            .facts(label)
+            .and_then(|m| m.get(field))
+            .map(|n| &n.value)
+        {
+            Some(Value::Int(i)) => Ok(*i),
+            _ => {
+                let mut keys: Vec<&str> = self.hardware.iter().map(|(l, _)| l.as_str()).collect();
+                keys.sort_unstable();
+                keys.dedup();
+                Err(format!(
+                    "Runner '{label}' requires '{field}' in runner hardware metadata. Available hardware keys: {}",
+                    keys.join(", ")
+                ))
+            }
+        }
+    }
+}
