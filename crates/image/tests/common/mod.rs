@@ -454,6 +454,8 @@ pub struct Resp {
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
     pub delay: Duration,
+    /// Send no Content-Length (the body ends when the connection closes).
+    pub no_length: bool,
 }
 
 impl Resp {
@@ -463,6 +465,7 @@ impl Resp {
             headers: Vec::new(),
             body: Vec::new(),
             delay: Duration::ZERO,
+            no_length: false,
         }
     }
     pub fn header(mut self, k: &str, v: &str) -> Resp {
@@ -471,6 +474,10 @@ impl Resp {
     }
     pub fn body(mut self, b: impl Into<Vec<u8>>) -> Resp {
         self.body = b.into();
+        self
+    }
+    pub fn no_length(mut self) -> Resp {
+        self.no_length = true;
         self
     }
     pub fn delay(mut self, d: Duration) -> Resp {
@@ -572,11 +579,10 @@ fn serve(conn: TcpStream, handler: &Handler, log: &Mutex<Vec<Req>>) {
     }
     let resp = handler(&req);
     std::thread::sleep(resp.delay);
-    let mut out = format!(
-        "HTTP/1.1 {} X\r\nContent-Length: {}\r\nConnection: close\r\n",
-        resp.status,
-        resp.body.len()
-    );
+    let mut out = format!("HTTP/1.1 {} X\r\nConnection: close\r\n", resp.status);
+    if !resp.no_length {
+        out.push_str(&format!("Content-Length: {}\r\n", resp.body.len()));
+    }
     for (k, v) in &resp.headers {
         out.push_str(&format!("{k}: {v}\r\n"));
     }
