@@ -12,6 +12,7 @@
 //! `config/runners-inventory`.
 
 mod entry;
+pub mod golden;
 pub mod model;
 mod recipes;
 mod runners;
