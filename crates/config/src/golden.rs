@@ -279,12 +279,12 @@ fn run_case(
         if new.is_empty() {
             return Ok(Verdict::Agree);
         }
-        if let Some((_, code, why)) = STRICTER.iter().find(|(n, _, _)| *n == name) {
-            if codes.iter().all(|c| c == code) {
-                return Ok(Verdict::Explained(format!(
-                    "we reject with config/{code}: {why}"
-                )));
-            }
+        if let Some((_, code, why)) = STRICTER.iter().find(|(n, _, _)| *n == name)
+            && codes.iter().all(|c| c == code)
+        {
+            return Ok(Verdict::Explained(format!(
+                "we reject with config/{code}: {why}"
+            )));
         }
         return Ok(Verdict::Disagree(format!(
             "upstream accepts; we reject: {}",
