@@ -1,15 +1,279 @@
-//! `cargo xtask matrix full-sweep|test-config …` (owner: matrix).
+//! `cargo xtask matrix full-sweep|test-config …`: upstream's generator options, the same JSON
+//! rows on stdout, the same errors (exit 2 for usage errors, 1 for generation errors).
 
+use infx_matrix::{
+    EvalMode, FullSweep, MasterConfigs, Options, Runners, ScenarioType, Selection, SeqLen,
+    TestConfig,
+};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Subcommand, Debug)]
 pub enum MatrixCommand {
     /// Every config (filters as upstream's full-sweep).
-    FullSweep,
+    FullSweep(FullSweepArgs),
     /// Selected config keys (as upstream's test-config).
-    TestConfig,
+    TestConfig(TestConfigArgs),
 }
 
-pub fn run(_cmd: MatrixCommand) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("matrix: not implemented yet")
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum OutputFormat {
+    /// One JSON array, byte-identical to upstream's `json.dumps` output.
+    #[default]
+    Json,
+    /// `$GITHUB_OUTPUT` lines: `rows`, `chunk_count`, `chunk_<i>={"include": [...]}` (≤ 256 jobs each).
+    Github,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct CommonArgs {
+    /// One or more master configs (YAML), walked in this order.
+    #[arg(long, num_args = 1.., required = true)]
+    pub config_files: Vec<PathBuf>,
+    /// Runner inventory.
+    #[arg(long, default_value = "configs/runners.yaml")]
+    pub runner_config: PathBuf,
+    /// Throughput rows only (no eval marking).
+    #[arg(long, conflicts_with = "evals_only")]
+    pub no_evals: bool,
+    /// Only the eval picks, as eval-only rows.
+    #[arg(long)]
+    pub evals_only: bool,
+    /// Expand eval selection to every eligible row (eval-only rows).
+    #[arg(long)]
+    pub all_evals: bool,
+    /// Expand runner labels into their concrete runners containing this substring.
+    #[arg(long)]
+    pub runner_node_filter: Option<String>,
+    /// Scenario type(s) to include (default: all).
+    #[arg(long, num_args = 1.., value_parser = ["fixed-seq-len", "agentic-coding"])]
+    pub scenario_type: Option<Vec<String>>,
+    /// Directory relative paths are resolved against (messages keep the paths as given).
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Json)]
+    pub format: OutputFormat,
+    /// Jobs per chunk for `--format github` (at most 256).
+    #[arg(long, default_value_t = infx_matrix::github::MAX_JOBS_PER_MATRIX)]
+    pub chunk_size: usize,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct FullSweepArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Keep configs whose key starts with any of these.
+    #[arg(long, num_args = 1..)]
+    pub model_prefix: Option<Vec<String>>,
+    #[arg(long, num_args = 1..)]
+    pub precision: Option<Vec<String>>,
+    #[arg(long, num_args = 1..)]
+    pub framework: Option<Vec<String>>,
+    /// Runner labels (keys of runners.yaml `labels`).
+    #[arg(long, num_args = 1..)]
+    pub runner_type: Option<Vec<String>>,
+    #[arg(long, num_args = 1.., value_parser = ["1k1k", "8k1k"])]
+    pub seq_lens: Option<Vec<String>>,
+    /// Concurrency step (must be > 1).
+    #[arg(long, default_value_t = 2, allow_negative_numbers = true)]
+    pub step_size: i64,
+    #[arg(long, allow_negative_numbers = true)]
+    pub min_conc: Option<i64>,
+    #[arg(long, allow_negative_numbers = true)]
+    pub max_conc: Option<i64>,
+    /// Skip single-node rows with a larger tp.
+    #[arg(long, allow_negative_numbers = true)]
+    pub max_tp: Option<i64>,
+    /// Clamp single-node ep to this.
+    #[arg(long, allow_negative_numbers = true)]
+    pub max_ep: Option<i64>,
+    /// Only single-node configs (neither flag: both kinds).
+    #[arg(long)]
+    pub single_node: bool,
+    /// Only multinode configs (neither flag: both kinds).
+    #[arg(long)]
+    pub multi_node: bool,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct TestConfigArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Exact keys or shell globs (`*`, `?`, `[..]`).
+    #[arg(long, num_args = 1.., required = true)]
+    pub config_keys: Vec<String>,
+    /// Keep only these concurrencies.
+    #[arg(long, num_args = 1.., allow_negative_numbers = true)]
+    pub conc: Option<Vec<i64>>,
+    #[arg(long, num_args = 1.., value_parser = ["1k1k", "8k1k"])]
+    pub seq_lens: Option<Vec<String>>,
+}
+
+/// A failed run: the exit code (2 usage, 1 generation) and the message.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: u8,
+    pub message: String,
+    pub diagnostic: Option<infx_report::Diagnostic>,
+}
+
+impl Failure {
+    fn usage(msg: &str) -> Failure {
+        Failure {
+            code: 2,
+            message: msg.to_string(),
+            diagnostic: None,
+        }
+    }
+    fn from_diag(d: infx_report::Diagnostic) -> Failure {
+        Failure {
+            code: 1,
+            message: d.message.clone(),
+            diagnostic: Some(d),
+        }
+    }
+}
+
+fn seq_lens(v: &Option<Vec<String>>) -> Option<Vec<SeqLen>> {
+    v.as_ref()
+        .map(|l| l.iter().filter_map(|s| SeqLen::parse(s)).collect())
+}
+
+/// Translates the arguments into generator options, with upstream's usage checks in its order.
+pub fn options(cmd: &MatrixCommand) -> Result<(Options, &CommonArgs), Failure> {
+    let (common, selection) = match cmd {
+        MatrixCommand::FullSweep(a) => {
+            if a.step_size <= 1 {
+                return Err(Failure::usage("--step-size must be greater than 1"));
+            }
+            if let (Some(lo), Some(hi)) = (a.min_conc, a.max_conc)
+                && lo > hi
+            {
+                return Err(Failure::usage(
+                    "--min-conc must be less than or equal to --max-conc",
+                ));
+            }
+            let (single, multi) = if !a.single_node && !a.multi_node {
+                (true, true)
+            } else {
+                (a.single_node, a.multi_node)
+            };
+            (
+                &a.common,
+                Selection::FullSweep(FullSweep {
+                    model_prefix: a.model_prefix.clone(),
+                    precision: a.precision.clone(),
+                    framework: a.framework.clone(),
+                    runner_type: a.runner_type.clone(),
+                    seq_lens: seq_lens(&a.seq_lens),
+                    step_size: a.step_size,
+                    min_conc: a.min_conc,
+                    max_conc: a.max_conc,
+                    max_tp: a.max_tp,
+                    max_ep: a.max_ep,
+                    single_node: single,
+                    multi_node: multi,
+                }),
+            )
+        }
+        MatrixCommand::TestConfig(a) => (
+            &a.common,
+            Selection::TestConfig(TestConfig {
+                config_keys: a.config_keys.clone(),
+                conc: a.conc.clone(),
+                seq_lens: seq_lens(&a.seq_lens),
+            }),
+        ),
+    };
+    if common.no_evals && common.all_evals {
+        return Err(Failure::usage(
+            "--all-evals cannot be combined with --no-evals",
+        ));
+    }
+    let evals = if common.no_evals {
+        EvalMode::None
+    } else if common.all_evals {
+        EvalMode::All
+    } else if common.evals_only {
+        EvalMode::Subset
+    } else {
+        EvalMode::Default
+    };
+    let scenario_types = common
+        .scenario_type
+        .as_ref()
+        .map(|v| v.iter().filter_map(|s| ScenarioType::parse(s)).collect());
+    Ok((
+        Options {
+            selection,
+            evals,
+            runner_node_filter: common.runner_node_filter.clone(),
+            scenario_types,
+        },
+        common,
+    ))
+}
+
+/// Runs the generator and returns the rows; relative paths resolve against `base`.
+pub fn rows(cmd: &MatrixCommand, base: &Path) -> Result<Vec<infx_matrix::Row>, Failure> {
+    let (opts, common) = options(cmd)?;
+    let docs = infx_matrix::load_config_documents(&common.config_files, base)
+        .map_err(Failure::from_diag)?;
+    let configs = MasterConfigs::from_documents(&docs).map_err(Failure::from_diag)?;
+    let runner_doc = infx_matrix::load_runner_document(&common.runner_config, base)
+        .map_err(Failure::from_diag)?;
+    let runners = Runners::from_node(&runner_doc.root);
+    infx_matrix::generate(&configs, &runners, &opts).map_err(Failure::from_diag)
+}
+
+/// The exact stdout of a successful run (JSON array or GitHub output lines).
+pub fn execute(cmd: &MatrixCommand, base: &Path) -> Result<String, Failure> {
+    let rows = rows(cmd, base)?;
+    let common = match cmd {
+        MatrixCommand::FullSweep(a) => &a.common,
+        MatrixCommand::TestConfig(a) => &a.common,
+    };
+    Ok(match common.format {
+        OutputFormat::Json => infx_matrix::dumps_rows(&rows) + "\n",
+        OutputFormat::Github => infx_matrix::github::github_output(&rows, common.chunk_size),
+    })
+}
+
+pub fn run(cmd: MatrixCommand) -> anyhow::Result<ExitCode> {
+    let root = match &cmd {
+        MatrixCommand::FullSweep(a) => a.common.root.clone(),
+        MatrixCommand::TestConfig(a) => a.common.root.clone(),
+    };
+    match execute(&cmd, &root) {
+        Ok(out) => {
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(out.as_bytes())?;
+            stdout.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(f) => {
+            match &f.diagnostic {
+                Some(d) if d.path.is_some() => {
+                    let mut sources = infx_report::SourceMap::default();
+                    if let Some(p) = &d.path
+                        && let Ok(text) = std::fs::read_to_string(root.join(p))
+                    {
+                        sources.insert(p.clone(), text);
+                    }
+                    eprint!(
+                        "{}",
+                        crate::output::render(
+                            std::slice::from_ref(d),
+                            &sources,
+                            crate::output::Format::Human
+                        )
+                    );
+                }
+                _ => eprintln!("error: {}", f.message),
+            }
+            Ok(ExitCode::from(f.code))
+        }
+    }
 }
