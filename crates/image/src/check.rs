@@ -67,10 +67,10 @@ pub fn check_online(
 ) -> Vec<Diagnostic> {
     let mut unique: BTreeMap<String, Reference> = BTreeMap::new();
     for s in sites {
-        if let Ok(r) = Reference::parse(&s.written) {
-            if r.digest.is_some() {
-                unique.insert(r.to_string(), r);
-            }
+        if let Ok(r) = Reference::parse(&s.written)
+            && r.digest.is_some()
+        {
+            unique.insert(r.to_string(), r);
         }
     }
     let refs: Vec<(String, Reference)> = unique.into_iter().collect();

@@ -354,10 +354,10 @@ impl Client {
         } else {
             None
         };
-        if let Some(d) = &asked {
-            if d.verify(b"").is_none() {
-                return Err(RegistryError::UnsupportedDigest { digest: d.clone() });
-            }
+        if let Some(d) = &asked
+            && d.verify(b"").is_none()
+        {
+            return Err(RegistryError::UnsupportedDigest { digest: d.clone() });
         }
         let reply = self.request(r, Method::Get, &format!("/manifests/{reference}"))?;
         if reply.status == 404 {
@@ -396,15 +396,16 @@ impl Client {
             .unwrap_or("")
             .trim()
             .to_string();
-        if let Some(body_mt) = manifest::body_media_type(&reply.body) {
-            if !media_type.is_empty() && body_mt != media_type {
-                return Err(protocol(
-                    &reply,
-                    &format!(
-                        "Content-Type `{media_type}` differs from the manifest's mediaType `{body_mt}`"
-                    ),
-                ));
-            }
+        if let Some(body_mt) = manifest::body_media_type(&reply.body)
+            && !media_type.is_empty()
+            && body_mt != media_type
+        {
+            return Err(protocol(
+                &reply,
+                &format!(
+                    "Content-Type `{media_type}` differs from the manifest's mediaType `{body_mt}`"
+                ),
+            ));
         }
         Ok(Some(Fetched {
             digest,

@@ -96,10 +96,10 @@ pub fn resolve_sites(
 ) -> BTreeMap<String, Resolution> {
     let mut unique: BTreeMap<String, Reference> = BTreeMap::new();
     for s in sites {
-        if let Ok(r) = Reference::parse(&s.written) {
-            if r.effective_tag().is_some() {
-                unique.insert(r.tagged(), Reference { digest: None, ..r });
-            }
+        if let Ok(r) = Reference::parse(&s.written)
+            && r.effective_tag().is_some()
+        {
+            unique.insert(r.tagged(), Reference { digest: None, ..r });
         }
     }
     let refs: Vec<(String, Reference)> = unique.into_iter().collect();

@@ -35,12 +35,12 @@ impl Digest {
             "sha512" => Some(128),
             _ => None,
         };
-        if let Some(n) = want {
-            if enc.len() != n || !enc.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
-                return Err(bad(&format!(
-                    "{alg} digests are {n} lowercase hex characters"
-                )));
-            }
+        if let Some(n) = want
+            && (enc.len() != n || !enc.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+        {
+            return Err(bad(&format!(
+                "{alg} digests are {n} lowercase hex characters"
+            )));
         }
         Ok(Digest {
             algorithm: alg.to_string(),
@@ -172,10 +172,10 @@ impl Reference {
             }
             None => (rest, None),
         };
-        if let Some(t) = &tag {
-            if !valid_tag(t) {
-                return Err(RefError::InvalidTag { tag: t.clone() });
-            }
+        if let Some(t) = &tag
+            && !valid_tag(t)
+        {
+            return Err(RefError::InvalidTag { tag: t.clone() });
         }
         let bad = |why: &str| RefError::InvalidName {
             name: name.to_string(),
@@ -287,10 +287,10 @@ fn valid_host(h: &str) -> bool {
         Some((host, port)) => (host, Some(port)),
         None => (h, None),
     };
-    if let Some(p) = port {
-        if p.is_empty() || p.len() > 5 || !p.bytes().all(|b| b.is_ascii_digit()) {
-            return false;
-        }
+    if let Some(p) = port
+        && (p.is_empty() || p.len() > 5 || !p.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return false;
     }
     !host.is_empty()
         && host.split('.').all(|l| {

@@ -152,7 +152,7 @@ fn site(doc: &Document, node: &Node, kind: SiteKind) -> Option<ImageSite> {
     let range = match node.style {
         ScalarStyle::Plain if raw == written => Some(r),
         ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted
-            if raw.len() >= 2 && &raw[1..raw.len() - 1] == written =>
+            if raw.len() >= 2 && raw[1..raw.len() - 1] == written =>
         {
             Some(r.start + 1..r.end - 1)
         }

@@ -165,10 +165,10 @@ fn index_platforms(
         .iter()
         .filter(|e| manifest::kind_of(&e.media_type) == Kind::Index)
     {
-        if let Some(child) = client.get_manifest(r, &e.digest.to_string())? {
-            if let Ok(nested) = manifest::parse_index(&child.bytes) {
-                out.extend(manifest::platforms(&nested));
-            }
+        if let Some(child) = client.get_manifest(r, &e.digest.to_string())?
+            && let Ok(nested) = manifest::parse_index(&child.bytes)
+        {
+            out.extend(manifest::platforms(&nested));
         }
     }
     Ok(out)
@@ -247,13 +247,13 @@ pub fn verify(
         match client.head_manifest(r, &d.to_string())? {
             None => return Ok(vec![Finding::DigestMissing]),
             Some(h) => {
-                if let Some(hd) = &h.digest {
-                    if hd != d {
-                        return Err(RegistryError::Protocol {
-                            url: r.to_string(),
-                            detail: format!("asked for {d}, the registry answered for {hd}"),
-                        });
-                    }
+                if let Some(hd) = &h.digest
+                    && hd != d
+                {
+                    return Err(RegistryError::Protocol {
+                        url: r.to_string(),
+                        detail: format!("asked for {d}, the registry answered for {hd}"),
+                    });
                 }
                 if manifest::kind_of(&h.media_type) == Kind::Manifest {
                     findings.push(Finding::NotIndex {
@@ -271,10 +271,10 @@ pub fn verify(
                 Some(_) => {}
                 // No header on HEAD: hash the tag's manifest.
                 None => {
-                    if let Some(f) = client.get_manifest(r, tag)? {
-                        if &f.digest != d {
-                            findings.push(Finding::TagMoved { now: f.digest });
-                        }
+                    if let Some(f) = client.get_manifest(r, tag)?
+                        && &f.digest != d
+                    {
+                        findings.push(Finding::TagMoved { now: f.digest });
                     }
                 }
             },
