@@ -1,13 +1,356 @@
-//! `cargo xtask review …` (owner: review).
+//! `cargo xtask review …`: the reviewer checks a machine can decide (owner: review).
 
+use crate::output::{Format, render};
+use anyhow::{Context, bail};
+use infx_report::{Diagnostic, SourceMap, sort_for_report};
+use infx_review::{Change, GoldenMode, Signer, codeowners, load, pareto, patches, review_tree};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Subcommand, Debug)]
 pub enum ReviewCommand {
-    /// Run every repository-decidable review check.
-    Check,
+    /// Run every repository-decidable review check over a tree.
+    Check(CheckArgs),
+    /// List the changed paths with their CODEOWNERS; with --signer, say whether that login owns
+    /// every specifically owned path (Check 0).
+    Owners(OwnersArgs),
+    /// Pareto coverage of benchmark results (Check 14, advisory): frontier counts per curve.
+    Pareto(ParetoArgs),
 }
 
-pub fn run(_cmd: ReviewCommand) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("review: not implemented yet")
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GoldenModeArg {
+    /// Recipes pin the simulated AL; it must equal the golden cell ([Aug], the verifier).
+    Pinned,
+    /// The launcher injects the golden AL; recipes must not hard-code it ([Oct] AGENTS.md).
+    Injected,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// The benchmark tree (default: the bundled inferencex-e2e/).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// Base revision of the change (enables the change-based checks: engine patches, CODEOWNERS,
+    /// engine-first ordering, append-only notice).
+    #[arg(long)]
+    pub base: Option<String>,
+    /// The PR number (for docs/waiver/<PR>.md).
+    #[arg(long)]
+    pub pr: Option<u64>,
+    /// Sign-off author for Check 0.
+    #[arg(long)]
+    pub signer: Option<String>,
+    /// Teams the signer belongs to (not readable offline), e.g. @InferenceX/core.
+    #[arg(long = "member-of")]
+    pub member_of: Vec<String>,
+    /// Golden acceptance-length mode (default: injected for the Oct layout with configs/srt-recipes/,
+    /// pinned otherwise).
+    #[arg(long, value_enum)]
+    pub golden_mode: Option<GoldenModeArg>,
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct OwnersArgs {
+    /// The tree or repository whose CODEOWNERS applies (default: the workspace).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// Base revision (default: origin/main, else main).
+    #[arg(long)]
+    pub base: Option<String>,
+    /// Changed paths to resolve instead of the git diff.
+    #[arg(long = "path")]
+    pub paths: Vec<String>,
+    /// The sign-off author (`@login`).
+    #[arg(long)]
+    pub signer: Option<String>,
+    /// Teams the signer belongs to (not readable offline).
+    #[arg(long = "member-of")]
+    pub member_of: Vec<String>,
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ParetoArgs {
+    /// agg_bmk.json, bmk_agentic_*.json, or the reference tool's curve list.
+    #[arg(required = true)]
+    pub artifacts: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+pub fn run(cmd: ReviewCommand) -> anyhow::Result<ExitCode> {
+    match cmd {
+        ReviewCommand::Check(a) => run_check(a),
+        ReviewCommand::Owners(a) => run_owners(a),
+        ReviewCommand::Pareto(a) => run_pareto(a),
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) -> anyhow::Result<String> {
+    let mut full = vec!["-C".to_string(), dir.display().to_string()];
+    full.extend(args.iter().map(|s| s.to_string()));
+    duct::cmd("git", full)
+        .stderr_capture()
+        .read()
+        .with_context(|| format!("git {}", args.join(" ")))
+}
+
+fn default_base(repo: &Path) -> String {
+    for b in ["origin/main", "main"] {
+        if git(repo, &["rev-parse", "--verify", "--quiet", b]).is_ok() {
+            return b.to_string();
+        }
+    }
+    "HEAD".to_string()
+}
+
+/// The change from the merge-base of `base` and HEAD to the working tree (paths relative to the
+/// repository root), and the repository root.
+fn load_change(dir: &Path, base: &str) -> anyhow::Result<(Change, PathBuf, String)> {
+    let top = PathBuf::from(git(dir, &["rev-parse", "--show-toplevel"])?.trim());
+    let mb = git(&top, &["merge-base", base, "HEAD"])?.trim().to_string();
+    let diff = git(
+        &top,
+        &["diff", "-U0", "-M", "--no-color", "--no-ext-diff", &mb],
+    )?;
+    let mut files = patches::parse_unified_diff(&diff);
+    // Untracked files are part of the change a contributor is about to submit.
+    let untracked = git(&top, &["ls-files", "--others", "--exclude-standard"])?;
+    for p in untracked.lines().filter(|l| !l.is_empty()) {
+        let text = std::fs::read_to_string(top.join(p)).unwrap_or_default();
+        files.push(patches::FileChange {
+            path: p.to_string(),
+            old_path: None,
+            status: patches::Status::Added,
+            added_lines: text
+                .lines()
+                .enumerate()
+                .map(|(i, l)| (i + 1, l.to_string()))
+                .collect(),
+        });
+    }
+    Ok((Change { files, pr: None }, top, mb))
+}
+
+fn signer(login: Option<String>, teams: Vec<String>) -> Option<Signer> {
+    login.map(|login| Signer { login, teams })
+}
+
+fn print(diags: &mut [Diagnostic], sources: &SourceMap, format: Format) {
+    sort_for_report(diags);
+    let out = render(diags, sources, format);
+    if !out.is_empty() {
+        print!("{out}");
+        if !out.ends_with('\n') {
+            println!();
+        }
+    }
+}
+
+fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
+    let root = a.root.clone().unwrap_or_else(crate::paths::default_tree);
+    if !root.join("configs").is_dir() {
+        bail!(
+            "{}: no configs/ directory (pass --root <benchmark tree>)",
+            root.display()
+        );
+    }
+    let (mut inputs, mut diags) = load::load_tree(&root);
+    inputs.golden_mode = match a.golden_mode {
+        Some(GoldenModeArg::Pinned) => GoldenMode::Pinned,
+        Some(GoldenModeArg::Injected) => GoldenMode::Injected,
+        None if root.join("configs/srt-recipes").is_dir() => GoldenMode::Injected,
+        None => GoldenMode::Pinned,
+    };
+    inputs.signer = signer(a.signer.clone(), a.member_of.clone());
+    if let Some(base) = &a.base {
+        let (mut change, top, mb) = load_change(&root, base)?;
+        change.pr = a.pr;
+        let abs_root = root.canonicalize().unwrap_or(root.clone());
+        let prefix = abs_root
+            .strip_prefix(top.canonicalize().unwrap_or(top.clone()))
+            .unwrap_or(Path::new(""));
+        let mut keys = BTreeSet::new();
+        for m in &inputs.masters {
+            let spec = format!("{mb}:{}", prefix.join(&m.path).display());
+            if let Ok(text) = git(&top, &["show", &spec]) {
+                if let Ok(node) = infx_yaml::parse_str(&m.path, &text) {
+                    keys.extend(
+                        node.as_map()
+                            .into_iter()
+                            .flat_map(|m| m.keys().map(str::to_string)),
+                    );
+                }
+            }
+        }
+        inputs.base_master_keys = Some(keys);
+        inputs.append_only_entry = change.files.iter().any(|f| {
+            f.path.ends_with("perf-changelog.yaml")
+                && f.added_lines
+                    .iter()
+                    .any(|(_, l)| l.trim_start().starts_with("append-only: true"))
+        });
+        inputs.change = Some(change);
+    } else if inputs.signer.is_some() {
+        bail!("--signer needs --base (the changed paths come from the diff)");
+    }
+    diags.extend(review_tree(&inputs));
+    let mut sources = SourceMap::new();
+    for d in inputs
+        .masters
+        .iter()
+        .chain(&inputs.recipes)
+        .chain(&inputs.lanes)
+    {
+        sources.insert(&d.path, d.text.to_string());
+    }
+    print(&mut diags, &sources, a.format);
+    let errors = diags.iter().filter(|d| d.is_error()).count();
+    let warnings = diags
+        .iter()
+        .filter(|d| d.severity == infx_report::Severity::Warning)
+        .count();
+    eprintln!(
+        "review: {} recipes, {} master configs, {} golden curves: {errors} errors, {warnings} warnings",
+        inputs.recipes.len(),
+        inputs.masters.len(),
+        inputs.golden.len()
+    );
+    Ok(if errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn run_owners(a: OwnersArgs) -> anyhow::Result<ExitCode> {
+    let root = a.root.clone().unwrap_or_else(crate::paths::workspace_root);
+    let mut diags = Vec::new();
+    let Some(co) = load::load_codeowners(&root, &mut diags) else {
+        bail!(
+            "no CODEOWNERS under {} (.github/, root or docs/)",
+            root.display()
+        );
+    };
+    let changed: Vec<codeowners::ChangedPath> = if a.paths.is_empty() {
+        let base = a.base.clone().unwrap_or_else(|| default_base(&root));
+        load_change(&root, &base)?.0.changed_paths()
+    } else {
+        a.paths
+            .iter()
+            .map(|p| codeowners::ChangedPath {
+                path: p.clone(),
+                old_path: None,
+            })
+            .collect()
+    };
+    let owners = codeowners::owners_of_change(&co, &changed);
+    if a.format == Format::Human {
+        for po in &owners {
+            let (line, kind) = match &po.rule {
+                Some(r) if po.is_specific() => (format!("line {}", r.line), "specific"),
+                Some(r) => (format!("line {}", r.line), "catch-all"),
+                None => ("-".to_string(), "unowned"),
+            };
+            println!("{}\t{}\t{kind} ({line})", po.path, po.owners().join(" "));
+        }
+        let specific = owners.iter().filter(|p| p.is_specific()).count();
+        println!(
+            "{} changed paths, {specific} with specific owners",
+            owners.len()
+        );
+    } else {
+        for po in &owners {
+            let row = serde_json::json!({
+                "path": po.path,
+                "owners": po.owners(),
+                "specific": po.is_specific(),
+                "line": po.rule.as_ref().map(|r| r.line),
+            });
+            println!("{row}");
+        }
+    }
+    if let Some(s) = signer(a.signer.clone(), a.member_of.clone()) {
+        diags.extend(codeowners::check_signer(&co, &changed, &s));
+        let ok = !diags.iter().any(|d| d.is_error());
+        let mut sources = SourceMap::new();
+        if let Some((abs, shown)) = load::find_codeowners(&root) {
+            sources.insert(shown, std::fs::read_to_string(abs).unwrap_or_default());
+        }
+        print(&mut diags, &sources, a.format);
+        if a.format == Format::Human {
+            println!(
+                "{}: {} every specifically owned changed path",
+                s.login,
+                if ok { "owns" } else { "does NOT own" }
+            );
+        }
+        return Ok(if ok {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        });
+    }
+    print(&mut diags, &SourceMap::new(), a.format);
+    Ok(if diags.iter().any(|d| d.is_error()) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn run_pareto(a: ParetoArgs) -> anyhow::Result<ExitCode> {
+    let mut curves = Vec::new();
+    let mut diags = Vec::new();
+    for p in &a.artifacts {
+        let text =
+            std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+        let json: serde_json::Value = match serde_json::from_str(&text) {
+            Ok(j) => j,
+            Err(e) => {
+                diags.push(
+                    Diagnostic::error(pareto::CODE_INPUT, format!("not JSON: {e}")).with_path(p),
+                );
+                continue;
+            }
+        };
+        if let Err(d) = pareto::curves_from_artifact(&json, p, &mut curves) {
+            diags.push(d);
+        }
+    }
+    let source = a.artifacts.first().cloned().unwrap_or_default();
+    if a.format == Format::Human {
+        for c in &curves {
+            let r = pareto::assess(c);
+            println!(
+                "{}\t{}: {}/{} frontier, {} measured, {} dominated, {} invalid{}",
+                if r.pass() { "PASS" } else { "WARN" },
+                r.key,
+                r.frontier.len(),
+                pareto::RECOMMENDED_POINTS,
+                r.measured,
+                r.dominated(),
+                r.invalid,
+                if r.canonical_restriction {
+                    " (canonical restriction)"
+                } else {
+                    ""
+                }
+            );
+        }
+    } else {
+        diags.extend(pareto::check(&curves, &source));
+    }
+    let input_errors = diags.iter().any(|d| d.is_error());
+    print(&mut diags, &SourceMap::new(), a.format);
+    Ok(if input_errors {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

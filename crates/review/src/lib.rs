@@ -1,1 +1,151 @@
-//! infx-review
+//! infx-review: the reviewer checks a machine can decide from the repository.
+//!
+//! Each check is a pure function of loaded inputs → [`Diagnostic`]s with its own code
+//! (`review/<check>`; the list is in `docs/review.md`). [`load::load_tree`] reads a benchmark tree
+//! into [`ReviewInputs`]; [`review_tree`] runs every repository-decidable check on them.
+
+pub mod codeowners;
+pub mod golden;
+pub mod images;
+pub mod load;
+pub mod masters;
+pub mod pareto;
+pub mod patches;
+pub mod recipe;
+
+use infx_report::Diagnostic;
+use infx_yaml::Document;
+use std::collections::BTreeSet;
+
+pub use codeowners::{ChangedPath, CodeOwners, Signer};
+pub use golden::{Golden, Mode as GoldenMode};
+pub use patches::{FileChange, Status, Waivers};
+
+/// Check 12 cannot run until base and head matrices are available.
+pub const CODE_APPEND_ONLY: &str = "review/append-only";
+
+/// The change under review (from `infx-diff` / git): files with status and added lines.
+#[derive(Clone, Debug, Default)]
+pub struct Change {
+    pub files: Vec<FileChange>,
+    /// The PR number, when known (for waiver lookup).
+    pub pr: Option<u64>,
+}
+
+impl Change {
+    pub fn changed_paths(&self) -> Vec<ChangedPath> {
+        self.files
+            .iter()
+            .map(|f| ChangedPath {
+                path: f.path.clone(),
+                old_path: f.old_path.clone(),
+            })
+            .collect()
+    }
+}
+
+/// Everything the repository-decidable checks read. Paths inside documents are relative to the
+/// checked tree.
+#[derive(Clone, Debug, Default)]
+pub struct ReviewInputs {
+    /// `configs/*-master.yaml`.
+    pub masters: Vec<Document>,
+    /// srt-slurm recipes (`benchmarks/**/srt-slurm-recipes/**/*.yaml`).
+    pub recipes: Vec<Document>,
+    /// Shared lane blocks (`configs/srt-recipes/*.yaml`), scanned on their own.
+    pub lanes: Vec<Document>,
+    pub golden: Golden,
+    pub golden_mode: GoldenMode,
+    pub codeowners: Option<CodeOwners>,
+    /// The change, when a base revision is known.
+    pub change: Option<Change>,
+    /// Waiver files at head, by PR number.
+    pub waivers: Waivers,
+    /// The sign-off author, for Check 0.
+    pub signer: Option<Signer>,
+    /// Master-config entry keys at the base revision (enables the engine-first rule, Check 6b).
+    pub base_master_keys: Option<BTreeSet<String>>,
+    /// Whether the change adds a changelog entry with `append-only: true` (Check 12).
+    pub append_only_entry: bool,
+}
+
+/// Runs every repository-decidable check. Deterministic order: images, recipes (file order),
+/// lanes, change-based checks.
+pub fn review_tree(inputs: &ReviewInputs) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let entries = masters::entries(&inputs.masters);
+    out.extend(images::check(&entries));
+    if let Some(base) = &inputs.base_master_keys {
+        out.extend(images::check_engine_first(&entries, base));
+    }
+    let bindings = masters::bindings(&entries);
+    for doc in &inputs.recipes {
+        out.extend(review_recipe(
+            doc,
+            bindings.get(&path_key(doc)),
+            &inputs.golden,
+            inputs.golden_mode,
+        ));
+    }
+    for doc in &inputs.lanes {
+        out.extend(recipe::check_recipe(&doc.path, &doc.root));
+    }
+    if let Some(change) = &inputs.change {
+        out.extend(patches::check(&change.files, change.pr, &inputs.waivers));
+        if let (Some(co), Some(signer)) = (&inputs.codeowners, &inputs.signer) {
+            out.extend(codeowners::check_signer(
+                co,
+                &change.changed_paths(),
+                signer,
+            ));
+        }
+    }
+    if inputs.append_only_entry {
+        out.push(
+            Diagnostic::warning(
+                CODE_APPEND_ONLY,
+                "not run: the change adds an `append-only: true` changelog entry, but the base/head matrix comparison (Check 12) is not connected yet",
+            )
+            .with_path("perf-changelog.yaml")
+            .with_help("run `cargo xtask changelog check` for the append-only gate, and verify the curve's image is unchanged"),
+        );
+    }
+    out
+}
+
+fn path_key(doc: &Document) -> String {
+    doc.path.to_string_lossy().replace('\\', "/")
+}
+
+/// Every per-recipe check on one recipe: Check 8, Check 13, Check 11 and the DP cuda-graph lint.
+pub fn review_recipe(
+    doc: &Document,
+    binding: Option<&masters::Binding>,
+    golden: &Golden,
+    mode: GoldenMode,
+) -> Vec<Diagnostic> {
+    let mut out = recipe::check_recipe(&doc.path, &doc.root);
+    let p = path_key(doc);
+    let agentic_path = p
+        .split('/')
+        .any(|c| c.contains("agentic") || c.starts_with("agentx"));
+    let agentic_cmd = doc
+        .root
+        .get_path(&["benchmark", "command"])
+        .or_else(|| doc.root.get_path(&["base", "benchmark", "command"]))
+        .and_then(|n| n.as_str())
+        .is_some_and(|c| c.contains("agentic"));
+    let ctx = golden::Context {
+        model_prefix: binding.and_then(|b| b.model_prefix.clone()),
+        agentic: binding.is_some_and(|b| b.agentic) || agentic_path || agentic_cmd,
+        usages: binding.map(|b| b.usages.clone()).unwrap_or_default(),
+    };
+    out.extend(golden::check_recipe(
+        &doc.path,
+        &recipe::variants(&doc.root),
+        &ctx,
+        golden,
+        mode,
+    ));
+    out
+}

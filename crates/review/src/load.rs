@@ -1,0 +1,194 @@
+//! Loading a benchmark tree into [`ReviewInputs`] (file I/O only; no checks here).
+//!
+//! Layouts: [Aug] (`configs/`, `golden_al_distribution/`, `.github/CODEOWNERS` in the tree) and
+//! [Oct] (`inferencex-e2e/` with `configs/srt-recipes/`, golden curves under `infx/`, CODEOWNERS at
+//! the repository root one level up).
+
+use crate::ReviewInputs;
+use crate::codeowners::{self, CodeOwners};
+use crate::golden::{self, Golden};
+use crate::patches::Waivers;
+use infx_report::Diagnostic;
+use infx_yaml::Document;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Reads a YAML file and names it by `rel` (the path diagnostics show).
+pub fn load_doc(abs: &Path, rel: &Path) -> Result<Document, Diagnostic> {
+    let text = std::fs::read_to_string(abs).map_err(|e| {
+        Diagnostic::error("review/io", format!("cannot read {}: {e}", abs.display())).with_path(rel)
+    })?;
+    // Duplicate keys are the YAML check's finding; here PyYAML's reading (last value wins) is
+    // what the launcher sees.
+    let opts = infx_yaml::LoadOptions {
+        reject_duplicate_keys: false,
+        ..Default::default()
+    };
+    let root = infx_yaml::parse_str_with(rel, &text, &opts)?;
+    Ok(Document {
+        path: rel.to_path_buf(),
+        text: Arc::from(text),
+        root,
+    })
+}
+
+fn yaml_files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut items: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    items.sort();
+    for p in items {
+        if p.is_dir() {
+            yaml_files_under(&p, out);
+        } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+            out.push(p);
+        }
+    }
+}
+
+fn rel(root: &Path, p: &Path) -> PathBuf {
+    p.strip_prefix(root)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Where the CODEOWNERS file of a tree is (GitHub's order), also one level up for the [Oct]
+/// layout. Returns (absolute, display path).
+pub fn find_codeowners(root: &Path) -> Option<(PathBuf, PathBuf)> {
+    let candidates = [".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS"];
+    for base in [Some(root), root.parent()].into_iter().flatten() {
+        for c in candidates {
+            let p = base.join(c);
+            if p.is_file() {
+                let shown = if base == root {
+                    PathBuf::from(c)
+                } else {
+                    PathBuf::from("..").join(c)
+                };
+                return Some((p, shown));
+            }
+        }
+    }
+    None
+}
+
+/// Parses the CODEOWNERS file of a tree, if any.
+pub fn load_codeowners(root: &Path, diags: &mut Vec<Diagnostic>) -> Option<CodeOwners> {
+    let (abs, shown) = find_codeowners(root)?;
+    match std::fs::read_to_string(&abs) {
+        Ok(text) => {
+            let (co, d) = codeowners::parse(&shown, &text);
+            diags.extend(d);
+            Some(co)
+        }
+        Err(e) => {
+            diags.push(Diagnostic::error(
+                "review/io",
+                format!("cannot read {}: {e}", abs.display()),
+            ));
+            None
+        }
+    }
+}
+
+/// Loads the golden acceptance-length curves of a tree.
+pub fn load_golden(root: &Path, diags: &mut Vec<Diagnostic>) -> Golden {
+    let mut g = Golden::new();
+    let dirs = [
+        root.join("golden_al_distribution"),
+        root.join("infx/golden_al_distribution"),
+        root.parent()
+            .map(|p| p.join("infx/golden_al_distribution"))
+            .unwrap_or_default(),
+    ];
+    for dir in dirs.iter().filter(|d| d.is_dir()) {
+        let mut files = Vec::new();
+        yaml_files_under(dir, &mut files);
+        for f in files {
+            let Some(stem) = f.file_stem().map(|s| s.to_string_lossy().to_string()) else {
+                continue;
+            };
+            if g.contains_key(&stem) {
+                continue;
+            }
+            let shown = rel(root, &f);
+            match load_doc(&f, &shown).and_then(|d| golden::parse_curve(&stem, &shown, &d.root)) {
+                Ok(c) => {
+                    g.insert(stem, c);
+                }
+                Err(d) => diags.push(d),
+            }
+        }
+        if !g.is_empty() {
+            break; // the first directory with curves is the tree's
+        }
+    }
+    g
+}
+
+/// Loads everything the tree-level checks need. Files that do not parse are reported (the YAML
+/// and recipe checks own those errors; review skips the file).
+pub fn load_tree(root: &Path) -> (ReviewInputs, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let mut inputs = ReviewInputs::default();
+    for name in ["nvidia-master.yaml", "amd-master.yaml"] {
+        let abs = root.join("configs").join(name);
+        if abs.is_file() {
+            match load_doc(&abs, &rel(root, &abs)) {
+                Ok(d) => inputs.masters.push(d),
+                Err(d) => diags.push(d),
+            }
+        }
+    }
+    let mut recipe_files = Vec::new();
+    for sub in [
+        "benchmarks/multi_node/srt-slurm-recipes",
+        "benchmarks/single_node/srt-slurm-recipes",
+    ] {
+        yaml_files_under(&root.join(sub), &mut recipe_files);
+    }
+    for f in recipe_files {
+        match load_doc(&f, &rel(root, &f)) {
+            Ok(d) => inputs.recipes.push(d),
+            Err(d) => diags.push(d),
+        }
+    }
+    let mut lanes = Vec::new();
+    yaml_files_under(&root.join("configs/srt-recipes"), &mut lanes);
+    for f in lanes {
+        match load_doc(&f, &rel(root, &f)) {
+            Ok(d) => inputs.lanes.push(d),
+            Err(d) => diags.push(d),
+        }
+    }
+    inputs.golden = load_golden(root, &mut diags);
+    inputs.codeowners = load_codeowners(root, &mut diags);
+    inputs.waivers = load_waivers(root);
+    (inputs, diags)
+}
+
+/// `docs/waiver/<N>.md` files of a tree.
+pub fn load_waivers(root: &Path) -> Waivers {
+    let mut w = Waivers::new();
+    let dir = root.join("docs/waiver");
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        return w;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        let Some(n) = p
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        if p.extension().is_some_and(|x| x == "md")
+            && let Ok(text) = std::fs::read_to_string(&p)
+        {
+            w.insert(n, (format!("docs/waiver/{n}.md"), text));
+        }
+    }
+    w
+}

@@ -1,0 +1,654 @@
+//! Effective recipes (override bundles expanded) and the checks that read them:
+//! Check 8 (architecture hacks, event publication), Check 13 (draft as shipped) and the DP
+//! cuda-graph coverage lint.
+//!
+//! Findings point at the node that sets the value; a value set in `base` and inherited by several
+//! variants is reported once, with the variants named in a note.
+
+use infx_report::{Diagnostic, Span};
+use infx_yaml::{Mapping, Node, ScalarStyle, Value};
+use std::path::Path;
+
+pub const CODE_DRAFT_ENV: &str = "review/draft-precision-env";
+pub const CODE_DRAFT_FLAG: &str = "review/draft-precision-flag";
+pub const CODE_EVENTS: &str = "review/event-publication";
+pub const CODE_HF_OVERRIDES: &str = "review/arch-override";
+pub const CODE_CUDA_GRAPH: &str = "review/dp-cuda-graph";
+
+/// Environment variables that make the draft cheaper than shipped (Check 13, FAIL when enabled).
+pub const PROHIBITED_DRAFT_ENV: &[&str] = &["SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE"];
+/// Environment variables that change draft precision and need a reviewer's look (Check 13, inspect).
+pub const INSPECT_DRAFT_ENV: &[&str] = &["SGLANG_GLM_NEXTN_MOE_PTPC"];
+
+/// One variant of a recipe: `base` alone for a plain recipe, else each `override_*` and
+/// `zip_override_*[i]`.
+#[derive(Clone, Debug)]
+pub struct Variant {
+    pub name: String,
+    pub node: Node,
+}
+
+/// `deep_merge(base, over)`: `null` deletes, mappings merge recursively, anything else replaces.
+pub fn deep_merge(base: &Node, over: &Node) -> Node {
+    match (&base.value, &over.value) {
+        (Value::Map(b), Value::Map(o)) => {
+            let mut out = b.clone();
+            for (k, kn, v) in o.iter() {
+                if v.is_null() {
+                    out.shift_remove(k);
+                    continue;
+                }
+                let merged = match out.get(k) {
+                    Some(existing) if existing.as_map().is_some() && v.as_map().is_some() => {
+                        deep_merge(existing, v)
+                    }
+                    _ => v.clone(),
+                };
+                match out.get_mut(k) {
+                    Some(slot) => *slot = merged,
+                    None => out.insert(kn.clone(), merged),
+                }
+            }
+            Node {
+                value: Value::Map(out),
+                span: base.span,
+                style: ScalarStyle::Collection,
+            }
+        }
+        _ => over.clone(),
+    }
+}
+
+fn zip_lengths(n: &Node, out: &mut Vec<usize>) {
+    match &n.value {
+        Value::Seq(items) => out.push(items.len()),
+        Value::Map(m) => m.iter().for_each(|(_, _, v)| zip_lengths(v, out)),
+        _ => {}
+    }
+}
+
+fn zip_slice(n: &Node, i: usize) -> Node {
+    match &n.value {
+        Value::Seq(items) if items.len() == 1 => items[0].clone(),
+        Value::Seq(items) => items.get(i).cloned().unwrap_or_else(|| n.clone()),
+        Value::Map(m) => {
+            let mut out = Mapping::new();
+            for (_, k, v) in m.iter() {
+                out.insert(k.clone(), zip_slice(v, i));
+            }
+            Node {
+                value: Value::Map(out),
+                span: n.span,
+                style: n.style,
+            }
+        }
+        _ => n.clone(),
+    }
+}
+
+/// Expands a recipe into its variants. Invalid bundles (a zip with mismatched lengths, a
+/// non-mapping override) yield the variants that can be built; the recipe checks of other crates
+/// report the structure errors.
+pub fn variants(root: &Node) -> Vec<Variant> {
+    let Some(map) = root.as_map() else {
+        return vec![];
+    };
+    let Some(base) = map.get("base").filter(|b| b.as_map().is_some()) else {
+        return vec![Variant {
+            name: "recipe".into(),
+            node: root.clone(),
+        }];
+    };
+    let mut keys: Vec<&str> = map.keys().collect();
+    keys.sort_unstable();
+    let mut out = Vec::new();
+    for k in keys.iter().filter(|k| k.starts_with("override_")) {
+        if let Some(sec) = map.get(k).filter(|s| s.as_map().is_some()) {
+            out.push(Variant {
+                name: (*k).to_string(),
+                node: deep_merge(base, sec),
+            });
+        }
+    }
+    for k in keys.iter().filter(|k| k.starts_with("zip_override_")) {
+        let Some(sec) = map.get(k).filter(|s| s.as_map().is_some()) else {
+            continue;
+        };
+        let mut lens = Vec::new();
+        zip_lengths(sec, &mut lens);
+        let n = lens.iter().copied().filter(|&l| l != 1).max().unwrap_or(1);
+        if lens.is_empty() || lens.contains(&0) || lens.iter().any(|&l| l != 1 && l != n) {
+            continue;
+        }
+        for i in 0..n {
+            out.push(Variant {
+                name: format!("{k}[{i}]"),
+                node: deep_merge(base, &zip_slice(sec, i)),
+            });
+        }
+    }
+    if out.is_empty() {
+        out.push(Variant {
+            name: "base".into(),
+            node: base.clone(),
+        });
+    }
+    out
+}
+
+/// Visits every mapping entry `(key, key node, value)` of a tree, depth first, in order.
+pub fn walk<'a>(n: &'a Node, f: &mut dyn FnMut(&'a str, &'a Node, &'a Node)) {
+    match &n.value {
+        Value::Map(m) => {
+            for (k, kn, v) in m.iter() {
+                f(k, kn, v);
+                walk(v, f);
+            }
+        }
+        Value::Seq(items) => items.iter().for_each(|i| walk(i, f)),
+        _ => {}
+    }
+}
+
+/// Visits every string scalar (values and sequence items).
+pub fn walk_strings<'a>(n: &'a Node, f: &mut dyn FnMut(&'a str, &'a Node)) {
+    match &n.value {
+        Value::Map(m) => m.iter().for_each(|(_, _, v)| walk_strings(v, f)),
+        Value::Seq(items) => items.iter().for_each(|i| walk_strings(i, f)),
+        Value::Str(s) => f(s, n),
+        _ => {}
+    }
+}
+
+/// A scalar's text as a user would read it (`'1'`, `1`, `true` all give their text).
+pub fn scalar_text(n: &Node) -> Option<String> {
+    match &n.value {
+        Value::Str(s) => Some(s.clone()),
+        Value::Int(i) => Some(i.to_string()),
+        Value::Float(f) => Some(f.text.clone()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// An environment value that turns a feature on (`1`, `true`, `yes`, `on`, any non-zero number).
+pub fn enables(n: &Node) -> bool {
+    match scalar_text(n) {
+        Some(t) => {
+            let t = t.trim().to_ascii_lowercase();
+            !(t.is_empty() || t == "0" || t == "false" || t == "no" || t == "off" || t == "none")
+        }
+        None => false,
+    }
+}
+
+/// Does this variant use speculative decoding (from speculative arguments, never env names)?
+pub fn speculates(n: &Node) -> bool {
+    let mut yes = false;
+    walk(n, &mut |k, _, v| {
+        let k = k.trim_start_matches('-');
+        let on = !v.is_null()
+            && scalar_text(v).is_none_or(|t| !t.eq_ignore_ascii_case("none") && !t.is_empty());
+        if on
+            && matches!(
+                k,
+                "speculative-algorithm"
+                    | "speculative_algorithm"
+                    | "speculative-config"
+                    | "speculative_config"
+            )
+        {
+            yes = true;
+        }
+        if k == "spec-decoding"
+            && scalar_text(v).is_some_and(|t| matches!(t.as_str(), "mtp" | "draft_model"))
+        {
+            yes = true;
+        }
+    });
+    if !yes {
+        walk_strings(n, &mut |s, _| {
+            if s.contains("--speculative-config") || s.contains("--speculative-algorithm") {
+                yes = true;
+            }
+        });
+    }
+    yes
+}
+
+/// Collects findings across variants, keeping the first of each (code, location) and naming the
+/// variants it applies to.
+#[derive(Default)]
+pub struct Findings {
+    items: Vec<(Diagnostic, Vec<String>)>,
+}
+
+impl Findings {
+    pub fn push(&mut self, d: Diagnostic, variant: &str) {
+        let key = |x: &Diagnostic| {
+            (
+                x.code.clone(),
+                x.span.map(|s| (s.start.offset, s.start.line)),
+            )
+        };
+        match self.items.iter_mut().find(|(e, _)| key(e) == key(&d)) {
+            Some((_, vs)) => {
+                if !vs.iter().any(|v| v == variant) {
+                    vs.push(variant.to_string())
+                }
+            }
+            None => self.items.push((d, vec![variant.to_string()])),
+        }
+    }
+    pub fn finish(self, multi: bool) -> Vec<Diagnostic> {
+        self.items
+            .into_iter()
+            .map(|(d, vs)| {
+                if multi {
+                    d.with_note(format!("in variants: {}", vs.join(", ")))
+                } else {
+                    d
+                }
+            })
+            .collect()
+    }
+}
+
+fn spec_config_text(v: &Node) -> String {
+    match &v.value {
+        Value::Str(s) => s.to_ascii_lowercase(),
+        Value::Map(m) => m.keys().collect::<Vec<_>>().join(" ").to_ascii_lowercase(),
+        _ => String::new(),
+    }
+}
+
+/// Check 8 and Check 13 on one variant.
+pub fn check_variant_flags(path: &Path, v: &Node, spec: bool, out: &mut Vec<Diagnostic>) {
+    walk(v, &mut |k, kn, val| {
+        let bare = k.trim_start_matches('-');
+        // Check 13: prohibited draft env (only meaningful when a draft runs).
+        if spec && PROHIBITED_DRAFT_ENV.contains(&k) && enables(val) {
+            out.push(
+                Diagnostic::error(
+                    CODE_DRAFT_ENV,
+                    format!(
+                        "`{k}: {}` quantises the draft's MoE to FP8 (the draft must run as shipped)",
+                        scalar_text(val).unwrap_or_default()
+                    ),
+                )
+                .at(path, val.span)
+                .with_help(format!("remove `{k}` (or set it to '0') so the draft keeps its stored precision")),
+            );
+        }
+        if spec && INSPECT_DRAFT_ENV.contains(&k) && enables(val) {
+            out.push(
+                Diagnostic::warning(CODE_DRAFT_ENV, format!("`{k}` changes draft precision; a reviewer must confirm it is not below the stored precision"))
+                    .at(path, val.span),
+            );
+        }
+        if matches!(
+            bare,
+            "speculative-draft-model-quantization" | "speculative_draft_model_quantization"
+        ) && !val.is_null()
+        {
+            out.push(
+                Diagnostic::error(CODE_DRAFT_FLAG, format!("`{k}` quantises the draft model"))
+                    .at(path, kn.span)
+                    .with_help("serve the draft at its stored precision; remove the flag"),
+            );
+        }
+        if matches!(bare, "speculative-config" | "speculative_config") {
+            let t = spec_config_text(val);
+            if t.contains("quantization") || t.contains("dtype") {
+                out.push(
+                    Diagnostic::error(
+                        CODE_DRAFT_FLAG,
+                        format!("`{k}` overrides the draft's quantization or dtype"),
+                    )
+                    .at(path, val.span)
+                    .with_help("remove quantization/dtype from the speculative config"),
+                );
+            }
+        }
+        // Check 8: event publication and FLOP-removing overrides.
+        if k == "publish_events_and_metrics"
+            && (val.as_bool() == Some(false) || scalar_text(val).as_deref() == Some("false"))
+        {
+            out.push(
+                Diagnostic::error(
+                    CODE_EVENTS,
+                    "`publish_events_and_metrics: false` disables event/metric publication",
+                )
+                .at(path, kn.span)
+                .with_help("remove the key (or set it to true); event publication is required"),
+            );
+        }
+        if matches!(
+            bare,
+            "hf-overrides" | "hf_overrides" | "json-model-override-args"
+        ) && !val.is_null()
+        {
+            out.push(
+                Diagnostic::error(CODE_HF_OVERRIDES, format!("`{k}` overrides the model config and may remove FLOPs"))
+                    .at(path, kn.span)
+                    .with_help("serve the architecture as shipped; a reviewer must confirm the model natively supports this mode"),
+            );
+        }
+    });
+    walk_strings(v, &mut |s, n| {
+        for flag in ["--hf-overrides", "--json-model-override-args"] {
+            if s.contains(flag) {
+                out.push(
+                    Diagnostic::error(
+                        CODE_HF_OVERRIDES,
+                        format!("`{flag}` overrides the model config and may remove FLOPs"),
+                    )
+                    .at(path, n.span),
+                );
+            }
+        }
+        if s.contains("--speculative-draft-model-quantization") {
+            out.push(
+                Diagnostic::error(
+                    CODE_DRAFT_FLAG,
+                    "`--speculative-draft-model-quantization` quantises the draft model",
+                )
+                .at(path, n.span),
+            );
+        }
+        for var in PROHIBITED_DRAFT_ENV {
+            if spec
+                && let Some(rest) = s.split_once(&format!("{var}=")).map(|(_, r)| r)
+                && !matches!(
+                    rest.split_whitespace().next().unwrap_or(""),
+                    "" | "0" | "false"
+                )
+            {
+                out.push(
+                    Diagnostic::error(
+                        CODE_DRAFT_ENV,
+                        format!("`{var}` is enabled; the draft must run as shipped"),
+                    )
+                    .at(path, n.span),
+                );
+            }
+        }
+    });
+}
+
+fn as_u64(n: &Node) -> Option<u64> {
+    match &n.value {
+        Value::Int(i) => u64::try_from(*i).ok(),
+        Value::Str(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn truthy(n: Option<&Node>) -> bool {
+    n.is_some_and(|n| {
+        n.as_bool() == Some(true) || scalar_text(n).is_some_and(|t| t.eq_ignore_ascii_case("true"))
+    })
+}
+
+/// DP cuda-graph coverage on one server-argument mapping (SGLang and vLLM spellings).
+pub fn check_cuda_graph_args(path: &Path, args: &Node, out: &mut Vec<Diagnostic>) {
+    let get = |names: &[&str]| {
+        names
+            .iter()
+            .find_map(|n| args.get(n))
+            .filter(|n| !n.is_null())
+    };
+    // SGLang: max-running-requests is global; with DP attention each rank gets a share.
+    if truthy(get(&["enable-dp-attention", "enable_dp_attention"])) {
+        let dp = get(&["data-parallel-size", "dp-size", "dp"])
+            .and_then(as_u64)
+            .unwrap_or(1);
+        let admitted = get(&["max-running-requests", "max_running_requests"]).and_then(as_u64);
+        let captured = get(&[
+            "cuda-graph-max-bs-decode",
+            "cuda-graph-max-bs",
+            "cuda_graph_max_bs",
+        ]);
+        if let (Some(m), Some(cap_node)) = (admitted, captured)
+            && dp > 1
+            && let Some(cap) = as_u64(cap_node)
+        {
+            let per_rank = m.div_ceil(dp);
+            if per_rank > cap {
+                out.push(
+                    Diagnostic::warning(
+                        CODE_CUDA_GRAPH,
+                        format!(
+                            "decode cuda graphs capture batch {cap} but each DP rank admits {per_rank} ({m} max-running-requests over {dp} ranks)"
+                        ),
+                    )
+                    .at(path, cap_node.span)
+                    .with_help(format!("raise the captured decode batch to at least {per_rank}, or admit fewer requests per rank"))
+                    .with_note("batches above the captured size run without cuda graphs (eager decode)"),
+                );
+            }
+        }
+    }
+}
+
+/// vLLM: max-num-seqs is per DP rank; captured sizes count tokens, so speculative tokens add up.
+pub fn check_cuda_graph_vllm(path: &Path, args: &Node, out: &mut Vec<Diagnostic>) {
+    let get = |names: &[&str]| {
+        names
+            .iter()
+            .find_map(|n| args.get(n))
+            .filter(|n| !n.is_null())
+    };
+    let dp = get(&["data-parallel-size", "data_parallel_size"])
+        .and_then(as_u64)
+        .unwrap_or(1);
+    if dp <= 1 {
+        return;
+    }
+    let Some(seqs) = get(&["max-num-seqs", "max_num_seqs"]).and_then(as_u64) else {
+        return;
+    };
+    let captured =
+        get(&["max-cudagraph-capture-size", "max_cudagraph_capture_size"]).or_else(|| {
+            get(&["compilation-config", "compilation_config"])
+                .and_then(|c| c.get("max_cudagraph_capture_size"))
+        });
+    let Some(cap_node) = captured else { return };
+    let Some(cap) = as_u64(cap_node) else { return };
+    let k = get(&["speculative-config", "speculative_config"])
+        .and_then(|s| match &s.value {
+            Value::Map(_) => s.get("num_speculative_tokens").and_then(as_u64),
+            Value::Str(t) => serde_json::from_str::<serde_json::Value>(t)
+                .ok()
+                .and_then(|j| {
+                    j.get("num_speculative_tokens")
+                        .and_then(serde_json::Value::as_u64)
+                }),
+            _ => None,
+        })
+        .unwrap_or(0);
+    let need = seqs * (1 + k);
+    if need > cap {
+        out.push(
+            Diagnostic::warning(
+                CODE_CUDA_GRAPH,
+                format!(
+                    "cuda graphs capture {cap} tokens but each of the {dp} DP ranks decodes up to {need} ({seqs} sequences x {} tokens)",
+                    1 + k
+                ),
+            )
+            .at(path, cap_node.span)
+            .with_help(format!("raise the capture size to at least {need}")),
+        );
+    }
+}
+
+/// Every server-argument mapping of a variant: schema-2 `roles.*.args`, schema-1
+/// `backend.<engine>_config.<role>`.
+pub fn arg_maps(v: &Node) -> Vec<&Node> {
+    role_arg_maps(v).into_iter().map(|(_, n)| n).collect()
+}
+
+/// Server-argument mappings with their role names (`prefill`, `decode`, `agg`, …).
+pub fn role_arg_maps(v: &Node) -> Vec<(&str, &Node)> {
+    let mut out = Vec::new();
+    if let Some(roles) = v.get("roles").and_then(Node::as_map) {
+        for (name, _, r) in roles.iter() {
+            if let Some(a) = r.get("args").filter(|a| a.as_map().is_some()) {
+                out.push((name, a));
+            }
+        }
+    }
+    if let Some(backend) = v.get("backend").and_then(Node::as_map) {
+        for (k, _, cfg) in backend.iter() {
+            if k.ends_with("_config")
+                && let Some(m) = cfg.as_map()
+            {
+                out.extend(
+                    m.iter()
+                        .filter(|(_, _, a)| a.as_map().is_some())
+                        .map(|(name, _, a)| (name, a)),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// All per-recipe checks on one file: Check 8, Check 13 and the DP cuda-graph lint.
+pub fn check_recipe(path: &Path, root: &Node) -> Vec<Diagnostic> {
+    let vars = variants(root);
+    let mut f = Findings::default();
+    for var in &vars {
+        let spec = speculates(&var.node);
+        let mut d = Vec::new();
+        check_variant_flags(path, &var.node, spec, &mut d);
+        for a in arg_maps(&var.node) {
+            check_cuda_graph_args(path, a, &mut d);
+            check_cuda_graph_vllm(path, a, &mut d);
+        }
+        for x in d {
+            f.push(x, &var.name);
+        }
+    }
+    f.finish(vars.len() > 1)
+}
+
+/// Span helper for findings about a whole file.
+pub fn file_span() -> Span {
+    Span::line(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(t: &str) -> Node {
+        match infx_yaml::parse_str(Path::new("r.yaml"), t) {
+            Ok(n) => n,
+            Err(d) => panic!("{d}"),
+        }
+    }
+    fn codes(d: &[Diagnostic]) -> Vec<&str> {
+        d.iter().map(|d| d.code.as_str()).collect()
+    }
+
+    const QWEN_FAIL: &str = "backend:\n  decode_environment:\n    SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE: '1'\n  sglang_config:\n    decode:\n      speculative-algorithm: NEXTN\n      speculative-num-steps: 3\n";
+
+    #[test]
+    fn prohibited_draft_env_fails_and_off_passes() {
+        let d = check_recipe(Path::new("r.yaml"), &parse(QWEN_FAIL));
+        assert_eq!(codes(&d), [CODE_DRAFT_ENV]);
+        assert_eq!(d[0].span.map(|s| s.start.line), Some(3));
+        let off = QWEN_FAIL.replace("'1'", "'0'");
+        assert!(check_recipe(Path::new("r.yaml"), &parse(&off)).is_empty());
+        // Without speculative decoding the variable is inert.
+        let stp = "backend:\n  env:\n    SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE: '1'\n";
+        assert!(check_recipe(Path::new("r.yaml"), &parse(stp)).is_empty());
+    }
+
+    #[test]
+    fn draft_quantization_flag_fails() {
+        let t = "backend:\n  vllm_config:\n    decode:\n      speculative-config: '{\"method\": \"mtp\", \"num_speculative_tokens\": 3}'\n      speculative-draft-model-quantization: quark_mxfp4\n";
+        let d = check_recipe(Path::new("r.yaml"), &parse(t));
+        assert_eq!(codes(&d), [CODE_DRAFT_FLAG]);
+        // Pass: an FP8 checkpoint serving its embedded head with no draft flags.
+        let ok = "backend:\n  sglang_config:\n    decode:\n      speculative-algorithm: NEXTN\n      quantization: fp8\n";
+        assert!(check_recipe(Path::new("r.yaml"), &parse(ok)).is_empty());
+    }
+
+    #[test]
+    fn event_publication_false_fails() {
+        let t = "backend:\n  type: trtllm\n  publish_events_and_metrics: false\n";
+        let d = check_recipe(Path::new("r.yaml"), &parse(t));
+        assert_eq!(codes(&d), [CODE_EVENTS]);
+        assert!(
+            check_recipe(
+                Path::new("r.yaml"),
+                &parse("backend:\n  publish_events_and_metrics: true\n")
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn hf_overrides_flagged() {
+        let t =
+            "backend:\n  vllm_config:\n    agg:\n      hf-overrides: '{\"index_topk_freq\": 4}'\n";
+        assert_eq!(
+            codes(&check_recipe(Path::new("r.yaml"), &parse(t))),
+            [CODE_HF_OVERRIDES]
+        );
+        let s = "benchmark:\n  command: vllm serve m --hf-overrides '{}'\n";
+        assert_eq!(
+            codes(&check_recipe(Path::new("r.yaml"), &parse(s))),
+            [CODE_HF_OVERRIDES]
+        );
+        let ok = "backend:\n  vllm_config:\n    agg:\n      tensor-parallel-size: 8\n";
+        assert!(check_recipe(Path::new("r.yaml"), &parse(ok)).is_empty());
+    }
+
+    const DP4: &str = "base:\n  roles:\n    agg:\n      args:\n        speculative-algorithm: DSPARK\n        cuda-graph-max-bs-decode: 64\noverride_tp2_c48:\n  roles:\n    agg:\n      args:\n        tensor-parallel-size: 2\n        max-running-requests: 64\noverride_dp4_c192:\n  roles:\n    agg:\n      args:\n        tensor-parallel-size: 4\n        data-parallel-size: 4\n        enable-dp-attention: true\n        max-running-requests: 384\n";
+
+    #[test]
+    fn dp4_c192_cuda_graph_warning() {
+        let d = check_recipe(Path::new("agentic.yaml"), &parse(DP4));
+        assert_eq!(codes(&d), [CODE_CUDA_GRAPH]);
+        assert!(
+            d[0].message.contains("capture batch 64"),
+            "{}",
+            d[0].message
+        );
+        assert!(
+            d[0].message
+                .contains("admits 96 (384 max-running-requests over 4 ranks)")
+        );
+        assert_eq!(d[0].span.map(|s| s.start.line), Some(6));
+        assert!(d[0].notes.iter().any(|n| n.contains("override_dp4_c192")));
+        let ok = DP4.replace("384", "256");
+        assert!(check_recipe(Path::new("agentic.yaml"), &parse(&ok)).is_empty());
+    }
+
+    #[test]
+    fn vllm_dp_capture_counts_speculative_tokens() {
+        let t = "backend:\n  vllm_config:\n    decode:\n      data-parallel-size: 8\n      max-num-seqs: 64\n      max-cudagraph-capture-size: 128\n      speculative-config: '{\"method\": \"mtp\", \"num_speculative_tokens\": 3}'\n";
+        let d = check_recipe(Path::new("r.yaml"), &parse(t));
+        assert_eq!(codes(&d), [CODE_CUDA_GRAPH]);
+        assert!(d[0].message.contains("256"));
+    }
+
+    #[test]
+    fn override_null_deletes_inherited_value() {
+        let t = "base:\n  backend:\n    env:\n      SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE: '1'\n    sglang_config:\n      decode:\n        speculative-algorithm: NEXTN\noverride_a:\n  backend:\n    env:\n      SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE: null\n";
+        assert!(check_recipe(Path::new("r.yaml"), &parse(t)).is_empty());
+    }
+
+    #[test]
+    fn zip_variants_expand() {
+        let t = "base:\n  a: 1\nzip_override_x:\n  a: [1, 2, 3]\n  b: [x]\n";
+        let v = variants(&parse(t));
+        assert_eq!(v.len(), 3);
+        assert_eq!(v[2].node.get("a").and_then(Node::as_i64), Some(3));
+        assert_eq!(v[2].node.get("b").and_then(Node::as_str), Some("x"));
+    }
+}

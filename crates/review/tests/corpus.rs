@@ -1,0 +1,150 @@
+//! The review checks over the real August tree and the October files in ../shared/corpus.
+//! Expected findings are the ones review-checks.md lists (and their siblings that set the same
+//! values); anything else is spurious and fails the test.
+
+use infx_report::Diagnostic;
+use infx_review::{GoldenMode, load, review_tree};
+use std::path::PathBuf;
+
+fn corpus() -> Option<PathBuf> {
+    let dir = match std::env::var_os("INFX_CORPUS") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+    };
+    dir.is_dir().then_some(dir)
+}
+
+fn summary(d: &[Diagnostic]) -> Vec<String> {
+    d.iter()
+        .map(|d| format!("{} {} {}", d.code, d.location(), d.message))
+        .collect()
+}
+
+fn by_code<'a>(d: &'a [Diagnostic], code: &str) -> Vec<&'a Diagnostic> {
+    d.iter().filter(|d| d.code == code).collect()
+}
+
+fn files(d: &[&Diagnostic]) -> Vec<String> {
+    let mut v: Vec<String> = d
+        .iter()
+        .filter_map(|d| d.path.as_ref().map(|p| p.display().to_string()))
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+#[test]
+fn august_tree_findings() {
+    let Some(c) = corpus() else {
+        eprintln!("SKIP: august_tree_findings: ../shared/corpus not found");
+        return;
+    };
+    let root = c.join("inferencex-aug2026");
+    let (mut inputs, load_diags) = load::load_tree(&root);
+    assert!(load_diags.is_empty(), "{:#?}", summary(&load_diags));
+    assert_eq!(inputs.masters.len(), 2);
+    assert_eq!(inputs.recipes.len(), 469);
+    assert_eq!(inputs.golden.len(), 9);
+    inputs.golden_mode = GoldenMode::Pinned;
+    let d = review_tree(&inputs);
+    for line in summary(&d) {
+        eprintln!("{line}");
+    }
+
+    // Check 13: every spec-decoding recipe that enables the FP8 NextN MoE draft.
+    let draft = by_code(&d, "review/draft-precision-env");
+    let draft_files = files(&draft);
+    assert!(
+        draft_files
+            .iter()
+            .any(|f| f.ends_with("c96-mtp-hicache-session-jid2527409.yaml"))
+    );
+    assert!(
+        draft_files
+            .iter()
+            .any(|f| f.ends_with("c128-mtp-hicache-session-jid2527417.yaml"))
+    );
+    assert!(
+        draft_files
+            .iter()
+            .all(|f| f.contains("/qwen3.5/gb300-fp4/agentic/") || f.contains("/glm5")),
+        "{draft_files:#?}"
+    );
+    assert!(
+        !draft_files.iter().any(|f| f.contains("/stp/")),
+        "non-speculative recipes are not findings"
+    );
+
+    // Check 8 [Oct]: the DSV4 and GLM-5.2 GB300 TRT agentic recipes disable event publication.
+    let events = files(&by_code(&d, "review/event-publication"));
+    assert_eq!(events.len(), 13, "{events:#?}");
+    assert!(
+        events
+            .iter()
+            .all(|f| f.contains("trtllm/deepseek-v4/agentx-gb300-20260811/")
+                || f.contains("trtllm/glm5.2/gb300-fp4/agentic/"))
+    );
+
+    // Check 6a: the two MI355X sglang-disagg entries on rocm/sgl-dev.
+    let up = by_code(&d, "review/upstream-image");
+    let keys: Vec<&str> = up
+        .iter()
+        .filter_map(|d| d.message.split('`').nth(1))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "dsr1-fp8-mi355x-sglang-disagg",
+            "dsr1-fp8-mi355x-sglang-disagg-mtp"
+        ],
+        "{:#?}",
+        summary(&d)
+    );
+    assert!(by_code(&d, "review/image-public").is_empty());
+
+    // Check 11 (pinned mode): the spec's pass examples pass.
+    let golden = by_code(&d, "review/golden-al");
+    for ok in [
+        "trtllm/deepseek-v4/agentx-gb300-20260811/",
+        "trtllm/glm5.2/gb300-fp4/agentic/",
+    ] {
+        assert!(
+            !golden.iter().any(|g| g
+                .path
+                .as_ref()
+                .is_some_and(|p| p.display().to_string().contains(ok))),
+            "{ok}"
+        );
+    }
+}
+
+#[test]
+fn october_files() {
+    let Some(c) = corpus() else {
+        eprintln!("SKIP: october_files: ../shared/corpus not found");
+        return;
+    };
+    let root = c.join("inferencex-oct2026/inferencex-e2e");
+    let (mut inputs, load_diags) = load::load_tree(&root);
+    assert!(load_diags.is_empty(), "{:#?}", summary(&load_diags));
+    assert_eq!(inputs.golden.len(), 8);
+    assert!(inputs.codeowners.is_some());
+    inputs.golden_mode = GoldenMode::Injected;
+    let d = review_tree(&inputs);
+    for line in summary(&d) {
+        eprintln!("{line}");
+    }
+    // The DP4 C192 point: 384 admitted over 4 ranks = 96 per rank, captured 64.
+    let cg = by_code(&d, "review/dp-cuda-graph");
+    assert_eq!(cg.len(), 1, "{:#?}", summary(&d));
+    assert!(cg[0].message.contains(
+        "capture batch 64 but each DP rank admits 96 (384 max-running-requests over 4 ranks)"
+    ));
+    assert!(
+        cg[0]
+            .path
+            .as_ref()
+            .is_some_and(|p| p.ends_with("dsv41flash/sglang/b300-fp4-mtp/agentic.yaml"))
+    );
+}
