@@ -40,12 +40,15 @@
 //! `override_x`, `zip_override_g[i]`, `lane:<name>`), so a schema error points at line:col in
 //! the file that wrote the offending value.
 
+pub mod coerce;
 pub mod lane;
 pub mod merge;
 pub mod pystr;
 pub mod recipe;
 pub mod reference;
+pub mod schema1;
 pub mod source;
+pub mod srtctl;
 
 pub use lane::{Lane, check_fragment, compose_lane};
 pub use recipe::{

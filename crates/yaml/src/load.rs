@@ -311,6 +311,19 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// PyYAML keeps a block scalar's final line break only when the source has one: a `|`/`>`
+    /// scalar ending the file without a newline gets no trailing `\n` (the parser adds one).
+    fn block_scalar_at_eof(&self, text: &str, style: ScalarStyle, span: Span) -> String {
+        let block = matches!(style, ScalarStyle::Literal | ScalarStyle::Folded);
+        if block && !self.text.ends_with('\n') && text.ends_with('\n') && !text.ends_with("\n\n") {
+            let tail_blank = self.text.get(span.end.offset..).is_some_and(|t| t.trim().is_empty());
+            if tail_blank {
+                return text[..text.len() - 1].to_string();
+            }
+        }
+        text.to_string()
+    }
+
     fn scalar(
         &self,
         text: &str,
@@ -356,7 +369,7 @@ impl<'a> Builder<'a> {
                 }
                 Resolved::Str => Value::Str(text.to_string()),
             },
-            None => Value::Str(text.to_string()),
+            None => Value::Str(self.block_scalar_at_eof(text, node_style, span)),
         };
         let mut node = Node::new(value, span);
         node.style = node_style;
