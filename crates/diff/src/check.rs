@@ -131,12 +131,8 @@ fn pos(text: &[u8], line: usize, line_start: usize, byte_in_line: usize) -> Pos 
 pub fn to_diagnostic(f: &Finding, file: &FileText) -> Diagnostic {
     let start = pos(&file.new, f.line, f.line_start, f.byte_in_line);
     let end = pos(&file.new, f.line, f.line_start, f.byte_in_line + f.len);
-    let message = match f.kind {
-        WsKind::BlankAtEof => {
-            "new blank line at EOF: the change adds blank lines at the end of the file".into()
-        }
-        k => format!("{k} (as `git diff --check` reports it)"),
-    };
+    // git's own words, so the finding reads the same as `git diff --check` output.
+    let message = f.kind.git_message();
     Diagnostic::error(f.kind.code(), message)
         .at(&f.path, Span { start, end })
         .with_help(help(f.kind, file))
@@ -224,5 +220,25 @@ mod tests {
             .map(|f| (f.line, f.kind))
             .collect();
         assert_eq!(got, [(2, WsKind::ConflictMarker), (3, WsKind::BlankAtEof)]);
+    }
+
+    #[test]
+    fn rendered_report_snapshot() {
+        let mut f = file("name: a\nitems:\n  - x\n", "name: a \nitems:\n  - x\n \t- y\n<<<<<<< ours\n\n");
+        f.path = "configs/nvidia-master.yaml".into();
+        let change = Change {
+            set: crate::ChangeSet {
+                root: ".".into(),
+                base: crate::Base { commit: None, source: crate::BaseSource::Explicit },
+                head: None,
+                files: vec![],
+            },
+            texts: vec![f.clone()],
+            binary: vec![],
+        };
+        let diags = whitespace_errors(&change);
+        let mut sources = infx_report::SourceMap::new();
+        sources.insert(&f.path, String::from_utf8_lossy(&f.new).into_owned());
+        insta::assert_snapshot!(infx_report::render_human(&diags, &sources, false));
     }
 }
