@@ -2,6 +2,7 @@
 //! does (same rows, keys, key order and values), selects evals, splits the output for GitHub
 //! Actions, and binds every generated point to exactly one srt-recipe variant.
 
+pub mod args;
 pub mod decimal;
 pub mod evals;
 pub mod generate;
