@@ -585,9 +585,9 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
             continue;
         };
         let new_mode = delta.new_file().mode();
-        let skip = matches!(file.status, Status::Deleted | Status::Conflicted)
-            || new_mode == git2::FileMode::Commit;
+        let skip = file.status == Status::Deleted || new_mode == git2::FileMode::Commit;
         let path = file.path.clone();
+        let conflicted = file.status == Status::Conflicted;
         files.push(file);
         if skip {
             continue;
@@ -611,6 +611,14 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
             continue;
         }
         let (old, new) = match &opts.target {
+            // Unmerged: git checks the working-tree file (markers and all) against the base.
+            Target::WorkTree if conflicted => {
+                let old = match resolved.tree.as_ref().and_then(|t| t.get_path(&path).ok()) {
+                    Some(e) => blob_bytes(&repo, e.id())?,
+                    None => Vec::new(),
+                };
+                (old, std::fs::read(root.join(&path)).unwrap_or_default())
+            }
             Target::WorkTree => texts_from_patch(&diff, idx)?,
             Target::Rev(_) => (
                 blob_bytes(&repo, delta.old_file().id())?,

@@ -224,12 +224,18 @@ mod tests {
 
     #[test]
     fn rendered_report_snapshot() {
-        let mut f = file("name: a\nitems:\n  - x\n", "name: a \nitems:\n  - x\n \t- y\n<<<<<<< ours\n\n");
+        let mut f = file(
+            "name: a\nitems:\n  - x\n",
+            "name: a \nitems:\n  - x\n \t- y\n<<<<<<< ours\n\n",
+        );
         f.path = "configs/nvidia-master.yaml".into();
         let change = Change {
             set: crate::ChangeSet {
                 root: ".".into(),
-                base: crate::Base { commit: None, source: crate::BaseSource::Explicit },
+                base: crate::Base {
+                    commit: None,
+                    source: crate::BaseSource::Explicit,
+                },
                 head: None,
                 files: vec![],
             },

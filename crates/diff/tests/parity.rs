@@ -311,3 +311,29 @@ fn symlink_and_executable_bit() {
         "{git:?}"
     );
 }
+
+#[test]
+fn unmerged_paths_are_checked_in_the_working_tree() {
+    let r = Repo::new();
+    r.write("f.txt", b"a\n");
+    r.commit_all("base");
+    r.git(&["checkout", "-q", "-b", "side"]);
+    r.write("f.txt", b"b\n");
+    r.commit_all("side");
+    r.git(&["checkout", "-q", "main"]);
+    r.write("f.txt", b"c \n");
+    r.commit_all("main");
+    // The merge stops with conflicts (non-zero exit), leaving markers in f.txt.
+    let _ = duct::cmd("git", ["merge", "-q", "side"])
+        .dir(r.path())
+        .stdout_null()
+        .stderr_null()
+        .unchecked()
+        .run();
+    let git = r.assert_parity(None);
+    assert_eq!(
+        git.iter().filter(|k| k.2 == ConflictMarker).count(),
+        3,
+        "{git:?}"
+    );
+}
