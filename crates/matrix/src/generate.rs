@@ -123,6 +123,15 @@ pub struct Options {
 
 const AGENTIC_DURATION_SECONDS: i64 = 3600;
 
+/// Where a generated row comes from: the config entry and its search-space row.
+#[derive(Debug, Clone)]
+pub struct RowOrigin {
+    pub key: String,
+    pub path: std::path::PathBuf,
+    /// The search-space row that produced the row.
+    pub span: infx_report::Span,
+}
+
 /// Generates the rows upstream's generator prints, in its order, with its keys. Errors carry
 /// upstream's message (the `ValueError` text) so callers can compare.
 pub fn generate(
@@ -139,6 +148,27 @@ pub fn expand(
     configs: &MasterConfigs<'_>,
     runners: &Runners<'_>,
     opts: &Options,
+) -> Result<Vec<Object>, Diagnostic> {
+    let mut origins = Vec::new();
+    expand_inner(configs, runners, opts, &mut origins)
+}
+
+/// Expansion (no eval marking) with the origin of every row, for binding.
+pub fn expand_with_origins(
+    configs: &MasterConfigs<'_>,
+    runners: &Runners<'_>,
+    opts: &Options,
+) -> Result<Vec<(Object, RowOrigin)>, Diagnostic> {
+    let mut origins = Vec::new();
+    let rows = expand_inner(configs, runners, opts, &mut origins)?;
+    Ok(rows.into_iter().zip(origins).collect())
+}
+
+fn expand_inner(
+    configs: &MasterConfigs<'_>,
+    runners: &Runners<'_>,
+    opts: &Options,
+    origins: &mut Vec<RowOrigin>,
 ) -> Result<Vec<Object>, Diagnostic> {
     let mut rows = Vec::new();
     match &opts.selection {
@@ -195,6 +225,7 @@ pub fn expand(
                     None,
                     fs.seq_lens.as_deref(),
                     &mut rows,
+                    origins,
                 )?;
             }
         }
@@ -210,6 +241,7 @@ pub fn expand(
                         tc.conc.as_deref(),
                         tc.seq_lens.as_deref(),
                         &mut rows,
+                        origins,
                     )?;
                 }
             }
@@ -446,8 +478,18 @@ fn expand_config(
     concurrencies: Option<&[i64]>,
     seq_lens: Option<&[SeqLen]>,
     rows: &mut Vec<Object>,
+    origins: &mut Vec<RowOrigin>,
 ) -> Result<(), Diagnostic> {
     let cx = Cx { entry };
+    let note = |rows: &Vec<Object>, benchmark: &Node, origins: &mut Vec<RowOrigin>| {
+        while origins.len() < rows.len() {
+            origins.push(RowOrigin {
+                key: entry.key.to_string(),
+                path: entry.path.to_path_buf(),
+                span: benchmark.span,
+            });
+        }
+    };
     let config = entry.value;
     if config.as_map().is_none() {
         return Err(cx.malformed(config, "an entry must be a mapping"));
@@ -543,6 +585,7 @@ fn expand_config(
                     &runner_list,
                     rows,
                 )?;
+                note(rows, benchmark, origins);
             }
         }
     }
@@ -570,6 +613,7 @@ fn expand_config(
                     &runner_list,
                     rows,
                 )?;
+                note(rows, benchmark, origins);
             }
         }
     }
@@ -711,10 +755,24 @@ fn component_metadata(
     Ok(())
 }
 
+/// `srt-recipe` / `eval-srt-recipe` as written, or [Oct-newest] (with `srt-recipe-dir`) the
+/// project-relative path `<recipes root>/<dir>/<file>` with the selector kept (SR3).
 fn srt_fields(cx: &Cx<'_, '_>, benchmark: &Node, row: &mut Object) -> Result<(), Diagnostic> {
+    let config = cx.entry.value;
+    let dir = config.get("srt-recipe-dir").and_then(Node::as_str);
+    let root = if truthy(config.get("multinode")) {
+        "benchmarks/multi_node/srt-slurm-recipes"
+    } else {
+        "benchmarks/single_node/srt-slurm-recipes"
+    };
     for field in ["srt-recipe", "eval-srt-recipe"] {
         if let Some(v) = get_some(benchmark, field) {
-            row.set(field, cx.json(v)?);
+            match (dir, v.as_str()) {
+                (Some(dir), Some(reference)) => {
+                    row.set(field, Json::Str(format!("{root}/{dir}/{reference}")));
+                }
+                _ => row.set(field, cx.json(v)?),
+            }
         }
     }
     Ok(())

@@ -3,6 +3,7 @@
 //! Actions, and binds every generated point to exactly one srt-recipe variant.
 
 pub mod args;
+pub mod bind;
 pub mod decimal;
 pub mod evals;
 pub mod generate;
@@ -12,8 +13,8 @@ pub mod inputs;
 pub mod json;
 
 pub use generate::{
-    EvalMode, FullSweep, Options, ScenarioType, Selection, SeqLen, TestConfig, expand,
-    expand_config_keys, generate,
+    EvalMode, FullSweep, Options, RowOrigin, ScenarioType, Selection, SeqLen, TestConfig, expand,
+    expand_config_keys, expand_with_origins, generate,
 };
 pub use inputs::{
     ConfigEntry, MasterConfigs, Runners, load_config_documents, load_runner_document,

@@ -1,0 +1,636 @@
+//! Binding every generated point to exactly one srt-recipe variant (`matrix.md` §11.3 B2–B6,
+//! §11.4), at matrix time instead of when a GPU job launches.
+//!
+//! [`load_recipes`] reads every recipe file and lane block the rows name (I/O);
+//! [`bind_points`] is a pure function of the rows and those files. A single-node point must
+//! match exactly one variant of its reference after the engine rules; a multinode reference
+//! must select exactly one variant. Variants of a selector-less bundle that no point matched
+//! are reported as warnings.
+
+use crate::generate::RowOrigin;
+use crate::json::{Json, Object};
+use infx_recipe::{ExpandOptions, Lane, RecipeFile, RecipeRef, Variant};
+use infx_report::Diagnostic;
+use infx_yaml::{Node, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// The recipe files and lane blocks the rows reference, loaded once.
+#[derive(Debug, Default)]
+pub struct RecipeSet {
+    /// Keyed by project-relative path.
+    files: HashMap<String, Result<RecipeFile, Diagnostic>>,
+    lanes: HashMap<Lane, Result<RecipeFile, Diagnostic>>,
+}
+
+/// Project-relative recipe path of a row reference (§7: `recipes/…` is a multinode recipe).
+pub fn recipe_path(reference_path: &str) -> String {
+    match reference_path.strip_prefix("recipes/") {
+        Some(rest) => format!("benchmarks/multi_node/srt-slurm-recipes/{rest}"),
+        None => reference_path.to_string(),
+    }
+}
+
+fn lane_of(row: &Object) -> Lane {
+    Lane::of(
+        row.get_str("scenario-type") == Some("agentic-coding"),
+        row.contains("prefill"),
+    )
+}
+
+/// Loads every recipe file and lane block that `rows` reference (relative to `root`, the
+/// benchmark tree). Failures are kept and reported by [`bind_points`].
+pub fn load_recipes<'r>(rows: impl IntoIterator<Item = &'r Object>, root: &Path) -> RecipeSet {
+    let mut set = RecipeSet::default();
+    for row in rows {
+        let Some(reference) = row.get_str("srt-recipe") else {
+            continue;
+        };
+        let Ok(r) = RecipeRef::parse_inferencex(reference) else {
+            continue;
+        };
+        let path = recipe_path(&r.path);
+        set.files
+            .entry(path.clone())
+            .or_insert_with(|| infx_recipe::load_recipe(root, &path));
+        let lane = lane_of(row);
+        set.lanes
+            .entry(lane)
+            .or_insert_with(|| infx_recipe::load_recipe(root, lane.block_path()));
+    }
+    set
+}
+
+/// One point of a row, as the binder sees it.
+struct Point<'a> {
+    row: &'a Object,
+    origin: &'a RowOrigin,
+    conc: Vec<i64>,
+}
+
+impl Point<'_> {
+    fn describe(&self) -> String {
+        let r = self.row;
+        let mut s = format!("point '{}' of {}", py(r.get("exp-name")), self.origin.key);
+        if let Some(tp) = r.get("tp") {
+            s.push_str(&format!(
+                " (tp {}, ep {}, dp-attn {}",
+                py(Some(tp)),
+                py(r.get("ep")),
+                py(r.get("dp-attn"))
+            ));
+            if let Some(kv) = r.get("kv-offloading") {
+                s.push_str(&format!(", kv-offloading {}", py(Some(kv))));
+            }
+            s.push_str(&format!(", conc {})", self.conc_text()));
+        } else {
+            s.push_str(&format!(" (conc {})", self.conc_text()));
+        }
+        s
+    }
+    fn conc_text(&self) -> String {
+        self.conc
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+fn py(v: Option<&Json>) -> String {
+    v.map_or_else(|| "None".into(), crate::generate::py_str)
+}
+
+/// The outcome of [`bind`]: findings plus, per bound single-node point, the index of its row in
+/// the input and the label of the one variant it selects.
+#[derive(Debug, Default)]
+pub struct BindReport {
+    pub diagnostics: Vec<Diagnostic>,
+    pub bindings: Vec<(usize, String)>,
+}
+
+/// Binds every throughput point (rows with `srt-recipe`; eval-only rows are skipped) and
+/// returns the findings only (the `validate` step).
+pub fn bind_points(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> Vec<Diagnostic> {
+    bind(points, recipes).diagnostics
+}
+
+/// [`bind_points`] with the bindings themselves.
+pub fn bind(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> BindReport {
+    let mut diags = Vec::new();
+    let mut bindings = Vec::new();
+    // (recipe path) → per variant label: how many points matched, for unused-variant warnings.
+    let mut usage: BTreeMap<String, (Vec<String>, HashMap<String, usize>)> = BTreeMap::new();
+    let mut reported: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut composed: HashMap<(String, Lane), Result<RecipeFile, ()>> = HashMap::new();
+
+    for (index, (row, origin)) in points.iter().enumerate() {
+        if row.get("eval-only").is_some_and(Json::truthy) {
+            continue;
+        }
+        let Some(reference) = row.get_str("srt-recipe") else {
+            continue;
+        };
+        let at = |d: Diagnostic| d.at(&origin.path, origin.span);
+        let r = match RecipeRef::parse_inferencex(reference) {
+            Ok(r) => r,
+            Err(d) => {
+                diags.push(at(d.with_note(format!("in config '{}'", origin.key))));
+                continue;
+            }
+        };
+        let path = recipe_path(&r.path);
+        let lane = lane_of(row);
+        let file = match recipes.files.get(&path) {
+            Some(Ok(f)) => f,
+            Some(Err(d)) => {
+                if reported.insert(format!("file:{path}")) {
+                    diags.push(at(Diagnostic::error(
+                        "matrix/recipe-missing",
+                        format!("{}: {reference}: {}", origin.key, d.message),
+                    )
+                    .with_help("fix the srt-recipe reference or add the recipe file")));
+                }
+                continue;
+            }
+            None => continue,
+        };
+        let block = match recipes.lanes.get(&lane) {
+            Some(Ok(b)) => b,
+            Some(Err(d)) => {
+                if reported.insert(format!("lane:{}", lane.name())) {
+                    diags.push(
+                        Diagnostic::error(
+                            "matrix/lane-block-missing",
+                            format!(
+                                "the {} lane block {} cannot be read: {}",
+                                lane.name(),
+                                lane.block_path(),
+                                d.message
+                            ),
+                        )
+                        .with_help("every lane's shared block must exist to compose its recipes"),
+                    );
+                }
+                continue;
+            }
+            None => continue,
+        };
+        // B3 then B2, once per (file, lane).
+        let composed_file = composed.entry((path.clone(), lane)).or_insert_with(|| {
+            let findings = infx_recipe::check_fragment(file, lane);
+            if findings.iter().any(Diagnostic::is_error) {
+                diags.extend(findings);
+                Err(())
+            } else {
+                diags.extend(findings);
+                Ok(infx_recipe::compose_lane(file, lane, block))
+            }
+        });
+        let Ok(composed_file) = composed_file else {
+            continue;
+        };
+        // B4.
+        let variants =
+            match composed_file.expand_with(r.selector.as_ref(), ExpandOptions::inferencex()) {
+                Ok(v) => v,
+                Err(d) => {
+                    diags.push(at(Diagnostic::error(
+                        "matrix/recipe-variants",
+                        format!("{}: {reference}: {}", origin.key, d.message),
+                    )
+                    .with_help("fix the selector or the recipe's variant blocks")));
+                    continue;
+                }
+            };
+        let conc: Vec<i64> = match row.get("conc") {
+            Some(Json::Int(c)) => vec![*c],
+            Some(Json::List(l)) => l.iter().filter_map(Json::as_i64).collect(),
+            _ => Vec::new(),
+        };
+        let point = Point { row, origin, conc };
+        if lane.is_single_node() {
+            let entry = usage
+                .entry(path.clone())
+                .or_insert_with(|| (Vec::new(), HashMap::new()));
+            if r.selector.is_none() {
+                for v in &variants {
+                    if !entry.0.contains(&v.label) {
+                        entry.0.push(v.label.clone());
+                    }
+                }
+            }
+            let outcomes: Vec<(&Variant, Result<(), String>)> = variants
+                .iter()
+                .map(|v| (v, check_single_node(v, &point, lane)))
+                .collect();
+            let matched: Vec<&Variant> = outcomes
+                .iter()
+                .filter(|(_, o)| o.is_ok())
+                .map(|(v, _)| *v)
+                .collect();
+            if let [only] = matched.as_slice() {
+                *entry.1.entry(only.label.clone()).or_default() += 1;
+                bindings.push((index, label(only)));
+                continue;
+            }
+            let mut d = if matched.is_empty() {
+                Diagnostic::error(
+                    "matrix/binding-none",
+                    format!(
+                        "{} matches no variant of {reference}: expected exactly one matching single-node SRT recipe",
+                        point.describe()
+                    ),
+                )
+                .with_help("add or fix the override for this point, or drop the point from the config")
+            } else {
+                Diagnostic::error(
+                    "matrix/binding-ambiguous",
+                    format!(
+                        "{} matches {} variants of {reference} ({}): expected exactly one",
+                        point.describe(),
+                        matched.len(),
+                        matched.iter().map(|v| label(v)).collect::<Vec<_>>().join(", ")
+                    ),
+                )
+                .with_help("pin the point in one variant (benchmark.env.CONC / KV_OFFLOADING) or use a selector")
+            };
+            for (v, o) in &outcomes {
+                d = d.with_note(match o {
+                    Ok(()) => format!("{}: matches", label(v)),
+                    Err(why) => format!("{}: {why}", label(v)),
+                });
+            }
+            diags.push(at(d));
+        } else if variants.len() != 1 {
+            // B6: the multinode reference itself must name exactly one variant.
+            let mut d = Diagnostic::error(
+                "matrix/binding-multinode",
+                format!(
+                    "{}: {reference} selects {} variants, not one",
+                    point.describe(),
+                    variants.len()
+                ),
+            )
+            .with_help(
+                "add a selector (base, override_<name> or zip_override_<name>[<i>]) to srt-recipe",
+            );
+            for v in &variants {
+                d = d.with_note(label(v));
+            }
+            diags.push(at(d));
+        } else if point.conc.is_empty() {
+            diags.push(at(Diagnostic::error(
+                "matrix/binding-multinode",
+                format!("{}: the concurrency list is empty", point.describe()),
+            )));
+        }
+    }
+
+    for (path, (labels, used)) in usage {
+        for l in labels {
+            if !used.contains_key(&l) {
+                diags.push(
+                    Diagnostic::warning(
+                        "matrix/unused-variant",
+                        format!("{path}: variant {l} is not selected by any generated point"),
+                    )
+                    .with_path(&path)
+                    .with_help("remove the variant or add the point it was written for"),
+                );
+            }
+        }
+    }
+    BindReport {
+        diagnostics: diags,
+        bindings,
+    }
+}
+
+fn label(v: &Variant) -> String {
+    if v.label.is_empty() {
+        v.name.clone().unwrap_or_else(|| "base".into())
+    } else {
+        v.label.clone()
+    }
+}
+
+/// Python `str()` of a recipe value (strings as is).
+fn text(n: &Node) -> String {
+    match &n.value {
+        Value::Str(s) => s.clone(),
+        Value::Int(i) => i.to_string(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Null => "None".into(),
+        Value::Float(f) => crate::json::py_float_repr(f.value),
+        Value::Timestamp(t) => t.clone(),
+        _ => "<collection>".into(),
+    }
+}
+
+fn int_of(n: Option<&Node>) -> Option<i64> {
+    let n = n?;
+    match &n.value {
+        Value::Int(i) => Some(*i),
+        Value::Str(s) => s.trim().parse().ok(),
+        Value::Float(f) if f.value.fract() == 0.0 => Some(f.value as i64),
+        _ => None,
+    }
+}
+
+fn bool_of(n: Option<&Node>) -> Option<bool> {
+    let n = n?;
+    match &n.value {
+        Value::Bool(b) => Some(*b),
+        Value::Str(s) => match s.to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" | "on" => Some(true),
+            "false" | "0" | "no" | "off" | "" => Some(false),
+            _ => None,
+        },
+        Value::Int(i) => Some(*i != 0),
+        Value::Null => Some(false),
+        _ => None,
+    }
+}
+
+fn row_int(row: &Object, k: &str, default: i64) -> i64 {
+    row.get_i64(k).unwrap_or(default)
+}
+
+/// `recipe <actual> != matrix <wanted>` for a named value.
+fn mismatch(what: &str, actual: impl std::fmt::Display, wanted: impl std::fmt::Display) -> String {
+    format!("{what}: recipe {actual} != matrix {wanted}")
+}
+
+/// The speculation label of a variant: `mtp` for a supported speculative method, else
+/// `benchmark.env.SPEC_DECODING` or `none`.
+fn spec_label(args: Option<&Node>, env: Option<&Node>) -> Result<String, String> {
+    const METHODS: [&str; 6] = ["eagle", "eagle3", "nextn", "mtp", "dspark", "draft_model"];
+    let method: Option<String> = args.and_then(|a| {
+        if let Some(m) = a
+            .get("speculative-algorithm")
+            .or_else(|| a.get("speculative_algorithm"))
+        {
+            return Some(text(m));
+        }
+        if let Some(c) = a
+            .get("speculative-config")
+            .or_else(|| a.get("speculative_config"))
+        {
+            return match &c.value {
+                Value::Map(_) => c.get("method").or_else(|| c.get("decoding_type")).map(text),
+                Value::Str(s) => serde_json::from_str::<serde_json::Value>(s)
+                    .ok()
+                    .and_then(|j| j.get("method").and_then(|m| m.as_str()).map(str::to_string)),
+                _ => None,
+            };
+        }
+        None
+    });
+    match method {
+        Some(m) if m != "None" => {
+            let lower = m.to_ascii_lowercase();
+            if METHODS.contains(&lower.as_str()) {
+                Ok("mtp".into())
+            } else {
+                Err(format!(
+                    "speculative method {m} is not one of eagle, eagle3, nextn, mtp, dspark"
+                ))
+            }
+        }
+        _ => Ok(env
+            .and_then(|e| e.get("SPEC_DECODING"))
+            .map_or_else(|| "none".to_string(), text)),
+    }
+}
+
+/// B5 for one variant: bind the point, then validate it against the engine rules.
+fn check_single_node(v: &Variant, p: &Point<'_>, lane: Lane) -> Result<(), String> {
+    let tree = &v.tree;
+    let row = p.row;
+    let env = tree.get_path(&["benchmark", "env"]);
+    let conc = p.conc.first().copied().unwrap_or(0);
+    if conc <= 0 {
+        return Err(format!("CONC must be a positive integer, not {conc}"));
+    }
+    if let Some(c) = env.and_then(|e| e.get("CONC"))
+        && text(c) != conc.to_string()
+    {
+        return Err(format!("CONC: recipe {} != point {conc}", text(c)));
+    }
+    if lane.is_agentic()
+        && let Some(k) = env.and_then(|e| e.get("KV_OFFLOADING"))
+    {
+        let want = py(row.get("kv-offloading"));
+        if text(k) != want {
+            return Err(format!("KV_OFFLOADING: recipe {} != point {want}", text(k)));
+        }
+    }
+    let framework = row.get_str("framework").unwrap_or_default();
+    let want_engine = match framework {
+        "sglang" => "sglang",
+        "trt" => "trtllm",
+        "atom" => "atom",
+        "vllm" => "vllm",
+        other => {
+            return Err(format!(
+                "framework {other} has no single-node SRT engine (sglang, trt, atom, vllm)"
+            ));
+        }
+    };
+    let engine = tree.get("engine").map(|e| match e.get("type") {
+        Some(t) => text(t),
+        None => text(e),
+    });
+    if engine.as_deref() != Some(want_engine) {
+        return Err(mismatch(
+            "engine",
+            engine.unwrap_or_else(|| "None".into()),
+            want_engine,
+        ));
+    }
+    let agg = tree.get_path(&["roles", "agg"]);
+    let args = agg.and_then(|a| a.get("args"));
+    let arg = |k: &str| args.and_then(|a| a.get(k));
+    let label = spec_label(args, env)?;
+    let mut want_spec = py(row.get("spec-decoding"));
+    if want_spec == "draft_model" {
+        want_spec = "mtp".into();
+    }
+    if label != want_spec {
+        return Err(mismatch("spec-decoding", label, want_spec));
+    }
+    let (tp, pp, pcp, dcp) = (
+        row_int(row, "tp", 0),
+        row_int(row, "pp", 1),
+        row_int(row, "pcp-size", 1),
+        row_int(row, "dcp-size", 1),
+    );
+    let ep = row_int(row, "ep", 1);
+    let dp_attn = row.get("dp-attn").is_some_and(Json::truthy);
+    let gpus = tp * pp * pcp;
+    let recipe_gpus = int_of(agg.and_then(|a| a.get("gpus")));
+    if recipe_gpus != Some(gpus) {
+        return Err(mismatch("roles.agg.gpus", opt(recipe_gpus), gpus));
+    }
+    let roles: Vec<&str> = tree
+        .get("roles")
+        .and_then(Node::as_map)
+        .map(|m| m.keys().collect())
+        .unwrap_or_default();
+    if roles != ["agg"] {
+        return Err(mismatch(
+            "roles",
+            format!("{{{}}}", roles.join(", ")),
+            "{agg}",
+        ));
+    }
+    for k in ["nodes", "workers"] {
+        let n = int_of(agg.and_then(|a| a.get(k)));
+        if n != Some(1) {
+            return Err(mismatch(&format!("roles.agg.{k}"), opt(n), 1));
+        }
+    }
+    let btype = tree.get_path(&["benchmark", "type"]).map(text);
+    if btype.as_deref() != Some("custom") {
+        return Err(mismatch(
+            "benchmark.type",
+            btype.unwrap_or_else(|| "None".into()),
+            "custom",
+        ));
+    }
+    let command = tree
+        .get_path(&["benchmark", "command"])
+        .map(text)
+        .unwrap_or_default();
+    if command.trim_end().ends_with("srt_agentic.sh") != lane.is_agentic() {
+        return Err(format!(
+            "benchmark.command: recipe '{command}' {} an agentic client but the point is {}",
+            if lane.is_agentic() { "is not" } else { "is" },
+            if lane.is_agentic() {
+                "agentic"
+            } else {
+                "fixed-seq-len"
+            }
+        ));
+    }
+    if pp != 1 {
+        return Err(mismatch("PP_SIZE", 1, pp));
+    }
+    if pcp != 1 {
+        return Err(mismatch("PCP_SIZE", 1, pcp));
+    }
+    let recipe_dcp = if matches!(want_engine, "vllm" | "atom") {
+        int_of(arg("decode-context-parallel-size")).unwrap_or(1)
+    } else {
+        1
+    };
+    if recipe_dcp != dcp {
+        return Err(mismatch("DCP_SIZE", recipe_dcp, dcp));
+    }
+    let num = |k: &str, default: i64| int_of(arg(k)).unwrap_or(default);
+    let flag = |k: &str| bool_of(arg(k)).unwrap_or(false);
+    match want_engine {
+        "sglang" => {
+            let rtp = int_of(arg("tensor-parallel-size"));
+            if rtp != Some(tp) {
+                return Err(mismatch("tensor-parallel-size", opt(rtp), tp));
+            }
+            let dp = num("data-parallel-size", 1);
+            let want_dp = if dp_attn { tp } else { 1 };
+            if dp != want_dp {
+                return Err(mismatch("data-parallel-size", dp, want_dp));
+            }
+            let rep = int_of(arg("expert-parallel-size"))
+                .or_else(|| int_of(arg("ep-size")))
+                .unwrap_or(1);
+            if rep != ep {
+                return Err(mismatch("expert-parallel-size", rep, ep));
+            }
+            if flag("enable-dp-attention") != dp_attn {
+                return Err(mismatch(
+                    "enable-dp-attention",
+                    flag("enable-dp-attention"),
+                    dp_attn,
+                ));
+            }
+        }
+        "trtllm" => {
+            let rtp = int_of(arg("tensor_parallel_size"));
+            if rtp != Some(tp) {
+                return Err(mismatch("tensor_parallel_size", opt(rtp), tp));
+            }
+            let rep = int_of(arg("moe_expert_parallel_size"));
+            if rep != Some(ep) {
+                return Err(mismatch("moe_expert_parallel_size", opt(rep), ep));
+            }
+            if num("pipeline_parallel_size", 1) != 1 {
+                return Err(mismatch(
+                    "pipeline_parallel_size",
+                    num("pipeline_parallel_size", 1),
+                    1,
+                ));
+            }
+            if flag("enable_attention_dp") != dp_attn {
+                return Err(mismatch(
+                    "enable_attention_dp",
+                    flag("enable_attention_dp"),
+                    dp_attn,
+                ));
+            }
+        }
+        "vllm" => {
+            let product = num("tensor-parallel-size", 1) * num("data-parallel-size", 1);
+            if product != tp {
+                return Err(mismatch(
+                    "tensor-parallel-size × data-parallel-size",
+                    product,
+                    tp,
+                ));
+            }
+            if (num("data-parallel-size", 1) > 1) != dp_attn {
+                return Err(mismatch(
+                    "data-parallel-size > 1",
+                    num("data-parallel-size", 1) > 1,
+                    dp_attn,
+                ));
+            }
+            if flag("enable-expert-parallel") != (ep > 1) {
+                return Err(mismatch(
+                    "enable-expert-parallel",
+                    flag("enable-expert-parallel"),
+                    ep > 1,
+                ));
+            }
+        }
+        _ => {
+            // atom
+            if ep != 1 && ep != tp {
+                return Err(format!("ep {ep} must be 1 or tp ({tp}) for atom"));
+            }
+            if flag("enable-expert-parallel") != (ep > 1) {
+                return Err(mismatch(
+                    "enable-expert-parallel",
+                    flag("enable-expert-parallel"),
+                    ep > 1,
+                ));
+            }
+            if flag("enable-dp-attention") != dp_attn {
+                return Err(mismatch(
+                    "enable-dp-attention",
+                    flag("enable-dp-attention"),
+                    dp_attn,
+                ));
+            }
+            if recipe_gpus != Some(tp) {
+                return Err(mismatch("roles.agg.gpus", opt(recipe_gpus), tp));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn opt(v: Option<i64>) -> String {
+    v.map_or_else(|| "None".into(), |i| i.to_string())
+}
