@@ -133,11 +133,19 @@ pub fn compose_lane(fragment: &RecipeFile, lane: Lane, lane_block: &RecipeFile) 
         && target.as_map().is_some()
     {
         let mut composed = lane_block.root.clone();
-        let mut sub = Origins::new(lane_origin);
+        // The composed mapping stands where the fragment's base is; only the keys the lane
+        // block contributes point into the lane file.
+        composed.span = target.span;
         let frag_origin = fragment.origins.get(prefix).cloned().unwrap_or(Origin {
             source: 0,
             block: Arc::from(""),
         });
+        let mut sub = Origins::new(frag_origin.clone());
+        if let Some(m) = lane_block.root.as_map() {
+            for k in m.keys() {
+                sub.set(k, lane_origin.clone());
+            }
+        }
         merge_into(
             &mut composed,
             target,
@@ -310,4 +318,62 @@ fn json_dram(
             json_dram(o, Some(k), bad);
         }
     }
+}
+
+/// Binds the model of a point into a variant the way the launcher does (matrix.md §11.3 B5,
+/// model part only): `model` = existing model keys plus `path: hf:<model>`, `container: <image>`,
+/// `precision`, placed right after `schema`/`name`; `identity.model.repo` and
+/// `identity.container.image` (first `#` → `/`) when those sub-mappings exist. Values written
+/// here have the origin block `binder`.
+pub fn bind_model(v: &mut crate::recipe::Variant, model: &str, image: &str, precision: &str) {
+    use infx_yaml::Mapping;
+    let span = v.tree.span;
+    let s = |x: &str| Node::new(Value::Str(x.to_string()), span);
+    let Some(root) = v.tree.as_map_mut() else {
+        return;
+    };
+    let mut model_map = root
+        .get("model")
+        .and_then(Node::as_map)
+        .cloned()
+        .unwrap_or_default();
+    model_map.insert(s("path"), s(&format!("hf:{model}")));
+    model_map.insert(s("container"), s(image));
+    model_map.insert(s("precision"), s(precision));
+    let mut out = Mapping::new();
+    let mut placed = false;
+    let entries: Vec<(Node, Node)> = root
+        .iter_nodes()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    for (k, val) in entries {
+        let key = py_str(&k);
+        if key == "model" {
+            continue;
+        }
+        if !placed && key != "schema" && key != "name" {
+            out.insert(s("model"), Node::new(Value::Map(model_map.clone()), span));
+            placed = true;
+        }
+        out.insert(k, val);
+    }
+    if !placed {
+        out.insert(s("model"), Node::new(Value::Map(model_map), span));
+    }
+    if let Some(id) = out.get_mut("identity").and_then(Node::as_map_mut) {
+        if let Some(m) = id.get_mut("model").and_then(Node::as_map_mut) {
+            m.insert(s("repo"), s(model));
+        }
+        if let Some(c) = id.get_mut("container").and_then(Node::as_map_mut) {
+            c.insert(s("image"), s(&image.replacen('#', "/", 1)));
+        }
+    }
+    *root = out;
+    let binder = Origin {
+        source: 0,
+        block: Arc::from("binder"),
+    };
+    v.origins.set("model", binder.clone());
+    v.origins.set("identity.model.repo", binder.clone());
+    v.origins.set("identity.container.image", binder);
 }

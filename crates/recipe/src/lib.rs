@@ -33,26 +33,32 @@
 //!
 //! // validation and rendering
 //! validate(variant: &Variant) -> Vec<Diagnostic>          // schema 1 or 2 by the `schema` key
-//! render(variant: &Variant) -> Result<Rendered, Vec<Diagnostic>>
+//! render(variant: &Variant) -> Rendered                  // .to_text() / .to_json()
+//! dry_run(file: &RecipeFile, selector: Option<&Selector>) -> Result<Vec<VariantReport>, Diagnostic>
 //! ```
 //!
 //! Provenance: every value of a variant records the file and block that set it (`base`,
 //! `override_x`, `zip_override_g[i]`, `lane:<name>`), so a schema error points at line:col in
 //! the file that wrote the offending value.
 
+pub mod check;
 pub mod coerce;
 pub mod lane;
 pub mod merge;
 pub mod pystr;
 pub mod recipe;
 pub mod reference;
+pub mod render;
 pub mod schema1;
+pub mod schema2;
 pub mod source;
 pub mod srtctl;
 
-pub use lane::{Lane, check_fragment, compose_lane};
+pub use check::{VariantReport, dry_run, validate};
+pub use lane::{Lane, bind_model, check_fragment, compose_lane};
 pub use recipe::{
     ExpandOptions, RecipeFile, RecipeKind, Variant, ZipNulls, load_recipe, load_recipe_file,
 };
 pub use reference::{RecipeRef, Selector};
+pub use render::{Process, Rendered, render};
 pub use source::{Origin, Origins, Source, Sources};

@@ -1,0 +1,104 @@
+//! Validation entry points over expanded variants, and the dry-run of a whole file.
+
+use crate::recipe::{RecipeFile, RecipeKind, Variant};
+use crate::reference::Selector;
+use crate::render::{Rendered, render};
+use crate::schema1::{self, Failure, dotted};
+use crate::source::parent_path;
+use infx_report::Diagnostic;
+
+/// Validates one variant: schema 2 when it has a `schema` key, else schema 1 (srtctl c88ef731).
+pub fn validate(v: &Variant) -> Vec<Diagnostic> {
+    if v.tree.get("schema").is_some() {
+        return crate::schema2::validate(v);
+    }
+    match schema1::load(&v.tree) {
+        Ok(_) => Vec::new(),
+        Err(f) => failure_diagnostics(v, &f),
+    }
+}
+
+/// Turns a schema-1 load failure into diagnostics located in the file that set each value.
+pub fn failure_diagnostics(v: &Variant, f: &Failure) -> Vec<Diagnostic> {
+    match f {
+        Failure::Fields(errs) => errs
+            .iter()
+            .map(|e| {
+                let code = match e.message.as_str() {
+                    crate::coerce::UNKNOWN => "recipe/unknown-field",
+                    crate::coerce::MISSING => "recipe/missing-field",
+                    _ => "recipe/type",
+                };
+                let mut path = dotted(&e.path);
+                if path.ends_with(".value") || path.ends_with(".key") {
+                    path = parent_path(&path).to_string();
+                }
+                let mut d = Diagnostic::error(code, format!("{}: {}", dotted(&e.path), e.message));
+                d = match code {
+                    "recipe/unknown-field" => d.with_help(
+                        "remove the key or fix its spelling (srtctl rejects unknown keys)",
+                    ),
+                    "recipe/missing-field" => d.with_help("add the required key"),
+                    _ if e.message == crate::coerce::NOT_STR => {
+                        d.with_help("quote the value: this field takes a string")
+                    }
+                    _ => d,
+                };
+                v.locate(&path, e.span, d)
+            })
+            .collect(),
+        Failure::Rule {
+            message,
+            path,
+            span,
+        } => vec![v.locate(
+            path,
+            *span,
+            Diagnostic::error("recipe/rule", message.clone()),
+        )],
+    }
+}
+
+/// The dry-run of one variant.
+#[derive(Debug, Clone)]
+pub struct VariantReport {
+    pub variant: Variant,
+    /// Validation findings (empty = the variant loads).
+    pub diagnostics: Vec<Diagnostic>,
+    /// Launch commands (rendered for every variant; best read when it validates).
+    pub rendered: Rendered,
+}
+
+/// Dry-run of a file: expand (srtctl rules), apply the plain-recipe steps (`lock:` removal and,
+/// for schema 1, observability expansion), validate and render every variant. Expansion
+/// errors (selector naming no variant, zip lengths, …) are returned as `Err`.
+pub fn dry_run(
+    file: &RecipeFile,
+    selector: Option<&Selector>,
+) -> Result<Vec<VariantReport>, Diagnostic> {
+    let variants = match file.kind() {
+        RecipeKind::Sweep => crate::srtctl::sweep_variants(file),
+        _ => file.expand(selector)?,
+    };
+    let plain = file.kind() == RecipeKind::Plain;
+    Ok(variants
+        .into_iter()
+        .map(|mut v| {
+            if plain {
+                if let Some(m) = v.tree.as_map_mut() {
+                    m.shift_remove("lock");
+                }
+                if v.tree.get("schema").is_none() {
+                    schema1::expand_observability(&mut v.tree);
+                }
+            }
+            let diagnostics = validate(&v);
+            let rendered = render(&v);
+            VariantReport {
+                variant: v,
+                diagnostics,
+                rendered,
+            }
+        })
+        .collect())
+}

@@ -1,0 +1,634 @@
+//! Launch commands of a variant, built offline the way srtctl builds them at run time
+//! (recipes-schema2.md §7, §9; recipes-schema1.md §10). Node addresses are placeholders
+//! (`<ip0>`, `<ip1>`, …); ports are the first allocations srtctl's port plan hands out.
+
+use crate::pystr::{py_repr, py_str};
+use crate::recipe::{Variant, is_truthy};
+use crate::schema2::engine_type;
+use infx_yaml::{Mapping, Node, Value};
+use serde_json::{Value as J, json};
+
+/// One process srtctl would launch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Process {
+    /// `worker`, `router`, `frontend`, `benchmark`.
+    pub kind: String,
+    /// `agg`, `prefill`, `decode` for workers; the frontend type otherwise.
+    pub role: String,
+    pub index: usize,
+    /// Node index of the leader (placeholder address `<ipN>`).
+    pub node: usize,
+    /// GPUs visible to the process (workers only).
+    pub gpus: Vec<usize>,
+    pub argv: Vec<String>,
+    /// Environment set for the process, in the order applied.
+    pub env: Vec<(String, String)>,
+}
+
+/// Every launch of one variant.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rendered {
+    pub name: String,
+    pub selector: String,
+    pub schema: u8,
+    pub engine: String,
+    pub frontend: String,
+    pub processes: Vec<Process>,
+    /// What is approximate or not rendered, said plainly.
+    pub notes: Vec<String>,
+}
+
+/// Python `shlex.quote`.
+pub fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "@%+=:,./-_".contains(c))
+    {
+        return s.to_string();
+    }
+    format!("'{}'", s.replace('\'', "'\"'\"'"))
+}
+
+impl Rendered {
+    /// Stable text: one block per process, the command on one shell-quoted line.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let sel = if self.selector.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", self.selector)
+        };
+        out.push_str(&format!(
+            "# {}{sel}: schema {}, engine {}, frontend {}\n",
+            self.name, self.schema, self.engine, self.frontend
+        ));
+        for p in &self.processes {
+            let gpus = if p.gpus.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", GPUs {}",
+                    p.gpus
+                        .iter()
+                        .map(|g| g.to_string())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )
+            };
+            out.push_str(&format!(
+                "{} {}[{}] on <ip{}>{gpus}\n",
+                p.kind, p.role, p.index, p.node
+            ));
+            for (k, v) in &p.env {
+                out.push_str(&format!("  env {k}={}\n", shell_quote(v)));
+            }
+            let cmd: Vec<String> = p.argv.iter().map(|a| shell_quote(a)).collect();
+            out.push_str(&format!("  $ {}\n", cmd.join(" ")));
+        }
+        for n in &self.notes {
+            out.push_str(&format!("note: {n}\n"));
+        }
+        out
+    }
+
+    pub fn to_json(&self) -> J {
+        json!({
+            "name": self.name,
+            "selector": self.selector,
+            "schema": self.schema,
+            "engine": self.engine,
+            "frontend": self.frontend,
+            "processes": self.processes.iter().map(|p| json!({
+                "kind": p.kind, "role": p.role, "index": p.index, "node": p.node, "gpus": p.gpus,
+                "argv": p.argv,
+                "env": p.env.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+            "notes": self.notes,
+        })
+    }
+}
+
+/// Engine `args` → argv tokens (§7.1): keys sorted, `_` → `-`, `true` → bare flag,
+/// `false`/`null` → nothing, list → flag then every item, mapping → Python repr.
+pub fn engine_args(args: &Mapping, skip: &[&str]) -> Vec<String> {
+    let mut keys: Vec<(String, &Node)> = args.iter_nodes().map(|(k, v)| (py_str(k), v)).collect();
+    keys.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out = Vec::new();
+    for (k, v) in keys {
+        if skip.contains(&k.as_str()) {
+            continue;
+        }
+        let flag = format!("--{}", k.replace('_', "-"));
+        match &v.value {
+            Value::Bool(true) => out.push(flag),
+            Value::Bool(false) | Value::Null => {}
+            Value::Seq(items) => {
+                out.push(flag);
+                out.extend(items.iter().map(py_str));
+            }
+            Value::Map(_) => {
+                out.push(flag);
+                out.push(py_repr(v));
+            }
+            _ => {
+                out.push(flag);
+                out.push(py_str(v));
+            }
+        }
+    }
+    out
+}
+
+/// Router/frontend `args` (§9.3): insertion order, `_` → `-`, lists repeat the flag.
+pub fn router_args(args: &Mapping) -> Vec<String> {
+    let mut out = Vec::new();
+    for (k, v) in args.iter_nodes() {
+        let flag = format!("--{}", py_str(k).replace('_', "-"));
+        match &v.value {
+            Value::Bool(true) => out.push(flag),
+            Value::Bool(false) | Value::Null => {}
+            Value::Seq(items) => {
+                for it in items {
+                    out.push(flag.clone());
+                    out.push(py_str(it));
+                }
+            }
+            _ => {
+                out.push(flag);
+                out.push(py_str(v));
+            }
+        }
+    }
+    out
+}
+
+struct Role<'a> {
+    name: &'static str,
+    workers: i64,
+    gpus: i64,
+    nodes: Option<i64>,
+    args: Option<&'a Mapping>,
+    env: Vec<(String, String)>,
+    engine: String,
+}
+
+fn int(n: Option<&Node>) -> Option<i64> {
+    n.and_then(|x| crate::coerce::to_int(x).ok())
+        .and_then(|j| j.as_i64())
+}
+
+fn str_map(n: Option<&Node>) -> Vec<(String, String)> {
+    n.and_then(Node::as_map)
+        .map(|m| {
+            m.iter_nodes()
+                .map(|(k, v)| (py_str(k), py_str(v)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+const SGLANG_OWNED: &[&str] = &[
+    "model-path",
+    "model_path",
+    "served-model-name",
+    "served_model_name",
+    "nccl-port",
+    "nccl_port",
+];
+const VLLM_OWNED: &[&str] = &[
+    "headless",
+    "host",
+    "port",
+    "master-addr",
+    "nnodes",
+    "node-rank",
+    "data-parallel-size-local",
+    "data-parallel-start-rank",
+    "data-parallel-address",
+    "data-parallel-rpc-port",
+    "data-parallel-hybrid-lb",
+    "served-model-name",
+    "served_model_name",
+];
+
+/// Renders the launch commands of a variant (schema 1 or 2).
+pub fn render(v: &Variant) -> Rendered {
+    let t = &v.tree;
+    let schema2 = t.get("schema").is_some();
+    let gpn = int(t.get_path(&["resources", "gpus_per_node"])).unwrap_or(4);
+    let model_path = t
+        .get_path(&["model", "path"])
+        .map(py_str)
+        .unwrap_or_default();
+    let model_arg = match model_path.strip_prefix("hf:") {
+        Some(id) => id.to_string(),
+        None => "/model".to_string(),
+    };
+    let fe = t.get("frontend");
+    let fe_type = fe
+        .and_then(|f| f.get("type"))
+        .map(py_str)
+        .unwrap_or_else(|| "dynamo".into());
+    let multi = fe
+        .and_then(|f| f.get("enable_multiple_frontends"))
+        .map(is_truthy)
+        .unwrap_or(true);
+    let mut notes = Vec::new();
+    let top_env = str_map(t.get("environment"));
+    let mut roles: Vec<Role> = Vec::new();
+    let engine;
+    if schema2 {
+        let top_engine = t
+            .get("engine")
+            .filter(|e| !e.is_null())
+            .and_then(engine_type);
+        engine = top_engine.clone().unwrap_or_else(|| "sglang".into());
+        for name in ["prefill", "decode", "agg"] {
+            let Some(r) = t.get_path(&["roles", name]) else {
+                continue;
+            };
+            let nodes = int(r.get("nodes"));
+            let workers = int(r.get("workers")).unwrap_or(0);
+            let gpus = int(r.get("gpus")).unwrap_or_else(|| match nodes {
+                Some(n) if workers > 0 => n * gpn / workers,
+                _ => gpn,
+            });
+            let role_engine = r
+                .get("engine")
+                .filter(|e| !e.is_null())
+                .and_then(engine_type)
+                .unwrap_or_else(|| engine.clone());
+            let mut env = str_map(r.get("env"));
+            for (k, val) in &top_env {
+                env.retain(|(ek, _)| ek != k);
+                env.push((k.clone(), val.clone()));
+            }
+            roles.push(Role {
+                name,
+                workers,
+                gpus,
+                nodes,
+                args: r.get("args").and_then(Node::as_map),
+                env,
+                engine: role_engine,
+            });
+        }
+    } else {
+        let b = t.get("backend");
+        engine = b
+            .and_then(|b| b.get("type"))
+            .map(py_str)
+            .unwrap_or_else(|| "sglang".into());
+        let cfg_key = format!("{engine}_config");
+        let res = t.get("resources");
+        let disagg = res.is_some_and(|r| {
+            r.get("prefill_nodes").is_some_and(|x| !x.is_null())
+                || r.get("decode_nodes").is_some_and(|x| !x.is_null())
+        });
+        let modes: &[(&'static str, &str, &str)] = if disagg {
+            &[
+                ("prefill", "prefill", "prefill"),
+                ("decode", "decode", "decode"),
+            ]
+        } else {
+            &[("agg", "agg", "aggregated")]
+        };
+        for (name, short, mode) in modes {
+            let nodes = int(res.and_then(|r| r.get(&format!("{short}_nodes"))));
+            let workers = int(res.and_then(|r| r.get(&format!("{short}_workers"))))
+                .unwrap_or(if *name == "agg" { 1 } else { 0 });
+            let explicit = int(res.and_then(|r| r.get(&format!("gpus_per_{short}"))));
+            let gpus = explicit.unwrap_or(match nodes {
+                Some(n) if n > 0 && workers > 0 => n * gpn / workers,
+                _ => gpn,
+            });
+            let mut env = str_map(b.and_then(|b| b.get(&format!("{mode}_environment"))));
+            for (k, val) in &top_env {
+                env.retain(|(ek, _)| ek != k);
+                env.push((k.clone(), val.clone()));
+            }
+            roles.push(Role {
+                name,
+                workers,
+                gpus,
+                nodes: nodes.or(Some(1)),
+                args: b
+                    .and_then(|b| b.get_path(&[&cfg_key, mode]))
+                    .and_then(Node::as_map),
+                env,
+                engine: engine.clone(),
+            });
+        }
+        notes.push("schema 1: worker ports are srtctl's first allocations; multi-node rendezvous ports are placeholders".into());
+    }
+    // Direct workers: launched by sglang.launch_server instead of dynamo.sglang.
+    let direct = if schema2 {
+        fe_type != "dynamo"
+    } else {
+        fe_type == "sglang"
+    };
+    let direct_endpoint = schema2 && (fe_type == "sglang" || fe_type == "vllm");
+    let served = served_name(&roles, &model_path);
+    let disagg = roles.iter().any(|r| r.name != "agg");
+    let mut processes = Vec::new();
+    let mut nccl = 17500;
+    let mut node_cursor = 0usize;
+    let mut worker_urls: Vec<(String, String, Option<u32>)> = Vec::new();
+    for r in &roles {
+        let per_node = if r.gpus >= gpn || r.gpus <= 0 {
+            1
+        } else if t
+            .get_path(&["resources", "spread_workers"])
+            .is_some_and(is_truthy)
+        {
+            1
+        } else {
+            (gpn / r.gpus).max(1)
+        };
+        let nodes_per_worker = if r.gpus > gpn {
+            ((r.gpus + gpn - 1) / gpn) as usize
+        } else {
+            1
+        };
+        let role_nodes = r.nodes.unwrap_or(1).max(1) as usize;
+        for w in 0..r.workers.max(0) as usize {
+            let node = node_cursor + (w / per_node as usize) * nodes_per_worker;
+            let slot = w % per_node as usize;
+            let gpus: Vec<usize> = if nodes_per_worker > 1 {
+                (0..gpn as usize).collect()
+            } else {
+                (slot * r.gpus as usize..(slot + 1) * r.gpus as usize).collect()
+            };
+            let http_port = 6100 + 32 * slot as u32;
+            let bootstrap = 7200 + slot as u32;
+            let mut argv: Vec<String> = Vec::new();
+            let mut env = r.env.clone();
+            env.insert(
+                0,
+                (
+                    "CUDA_VISIBLE_DEVICES".into(),
+                    gpus.iter()
+                        .map(|g| g.to_string())
+                        .collect::<Vec<_>>()
+                        .join(","),
+                ),
+            );
+            match r.engine.as_str() {
+                "sglang" => {
+                    argv.extend(
+                        [
+                            "python3",
+                            "-m",
+                            if direct {
+                                "sglang.launch_server"
+                            } else {
+                                "dynamo.sglang"
+                            },
+                        ]
+                        .map(String::from),
+                    );
+                    argv.extend([
+                        "--model-path".into(),
+                        model_arg.clone(),
+                        "--served-model-name".into(),
+                        served.clone(),
+                        "--host".into(),
+                        "0.0.0.0".into(),
+                    ]);
+                    let port = if direct_endpoint { 8000 } else { http_port };
+                    argv.extend([
+                        "--port".into(),
+                        port.to_string(),
+                        "--nccl-port".into(),
+                        nccl.to_string(),
+                    ]);
+                    nccl += 1;
+                    let mentions_metrics = r.args.is_some_and(|a| {
+                        a.contains_key("enable-metrics") || a.contains_key("enable_metrics")
+                    });
+                    if schema2 && !mentions_metrics {
+                        argv.push("--enable-metrics".into());
+                    }
+                    if r.name != "agg" {
+                        argv.extend(["--disaggregation-mode".into(), r.name.to_string()]);
+                        if direct && schema2 {
+                            argv.push("--skip-server-warmup".into());
+                        }
+                        if r.name == "prefill" {
+                            argv.extend([
+                                "--disaggregation-bootstrap-port".into(),
+                                bootstrap.to_string(),
+                            ]);
+                        }
+                    }
+                    if nodes_per_worker > 1 {
+                        notes.push(format!("{}[{w}] spans {nodes_per_worker} nodes: srtctl launches one rank per node", r.name));
+                        argv.extend([
+                            "--dist-init-addr".into(),
+                            format!("<ip{node}>:<dist-port>"),
+                            "--nnodes".into(),
+                            nodes_per_worker.to_string(),
+                            "--node-rank".into(),
+                            "0".into(),
+                        ]);
+                    }
+                    if !direct {
+                        argv.extend([
+                            "--dump-config-to".into(),
+                            format!("/logs/{}_{w}_config.json", r.name),
+                        ]);
+                    }
+                    if !direct {
+                        let plane = t
+                            .get_path(&["dynamo", "request_plane"])
+                            .map(py_str)
+                            .unwrap_or_else(|| "tcp".into());
+                        argv.extend(["--request-plane".into(), plane]);
+                    }
+                    if let Some(a) = r.args {
+                        argv.extend(engine_args(a, SGLANG_OWNED));
+                    }
+                }
+                "vllm" => {
+                    if direct {
+                        let bin = t
+                            .get_path(&["engine", "vllm_serve_binary"])
+                            .map(py_str)
+                            .unwrap_or_else(|| "vllm".into());
+                        argv.extend([bin, "serve".into(), model_arg.clone()]);
+                    } else {
+                        argv.extend(["python3", "-m", "dynamo.vllm", "--model"].map(String::from));
+                        argv.push(model_arg.clone());
+                    }
+                    let port = if direct_endpoint { 8000 } else { http_port };
+                    argv.extend([
+                        "--host".into(),
+                        "0.0.0.0".into(),
+                        "--port".into(),
+                        port.to_string(),
+                    ]);
+                    argv.extend(["--served-model-name".into(), served.clone()]);
+                    if let Some(a) = r.args {
+                        argv.extend(engine_args(a, VLLM_OWNED));
+                    }
+                    notes.push("vLLM: --kv-transfer-config for P/D connectors is built at run time and not shown".into());
+                }
+                other => {
+                    argv.push(format!("<{other} worker>"));
+                    notes.push(format!(
+                        "{other}: engine args go into the engine's YAML config at run time; the command line is not rendered"
+                    ));
+                }
+            }
+            let url = format!("http://<ip{node}>:{http_port}");
+            worker_urls.push((
+                r.name.to_string(),
+                url,
+                (r.name == "prefill").then_some(bootstrap),
+            ));
+            processes.push(Process {
+                kind: "worker".into(),
+                role: r.name.into(),
+                index: w,
+                node,
+                gpus,
+                argv,
+                env,
+            });
+        }
+        node_cursor += role_nodes;
+    }
+    // Router / frontend.
+    let fe_args = fe.and_then(|f| f.get("args")).and_then(Node::as_map);
+    let fe_env = str_map(fe.and_then(|f| f.get("env")));
+    let router_port = if multi { 8180 } else { 8000 };
+    let static_router = if schema2 {
+        fe_type == "sglang-router"
+    } else {
+        fe_type == "sglang"
+    };
+    if static_router {
+        let mut argv: Vec<String> = ["python", "-m", "sglang_router.launch_router"]
+            .map(String::from)
+            .to_vec();
+        if disagg {
+            argv.push("--pd-disaggregation".into());
+            for (role, url, boot) in &worker_urls {
+                if role == "prefill" {
+                    argv.extend([
+                        "--prefill".into(),
+                        url.clone(),
+                        boot.unwrap_or(7200).to_string(),
+                    ]);
+                }
+            }
+            for (role, url, _) in &worker_urls {
+                if role == "decode" {
+                    argv.extend(["--decode".into(), url.clone()]);
+                }
+            }
+        } else {
+            argv.push("--worker-urls".into());
+            argv.extend(worker_urls.iter().map(|(_, u, _)| u.clone()));
+        }
+        argv.extend([
+            "--host".into(),
+            "0.0.0.0".into(),
+            "--port".into(),
+            router_port.to_string(),
+        ]);
+        let has = |k: &str| {
+            fe_args.is_some_and(|a| a.contains_key(k) || a.contains_key(&k.replace('-', "_")))
+        };
+        if schema2 {
+            if !has("prometheus-port") {
+                argv.extend(["--prometheus-port".into(), "29000".into()]);
+            }
+            if !has("prometheus-host") {
+                argv.extend(["--prometheus-host".into(), "0.0.0.0".into()]);
+            }
+        }
+        if let Some(a) = fe_args {
+            argv.extend(router_args(a));
+        }
+        processes.push(Process {
+            kind: "router".into(),
+            role: fe_type.clone(),
+            index: 0,
+            node: 0,
+            gpus: vec![],
+            argv,
+            env: fe_env,
+        });
+        if multi {
+            notes.push("enable_multiple_frontends: nginx on the head node fans out to the routers (not shown)".into());
+        }
+    } else if fe_type == "dynamo" {
+        let mut argv: Vec<String> = ["python3", "-m", "dynamo.frontend"]
+            .map(String::from)
+            .to_vec();
+        argv.push(format!("--http-port={router_port}"));
+        if let Some(a) = fe_args {
+            argv.extend(router_args(a));
+        }
+        processes.push(Process {
+            kind: "frontend".into(),
+            role: "dynamo".into(),
+            index: 0,
+            node: 0,
+            gpus: vec![],
+            argv,
+            env: fe_env,
+        });
+    } else if !direct_endpoint && fe_type != "none" {
+        notes.push(format!("frontend {fe_type}: command not rendered"));
+    }
+    // Benchmark client.
+    if let Some(b) = t.get("benchmark")
+        && b.get("type").map(py_str).as_deref() == Some("custom")
+        && let Some(cmd) = b.get("command").map(py_str)
+    {
+        processes.push(Process {
+            kind: "benchmark".into(),
+            role: "custom".into(),
+            index: 0,
+            node: 0,
+            gpus: vec![],
+            argv: vec!["bash".into(), "-lc".into(), cmd],
+            env: str_map(b.get("env")),
+        });
+    }
+    notes.dedup();
+    Rendered {
+        name: t.get("name").map(py_str).unwrap_or_default(),
+        selector: v.selector_text(),
+        schema: if schema2 { 2 } else { 1 },
+        engine,
+        frontend: fe_type,
+        processes,
+        notes,
+    }
+}
+
+fn served_name(roles: &[Role], model_path: &str) -> String {
+    for want in ["prefill", "agg", "decode"] {
+        if let Some(r) = roles.iter().find(|r| r.name == want)
+            && let Some(a) = r.args
+            && let Some(v) = a.get("served-model-name").or(a.get("served_model_name"))
+        {
+            return match &v.value {
+                Value::Seq(items) => items.first().map(py_str).unwrap_or_default(),
+                _ => py_str(v),
+            };
+        }
+    }
+    match model_path.strip_prefix("hf:") {
+        Some(id) => id.to_string(),
+        None => model_path
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or(model_path)
+            .to_string(),
+    }
+}
