@@ -11,9 +11,9 @@ use std::process::ExitCode;
 #[derive(clap::Subcommand, Debug)]
 pub enum MatrixCommand {
     /// Every config (filters as upstream's full-sweep).
-    FullSweep(FullSweepArgs),
+    FullSweep(Box<FullSweepArgs>),
     /// Selected config keys (as upstream's test-config).
-    TestConfig(TestConfigArgs),
+    TestConfig(Box<TestConfigArgs>),
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -54,6 +54,10 @@ pub struct CommonArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Json)]
     pub format: OutputFormat,
+    /// Also bind every generated point to exactly one srt-recipe variant of the tree at
+    /// `--root`; binding errors fail the run and print no matrix.
+    #[arg(long)]
+    pub bind: bool,
     /// Jobs per chunk for `--format github` (at most 256).
     #[arg(long, default_value_t = infx_matrix::github::MAX_JOBS_PER_MATRIX)]
     pub chunk_size: usize,
@@ -116,6 +120,8 @@ pub struct Failure {
     pub code: u8,
     pub message: String,
     pub diagnostic: Option<infx_report::Diagnostic>,
+    /// Binding findings (errors and warnings) when `--bind` failed.
+    pub findings: Vec<infx_report::Diagnostic>,
 }
 
 impl Failure {
@@ -124,6 +130,7 @@ impl Failure {
             code: 2,
             message: msg.to_string(),
             diagnostic: None,
+            findings: Vec::new(),
         }
     }
     fn from_diag(d: infx_report::Diagnostic) -> Failure {
@@ -131,6 +138,7 @@ impl Failure {
             code: 1,
             message: d.message.clone(),
             diagnostic: Some(d),
+            findings: Vec::new(),
         }
     }
 }
@@ -220,7 +228,8 @@ pub fn rows(cmd: &MatrixCommand, base: &Path) -> Result<Vec<infx_matrix::Row>, F
     let (opts, common) = options(cmd)?;
     let docs = infx_matrix::load_config_documents(&common.config_files, base)
         .map_err(Failure::from_diag)?;
-    generate_checked(&opts, docs, &common.runner_config, base)
+    let rows = generate_checked(&opts, docs, &common.runner_config, base, common.bind)?;
+    Ok(rows)
 }
 
 /// Upstream's order: master files merged and validated, then the runner file, then rows.
@@ -231,6 +240,7 @@ pub fn generate_checked(
     docs: Vec<infx_yaml::Document>,
     runner_config: &Path,
     base: &Path,
+    bind: bool,
 ) -> Result<Vec<infx_matrix::Row>, Failure> {
     MasterConfigs::from_documents(&docs).map_err(Failure::from_diag)?;
     let runner_doc =
@@ -244,7 +254,45 @@ pub fn generate_checked(
         Some(r) => Runners::from_node(&r.root),
         None => Runners::default(),
     };
-    infx_matrix::generate(&configs, &runners, opts).map_err(Failure::from_diag)
+    let rows = infx_matrix::generate(&configs, &runners, opts).map_err(Failure::from_diag)?;
+    if bind {
+        let points = infx_matrix::expand_with_origins(&configs, &runners, opts)
+            .map_err(Failure::from_diag)?;
+        let recipes = infx_matrix::bind::load_recipes(points.iter().map(|(r, _)| r), base);
+        let findings = infx_matrix::bind::bind_points(&points, &recipes);
+        let errors = findings.iter().filter(|d| d.is_error()).count();
+        if errors > 0 {
+            return Err(Failure {
+                code: 1,
+                message: format!("{errors} point(s) do not bind to exactly one recipe variant"),
+                diagnostic: None,
+                findings,
+            });
+        }
+        print_findings(&findings, base);
+    }
+    Ok(rows)
+}
+
+fn print_findings(findings: &[infx_report::Diagnostic], base: &Path) {
+    if findings.is_empty() {
+        return;
+    }
+    let mut sources = infx_report::SourceMap::default();
+    for d in findings {
+        if let Some(p) = &d.path
+            && !sources.contains(p)
+            && let Ok(text) = std::fs::read_to_string(base.join(p))
+        {
+            sources.insert(p.clone(), text);
+        }
+    }
+    let mut sorted = findings.to_vec();
+    infx_report::sort_for_report(&mut sorted);
+    eprint!(
+        "{}",
+        crate::output::render(&sorted, &sources, crate::output::Format::Human)
+    );
 }
 
 /// The first config finding that stops generation (errors other than X5).
@@ -282,6 +330,7 @@ pub fn run(cmd: MatrixCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Err(f) => {
+            print_findings(&f.findings, &root);
             match &f.diagnostic {
                 Some(d) if d.path.is_some() => {
                     let mut sources = infx_report::SourceMap::default();

@@ -290,14 +290,23 @@ pub fn bind(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> BindReport {
     for (path, (labels, used)) in usage {
         for l in labels {
             if !used.contains_key(&l) {
-                diags.push(
-                    Diagnostic::warning(
-                        "matrix/unused-variant",
-                        format!("{path}: variant {l} is not selected by any generated point"),
-                    )
-                    .with_path(&path)
-                    .with_help("remove the variant or add the point it was written for"),
-                );
+                let mut d = Diagnostic::warning(
+                    "matrix/unused-variant",
+                    format!("{path}: variant {l} is not selected by any generated point"),
+                )
+                .with_path(&path)
+                .with_help("remove the variant or add the point it was written for");
+                let key_span = recipes
+                    .files
+                    .get(&path)
+                    .and_then(|f| f.as_ref().ok())
+                    .and_then(|f| f.root.as_map())
+                    .and_then(|m| m.get_entry(&l))
+                    .map(|(k, _)| k.span);
+                if let Some(span) = key_span {
+                    d = d.with_span(span);
+                }
+                diags.push(d);
             }
         }
     }
@@ -633,4 +642,35 @@ fn check_single_node(v: &Variant, p: &Point<'_>, lane: Lane) -> Result<(), Strin
 
 fn opt(v: Option<i64>) -> String {
     v.map_or_else(|| "None".into(), |i| i.to_string())
+}
+
+/// The `validate` step in one call: expands the given config keys (every key when `None`)
+/// without eval marking, loads the recipes they reference from `root` (the benchmark tree) and
+/// binds every point. A generation failure is returned as the finding.
+pub fn bind_configs(
+    configs: &crate::MasterConfigs<'_>,
+    runners: &crate::Runners<'_>,
+    keys: Option<&[String]>,
+    root: &Path,
+) -> Vec<Diagnostic> {
+    let selection = match keys {
+        Some(k) => crate::Selection::TestConfig(crate::TestConfig {
+            config_keys: k.to_vec(),
+            ..Default::default()
+        }),
+        None => crate::Selection::FullSweep(crate::FullSweep::default()),
+    };
+    let opts = crate::Options {
+        selection,
+        evals: crate::EvalMode::None,
+        runner_node_filter: None,
+        scenario_types: None,
+    };
+    match crate::expand_with_origins(configs, runners, &opts) {
+        Ok(points) => {
+            let recipes = load_recipes(points.iter().map(|(r, _)| r), root);
+            bind_points(&points, &recipes)
+        }
+        Err(d) => vec![d],
+    }
 }
