@@ -335,12 +335,9 @@ pub fn render(v: &Variant) -> Rendered {
     let mut node_cursor = 0usize;
     let mut worker_urls: Vec<(String, String, Option<u32>)> = Vec::new();
     for r in &roles {
-        let per_node = if r.gpus >= gpn || r.gpus <= 0 {
-            1
-        } else if t
-            .get_path(&["resources", "spread_workers"])
-            .is_some_and(is_truthy)
-        {
+        // Workers smaller than a node are packed, unless spread_workers asks for one per node.
+        let spread = t.get_path(&["resources", "spread_workers"]).is_some_and(is_truthy);
+        let per_node = if r.gpus >= gpn || r.gpus <= 0 || spread {
             1
         } else {
             (gpn / r.gpus).max(1)

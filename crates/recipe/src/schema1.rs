@@ -2,7 +2,7 @@
 //! exactly as marshmallow dumps it (recipes-schema1.md §3–§4), then the post-init rules.
 
 use crate::coerce::*;
-use crate::pystr::{py_repr, py_str};
+use crate::pystr::py_str;
 use crate::source::join_key;
 use infx_report::Span;
 use infx_yaml::{Mapping, Node, Value};
@@ -673,7 +673,7 @@ pub fn expand_observability(tree: &mut Node) {
             "decode_environment",
             "aggregated_environment",
         ] {
-            if !b.get(env).is_some_and(|e| e.as_map().is_some()) {
+            if b.get(env).is_none_or(|e| e.as_map().is_none()) {
                 b.insert(s(env), Node::new(Value::Map(Mapping::new()), span));
             }
             if let Some(m) = b.get_mut(env).and_then(Node::as_map_mut) {
@@ -711,7 +711,7 @@ pub fn expand_observability(tree: &mut Node) {
         root.insert(s("frontend"), Node::new(Value::Map(Mapping::new()), span));
     }
     if let Some(fe) = root.get_mut("frontend").and_then(Node::as_map_mut) {
-        if !fe.get("env").is_some_and(|e| e.as_map().is_some()) {
+        if fe.get("env").is_none_or(|e| e.as_map().is_none()) {
             fe.insert(s("env"), Node::new(Value::Map(Mapping::new()), span));
         }
         if let Some(m) = fe.get_mut("env").and_then(Node::as_map_mut) {
@@ -1349,7 +1349,3 @@ pub fn dotted(path: &[String]) -> String {
     path.iter().fold(String::new(), |acc, s| join_key(&acc, s))
 }
 
-#[allow(dead_code)]
-fn _unused(n: &Node) -> String {
-    py_repr(n)
-}

@@ -1,0 +1,281 @@
+//! Bad recipes give a diagnostic with a code, the file, and line:col — never a panic.
+
+use infx_recipe::{Lane, RecipeFile, Selector, check_fragment, load_recipe, validate};
+use infx_report::Diagnostic;
+use std::path::Path;
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn loc(d: &Diagnostic) -> (String, usize, usize) {
+    let span = d.span.expect("has a span");
+    (
+        d.path.as_ref().expect("has a file").display().to_string(),
+        span.start.line,
+        span.start.col,
+    )
+}
+
+const BUNDLE: &str = "\
+base:
+  name: r
+  model: {path: /m, container: /c.sqsh, precision: fp8}
+  resources: {gpu_type: h100, agg_nodes: 1, agg_workers: 1}
+override_a:
+  environment: {X: \"1\"}
+zip_override_bad:
+  resources:
+    agg_nodes: [1, 2]
+    agg_workers: [1, 2, 3]
+";
+
+#[test]
+fn missing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = load_recipe(dir.path(), "recipes/nope.yaml").unwrap_err();
+    assert_eq!(d.code, "recipe/missing-file");
+    assert_eq!(loc(&d), ("recipes/nope.yaml".into(), 1, 1));
+}
+
+#[test]
+fn selector_naming_no_variant() {
+    let f = RecipeFile::parse(Path::new("b.yaml"), BUNDLE.into()).unwrap();
+    let d = f
+        .expand(Some(&Selector::Override("override_zzz".into())))
+        .unwrap_err();
+    assert_eq!(d.code, "recipe/no-variant");
+    assert!(
+        d.message
+            .contains("Available: override_a, zip_override_bad[i]"),
+        "{}",
+        d.message
+    );
+    assert_eq!(loc(&d), ("b.yaml".into(), 1, 1));
+    let d = f
+        .expand(Some(&Selector::Zip {
+            key: "zip_override_bad".into(),
+            index: Some(9),
+        }))
+        .unwrap_err();
+    assert_eq!(
+        d.code, "recipe/zip-length",
+        "length error comes before the index check"
+    );
+    let d = f
+        .expand(Some(&Selector::Glob("*nomatch*".into())))
+        .unwrap_err();
+    assert_eq!(d.code, "recipe/no-variant");
+}
+
+#[test]
+fn zip_lengths_disagree() {
+    let f = RecipeFile::parse(Path::new("b.yaml"), BUNDLE.into()).unwrap();
+    let d = f.expand(None).unwrap_err();
+    assert_eq!(d.code, "recipe/zip-length");
+    assert_eq!(
+        d.message,
+        "Incompatible zip lengths [2, 3]. All lists must have the same length or length 1 (broadcast)."
+    );
+    // Points at the list whose length disagrees with the first one.
+    assert_eq!(loc(&d), ("b.yaml".into(), 10, 18));
+}
+
+#[test]
+fn zip_empty_and_no_list() {
+    let text = "base: {name: r}\nzip_override_e: {a: []}\nzip_override_n: {a: 1}\n";
+    let f = RecipeFile::parse(Path::new("z.yaml"), text.into()).unwrap();
+    let e = f
+        .expand(Some(&Selector::Zip {
+            key: "zip_override_e".into(),
+            index: None,
+        }))
+        .unwrap_err();
+    assert_eq!(
+        (e.code.as_str(), loc(&e)),
+        ("recipe/zip-empty", ("z.yaml".into(), 2, 21))
+    );
+    let n = f
+        .expand(Some(&Selector::Zip {
+            key: "zip_override_n".into(),
+            index: None,
+        }))
+        .unwrap_err();
+    assert_eq!(
+        (n.code.as_str(), loc(&n)),
+        ("recipe/zip-no-list", ("z.yaml".into(), 3, 1))
+    );
+}
+
+#[test]
+fn fragment_setting_binder_owned_keys() {
+    let text = "\
+base:
+  schema: 2
+  name: f
+  model: {path: hf:x/y}
+  benchmark:
+    env: {CONC: \"4\", PYTHONUNBUFFERED: \"1\"}
+override_c8:
+  benchmark:
+    env: {CONC: \"8\", KV_OFFLOADING: none, MODEL: x}
+";
+    let f = RecipeFile::parse(Path::new("frag.yaml"), text.into()).unwrap();
+    let ds = check_fragment(&f, Lane::AgenticSingle);
+    let got: Vec<(String, (String, usize, usize))> =
+        ds.iter().map(|d| (d.code.clone(), loc(d))).collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "recipe/binder-owned".to_string(),
+                ("frag.yaml".to_string(), 4, 17)
+            ),
+            (
+                "recipe/binder-owned".to_string(),
+                ("frag.yaml".to_string(), 6, 11)
+            ),
+            (
+                "recipe/binder-owned".to_string(),
+                ("frag.yaml".to_string(), 9, 43)
+            ),
+        ]
+    );
+    assert!(
+        ds[0].message.contains("remove base.model.path (= hf:x/y)"),
+        "{}",
+        ds[0].message
+    );
+    // Multinode lanes have no single-node exception: the override's CONC is binder-owned too.
+    let multi = check_fragment(&f, Lane::AgenticMulti);
+    assert!(
+        multi
+            .iter()
+            .any(|d| d.message.contains("override_c8.benchmark.env.CONC"))
+    );
+    assert!(
+        !multi.iter().any(|d| d.message.contains(".MODEL")),
+        "MODEL is not binder-owned in agentic-multi"
+    );
+}
+
+#[test]
+fn dram_references() {
+    let text = "\
+roles:
+  agg:
+    args:
+      cpu_bytes_to_use: 1000
+      kv: '{\"lmcache\": {\"max_local_cpu_size\": 5}}'
+    extra: ['--l1-size-gb', '12', '--l1-size-gb', '@dram.per-gpu-gb']
+    env: {LMCACHE_MAX_LOCAL_CPU_SIZE: '@dram.total-gb'}
+";
+    let f = RecipeFile::parse(Path::new("d.yaml"), text.into()).unwrap();
+    let ds = check_fragment(&f, Lane::FixedSeqSingle);
+    let got: Vec<(String, usize)> = ds.iter().map(|d| (d.code.clone(), loc(d).1)).collect();
+    assert_eq!(
+        got,
+        vec![
+            ("recipe/dram-ref".into(), 4),
+            ("recipe/dram-ref".into(), 5),
+            ("recipe/dram-ref".into(), 6)
+        ]
+    );
+}
+
+#[test]
+fn paths_escaping_the_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    write(&root, "ok.yaml", "name: x\n");
+    write(dir.path(), "outside.yaml", "name: y\n");
+    let d = load_recipe(&root, "../outside.yaml").unwrap_err();
+    assert_eq!(
+        (d.code.as_str(), loc(&d)),
+        ("recipe/root-escape", ("../outside.yaml".into(), 1, 1))
+    );
+    let d = load_recipe(&root, "a/../../outside.yaml").unwrap_err();
+    assert_eq!(d.code, "recipe/root-escape");
+    let d = load_recipe(&root, "/etc/passwd").unwrap_err();
+    assert_eq!(d.code, "recipe/root-escape");
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(dir.path().join("outside.yaml"), root.join("link.yaml"))
+            .unwrap();
+        let d = load_recipe(&root, "link.yaml").unwrap_err();
+        assert_eq!(
+            (d.code.as_str(), loc(&d)),
+            ("recipe/root-escape", ("link.yaml".into(), 1, 1))
+        );
+        std::os::unix::fs::symlink(root.join("ok.yaml"), root.join("inside.yaml")).unwrap();
+        assert!(
+            load_recipe(&root, "inside.yaml").is_ok(),
+            "a symlink inside the root is fine"
+        );
+    }
+    assert!(load_recipe(&root, "./ok.yaml").is_ok());
+}
+
+#[test]
+fn yaml_errors_and_shapes() {
+    for (text, code) in [
+        ("", "recipe/empty"),
+        ("- a\n- b\n", "recipe/not-mapping"),
+        ("a: {b: 1\nc: 2\n", "yaml/syntax"),
+        ("a: 1\na: 2\n", "yaml/duplicate-key"),
+    ] {
+        let e = RecipeFile::parse(Path::new("y.yaml"), text.into()).unwrap_err();
+        assert!(
+            e.code.starts_with(code.split('/').next().unwrap()),
+            "{text:?}: {}",
+            e.code
+        );
+        assert!(e.span.is_some() && e.path.is_some(), "{text:?}");
+    }
+}
+
+#[test]
+fn errors_point_at_the_block_that_set_the_value() {
+    let text = "\
+base:
+  name: r
+  model: {path: /m, container: /c.sqsh, precision: fp8}
+  resources: {gpu_type: h100, agg_nodes: 1, agg_workers: 1}
+  environment: {A: \"1\"}
+override_bad:
+  environment: {B: 2}
+  resources: {bogus: 1}
+";
+    let f = RecipeFile::parse(Path::new("p.yaml"), text.into()).unwrap();
+    let vs = f.expand(None).unwrap();
+    let ds = validate(&vs[0]);
+    let got: Vec<(String, String, (String, usize, usize))> = ds
+        .iter()
+        .map(|d| (d.code.clone(), d.message.clone(), loc(d)))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "recipe/unknown-field".into(),
+                "resources.bogus: Unknown field.".into(),
+                ("p.yaml".into(), 8, 15)
+            ),
+            (
+                "recipe/type".into(),
+                "environment.B.value: Not a valid string.".into(),
+                ("p.yaml".into(), 7, 20)
+            ),
+        ]
+    );
+    assert_eq!(
+        vs[0].origin_of("environment.B").unwrap().block.as_ref(),
+        "override_bad"
+    );
+    assert_eq!(
+        vs[0].origin_of("environment.A").unwrap().block.as_ref(),
+        "base"
+    );
+}
