@@ -1196,6 +1196,22 @@ mod tests {
         assert_eq!(concurrency_range(8, 4, 2), Vec::<i64>::new());
     }
 
+    proptest::proptest! {
+        /// §3.1: starts at start, ends at end, strictly increasing, never above end, and each
+        /// value is the previous times the step unless clamped to the end.
+        #[test]
+        fn range_expansion_invariants(start in 1i64..5000, len in 0i64..100_000, step in 2i64..9) {
+            let end = start + len;
+            let v = concurrency_range(start, end, step);
+            proptest::prop_assert_eq!(v.first().copied(), Some(start));
+            proptest::prop_assert_eq!(v.last().copied(), Some(end));
+            for w in v.windows(2) {
+                proptest::prop_assert!(w[0] < w[1]);
+                proptest::prop_assert!(w[1] == w[0] * step || w[1] == end);
+            }
+        }
+    }
+
     #[test]
     fn seq_len_names() {
         assert_eq!(seq_len_name(&Json::Int(1024), &Json::Int(1024)), "1k1k");

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Benchmark: `full-sweep` over the August corpus (nvidia-master + amd-master + runners.yaml,
+# 1820 rows), `cargo xtask matrix` (release) vs upstream's generator, side by side. Medians and
+# the ratio.
+#
+#   bench/matrix.sh [REF_DIR] [RUNS]
+#     REF_DIR  a directory holding upstream's generator as it was at SemiAnalysisAI/InferenceX
+#              843c6254: REF_DIR/utils/matrix_logic/{generate_sweep_configs.py,validation.py},
+#              materialised OUTSIDE this repository (e.g. /tmp/ref; never commit it). It runs
+#              with python3 + PyYAML + pydantic (pip install pyyaml pydantic), from the corpus
+#              root, exactly as the goldens were produced. Use "-" to skip it.
+#     RUNS     runs per side (default 11)
+#   Corpus: $INFX_CORPUS or ../shared/corpus (beside the workspace).
+#
+# Both sides run as fresh processes (interpreter start-up and imports included for Python,
+# process start included for Rust) and both outputs are checked byte-for-byte against the golden
+# goldens/matrix/a-full-sweep/stdout.json before timing counts.
+#
+# When REF_DIR is not given, the upstream generator is not on this machine: the reference side is
+# then the RECORDED upstream timing of the same invocation in goldens/timings.tsv (case
+# a-full-sweep: 3 fresh runs on a 2-core VM, Python 3.12.1, pydantic 2.14.4, PyYAML 6.0.4), and
+# the script says so in its output.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+ref="${1:--}"
+runs="${2:-11}"
+corpus="${INFX_CORPUS:-$here/../shared/corpus}"
+tree="$corpus/inferencex-aug2026"
+golden="$corpus/goldens/matrix/a-full-sweep/stdout.json"
+[ -f "$tree/configs/nvidia-master.yaml" ] || { echo "no August corpus under $corpus" >&2; exit 2; }
+
+(cd "$here" && cargo build --quiet --release -p xtask)
+ours="$here/target/release/xtask"
+args=(full-sweep --config-files configs/nvidia-master.yaml configs/amd-master.yaml --runner-config configs/runners.yaml)
+
+python3 - "$ours" "$tree" "$golden" "$ref" "$runs" "$corpus/goldens/timings.tsv" "${args[@]}" <<'PY'
+import os, statistics, subprocess, sys, time
+
+ours, tree, golden, ref, runs, timings, *args = sys.argv[1:]
+runs = int(runs)
+want = open(golden, "rb").read()
+
+def measure(cmd, label):
+    out = subprocess.run(cmd, cwd=tree, capture_output=True)
+    if out.returncode != 0 or out.stdout != want:
+        sys.exit(f"{label}: output differs from {golden} (exit {out.returncode})\n{out.stderr.decode()[-2000:]}")
+    samples = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, cwd=tree, stdout=subprocess.DEVNULL, check=True)
+        samples.append(time.perf_counter() - t0)
+    return statistics.median(samples), min(samples), samples
+
+rust_med, rust_min, _ = measure([ours, "matrix", *args], "infx")
+print(f"infx (cargo xtask matrix, release): median {rust_med*1000:.1f} ms, best {rust_min*1000:.1f} ms over {runs} runs; output identical to the golden (1820 rows)")
+
+if ref != "-":
+    script = os.path.join(ref, "utils", "matrix_logic", "generate_sweep_configs.py")
+    if not os.path.isfile(script):
+        sys.exit(f"no {script}")
+    py_med, py_min, _ = measure([sys.executable, script, *args], "upstream")
+    print(f"upstream generator ({script}): median {py_med*1000:.1f} ms, best {py_min*1000:.1f} ms over {runs} runs; output identical")
+    print(f"ratio (median upstream / median infx): {py_med/rust_med:.1f}x")
+else:
+    rec = None
+    for line in open(timings):
+        cols = line.rstrip("\n").split("\t")
+        if len(cols) >= 3 and cols[0] == "generate_sweep_configs" and cols[1] == "a-full-sweep":
+            rec = float(cols[2]), cols[3] if len(cols) > 3 else ""
+    if rec is None:
+        sys.exit(f"no a-full-sweep row in {timings}")
+    print("upstream generator: NOT on this machine; reference = recorded timing of the same invocation")
+    print(f"  ({timings}, case a-full-sweep: median {rec[0]*1000:.0f} ms, runs {rec[1]} s)")
+    print(f"ratio (recorded upstream median / measured infx median): {rec[0]/rust_med:.1f}x")
+PY
