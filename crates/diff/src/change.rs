@@ -138,6 +138,51 @@ pub struct FileText {
     pub new: Vec<u8>,
     pub rule: WsRule,
     pub marker_size: usize,
+    /// 1-based numbers of the new text's added lines, in order, as git's xdiff classifies them.
+    pub added: Vec<usize>,
+}
+
+impl FileText {
+    /// A file text whose added lines are computed here (libgit2's xdiff, Myers without the
+    /// indent heuristic — what git's `--check` runs).
+    pub fn new(
+        path: impl Into<PathBuf>,
+        old: Vec<u8>,
+        new: Vec<u8>,
+        rule: WsRule,
+        marker_size: usize,
+    ) -> Result<FileText, Diagnostic> {
+        let path = path.into();
+        let mut opts = DiffOptions::new();
+        opts.force_text(true).context_lines(0).interhunk_lines(0);
+        let patch = git2::Patch::from_buffers(&old, None, &new, None, Some(&mut opts))
+            .map_err(|e| git_err(&e).with_path(&path))?;
+        let added = added_lines(&patch).map_err(|e| git_err(&e).with_path(&path))?;
+        drop(patch);
+        Ok(FileText {
+            path,
+            old,
+            new,
+            rule,
+            marker_size,
+            added,
+        })
+    }
+}
+
+fn added_lines(patch: &git2::Patch<'_>) -> Result<Vec<usize>, git2::Error> {
+    let mut added = Vec::new();
+    for h in 0..patch.num_hunks() {
+        for l in 0..patch.num_lines_in_hunk(h)? {
+            let line = patch.line_in_hunk(h, l)?;
+            if line.origin() == '+'
+                && let Some(n) = line.new_lineno()
+            {
+                added.push(n as usize);
+            }
+        }
+    }
+    Ok(added)
 }
 
 /// A change set with the texts to check (binary files, deletions and submodules left out).
@@ -543,12 +588,15 @@ fn blob_bytes(repo: &Repository, id: Oid) -> Result<Vec<u8>, Diagnostic> {
         .map_err(|e| git_err(&e))
 }
 
-/// Both full texts of delta `idx` from a whole-file patch.
-fn texts_from_patch(diff: &git2::Diff<'_>, idx: usize) -> Result<(Vec<u8>, Vec<u8>), Diagnostic> {
+/// Both full texts of delta `idx` from a whole-file patch, and the added line numbers.
+type Texts = (Vec<u8>, Vec<u8>, Vec<usize>);
+
+fn texts_from_patch(diff: &git2::Diff<'_>, idx: usize) -> Result<Texts, Diagnostic> {
     let mut old = Vec::new();
     let mut new = Vec::new();
+    let mut added = Vec::new();
     let Some(patch) = git2::Patch::from_diff(diff, idx).map_err(|e| git_err(&e))? else {
-        return Ok((old, new));
+        return Ok((old, new, added));
     };
     for h in 0..patch.num_hunks() {
         let n = patch.num_lines_in_hunk(h).map_err(|e| git_err(&e))?;
@@ -560,13 +608,16 @@ fn texts_from_patch(diff: &git2::Diff<'_>, idx: usize) -> Result<(Vec<u8>, Vec<u
                     new.extend_from_slice(line.content());
                 }
                 '-' => old.extend_from_slice(line.content()),
-                '+' => new.extend_from_slice(line.content()),
+                '+' => {
+                    new.extend_from_slice(line.content());
+                    added.extend(line.new_lineno().map(|n| n as usize));
+                }
                 // '=', '>', '<': the "no newline at end of file" markers, not content.
                 _ => {}
             }
         }
     }
-    Ok((old, new))
+    Ok((old, new, added))
 }
 
 /// Loads the change set and the old/new texts of every changed text file, with the whitespace
@@ -610,30 +661,37 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
             binary.push(path);
             continue;
         }
-        let (old, new) = match &opts.target {
+        let rule = settings.rule(&repo, &path)?;
+        let marker_size = Settings::marker_size(&repo, &path);
+        let text = match &opts.target {
             // Unmerged: git checks the working-tree file (markers and all) against the base.
             Target::WorkTree if conflicted => {
                 let old = match resolved.tree.as_ref().and_then(|t| t.get_path(&path).ok()) {
                     Some(e) => blob_bytes(&repo, e.id())?,
                     None => Vec::new(),
                 };
-                (old, std::fs::read(root.join(&path)).unwrap_or_default())
+                let new = std::fs::read(root.join(&path)).unwrap_or_default();
+                FileText::new(path, old, new, rule, marker_size)?
             }
-            Target::WorkTree => texts_from_patch(&diff, idx)?,
-            Target::Rev(_) => (
-                blob_bytes(&repo, delta.old_file().id())?,
-                blob_bytes(&repo, delta.new_file().id())?,
-            ),
+            // The whole-file patch already classified the lines: no second diff.
+            Target::WorkTree => {
+                let (old, new, added) = texts_from_patch(&diff, idx)?;
+                FileText {
+                    path,
+                    old,
+                    new,
+                    rule,
+                    marker_size,
+                    added,
+                }
+            }
+            Target::Rev(_) => {
+                let old = blob_bytes(&repo, delta.old_file().id())?;
+                let new = blob_bytes(&repo, delta.new_file().id())?;
+                FileText::new(path, old, new, rule, marker_size)?
+            }
         };
-        let rule = settings.rule(&repo, &path)?;
-        let marker_size = Settings::marker_size(&repo, &path);
-        texts.push(FileText {
-            path,
-            old,
-            new,
-            rule,
-            marker_size,
-        });
+        texts.push(text);
     }
     Ok(Change {
         set: ChangeSet {

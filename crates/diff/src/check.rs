@@ -31,59 +31,43 @@ fn line_starts(text: &[u8]) -> Vec<usize> {
         .collect()
 }
 
-/// Findings for one file: the added lines (as libgit2's xdiff — the same algorithm git uses
-/// for `--check`, with no indent heuristic — classifies them) plus `blank-at-eof`.
-pub fn file_findings(file: &FileText) -> Result<Vec<Finding>, Diagnostic> {
+/// Findings for one file: its added lines (as loaded) plus `blank-at-eof`. Pure.
+pub fn file_findings(file: &FileText) -> Vec<Finding> {
     let mut out = Vec::new();
-    let mut opts = git2::DiffOptions::new();
-    opts.force_text(true).context_lines(0).interhunk_lines(0);
-    let patch = git2::Patch::from_buffers(&file.old, None, &file.new, None, Some(&mut opts))
-        .map_err(|e| {
-            Diagnostic::error("diff/git", format!("git: {}", e.message())).with_path(&file.path)
-        })?;
     let starts = line_starts(&file.new);
-    for h in 0..patch.num_hunks() {
-        let n = patch.num_lines_in_hunk(h).unwrap_or(0);
-        for l in 0..n {
-            let Ok(line) = patch.line_in_hunk(h, l) else {
-                continue;
+    for &lineno in &file.added {
+        let Some(&line_start) = lineno.checked_sub(1).and_then(|i| starts.get(i)) else {
+            continue;
+        };
+        let line_end = starts.get(lineno).copied().unwrap_or(file.new.len());
+        let content = file.new.get(line_start..line_end).unwrap_or_default();
+        let mut push = |kind, byte_in_line: usize, len: usize| {
+            out.push(Finding {
+                path: file.path.clone(),
+                line: lineno,
+                kind,
+                line_start,
+                byte_in_line,
+                len,
+            });
+        };
+        if ws::is_conflict_marker(content, file.marker_size) {
+            push(
+                WsKind::ConflictMarker,
+                0,
+                file.marker_size.min(content.len()).max(1),
+            );
+        }
+        let body = content.strip_suffix(b"\n").unwrap_or(content);
+        for e in ws::check_line(content, file.rule) {
+            let len = match e.kind {
+                WsKind::TrailingWhitespace => body.len().saturating_sub(e.byte),
+                _ => body[e.byte..]
+                    .iter()
+                    .take_while(|b| matches!(b, b' ' | b'\t'))
+                    .count(),
             };
-            if line.origin() != '+' {
-                continue;
-            }
-            let Some(lineno) = line.new_lineno().map(|n| n as usize) else {
-                continue;
-            };
-            let content = line.content();
-            let line_start = starts.get(lineno - 1).copied().unwrap_or(0);
-            let mut push = |kind, byte_in_line: usize, len: usize| {
-                out.push(Finding {
-                    path: file.path.clone(),
-                    line: lineno,
-                    kind,
-                    line_start,
-                    byte_in_line,
-                    len,
-                });
-            };
-            if ws::is_conflict_marker(content, file.marker_size) {
-                push(
-                    WsKind::ConflictMarker,
-                    0,
-                    file.marker_size.min(content.len()).max(1),
-                );
-            }
-            let body = content.strip_suffix(b"\n").unwrap_or(content);
-            for e in ws::check_line(content, file.rule) {
-                let len = match e.kind {
-                    WsKind::TrailingWhitespace => body.len().saturating_sub(e.byte),
-                    _ => body[e.byte..]
-                        .iter()
-                        .take_while(|b| matches!(b, b' ' | b'\t'))
-                        .count(),
-                };
-                push(e.kind, e.byte, len.max(1));
-            }
+            push(e.kind, e.byte, len.max(1));
         }
     }
     if file.rule.blank_at_eof()
@@ -99,7 +83,7 @@ pub fn file_findings(file: &FileText) -> Result<Vec<Finding>, Diagnostic> {
             len: 0,
         });
     }
-    Ok(out)
+    out
 }
 
 fn help(kind: WsKind, file: &FileText) -> String {
@@ -143,23 +127,17 @@ pub fn to_diagnostic(f: &Finding, file: &FileText) -> Diagnostic {
 pub fn whitespace_errors(change: &Change) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for file in &change.texts {
-        match file_findings(file) {
-            Ok(fs) => out.extend(fs.iter().map(|f| to_diagnostic(f, file))),
-            Err(d) => out.push(d),
-        }
+        out.extend(file_findings(file).iter().map(|f| to_diagnostic(f, file)));
     }
     infx_report::sort_for_report(&mut out);
     out
 }
 
-/// All findings of the change (the parity tests compare these with git's output).
-pub fn findings(change: &Change) -> Result<Vec<Finding>, Diagnostic> {
-    let mut out = Vec::new();
-    for file in &change.texts {
-        out.extend(file_findings(file)?);
-    }
+/// All findings of the change, sorted (the parity tests compare these with git's output).
+pub fn findings(change: &Change) -> Vec<Finding> {
+    let mut out: Vec<Finding> = change.texts.iter().flat_map(file_findings).collect();
     out.sort();
-    Ok(out)
+    out
 }
 
 #[cfg(test)]
@@ -168,20 +146,14 @@ mod tests {
     use crate::ws::WsRule;
 
     fn file(old: &str, new: &str) -> FileText {
-        FileText {
-            path: "a.yaml".into(),
-            old: old.as_bytes().to_vec(),
-            new: new.as_bytes().to_vec(),
-            rule: WsRule::default(),
-            marker_size: 7,
-        }
+        let (old, new) = (old.as_bytes().to_vec(), new.as_bytes().to_vec());
+        FileText::new("a.yaml", old, new, WsRule::default(), 7).unwrap()
     }
 
     #[test]
     fn only_added_lines_are_checked() {
         let f = file("keep \nx\n", "keep \nx\ny  \n");
         let got: Vec<_> = file_findings(&f)
-            .unwrap()
             .into_iter()
             .map(|f| (f.line, f.kind))
             .collect();
@@ -215,7 +187,6 @@ mod tests {
     fn conflict_marker_and_blank_eof() {
         let f = file("a\n", "a\n<<<<<<< HEAD\n\n");
         let got: Vec<_> = file_findings(&f)
-            .unwrap()
             .into_iter()
             .map(|f| (f.line, f.kind))
             .collect();

@@ -104,7 +104,19 @@ fn random_edits_match_git_diff_check() {
                 _ => {}
             }
         }
-        repo.write("f.txt", &render(&new, nl_new));
+        let (old_bytes, new_bytes) = (render(&old, nl_old), render(&new, nl_new));
+        repo.write("f.txt", &new_bytes);
+        // The loader's texts are exactly the committed and the working-tree bytes.
+        let change = infx_diff::load_change(
+            repo.path(),
+            &infx_diff::ChangeOptions::git_diff_check(Some("HEAD")),
+        )
+        .map_err(|d| TestCaseError::fail(d.to_string()))?;
+        if old_bytes != new_bytes {
+            prop_assert_eq!(change.texts.len(), 1);
+            prop_assert_eq!(&change.texts[0].old, &old_bytes);
+            prop_assert_eq!(&change.texts[0].new, &new_bytes);
+        }
         let git = repo.git_check(&["HEAD"]);
         let ours = repo.ours(&infx_diff::ChangeOptions::git_diff_check(Some("HEAD")));
         if !git.is_empty() {
