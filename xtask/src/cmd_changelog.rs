@@ -1,20 +1,437 @@
 //! `cargo xtask changelog …` and `install-merge-driver` (owner: changelog).
 
+use crate::output::{self, Format};
+use anyhow::{Context, anyhow, bail};
+use infx_changelog::plan::PlanOptions;
+use infx_changelog::{
+    CheckOptions, Dialect, Keep, LinkMode, MasterKeys, MergeOutcome, Mode, Modifiers,
+};
+use infx_git::{Oid, Repo};
+use infx_report::SourceMap;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-#[derive(clap::Subcommand, Debug)]
-pub enum ChangelogCommand {
-    /// Check the changelog against the base (append-only, entries).
-    Check,
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModeArg {
+    /// Upstream merge-time rules: base is a byte prefix, one blank line between entries,
+    /// only pr-link lines may change, placeholder rules.
+    Strict,
+    /// Upstream CI gate: no deleted non-blank line, the added lines parse as entries.
+    Gate,
+    /// Both rule sets.
+    Both,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DialectArg {
+    /// August 2026 upstream (`no-evals` unknown).
+    Aug,
+    /// October 2026 upstream (`no-evals` allowed).
+    Oct,
+}
+
+impl From<DialectArg> for Dialect {
+    fn from(d: DialectArg) -> Self {
+        match d {
+            DialectArg::Aug => Dialect::Aug,
+            DialectArg::Oct => Dialect::Oct,
+        }
+    }
 }
 
 #[derive(clap::Args, Debug)]
-pub struct InstallArgs {}
-
-pub fn run(_cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("changelog: not implemented yet")
+pub struct RepoArgs {
+    /// The git repository (default: the one containing the current directory).
+    #[arg(long)]
+    pub repo: Option<PathBuf>,
+    /// Schema generation to follow.
+    #[arg(long, value_enum, default_value_t = DialectArg::Oct)]
+    pub dialect: DialectArg,
 }
 
-pub fn install_merge_driver(_args: InstallArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("install-merge-driver: not implemented yet")
+#[derive(clap::Subcommand, Debug)]
+pub enum ChangelogCommand {
+    /// Check the changelog against the base (append-only rules, new entries, their config-keys).
+    Check {
+        #[command(flatten)]
+        repo: RepoArgs,
+        /// Base revision (default: merge-base of HEAD with the upstream branch).
+        #[arg(long)]
+        base: Option<String>,
+        /// Head revision (default: the working-tree file).
+        #[arg(long)]
+        head: Option<String>,
+        /// Rule set.
+        #[arg(long, value_enum, default_value_t = ModeArg::Strict)]
+        mode: ModeArg,
+        /// The PR number: appended entries must use its URL or an XXX placeholder.
+        #[arg(long, conflicts_with = "main")]
+        pr: Option<u64>,
+        /// Judge as a commit on main: appended entries need canonical links.
+        #[arg(long)]
+        main: bool,
+        #[arg(long)]
+        all_evals: bool,
+        #[arg(long)]
+        evals_only: bool,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Print the sweep plan (upstream process_changelog.py JSON) of the change base..head.
+    Plan {
+        #[command(flatten)]
+        repo: RepoArgs,
+        #[arg(long)]
+        base: String,
+        #[arg(long)]
+        head: String,
+        #[arg(long)]
+        all_evals: bool,
+        #[arg(long)]
+        evals_only: bool,
+        #[arg(long)]
+        trim_conc: bool,
+    },
+    /// git merge driver: `merge-driver %O %A %B [%P]`; writes the result to %A.
+    MergeDriver {
+        ancestor: PathBuf,
+        ours: PathBuf,
+        theirs: PathBuf,
+        /// The path being merged (%P), for messages.
+        path: Option<String>,
+    },
+    /// Replay every changelog commit of the history: strict, gate and key verdicts.
+    Replay {
+        #[command(flatten)]
+        repo: RepoArgs,
+        #[arg(long, default_value = "HEAD")]
+        head: String,
+        /// Print one line per commit.
+        #[arg(long)]
+        verbose: bool,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+pub struct InstallArgs {
+    /// Repository to configure (default: the one containing the current directory).
+    #[arg(long)]
+    pub repo: Option<PathBuf>,
+    /// Command that runs xtask (default `cargo xtask`); e.g. a built binary path.
+    #[arg(long, default_value = "cargo xtask")]
+    pub command: String,
+}
+
+fn open(repo: &Option<PathBuf>) -> anyhow::Result<Repo> {
+    let here = match repo {
+        Some(p) => p.clone(),
+        None => std::env::current_dir()?,
+    };
+    Repo::discover(&here).map_err(|e| anyhow!("{e}"))
+}
+
+fn commit(repo: &Repo, rev: &str) -> anyhow::Result<Oid> {
+    repo.resolve_commit(rev).map_err(|e| anyhow!("{e}"))
+}
+
+pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
+    match cmd {
+        ChangelogCommand::Check {
+            repo,
+            base,
+            head,
+            mode,
+            pr,
+            main,
+            all_evals,
+            evals_only,
+            format,
+        } => {
+            let r = open(&repo.repo)?;
+            let dialect: Dialect = repo.dialect.into();
+            let head_id = match &head {
+                Some(h) => Some(commit(&r, h)?),
+                None => None,
+            };
+            let anchor = match head_id {
+                Some(h) => h,
+                None => commit(&r, "HEAD")?,
+            };
+            let base_id = r
+                .resolve_base(base.as_deref(), anchor)
+                .map_err(|e| anyhow!("{e}"))?;
+            let base_blob = r
+                .blob_at_layout(base_id, infx_changelog::CHANGELOG_PATH)
+                .map_err(|e| anyhow!("{e}"))?;
+            let (head_path, head_bytes, master) = match head_id {
+                Some(h) => {
+                    let b = r
+                        .blob_at_layout(h, infx_changelog::CHANGELOG_PATH)
+                        .map_err(|e| anyhow!("{e}"))?
+                        .ok_or_else(|| anyhow!("perf-changelog.yaml not found at {h}"))?;
+                    let inputs = infx_changelog::matrix_gen::RevisionInputs::at(&r, h)
+                        .map_err(|e| anyhow!(e))?;
+                    let keys = inputs
+                        .configs()
+                        .map(|c| MasterKeys::from_keys(c.keys().map(str::to_string)));
+                    (PathBuf::from(&b.path), b.data, keys)
+                }
+                None => {
+                    let wd = r
+                        .workdir()
+                        .ok_or_else(|| anyhow!("bare repository: pass --head"))?;
+                    let rel = infx_git::layout_candidates(infx_changelog::CHANGELOG_PATH)
+                        .into_iter()
+                        .find(|c| wd.join(c).is_file())
+                        .ok_or_else(|| {
+                            anyhow!("perf-changelog.yaml not found in {}", wd.display())
+                        })?;
+                    let bytes = std::fs::read(wd.join(&rel))?;
+                    let root = Path::new(&rel)
+                        .parent()
+                        .unwrap_or(Path::new(""))
+                        .to_path_buf();
+                    (
+                        PathBuf::from(&rel),
+                        bytes,
+                        master_keys_from_dir(&wd.join(root)),
+                    )
+                }
+            };
+            let mut diags = Vec::new();
+            let master = match master {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    diags.push(
+                        infx_report::Diagnostic::error(
+                            "changelog/master-configs",
+                            format!("cannot resolve config-keys: {e}"),
+                        )
+                        .with_help(
+                            "fix the master configs first (cargo xtask validate reports them)",
+                        ),
+                    );
+                    None
+                }
+            };
+            let opts = CheckOptions {
+                mode: match mode {
+                    ModeArg::Strict => Mode::Strict,
+                    ModeArg::Gate => Mode::Gate,
+                    ModeArg::Both => Mode::Both,
+                },
+                links: Some(match (pr, main) {
+                    (Some(n), _) => LinkMode::Pr(n),
+                    (None, true) => LinkMode::Main,
+                    (None, false) => LinkMode::Local,
+                }),
+                dialect,
+                modifiers: Modifiers {
+                    all_evals,
+                    evals_only,
+                },
+            };
+            diags.extend(infx_changelog::check_change(
+                base_blob.as_ref().map(|b| b.data.as_slice()),
+                &head_bytes,
+                &head_path,
+                master.as_ref(),
+                &opts,
+            ));
+            let mut sources = SourceMap::default();
+            sources.insert(
+                head_path.clone(),
+                String::from_utf8_lossy(&head_bytes).into_owned(),
+            );
+            if diags.is_empty() {
+                if format == Format::Human {
+                    println!("changelog: ok ({} against {base_id})", head_path.display());
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            print!("{}", output::render(&diags, &sources, format));
+            Ok(ExitCode::from(1))
+        }
+        ChangelogCommand::Plan {
+            repo,
+            base,
+            head,
+            all_evals,
+            evals_only,
+            trim_conc,
+        } => {
+            let r = open(&repo.repo)?;
+            let (b, h) = (commit(&r, &base)?, commit(&r, &head)?);
+            let opts = PlanOptions {
+                modifiers: Modifiers {
+                    all_evals,
+                    evals_only,
+                },
+                trim_conc,
+            };
+            match infx_changelog::matrix_gen::plan_between(
+                &r,
+                b,
+                h,
+                &base,
+                &head,
+                opts,
+                repo.dialect.into(),
+            ) {
+                Ok(v) => {
+                    println!("{}", serde_json::to_string(&v)?);
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => {
+                    eprintln!("error[changelog/plan-{}]: {}", e.stage, e.message);
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
+        ChangelogCommand::MergeDriver {
+            ancestor,
+            ours,
+            theirs,
+            path,
+        } => {
+            let read =
+                |p: &Path| std::fs::read(p).with_context(|| format!("reading {}", p.display()));
+            let (o, a, b) = (read(&ancestor)?, read(&ours)?, read(&theirs)?);
+            // Keep the upstream branch's bytes first: when the current branch is the upstream
+            // branch we are "ours"; when a feature branch merges main in, main is "theirs".
+            let keep = std::env::current_dir()
+                .ok()
+                .and_then(|d| Repo::discover(&d).ok())
+                .map(|r| {
+                    let cur = r.current_branch();
+                    let up = r
+                        .default_upstream()
+                        .map(|u| u.rsplit('/').next().unwrap_or(&u).to_string());
+                    match (cur, up) {
+                        (Some(c), Some(u)) if c == u => Keep::Ours,
+                        (Some(c), _) if c == "main" || c == "master" => Keep::Ours,
+                        _ => Keep::Theirs,
+                    }
+                })
+                .unwrap_or(Keep::Theirs);
+            match infx_changelog::merge(&o, &a, &b, keep) {
+                MergeOutcome::Clean(bytes) => {
+                    std::fs::write(&ours, bytes)?;
+                    Ok(ExitCode::SUCCESS)
+                }
+                MergeOutcome::Conflict { text, reason } => {
+                    std::fs::write(&ours, text)?;
+                    eprintln!(
+                        "changelog merge driver: {}: {reason}",
+                        path.as_deref().unwrap_or("perf-changelog.yaml")
+                    );
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
+        ChangelogCommand::Replay {
+            repo,
+            head,
+            verbose,
+        } => {
+            let r = open(&repo.repo)?;
+            let h = commit(&r, &head)?;
+            let start = std::time::Instant::now();
+            let v = infx_changelog::replay::replay(&r, h, repo.dialect.into())
+                .map_err(|e| anyhow!("{e}"))?;
+            let el = start.elapsed();
+            let count = |f: &dyn Fn(&infx_changelog::replay::CommitVerdict) -> bool| {
+                v.iter().filter(|x| f(x)).count()
+            };
+            if verbose {
+                for x in &v {
+                    let (s, g, k) = crate::conformance::changelog::columns(x);
+                    println!(
+                        "{} strict={s} gate_changelog={g} gate_keys={k} {}",
+                        x.commit, x.summary
+                    );
+                }
+            }
+            println!(
+                "replayed {} commits in {:.2} s: strict {} pass, gate_changelog {} pass, gate_keys {} pass",
+                v.len(),
+                el.as_secs_f64(),
+                count(&|x| x.strict.is_ok()),
+                count(&|x| x.gate.is_ok()),
+                count(&|x| matches!(x.keys, Some(Ok(())))),
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Master keys from a checkout directory (`<dir>/configs/*-master.yaml`).
+fn master_keys_from_dir(dir: &Path) -> Result<MasterKeys, String> {
+    let mut texts = Vec::new();
+    for m in infx_changelog::MASTER_CONFIGS {
+        let p = dir.join(m);
+        let t = std::fs::read_to_string(&p)
+            .map_err(|e| format!("Input file '{m}' does not exist. ({e})"))?;
+        texts.push((m, t));
+    }
+    MasterKeys::load(
+        &texts
+            .iter()
+            .map(|(p, t)| (*p, t.as_str()))
+            .collect::<Vec<_>>(),
+    )
+    .map_err(|e| e.message)
+}
+
+/// The `.gitattributes` line that routes the changelog through the driver.
+pub const ATTRIBUTES: &[&str] = &[
+    "perf-changelog.yaml merge=infx-changelog",
+    "inferencex-e2e/perf-changelog.yaml merge=infx-changelog",
+];
+
+pub fn install_merge_driver(args: InstallArgs) -> anyhow::Result<ExitCode> {
+    let here = match &args.repo {
+        Some(p) => p.clone(),
+        None => std::env::current_dir()?,
+    };
+    let r = Repo::discover(&here).map_err(|e| anyhow!("{e}"))?;
+    let wd = r.workdir().ok_or_else(|| anyhow!("bare repository"))?;
+    let git = |a: &[&str]| -> anyhow::Result<()> {
+        let mut full = vec!["-C".to_string(), wd.display().to_string()];
+        full.extend(a.iter().map(|s| s.to_string()));
+        duct::cmd("git", full)
+            .run()
+            .map(|_| ())
+            .context("git config")
+    };
+    git(&[
+        "config",
+        "merge.infx-changelog.name",
+        "infx perf-changelog append merge",
+    ])?;
+    git(&[
+        "config",
+        "merge.infx-changelog.driver",
+        &format!("{} changelog merge-driver %O %A %B %P", args.command),
+    ])?;
+    let attrs = wd.join(".gitattributes");
+    let existing = std::fs::read_to_string(&attrs).unwrap_or_default();
+    let missing: Vec<&str> = ATTRIBUTES
+        .iter()
+        .copied()
+        .filter(|l| !existing.lines().any(|x| x.trim() == *l))
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "the merge driver is configured, but {} lacks: {}; add these lines (they are committed, so everyone gets them)",
+            attrs.display(),
+            missing.join(" | ")
+        );
+    }
+    println!(
+        "merge driver infx-changelog installed in {} ({})",
+        wd.display(),
+        args.command
+    );
+    Ok(ExitCode::SUCCESS)
 }

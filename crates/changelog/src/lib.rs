@@ -7,8 +7,10 @@
 pub mod entry;
 pub mod gate;
 pub mod keys;
+pub mod matrix_gen;
 pub mod merge;
 pub mod plan;
+pub mod replay;
 pub mod strict;
 mod text;
 

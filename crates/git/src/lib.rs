@@ -171,6 +171,15 @@ impl Repo {
             .map_err(ge("revision", format!("'{rev}' is not a commit")))
     }
 
+    /// The short name of the checked-out branch (`None` when detached or unborn).
+    pub fn current_branch(&self) -> Option<String> {
+        let head = self.inner.head().ok()?;
+        if !head.is_branch() {
+            return None;
+        }
+        head.shorthand().ok().map(str::to_string)
+    }
+
     /// The upstream branch a change is measured against: the current branch's configured
     /// upstream, else `origin/HEAD`, `origin/main`, `origin/master`, `main`, `master`.
     pub fn default_upstream(&self) -> Option<String> {

@@ -1,0 +1,340 @@
+//! Gate mode: what upstream CI enforces (final newline; no deleted non-blank line versus the
+//! base; the added lines on their own parse as a YAML list of valid entries).
+
+use crate::entry::{Dialect, Entry, validate_entry};
+use crate::text::py_blank;
+use infx_yaml::{LoadOptions, Node, Value};
+use std::path::Path;
+
+/// Where the gate stopped (upstream's `gate_stage` names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GateStage {
+    Newline,
+    Deletion,
+    NoAdditions,
+    Yaml,
+    NoEntries,
+    EntrySchema,
+    AppendOnly,
+}
+
+impl GateStage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GateStage::Newline => "newline",
+            GateStage::Deletion => "deletion",
+            GateStage::NoAdditions => "no-additions",
+            GateStage::Yaml => "yaml",
+            GateStage::NoEntries => "no-entries",
+            GateStage::EntrySchema => "entry-schema",
+            GateStage::AppendOnly => "append-only",
+        }
+    }
+    /// The diagnostic rule (`changelog/<rule>`).
+    pub fn rule(self) -> &'static str {
+        match self {
+            GateStage::Newline => "final-newline",
+            GateStage::Deletion => "deleted-line",
+            GateStage::NoAdditions => "no-additions",
+            GateStage::Yaml => "added-yaml",
+            GateStage::NoEntries => "no-additions",
+            GateStage::EntrySchema => "entry-schema",
+            GateStage::AppendOnly => "append-only-mix",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GateError {
+    pub stage: GateStage,
+    /// Upstream's message (what the processor raised).
+    pub message: String,
+    /// 1-based line: in the base file for a deletion, in the head file otherwise.
+    pub line: Option<usize>,
+    /// `true` when `line` refers to the base version of the file.
+    pub line_in_base: bool,
+    pub help: Option<String>,
+    /// For `EntrySchema`: the precise diagnostic code (`changelog/yaml11-trap`, …).
+    pub code: Option<&'static str>,
+}
+
+impl GateError {
+    fn new(stage: GateStage, message: impl Into<String>) -> Self {
+        GateError {
+            stage,
+            message: message.into(),
+            line: None,
+            line_in_base: false,
+            help: None,
+            code: None,
+        }
+    }
+}
+
+/// CLI eval modifiers (PR labels).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Modifiers {
+    pub all_evals: bool,
+    pub evals_only: bool,
+}
+
+/// The entries a change adds, as the gate reads them.
+#[derive(Debug, Clone)]
+pub struct Added {
+    /// The added lines joined with `\n` (what upstream parses).
+    pub text: String,
+    /// Head line number of each line of `text`.
+    pub line_map: Vec<usize>,
+    pub entries: Vec<Entry>,
+}
+
+impl Added {
+    /// Head line of a line of `text` (1-based in, 1-based out).
+    pub fn head_line(&self, text_line: usize) -> Option<usize> {
+        self.line_map.get(text_line.checked_sub(1)?).copied()
+    }
+}
+
+/// Runs the gate's changelog part. `base = None`: the file does not exist at the base.
+pub fn gate(
+    base: Option<&[u8]>,
+    head: &[u8],
+    path: &str,
+    dialect: Dialect,
+    modifiers: Modifiers,
+) -> Result<Added, GateError> {
+    if !head.ends_with(b"\n") {
+        let mut e = GateError::new(
+            GateStage::Newline,
+            format!("{path} does not end with a newline"),
+        );
+        e.line = Some(head.iter().filter(|&&b| b == b'\n').count() + 1);
+        e.help = Some("end the file with a newline".into());
+        return Err(e);
+    }
+    let diff = infx_git::diff_lines(base, Some(head))
+        .map_err(|e| GateError::new(GateStage::Deletion, format!("cannot diff {path}: {e}")))?;
+    if let Some(d) = diff.deleted.iter().find(|d| !py_blank(&d.content)) {
+        let mut e = GateError::new(
+            GateStage::Deletion,
+            format!(
+                "Deletions are not allowed in {path}. Only additions to the changelog are permitted. Found deleted line: {}",
+                d.content
+            ),
+        );
+        e.line = Some(d.line);
+        e.line_in_base = true;
+        e.help = Some("restore the line exactly as it is on the base branch (merge or rebase onto it first if it changed there)".into());
+        return Err(e);
+    }
+    let text = diff
+        .added
+        .iter()
+        .map(|l| l.content.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let line_map: Vec<usize> = diff.added.iter().map(|l| l.line).collect();
+    let entries = parse_added(&text, &line_map, dialect)?;
+    check_preconditions(&entries, modifiers)?;
+    Ok(Added {
+        text,
+        line_map,
+        entries,
+    })
+}
+
+/// Parses added text as upstream does (`yaml.safe_load`, then `ChangelogEntry` per item).
+pub fn parse_added(
+    text: &str,
+    line_map: &[usize],
+    dialect: Dialect,
+) -> Result<Vec<Entry>, GateError> {
+    let head_line = |l: usize| line_map.get(l.saturating_sub(1)).copied();
+    if py_blank(text) {
+        let mut e = GateError::new(
+            GateStage::NoAdditions,
+            "No additions found in the changelog file.",
+        );
+        e.help = Some("append a new entry at the end of the changelog".into());
+        return Err(e);
+    }
+    let opts = LoadOptions {
+        reject_duplicate_keys: false,
+        ..LoadOptions::default()
+    };
+    let root = infx_yaml::parse_str_with(Path::new("<added lines>"), text, &opts).map_err(|d| {
+        let mut e = GateError::new(GateStage::Yaml, format!("the added lines are not valid YAML: {}", d.message));
+        e.line = d.span.and_then(|s| head_line(s.start.line));
+        e.help = Some("the added lines on their own must form a YAML list of complete entries: append whole entries at the end instead of editing inside an existing one".into());
+        e
+    })?;
+    if is_falsy(&root) {
+        return Err(GateError::new(
+            GateStage::NoEntries,
+            "No valid YAML entries found in the changelog additions.",
+        ));
+    }
+    let items: Vec<&Node> = match &root.value {
+        Value::Seq(items) => items.iter().collect(),
+        _ => {
+            let mut e = GateError::new(
+                GateStage::EntrySchema,
+                format!(
+                    "the added lines form a YAML {}, not a list of entries",
+                    root.value.type_name()
+                ),
+            );
+            e.line = head_line(root.span.start.line);
+            e.help = Some("append whole entries (`- config-keys: …`) at the end instead of editing inside an existing one".into());
+            return Err(e);
+        }
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for it in items {
+        match validate_entry(it, dialect, Some(text)) {
+            Ok(mut e) => {
+                // Re-anchor the span to head lines for reporting.
+                if let Some(l) = head_line(e.span.start.line) {
+                    e.span.start.line = l;
+                }
+                if let Some(l) = head_line(e.span.end.line) {
+                    e.span.end.line = l;
+                }
+                out.push(e)
+            }
+            Err(errs) => {
+                let first = &errs[0];
+                let mut e = GateError::new(
+                    GateStage::EntrySchema,
+                    format!("invalid changelog entry: {}", first.message),
+                );
+                e.line = head_line(first.span.start.line);
+                e.help = first.help.clone();
+                e.code = Some(first.code);
+                return Err(e);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Cross-entry rules checked before any generation (`changelog.md` §8.2).
+pub fn check_preconditions(entries: &[Entry], m: Modifiers) -> Result<(), GateError> {
+    let any_ao = entries.iter().any(|e| e.append_only);
+    if any_ao && !entries.iter().all(|e| e.append_only) {
+        let mut e = GateError::new(
+            GateStage::AppendOnly,
+            "append-only entries cannot share a sweep with regular changelog entries",
+        );
+        e.help = Some("send the append-only entry in its own PR".into());
+        return Err(e);
+    }
+    if any_ao && (m.all_evals || m.evals_only) {
+        return Err(GateError::new(
+            GateStage::AppendOnly,
+            "append-only sweeps cannot use all-evals or evals-only modifiers",
+        ));
+    }
+    if entries.iter().any(|e| e.no_evals) && (m.all_evals || m.evals_only) {
+        return Err(GateError::new(
+            GateStage::AppendOnly,
+            "no-evals entries cannot use all-evals or evals-only modifiers",
+        ));
+    }
+    Ok(())
+}
+
+/// Python truthiness of a loaded YAML value.
+fn is_falsy(n: &Node) -> bool {
+    match &n.value {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Int(i) => *i == 0,
+        Value::Float(f) => f.value == 0.0,
+        Value::Str(s) => s.is_empty(),
+        Value::Timestamp(_) => false,
+        Value::Seq(s) => s.is_empty(),
+        Value::Map(m) => m.is_empty(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const E1: &str = "- config-keys:\n    - a\n  description:\n    - one\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/1\n";
+    const E2: &str = "- config-keys:\n    - b\n  description:\n    - two\n  pr-link: XXX\n";
+
+    fn g(base: &str, head: &str) -> Result<Added, GateError> {
+        gate(
+            Some(base.as_bytes()),
+            head.as_bytes(),
+            "perf-changelog.yaml",
+            Dialect::Aug,
+            Modifiers::default(),
+        )
+    }
+
+    #[test]
+    fn append_passes_anywhere() {
+        let a = g(E1, &format!("{E1}\n{E2}")).unwrap();
+        assert_eq!(a.entries.len(), 1);
+        assert_eq!(a.entries[0].config_keys, ["b"]);
+        assert_eq!(a.entries[0].span.start.line, 7);
+        // A top insertion passes the gate (not strict mode).
+        assert!(g(E1, &format!("{E2}\n{E1}")).is_ok());
+    }
+
+    #[test]
+    fn deletions_and_edits_fail() {
+        let e = g(&format!("{E1}\n{E2}"), E1).unwrap_err();
+        assert_eq!(e.stage, GateStage::Deletion);
+        assert!(e.message.contains("Found deleted line: - config-keys:"));
+        assert_eq!(e.line, Some(7));
+        assert!(e.line_in_base);
+        // trailing space on an old non-blank line = a deletion
+        let e = g(E1, &format!("{}\n{E2}", E1.replace("- one", "- one "))).unwrap_err();
+        assert_eq!(e.stage, GateStage::Deletion);
+        assert_eq!(e.line, Some(4));
+        // whitespace-only line deletions are allowed
+        let base = format!("{E1}  \n{E2}");
+        assert!(g(&base, &format!("{E1}\n{E2}\n{}", E2.replace("- b", "- c"))).is_ok());
+        // adding a list item inside an old entry does not form complete entries
+        let e = g(E1, &E1.replace("    - one\n", "    - one\n    - more\n")).unwrap_err();
+        assert_eq!(e.stage, GateStage::EntrySchema);
+    }
+
+    #[test]
+    fn newline_and_no_additions() {
+        let e = g(E1, &format!("{E1}\n{}", E2.trim_end())).unwrap_err();
+        assert_eq!(e.stage, GateStage::Newline);
+        assert_eq!(g(E1, E1).unwrap_err().stage, GateStage::NoAdditions);
+        assert_eq!(
+            g(E1, &format!("{E1}\n\n")).unwrap_err().stage,
+            GateStage::NoAdditions
+        );
+        assert_eq!(
+            g(E1, &format!("{E1}# c\n")).unwrap_err().stage,
+            GateStage::NoEntries
+        );
+    }
+
+    #[test]
+    fn append_only_preconditions() {
+        let ao = "- config-keys: [c]\n  description: [x]\n  pr-link: XXX\n  append-only: true\n";
+        let e = g(E1, &format!("{E1}\n{E2}\n{ao}")).unwrap_err();
+        assert_eq!(e.stage, GateStage::AppendOnly);
+        let e = gate(
+            Some(E1.as_bytes()),
+            format!("{E1}\n{ao}").as_bytes(),
+            "p",
+            Dialect::Aug,
+            Modifiers {
+                all_evals: true,
+                evals_only: false,
+            },
+        )
+        .unwrap_err();
+        assert!(e.message.contains("append-only sweeps cannot use"));
+    }
+}

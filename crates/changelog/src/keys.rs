@@ -1,0 +1,252 @@
+//! Master-config keys of one revision and the changelog's `config-keys` resolution
+//! (`*` is the only wildcard; full match; first-seen order; zero matches is an error).
+
+use infx_yaml::{LoadOptions, Value};
+use std::collections::HashSet;
+use std::path::Path;
+
+/// The top-level keys of the merged master configs, AMD first, then NVIDIA, in file order.
+#[derive(Debug, Clone, Default)]
+pub struct MasterKeys {
+    keys: Vec<String>,
+    set: HashSet<String>,
+}
+
+/// A failure to load master configs or to resolve a key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyError {
+    /// `master-configs` or `config-key`.
+    pub rule: &'static str,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+impl MasterKeys {
+    pub fn from_keys<I: IntoIterator<Item = String>>(keys: I) -> Self {
+        let mut m = MasterKeys::default();
+        for k in keys {
+            if m.set.insert(k.clone()) {
+                m.keys.push(k);
+            }
+        }
+        m
+    }
+
+    /// Loads the masters as upstream's `load_config_files(…, validate=False)`: each file a
+    /// mapping (PyYAML semantics: a duplicate key inside one file is tolerated), no `*` in a
+    /// key, no key in two files. `files` = `(path for messages, text)` in merge order.
+    pub fn load(files: &[(&str, &str)]) -> Result<MasterKeys, KeyError> {
+        let mut out = MasterKeys::default();
+        let opts = LoadOptions {
+            reject_duplicate_keys: false,
+            ..LoadOptions::default()
+        };
+        for (path, text) in files {
+            let root =
+                infx_yaml::parse_str_with(Path::new(path), text, &opts).map_err(|d| KeyError {
+                    rule: "master-configs",
+                    message: format!("{path} is not valid YAML: {}", d.message),
+                    help: d.help,
+                })?;
+            let Value::Map(m) = &root.value else {
+                return Err(KeyError {
+                    rule: "master-configs",
+                    message: format!("Config file '{path}' must contain a dictionary"),
+                    help: None,
+                });
+            };
+            let mut dups = Vec::new();
+            let mut these = Vec::new();
+            for (k, _) in m.iter_nodes() {
+                let key = match &k.value {
+                    Value::Str(s) => s.clone(),
+                    other => format!("{other:?}"),
+                };
+                if key.contains('*') {
+                    return Err(KeyError {
+                        rule: "master-configs",
+                        message: format!(
+                            " Wildcard '*' is not allowed in master config keys: '{key}'"
+                        ),
+                        help: Some(
+                            "rename the config key; '*' is reserved for changelog patterns".into(),
+                        ),
+                    });
+                }
+                if out.set.contains(&key) {
+                    dups.push(key.clone());
+                }
+                these.push(key);
+            }
+            if !dups.is_empty() {
+                dups.sort();
+                return Err(KeyError {
+                    rule: "master-configs",
+                    message: format!(
+                        "Duplicate configuration keys found in '{path}': {}",
+                        dups.join(", ")
+                    ),
+                    help: Some("a config key may live in only one master file".into()),
+                });
+            }
+            for k in these {
+                if out.set.insert(k.clone()) {
+                    out.keys.push(k);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn keys(&self) -> &[String] {
+        &self.keys
+    }
+    pub fn contains(&self, k: &str) -> bool {
+        self.set.contains(k)
+    }
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}
+
+/// Full match of `pat` where `*` matches any run of characters except a newline (Python
+/// `re.fullmatch` with `.*`); every other character is literal (`?` and `[` included).
+pub fn star_match(pat: &str, s: &str) -> bool {
+    let p: Vec<char> = pat.chars().collect();
+    let t: Vec<char> = s.chars().collect();
+    let (mut i, mut j) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while j < t.len() {
+        if i < p.len() && p[i] != '*' && p[i] == t[j] {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some((i, j));
+            i += 1;
+        } else if let Some((si, sj)) = star {
+            // `.` does not match a newline: a star cannot swallow one.
+            if t[sj] == '\n' {
+                return false;
+            }
+            i = si + 1;
+            j = sj + 1;
+            star = Some((si, sj + 1));
+        } else {
+            return false;
+        }
+    }
+    while i < p.len() && p[i] == '*' {
+        i += 1;
+    }
+    i == p.len()
+}
+
+/// Resolves an entry's `config-keys` (upstream `get_config_keys_from_master`).
+pub fn resolve_keys(patterns: &[String], master: &MasterKeys) -> Result<Vec<String>, KeyError> {
+    let mut out: Vec<String> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
+    for p in patterns {
+        if p.contains('*') {
+            let matched: Vec<&String> = master.keys.iter().filter(|k| star_match(p, k)).collect();
+            if matched.is_empty() {
+                return Err(KeyError {
+                    rule: "config-key",
+                    message: format!("No config keys matched the wildcard pattern '{p}' in master configs."),
+                    help: Some("check the pattern against the keys of configs/*-master.yaml at this revision".into()),
+                });
+            }
+            for k in matched {
+                if seen.insert(k) {
+                    out.push(k.clone());
+                }
+            }
+        } else if let Some(k) = master.set.get(p.as_str()) {
+            if seen.insert(k) {
+                out.push(k.clone());
+            }
+        } else {
+            let near: Vec<&str> = master
+                .keys
+                .iter()
+                .filter(|k| k.starts_with(p.split('-').next().unwrap_or("")))
+                .take(3)
+                .map(String::as_str)
+                .collect();
+            return Err(KeyError {
+                rule: "config-key",
+                message: format!("Config key '{p}' not found in master configs."),
+                help: Some(if near.is_empty() {
+                    "use a key of configs/amd-master.yaml or configs/nvidia-master.yaml (or a pattern with *)".into()
+                } else {
+                    format!("did you mean one of: {}?", near.join(", "))
+                }),
+            });
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn resolution_order_and_errors() {
+        let m = MasterKeys::from_keys(["config-b", "config-a", "other"].map(String::from));
+        let r = resolve_keys(&["config-*".into(), "config-a".into()], &m).unwrap();
+        assert_eq!(r, ["config-b", "config-a"]);
+        assert!(
+            resolve_keys(&["nope-*".into()], &m)
+                .unwrap_err()
+                .message
+                .contains("No config keys matched")
+        );
+        assert!(
+            resolve_keys(&["config-?".into()], &m)
+                .unwrap_err()
+                .message
+                .contains("not found")
+        );
+        assert_eq!(resolve_keys(&["*".into()], &m).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn loads_masters_like_upstream() {
+        let m = MasterKeys::load(&[("amd", "a: 1\nb: 2\na: 3\n"), ("nv", "c: 1\n")]).unwrap();
+        assert_eq!(m.keys(), ["a", "b", "c"]);
+        assert!(
+            MasterKeys::load(&[("amd", "a: 1\n"), ("nv", "a: 1\n")])
+                .unwrap_err()
+                .message
+                .contains("Duplicate")
+        );
+        assert!(MasterKeys::load(&[("amd", "a*: 1\n")]).is_err());
+        assert!(MasterKeys::load(&[("amd", "- 1\n")]).is_err());
+        assert!(MasterKeys::load(&[("amd", "a: [\n")]).is_err());
+    }
+
+    #[test]
+    fn star_semantics() {
+        assert!(star_match("dsv4-*-vllm", "dsv4-fp4-b200-vllm"));
+        assert!(!star_match("dsv4-*-vllm", "dsv4-fp4-b200-vllm-mtp"));
+        assert!(star_match("a*b*c", "aXbYbc"));
+        assert!(!star_match("a?c", "abc"));
+        assert!(star_match("a?c", "a?c"));
+        assert!(!star_match("a*c", "a\nc"));
+    }
+
+    proptest! {
+        #[test]
+        fn star_alone_matches_everything_without_newline(s in "[a-z0-9-]{0,20}") {
+            prop_assert!(star_match("*", &s));
+            prop_assert!(star_match(&s, &s));
+            let pat = format!("{s}*");
+            let text = format!("{s}tail");
+            prop_assert!(star_match(&pat, &text), "{} vs {}", pat, text);
+        }
+    }
+}

@@ -1,0 +1,423 @@
+//! The real [`Generator`] for plans: `infx-matrix` over the master configs and runners of a
+//! revision, read from git (layout-aware), plus the append-only scope check.
+
+use crate::MASTER_CONFIGS;
+use crate::entry::ScenarioType;
+use crate::keys::{MasterKeys, resolve_keys};
+use crate::plan::{GenEvals, GenRequest, Generator, Revision, Row};
+use infx_git::{Oid, Repo};
+use infx_matrix::{EvalMode, Json, MasterConfigs, Options, Runners, Selection, TestConfig};
+use infx_yaml::{Document, LoadOptions, Node};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub const RUNNERS: &str = "configs/runners.yaml";
+/// Where the masters lived before upstream #1992 moved them to `configs/`.
+const LEGACY_DIR: &str = ".github/configs";
+
+/// The generation inputs of one revision, parsed once.
+#[derive(Debug, Clone)]
+pub struct RevisionInputs {
+    pub masters: Vec<Document>,
+    pub runners: Option<Document>,
+}
+
+fn parse_doc(path: &str, bytes: Vec<u8>) -> Result<Document, String> {
+    let text = String::from_utf8(bytes).map_err(|_| format!("{path} is not UTF-8"))?;
+    // PyYAML `safe_load` keeps the last of duplicate keys; so do we here.
+    let opts = LoadOptions {
+        reject_duplicate_keys: false,
+        ..LoadOptions::default()
+    };
+    let root = infx_yaml::parse_str_with(std::path::Path::new(path), &text, &opts)
+        .map_err(|d| d.message)?;
+    Ok(Document {
+        path: PathBuf::from(path),
+        text: Arc::from(text),
+        root,
+    })
+}
+
+impl RevisionInputs {
+    /// Reads `configs/{amd,nvidia}-master.yaml` and `configs/runners.yaml` at `commit`
+    /// (nested `inferencex-e2e/` layout first, then the root, then the legacy `.github/configs/`).
+    pub fn at(repo: &Repo, commit: Oid) -> Result<RevisionInputs, String> {
+        let read = |p: &str| -> Result<Option<(String, Vec<u8>)>, String> {
+            if let Some(b) = repo.blob_at_layout(commit, p).map_err(|e| e.to_string())? {
+                return Ok(Some((p.to_string(), b.data)));
+            }
+            let legacy = p.replacen("configs", LEGACY_DIR, 1);
+            Ok(repo
+                .blob_at(commit, &legacy)
+                .map_err(|e| e.to_string())?
+                .map(|b| (p.to_string(), b.data)))
+        };
+        let mut masters = Vec::new();
+        for m in MASTER_CONFIGS {
+            let (path, data) =
+                read(m)?.ok_or_else(|| format!("Input file '{m}' does not exist."))?;
+            masters.push(parse_doc(&path, data)?);
+        }
+        let runners = match read(RUNNERS)? {
+            Some((p, d)) => Some(parse_doc(&p, d)?),
+            None => None,
+        };
+        Ok(RevisionInputs { masters, runners })
+    }
+
+    /// The merged masters (upstream `load_config_files(validate=False)` file-level rules).
+    pub fn configs(&self) -> Result<MasterConfigs<'_>, String> {
+        MasterConfigs::from_documents(&self.masters).map_err(|d| d.message)
+    }
+}
+
+/// `infx-matrix` as the plan's generator.
+pub struct MatrixGenerator {
+    pub head: RevisionInputs,
+    pub base: Option<RevisionInputs>,
+}
+
+fn to_serde(j: &Json) -> serde_json::Value {
+    match j {
+        Json::Null => serde_json::Value::Null,
+        Json::Bool(b) => (*b).into(),
+        Json::Int(i) => (*i).into(),
+        Json::Float(f) => serde_json::Number::from_f64(*f)
+            .map_or(serde_json::Value::Null, serde_json::Value::Number),
+        Json::Str(s) => s.clone().into(),
+        Json::List(l) => serde_json::Value::Array(l.iter().map(to_serde).collect()),
+        Json::Object(o) => serde_json::Value::Object(
+            o.iter()
+                .map(|(k, v)| (k.to_string(), to_serde(v)))
+                .collect(),
+        ),
+    }
+}
+
+impl Generator for MatrixGenerator {
+    fn generate(&mut self, req: &GenRequest) -> Result<Vec<Row>, String> {
+        let inputs = match req.revision {
+            Revision::Head => &self.head,
+            Revision::Base => self
+                .base
+                .as_ref()
+                .ok_or("append-only base revision is missing generation inputs")?,
+        };
+        let configs = inputs.configs()?;
+        let runners_doc = inputs
+            .runners
+            .as_ref()
+            .ok_or("Runner config file 'configs/runners.yaml' does not exist.")?;
+        let runners = Runners::from_node(&runners_doc.root);
+        let opts = Options {
+            selection: Selection::TestConfig(TestConfig {
+                config_keys: req.config_keys.clone(),
+                conc: None,
+                seq_lens: None,
+            }),
+            evals: match req.evals {
+                GenEvals::NoEvals => EvalMode::None,
+                GenEvals::EvalsOnly => EvalMode::Subset,
+                GenEvals::AllEvals => EvalMode::All,
+            },
+            runner_node_filter: None,
+            scenario_types: req.scenario_types.as_ref().map(|v| {
+                v.iter()
+                    .map(|s| match s {
+                        ScenarioType::FixedSeqLen => infx_matrix::ScenarioType::FixedSeqLen,
+                        ScenarioType::AgenticCoding => infx_matrix::ScenarioType::AgenticCoding,
+                    })
+                    .collect()
+            }),
+        };
+        let rows = infx_matrix::generate(&configs, &runners, &opts).map_err(|d| d.message)?;
+        Ok(rows
+            .iter()
+            .map(|o| {
+                o.iter()
+                    .map(|(k, v)| (k.to_string(), to_serde(v)))
+                    .collect()
+            })
+            .collect())
+    }
+
+    fn check_append_only_scope(
+        &mut self,
+        selected: &[(String, BTreeSet<ScenarioType>)],
+    ) -> Result<(), String> {
+        let base_inputs = self
+            .base
+            .as_ref()
+            .ok_or("append-only base revision is missing generation inputs")?;
+        let base = base_inputs.configs()?;
+        let head = self.head.configs()?;
+        check_scope(
+            &base
+                .entries
+                .iter()
+                .map(|e| (e.key, e.value))
+                .collect::<Vec<_>>(),
+            &head
+                .entries
+                .iter()
+                .map(|e| (e.key, e.value))
+                .collect::<Vec<_>>(),
+            selected,
+        )
+    }
+}
+
+fn py_list(v: &[&str]) -> String {
+    format!(
+        "[{}]",
+        v.iter()
+            .map(|s| format!("'{s}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// Upstream `validate_append_only_scope` plus the base-existence check.
+pub fn check_scope(
+    base: &[(&str, &Node)],
+    head: &[(&str, &Node)],
+    selected: &[(String, BTreeSet<ScenarioType>)],
+) -> Result<(), String> {
+    fn get<'n>(m: &[(&str, &'n Node)], k: &str) -> Option<&'n Node> {
+        m.iter().find(|(x, _)| *x == k).map(|(_, n)| *n)
+    }
+    let is_sel = |k: &str| selected.iter().any(|(s, _)| s == k);
+    let mut missing: Vec<&str> = selected
+        .iter()
+        .map(|(s, _)| s.as_str())
+        .filter(|k| get(base, k).is_none())
+        .collect();
+    if !missing.is_empty() {
+        missing.sort_unstable();
+        return Err(format!(
+            "append-only requires every selected config to exist in the base revision; missing: {}",
+            py_list(&missing)
+        ));
+    }
+    let mut all: Vec<&str> = base.iter().chain(head).map(|(k, _)| *k).collect();
+    all.sort_unstable();
+    all.dedup();
+    let mut unrelated: Vec<&str> = all
+        .into_iter()
+        .filter(|k| !is_sel(k) && get(base, k) != get(head, k))
+        .collect();
+    if !unrelated.is_empty() {
+        unrelated.sort_unstable();
+        return Err(format!(
+            "append-only PR changed configs not selected by its changelog entry: {}",
+            py_list(&unrelated)
+        ));
+    }
+    for (config, allowed) in selected {
+        let (Some(b), Some(h)) = (get(base, config), get(head, config)) else {
+            return Err(format!(
+                "append-only requires every selected config to exist in the base revision; missing: ['{config}']"
+            ));
+        };
+        let empty = infx_yaml::Mapping::new();
+        let scen = |n: &Node| {
+            n.get("scenarios")
+                .and_then(Node::as_map)
+                .cloned()
+                .unwrap_or_else(|| empty.clone())
+        };
+        let (bs, hs) = (scen(b), scen(h));
+        let bk: BTreeSet<&str> = bs.keys().collect();
+        let hk: BTreeSet<&str> = hs.keys().collect();
+        if bk != hk {
+            return Err(format!(
+                "append-only added or removed a scenario in config '{config}'"
+            ));
+        }
+        let allowed_names: BTreeSet<&str> = allowed.iter().map(|s| s.as_str()).collect();
+        let unselected: Vec<&str> = bk
+            .iter()
+            .copied()
+            .filter(|k| !allowed_names.contains(k))
+            .collect();
+        let top = |n: &Node| -> Vec<(String, Node)> {
+            n.as_map()
+                .map(|m| {
+                    m.iter()
+                        .filter(|(k, _, _)| *k != "scenarios")
+                        .map(|(k, _, v)| (k.to_string(), v.clone()))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let same_top = {
+            let (bt, ht) = (top(b), top(h));
+            bt.len() == ht.len()
+                && bt
+                    .iter()
+                    .all(|(k, v)| ht.iter().any(|(k2, v2)| k == k2 && v == v2))
+        };
+        if !unselected.is_empty() && !same_top {
+            return Err(format!(
+                "append-only changed config-wide fields that can affect scenarios outside its changelog scope: '{config}'"
+            ));
+        }
+        for s in bk {
+            if !allowed_names.contains(s) && bs.get(s) != hs.get(s) {
+                return Err(format!(
+                    "append-only changed a scenario outside its changelog scope: '{config}' / '{s}'"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The plan of the change `base..head` of a repository, the way upstream's
+/// `process_changelog.py --base-ref base --head-ref head` computes it: the gate's added
+/// entries, keys resolved against the head masters, rows from `infx-matrix`. `base_label` and
+/// `head_label` are recorded in the metadata as given.
+pub fn plan_between(
+    repo: &Repo,
+    base: Oid,
+    head: Oid,
+    base_label: &str,
+    head_label: &str,
+    opts: crate::plan::PlanOptions,
+    dialect: crate::Dialect,
+) -> Result<serde_json::Value, crate::plan::PlanError> {
+    use crate::plan::PlanError;
+    let err = |stage: &'static str| move |m: String| PlanError { stage, message: m };
+    let read = |c: Oid| -> Result<Option<Vec<u8>>, PlanError> {
+        Ok(repo
+            .blob_at_layout(c, crate::CHANGELOG_PATH)
+            .map_err(|e| PlanError {
+                stage: "read",
+                message: e.to_string(),
+            })?
+            .map(|b| b.data))
+    };
+    let base_raw = read(base)?;
+    let head_raw = read(head)?.ok_or_else(|| PlanError {
+        stage: "read",
+        message: format!("{} does not exist at {head_label}", crate::CHANGELOG_PATH),
+    })?;
+    // The processor's own steps (the newline check belongs to the CLI gate, not the plan).
+    let diff =
+        infx_git::diff_lines(base_raw.as_deref(), Some(&head_raw)).map_err(|e| PlanError {
+            stage: "read",
+            message: e.to_string(),
+        })?;
+    if let Some(d) = diff
+        .deleted
+        .iter()
+        .find(|d| !crate::text::py_blank(&d.content))
+    {
+        return Err(PlanError {
+            stage: "deletion",
+            message: format!(
+                "Deletions are not allowed in {}. Only additions to the changelog are permitted. Found deleted line: {}",
+                crate::CHANGELOG_PATH,
+                d.content
+            ),
+        });
+    }
+    let text = diff
+        .added
+        .iter()
+        .map(|l| l.content.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let line_map: Vec<usize> = diff.added.iter().map(|l| l.line).collect();
+    let entries = crate::gate::parse_added(&text, &line_map, dialect)?;
+    crate::gate::check_preconditions(&entries, opts.modifiers)?;
+    let head_inputs = RevisionInputs::at(repo, head).map_err(err("master-configs"))?;
+    let master = {
+        let configs = head_inputs.configs().map_err(err("master-configs"))?;
+        MasterKeys::from_keys(configs.keys().map(str::to_string))
+    };
+    let resolved = entries
+        .iter()
+        .map(|e| {
+            resolve_keys(&e.config_keys, &master).map_err(|k| PlanError {
+                stage: "config-key",
+                message: k.message,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let base_inputs = if entries.iter().any(|e| e.append_only) {
+        Some(RevisionInputs::at(repo, base).map_err(|m| PlanError {
+            stage: "append-only",
+            message: format!("append-only base revision is missing generation inputs: {m}"),
+        })?)
+    } else {
+        None
+    };
+    let mut generator = MatrixGenerator {
+        head: head_inputs,
+        base: base_inputs,
+    };
+    crate::plan::build_plan(
+        &entries,
+        &resolved,
+        base_label,
+        head_label,
+        dialect,
+        opts,
+        &mut generator,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn map(src: &str) -> Node {
+        infx_yaml::parse_str(Path::new("m"), src).unwrap()
+    }
+
+    #[test]
+    fn scope_rules() {
+        let base = map(
+            "a:\n  image: x\n  scenarios:\n    fixed-seq-len: [1]\n    agentic-coding: [2]\nb:\n  image: y\n",
+        );
+        let ok_head = map(
+            "a:\n  image: x\n  scenarios:\n    fixed-seq-len: [1]\n    agentic-coding: [2, 3]\nb:\n  image: y\n",
+        );
+        let pairs = |n: &Node| -> Vec<(String, Node)> {
+            n.as_map()
+                .unwrap()
+                .iter()
+                .map(|(k, _, v)| (k.to_string(), v.clone()))
+                .collect()
+        };
+        let (bp, hp) = (pairs(&base), pairs(&ok_head));
+        let b: Vec<(&str, &Node)> = bp.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let h: Vec<(&str, &Node)> = hp.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let agentic = vec![(
+            "a".to_string(),
+            BTreeSet::from([ScenarioType::AgenticCoding]),
+        )];
+        assert!(check_scope(&b, &h, &agentic).is_ok());
+        let fixed = vec![("a".to_string(), BTreeSet::from([ScenarioType::FixedSeqLen]))];
+        assert!(
+            check_scope(&b, &h, &fixed)
+                .unwrap_err()
+                .contains("outside its changelog scope")
+        );
+        let other = vec![("b".to_string(), BTreeSet::from([ScenarioType::FixedSeqLen]))];
+        assert!(
+            check_scope(&b, &h, &other)
+                .unwrap_err()
+                .contains("not selected")
+        );
+        let missing = vec![("z".to_string(), BTreeSet::from([ScenarioType::FixedSeqLen]))];
+        assert!(
+            check_scope(&b, &h, &missing)
+                .unwrap_err()
+                .contains("missing: ['z']")
+        );
+    }
+}

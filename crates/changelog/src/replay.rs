@@ -1,0 +1,174 @@
+//! Replaying a repository's changelog history: for every first-parent commit that touched the
+//! changelog, the strict, gate and key-resolution verdicts of the change against its parent.
+//! (The I/O is git only; each file version is parsed once.)
+
+use crate::entry::Dialect;
+use crate::gate::{GateError, Modifiers, gate};
+use crate::keys::{KeyError, MasterKeys, resolve_keys};
+use crate::strict::{
+    Comparison, LinkMode, Parsed, StrictError, StrictStage, check_parsed, parse_changelog,
+};
+use crate::{CHANGELOG_PATH, MASTER_CONFIGS};
+use infx_git::{GitError, Oid, Repo};
+use std::collections::HashMap;
+
+/// Our verdicts for one commit.
+#[derive(Debug, Clone)]
+pub struct CommitVerdict {
+    pub commit: Oid,
+    pub parent: Option<Oid>,
+    pub summary: String,
+    pub strict: Result<Comparison, (StrictStage, StrictError)>,
+    pub gate: Result<usize, GateError>,
+    /// `None` when the gate's changelog part failed (keys are not reached).
+    pub keys: Option<Result<(), KeyError>>,
+}
+
+/// Where a revision's masters live: `configs/` or, before upstream #1992, `.github/configs/`.
+fn master_ids(repo: &Repo, commit: Oid) -> Result<Vec<(String, Option<Oid>)>, GitError> {
+    let root = if repo.blob_id_at(commit, MASTER_CONFIGS[0])?.is_some()
+        || repo.blob_id_at(commit, MASTER_CONFIGS[1])?.is_some()
+    {
+        "configs"
+    } else {
+        ".github/configs"
+    };
+    MASTER_CONFIGS
+        .iter()
+        .map(|m| {
+            let p = m.replacen("configs", root, 1);
+            // Upstream names the files by their `configs/` path (it copies them there).
+            repo.blob_id_at(commit, &p).map(|id| (m.to_string(), id))
+        })
+        .collect()
+}
+
+/// Replays every commit of `head`'s first-parent history that touched `CHANGELOG_PATH`.
+pub fn replay(repo: &Repo, head: Oid, dialect: Dialect) -> Result<Vec<CommitVerdict>, GitError> {
+    let commits = repo.commits_touching(head, CHANGELOG_PATH)?;
+    let mut parsed: HashMap<Oid, Result<Parsed, StrictError>> = HashMap::new();
+    let mut blobs: HashMap<Oid, Vec<u8>> = HashMap::new();
+    let mut masters: HashMap<Vec<Option<Oid>>, Result<MasterKeys, KeyError>> = HashMap::new();
+    let mut out = Vec::with_capacity(commits.len());
+    for c in commits {
+        let head_id = repo.blob_id_at(c.id, CHANGELOG_PATH)?;
+        let base_id = match c.parent {
+            Some(p) => repo.blob_id_at(p, CHANGELOG_PATH)?,
+            None => None,
+        };
+        for id in [head_id, base_id].into_iter().flatten() {
+            if let std::collections::hash_map::Entry::Vacant(v) = blobs.entry(id) {
+                v.insert(repo.blob(id)?);
+            }
+        }
+        let head_raw: &[u8] = head_id
+            .and_then(|id| blobs.get(&id))
+            .map(Vec::as_slice)
+            .unwrap_or(b"");
+        let base_raw: Option<&[u8]> = base_id.and_then(|id| blobs.get(&id)).map(Vec::as_slice);
+
+        // Strict: base-read, base-parse, head-parse, compare, raw.
+        let strict = match (base_id, base_raw) {
+            (Some(bid), Some(base_raw)) => {
+                for (id, raw) in [(bid, base_raw), (head_id.unwrap_or(bid), head_raw)] {
+                    parsed
+                        .entry(id)
+                        .or_insert_with(|| parse_changelog(raw, "perf-changelog.yaml", dialect));
+                }
+                let b = &parsed[&bid];
+                let h = head_id.map(|id| &parsed[&id]);
+                match (b, h) {
+                    (Err(e), _) => Err((StrictStage::BaseParse, e.clone())),
+                    (_, None) => Err((
+                        StrictStage::HeadParse,
+                        StrictError {
+                            rule: "head-read",
+                            message: "the changelog was deleted".into(),
+                            line: None,
+                            help: None,
+                        },
+                    )),
+                    (_, Some(Err(e))) => Err((StrictStage::HeadParse, e.clone())),
+                    (Ok(b), Some(Ok(h))) => check_parsed(base_raw, b, head_raw, h, LinkMode::Main),
+                }
+            }
+            _ => Err((
+                StrictStage::BaseRead,
+                StrictError {
+                    rule: "base-read",
+                    message: "perf-changelog.yaml does not exist at the base".into(),
+                    line: None,
+                    help: None,
+                },
+            )),
+        };
+
+        let gate_res = gate(
+            base_raw,
+            head_raw,
+            CHANGELOG_PATH,
+            dialect,
+            Modifiers::default(),
+        );
+        let keys = match &gate_res {
+            Err(_) => None,
+            Ok(added) => {
+                let ids = master_ids(repo, c.id)?;
+                let key: Vec<Option<Oid>> = ids.iter().map(|(_, id)| *id).collect();
+                if !masters.contains_key(&key) {
+                    let mut files: Vec<(String, String)> = Vec::new();
+                    let mut err = None;
+                    for (p, id) in &ids {
+                        match id {
+                            None => {
+                                err = Some(KeyError {
+                                    rule: "master-configs",
+                                    message: format!("Input file '{p}' does not exist."),
+                                    help: None,
+                                });
+                                break;
+                            }
+                            Some(id) => files.push((
+                                p.clone(),
+                                String::from_utf8_lossy(&repo.blob(*id)?).into_owned(),
+                            )),
+                        }
+                    }
+                    let loaded = match err {
+                        Some(e) => Err(e),
+                        None => MasterKeys::load(
+                            &files
+                                .iter()
+                                .map(|(p, t)| (p.as_str(), t.as_str()))
+                                .collect::<Vec<_>>(),
+                        ),
+                    };
+                    masters.insert(key.clone(), loaded);
+                }
+                Some(match &masters[&key] {
+                    Err(e) => Err(e.clone()),
+                    Ok(m) => added
+                        .entries
+                        .iter()
+                        .try_for_each(|e| resolve_keys(&e.config_keys, m).map(|_| ())),
+                })
+            }
+        };
+        // Keep memory flat: only the newest version is the next commit's base.
+        if let Some(b) = base_id
+            && Some(b) != head_id
+        {
+            parsed.remove(&b);
+            blobs.remove(&b);
+        }
+        out.push(CommitVerdict {
+            commit: c.id,
+            parent: c.parent,
+            summary: c.summary,
+            strict,
+            gate: gate_res.map(|a| a.entries.len()),
+            keys,
+        });
+    }
+    Ok(out)
+}

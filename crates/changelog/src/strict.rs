@@ -1,0 +1,701 @@
+//! Strict mode: the byte-level append contract of upstream's merge tooling
+//! (`parse_changelog`, `compare_entries`, `validate_raw_change`).
+
+use crate::entry::{Dialect, eq_without, py_str_or_empty, validate_entry};
+use crate::text::{line_of_offset, py_splitlines};
+use infx_yaml::{LoadOptions, Node, Value};
+use std::path::Path;
+
+pub const CANONICAL_PREFIX: &str = "https://github.com/SemiAnalysisAI/InferenceX/pull/";
+pub const PLACEHOLDERS: [&str; 2] = [
+    "XXX",
+    "https://github.com/SemiAnalysisAI/InferenceX/pull/XXX",
+];
+
+/// A strict-mode failure: the rule (diagnostic code `changelog/<rule>`), upstream's message,
+/// the 1-based line in the head file when one applies, and the fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StrictError {
+    pub rule: &'static str,
+    pub message: String,
+    pub line: Option<usize>,
+    pub help: Option<String>,
+}
+
+impl StrictError {
+    fn new(rule: &'static str, message: impl Into<String>) -> Self {
+        StrictError {
+            rule,
+            message: message.into(),
+            line: None,
+            help: None,
+        }
+    }
+    fn line(mut self, line: usize) -> Self {
+        self.line = Some(line);
+        self
+    }
+    fn help(mut self, h: impl Into<String>) -> Self {
+        self.help = Some(h.into());
+        self
+    }
+}
+
+/// A strictly parsed changelog: the root list's entry nodes (mappings) and the text.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    pub entries: Vec<Node>,
+}
+
+/// `true` for `https://github.com/SemiAnalysisAI/InferenceX/pull/<digits>`.
+pub fn is_canonical(link: &str) -> bool {
+    link.strip_prefix(CANONICAL_PREFIX)
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+pub fn is_placeholder(link: &str) -> bool {
+    PLACEHOLDERS.contains(&link)
+}
+
+/// Upstream `parse_changelog`: file invariants, YAML (duplicate keys rejected), root list,
+/// `- config-keys:` line count = entry count, each entry a valid `ChangelogEntry`.
+pub fn parse_changelog(raw: &[u8], label: &str, dialect: Dialect) -> Result<Parsed, StrictError> {
+    let last_line = raw.iter().filter(|&&b| b == b'\n').count() + 1;
+    if !raw.ends_with(b"\n") {
+        return Err(StrictError::new(
+            "final-newline",
+            format!("{label} does not end with a newline"),
+        )
+        .line(last_line)
+        .help("end the file with exactly one newline"));
+    }
+    for (byte, rule, what) in [
+        (b'\r', "cr", "CR characters"),
+        (b'\t', "tab", "tabs"),
+        (0u8, "nul", "NUL bytes"),
+    ] {
+        if let Some(pos) = raw.iter().position(|&b| b == byte) {
+            let line = raw[..pos].iter().filter(|&&b| b == b'\n').count() + 1;
+            return Err(StrictError::new(rule, format!("{label} contains {what}"))
+                .line(line)
+                .help("use LF line endings and spaces only"));
+        }
+    }
+    let text = std::str::from_utf8(raw).map_err(|e| {
+        let line = raw[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        StrictError::new("encoding", format!("{label} is not UTF-8: {e}")).line(line)
+    })?;
+    let root = infx_yaml::parse_str_with(Path::new(label), text, &LoadOptions::default()).map_err(
+        |d| {
+            let mut e =
+                StrictError::new("yaml", format!("{label} is not valid YAML: {}", d.message));
+            e.line = d.span.map(|s| s.start.line);
+            e.help = d.help;
+            e
+        },
+    )?;
+    let Value::Seq(items) = root.value else {
+        return Err(StrictError::new("root", format!("{label} root must be a YAML list")).line(1));
+    };
+    let top = py_splitlines(text)
+        .filter(|l| l.starts_with("- config-keys:"))
+        .count();
+    if top != items.len() {
+        return Err(StrictError::new(
+            "entry-start",
+            format!("{label} has {top} top-level config entries but YAML parsed {} entries", items.len()),
+        )
+        .help("start every entry at column 0 with `- config-keys:` (config-keys must be the first key)"));
+    }
+    for (i, it) in items.iter().enumerate() {
+        if it.as_map().is_none() {
+            return Err(StrictError::new(
+                "entry-schema",
+                format!("{label} entry {} is not a mapping", i + 1),
+            )
+            .line(it.span.start.line));
+        }
+        if let Err(errs) = validate_entry(it, dialect, Some(text)) {
+            let first = &errs[0];
+            let mut e = StrictError::new(
+                "entry-schema",
+                format!(
+                    "{label} entry {} fails ChangelogEntry validation: {}",
+                    i + 1,
+                    first.message
+                ),
+            )
+            .line(first.span.start.line);
+            e.help = first.help.clone();
+            return Err(e);
+        }
+    }
+    Ok(Parsed { entries: items })
+}
+
+/// The result of [`compare_entries`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Comparison {
+    pub additions: usize,
+    pub corrections: usize,
+}
+
+fn link_of(n: &Node) -> String {
+    py_str_or_empty(n.as_map().and_then(|m| m.get("pr-link")))
+}
+
+/// How appended entries' `pr-link` is judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkMode {
+    /// A commit on main: canonical links only (upstream main mode).
+    Main,
+    /// A PR with a known number: that PR's canonical URL or a placeholder (upstream PR mode).
+    Pr(u64),
+    /// A local change whose PR number is not known yet: a placeholder or any canonical URL.
+    Local,
+}
+
+impl From<Option<u64>> for LinkMode {
+    fn from(pr: Option<u64>) -> Self {
+        pr.map_or(LinkMode::Main, LinkMode::Pr)
+    }
+}
+
+/// Upstream `compare_entries`, positional.
+pub fn compare_entries(
+    base: &[Node],
+    head: &[Node],
+    mode: LinkMode,
+) -> Result<Comparison, StrictError> {
+    if head.len() < base.len() {
+        return Err(StrictError::new(
+            "entries-deleted",
+            "perf-changelog.yaml entries were deleted",
+        )
+        .help("restore the deleted entries; the changelog only grows at its end"));
+    }
+    let mut corrections = 0;
+    for (i, (b, h)) in base.iter().zip(head).enumerate() {
+        if b == h {
+            continue;
+        }
+        let line = h.span.start.line;
+        let same_rest = match (b.as_map(), h.as_map()) {
+            (Some(bm), Some(hm)) => eq_without(bm, hm, "pr-link"),
+            _ => false,
+        };
+        if !same_rest {
+            return Err(StrictError::new(
+                "entry-changed",
+                format!("entry {} changed; existing entries are immutable except for pr-link-only corrections", i + 1),
+            )
+            .line(line)
+            .help("restore the historical entry as it was and append new entries at the end of the file"));
+        }
+        let (old, new) = (link_of(b), link_of(h));
+        if old == new {
+            return Err(StrictError::new(
+                "entry-changed",
+                format!("entry {} was reformatted without a semantic change", i + 1),
+            )
+            .line(line));
+        }
+        if !is_canonical(&new) {
+            return Err(StrictError::new(
+                "pr-link",
+                format!(
+                    "entry {} pr-link correction is not canonical: {new:?}",
+                    i + 1
+                ),
+            )
+            .line(line)
+            .help(format!("use {CANONICAL_PREFIX}<number>")));
+        }
+        corrections += 1;
+    }
+    let additions = &head[base.len()..];
+    if corrections > 0 && !additions.is_empty() {
+        return Err(StrictError::new(
+            "mixed-corrections",
+            "do not mix historical pr-link corrections with new changelog entries",
+        )
+        .line(additions[0].span.start.line)
+        .help("send the pr-link corrections in a separate change"));
+    }
+    for e in additions {
+        validate_added_pr_link(&link_of(e), mode).map_err(|err| err.line(e.span.start.line))?;
+    }
+    Ok(Comparison {
+        additions: additions.len(),
+        corrections,
+    })
+}
+
+fn validate_added_pr_link(link: &str, mode: LinkMode) -> Result<(), StrictError> {
+    match mode {
+        LinkMode::Local => {
+            if !is_placeholder(link) && !is_canonical(link) {
+                return Err(StrictError::new(
+                    "pr-link",
+                    format!("new entry has invalid pr-link: {link:?}"),
+                )
+                .help(format!(
+                    "use XXX until the PR exists, then {CANONICAL_PREFIX}<number>"
+                )));
+            }
+        }
+        LinkMode::Main => {
+            if !is_canonical(link) {
+                return Err(StrictError::new(
+                    "pr-link",
+                    format!("new main-branch entry has invalid pr-link: {link:?}"),
+                )
+                .help(format!("use {CANONICAL_PREFIX}<number>")));
+            }
+        }
+        LinkMode::Pr(n) => {
+            let expected = format!("{CANONICAL_PREFIX}{n}");
+            if !is_placeholder(link) && link != expected {
+                return Err(StrictError::new(
+                    "pr-link",
+                    format!(
+                        "new PR entry must use {expected:?} or an XXX placeholder; found {link:?}"
+                    ),
+                )
+                .help(format!(
+                    "write `pr-link: {expected}` (or XXX until the PR number is known)"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Upstream `validate_raw_change`: historical bytes are exact outside explicit link fixes.
+pub fn validate_raw_change(
+    base: &[u8],
+    head: &[u8],
+    additions: usize,
+    corrections: usize,
+) -> Result<(), StrictError> {
+    if additions > 0 {
+        if !head.starts_with(base) {
+            let diff_at = base
+                .iter()
+                .zip(head)
+                .position(|(a, b)| a != b)
+                .unwrap_or(base.len().min(head.len()));
+            return Err(StrictError::new(
+                "history-bytes",
+                "appended entries changed historical perf-changelog.yaml bytes; restore the base file byte-for-byte and append at the end",
+            )
+            .line(line_of_offset(head, diff_at))
+            .help("undo every change above the new entries (including whitespace), then append"));
+        }
+        let suffix = &head[base.len()..];
+        let expected: &[u8] = if base.ends_with(b"\n\n") {
+            b"- config-keys:"
+        } else {
+            b"\n- config-keys:"
+        };
+        if !suffix.starts_with(expected) {
+            return Err(StrictError::new(
+                "separator",
+                "new changelog entries must be separated from history by one empty line and appended at the end",
+            )
+            .line(line_of_offset(head, base.len()))
+            .help("leave exactly one empty line between the last historical entry and the new one"));
+        }
+        let starts: Vec<usize> = entry_starts(head);
+        let appended = &starts[starts.len().saturating_sub(additions)..];
+        for &s in appended.iter().skip(1) {
+            let prefix = &head[..s];
+            if !prefix.ends_with(b"\n\n") || prefix.ends_with(b"\n\n\n") {
+                return Err(StrictError::new(
+                    "separator",
+                    "appended changelog entries must have exactly one empty separator line",
+                )
+                .line(line_of_offset(head, s))
+                .help("put exactly one empty line (no spaces) between appended entries"));
+            }
+        }
+        if head.ends_with(b"\n\n") {
+            return Err(StrictError::new(
+                "trailing-blank",
+                "the final appended changelog entry must end with one newline",
+            )
+            .line(line_of_offset(head, head.len() - 1))
+            .help("remove the empty line(s) at the end of the file"));
+        }
+        return Ok(());
+    }
+    if corrections > 0 {
+        let bl = split_keep_ends(base);
+        let hl = split_keep_ends(head);
+        if bl.len() != hl.len() {
+            return Err(StrictError::new(
+                "pr-link-lines",
+                "pr-link corrections may not add or delete lines",
+            ));
+        }
+        let mut changed = 0;
+        for (i, (b, h)) in bl.iter().zip(&hl).enumerate() {
+            if b == h {
+                continue;
+            }
+            changed += 1;
+            if !(b.starts_with(b"  pr-link:")
+                && h.starts_with(b"  pr-link:")
+                && b.ends_with(b"\n")
+                && h.ends_with(b"\n"))
+            {
+                return Err(StrictError::new(
+                    "history-bytes",
+                    format!(
+                        "historical bytes changed outside a pr-link line at line {}",
+                        i + 1
+                    ),
+                )
+                .line(i + 1)
+                .help("only the `  pr-link:` line of an entry may change in a correction"));
+            }
+        }
+        if changed != corrections {
+            return Err(StrictError::new(
+                "pr-link-lines",
+                format!("expected {corrections} changed pr-link line(s), found {changed}"),
+            ));
+        }
+        return Ok(());
+    }
+    if base != head {
+        let diff_at = base
+            .iter()
+            .zip(head)
+            .position(|(a, b)| a != b)
+            .unwrap_or(base.len().min(head.len()));
+        return Err(StrictError::new(
+            "history-bytes",
+            "changelog diff has no appended entry or pr-link correction; historical whitespace and formatting are immutable",
+        )
+        .line(line_of_offset(head, diff_at))
+        .help("restore the historical bytes exactly (whitespace included)"));
+    }
+    Ok(())
+}
+
+/// Byte offsets of lines matching `^- config-keys:[^\r\n]*\n`.
+fn entry_starts(raw: &[u8]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < raw.len() {
+        let end = raw[start..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map(|p| start + p);
+        // `[^\r\n]*\n`: the line must end with a newline and hold no CR.
+        if raw[start..].starts_with(b"- config-keys:")
+            && let Some(e) = end
+            && !raw[start..e].contains(&b'\r')
+        {
+            out.push(start);
+        }
+        match end {
+            Some(e) => start = e + 1,
+            None => break,
+        }
+    }
+    out
+}
+
+/// Python `bytes.splitlines(keepends=True)` (bytes split on \n, \r\n and \r).
+fn split_keep_ends(raw: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < raw.len() {
+        match raw[i] {
+            b'\n' => {
+                out.push(&raw[start..=i]);
+                start = i + 1;
+            }
+            b'\r' => {
+                let end = if raw.get(i + 1) == Some(&b'\n') {
+                    i + 1
+                } else {
+                    i
+                };
+                out.push(&raw[start..=end]);
+                i = end;
+                start = end + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if start < raw.len() {
+        out.push(&raw[start..]);
+    }
+    out
+}
+
+/// The strict sequence in order: parse base, parse head, compare, raw. `base = None` (file
+/// absent at the base) is a `base-read` failure, as upstream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StrictStage {
+    BaseRead,
+    BaseParse,
+    HeadParse,
+    Compare,
+    Raw,
+}
+
+impl StrictStage {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            StrictStage::BaseRead => "base-read",
+            StrictStage::BaseParse => "base-parse",
+            StrictStage::HeadParse => "head-parse",
+            StrictStage::Compare => "compare",
+            StrictStage::Raw => "raw",
+        }
+    }
+}
+
+pub fn strict_check(
+    base: Option<&[u8]>,
+    head: &[u8],
+    mode: LinkMode,
+    dialect: Dialect,
+) -> Result<Comparison, (StrictStage, StrictError)> {
+    let Some(base) = base else {
+        return Err((
+            StrictStage::BaseRead,
+            StrictError::new("base-read", "the changelog does not exist at the base"),
+        ));
+    };
+    let b = parse_changelog(base, "base perf-changelog.yaml", dialect)
+        .map_err(|e| (StrictStage::BaseParse, e))?;
+    let h = parse_changelog(head, "head perf-changelog.yaml", dialect)
+        .map_err(|e| (StrictStage::HeadParse, e))?;
+    check_parsed(base, &b, head, &h, mode)
+}
+
+/// Compare + raw on already parsed sides (lets callers cache parses).
+pub fn check_parsed(
+    base: &[u8],
+    b: &Parsed,
+    head: &[u8],
+    h: &Parsed,
+    mode: LinkMode,
+) -> Result<Comparison, (StrictStage, StrictError)> {
+    let c = compare_entries(&b.entries, &h.entries, mode).map_err(|e| (StrictStage::Compare, e))?;
+    validate_raw_change(base, head, c.additions, c.corrections)
+        .map_err(|e| (StrictStage::Raw, e))?;
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const E1: &str = "- config-keys:\n    - a\n  description:\n    - one\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/1\n";
+    const E2: &str = "- config-keys:\n    - b\n  description:\n    - two\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2\n";
+    const E3X: &str = "- config-keys:\n    - c\n  description:\n    - three\n  pr-link: XXX\n";
+
+    fn strict(
+        base: &str,
+        head: &str,
+        pr: Option<u64>,
+    ) -> Result<Comparison, (StrictStage, StrictError)> {
+        strict_check(
+            Some(base.as_bytes()),
+            head.as_bytes(),
+            pr.into(),
+            Dialect::Aug,
+        )
+    }
+
+    #[test]
+    fn append_passes_in_pr_mode_and_placeholder_fails_in_main_mode() {
+        let base = format!("{E1}\n{E2}");
+        let head = format!("{base}\n{E3X}");
+        assert_eq!(
+            strict(&base, &head, Some(3)).unwrap(),
+            Comparison {
+                additions: 1,
+                corrections: 0
+            }
+        );
+        let (st, e) = strict(&base, &head, None).unwrap_err();
+        assert_eq!(st, StrictStage::Compare);
+        assert!(
+            e.message
+                .contains("new main-branch entry has invalid pr-link")
+        );
+        assert_eq!(e.line, Some(13));
+        let other = head.replace(
+            "pr-link: XXX",
+            "pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/9",
+        );
+        assert!(
+            strict(&base, &other, Some(3))
+                .unwrap_err()
+                .1
+                .message
+                .contains("new PR entry must use")
+        );
+    }
+
+    #[test]
+    fn historical_edits_are_caught_with_line() {
+        let base = format!("{E1}\n{E2}");
+        // description edit
+        let head = format!("{}\n{E2}\n{E3X}", E1.replace("one", "uno"));
+        let (_, e) = strict(&base, &head, Some(3)).unwrap_err();
+        assert!(e.message.contains("entry 1 changed"), "{e:?}");
+        assert_eq!(e.line, Some(1));
+        // reorder
+        let head = format!("{E2}\n{E1}\n{E3X}");
+        assert!(
+            strict(&base, &head, Some(3))
+                .unwrap_err()
+                .1
+                .message
+                .contains("entry 1 changed")
+        );
+        // insertion in the middle
+        let head = format!("{E1}\n{E3X}\n{E2}");
+        let (_, e) = strict(&base, &head, Some(3)).unwrap_err();
+        assert!(e.message.contains("entry 2 changed"));
+        assert_eq!(e.line, Some(7));
+        // deletion
+        assert!(
+            strict(&base, E1, Some(3))
+                .unwrap_err()
+                .1
+                .message
+                .contains("deleted")
+        );
+        // trailing whitespace on an old line
+        let head = format!("{}\n{E2}\n{E3X}", E1.replace("    - one", "    - one "));
+        let (st, e) = strict(&base, &head, Some(3)).unwrap_err();
+        assert_eq!(st, StrictStage::Raw);
+        assert_eq!(e.rule, "history-bytes");
+        assert_eq!(e.line, Some(4));
+        // dropped final newline
+        let head = format!("{base}\n{}", E3X.trim_end());
+        let (st, e) = strict(&base, &head, Some(3)).unwrap_err();
+        assert_eq!(st, StrictStage::HeadParse);
+        assert_eq!(e.rule, "final-newline");
+    }
+
+    #[test]
+    fn raw_separator_rules() {
+        let base = format!("{E1}\n{E2}");
+        let two_blank = format!("{base}\n\n{E3X}");
+        assert_eq!(
+            strict(&base, &two_blank, Some(3)).unwrap_err().1.rule,
+            "separator"
+        );
+        let e4 = E3X.replace("    - c\n", "    - d\n");
+        let tight = format!("{base}\n{E3X}\n\n{e4}");
+        assert!(
+            strict(&base, &tight, Some(3))
+                .unwrap_err()
+                .1
+                .message
+                .contains("exactly one empty separator")
+        );
+        let trailing = format!("{base}\n{E3X}\n");
+        assert_eq!(
+            strict(&base, &trailing, Some(3)).unwrap_err().1.rule,
+            "trailing-blank"
+        );
+        let ok2 = format!("{base}\n{E3X}\n{e4}");
+        assert_eq!(strict(&base, &ok2, Some(3)).unwrap().additions, 2);
+    }
+
+    #[test]
+    fn corrections() {
+        let base = format!("{E1}\n{E3X}");
+        let fixed = base.replace(
+            "pr-link: XXX",
+            "pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/3",
+        );
+        assert_eq!(
+            strict(&base, &fixed, None).unwrap(),
+            Comparison {
+                additions: 0,
+                corrections: 1
+            }
+        );
+        let mixed = format!("{fixed}\n{E2}");
+        assert!(
+            strict(&base, &mixed, None)
+                .unwrap_err()
+                .1
+                .message
+                .contains("do not mix")
+        );
+        let bad = base.replace("pr-link: XXX", "pr-link: TBD");
+        assert!(
+            strict(&base, &bad, None)
+                .unwrap_err()
+                .1
+                .message
+                .contains("not canonical")
+        );
+        let ws = fixed.replacen("- config-keys:\n    - a", "- config-keys: \n    - a", 1);
+        let (_, e) = strict(&base, &ws, None).unwrap_err();
+        assert!(
+            e.message.contains("outside a pr-link line at line 1"),
+            "{e:?}"
+        );
+        assert!(strict(&base, &base, None).is_ok());
+    }
+
+    #[test]
+    fn parse_rules() {
+        let e = parse_changelog(
+            b"- config-keys: [a]\n  description: [x]\n  description: [y]\n  pr-link: X\n",
+            "head",
+            Dialect::Aug,
+        )
+        .unwrap_err();
+        assert_eq!(e.rule, "yaml");
+        let e = parse_changelog(
+            b"- description: [x]\n  config-keys: [a]\n  pr-link: X\n",
+            "head",
+            Dialect::Aug,
+        )
+        .unwrap_err();
+        assert_eq!(e.rule, "entry-start");
+        let e = parse_changelog(
+            b"- config-keys: [a]\n  description: x\n  pr-link: X\n",
+            "head",
+            Dialect::Aug,
+        )
+        .unwrap_err();
+        assert!(
+            e.message
+                .contains("entry 1 fails ChangelogEntry validation")
+        );
+        assert_eq!(
+            parse_changelog(b"a\tb\n", "h", Dialect::Aug)
+                .unwrap_err()
+                .rule,
+            "tab"
+        );
+        assert!(is_canonical(
+            "https://github.com/SemiAnalysisAI/InferenceX/pull/12"
+        ));
+        assert!(!is_canonical(
+            "https://github.com/SemiAnalysisAI/InferenceX/pull/12/changes"
+        ));
+    }
+}
