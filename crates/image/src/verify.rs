@@ -79,42 +79,21 @@ pub(crate) fn join(p: &[Platform]) -> String {
         .join(", ")
 }
 
-/// Resolves the reference's tag to its index digest: HEAD the tag (free on Docker Hub), then GET
-/// the index by digest (one pull) and verify its bytes and platforms. A tag whose HEAD already
-/// shows a single-platform manifest is refused without the GET.
+/// Resolves the reference's tag to its index digest with one GET of the tag (one pull on Docker
+/// Hub, like a GET by digest): the digest is the sha256 of the bytes received, and must equal
+/// `Docker-Content-Digest` when the registry sends it. Then the body must be an index covering
+/// `required`.
 pub fn resolve(
     client: &Client,
     r: &Reference,
     required: &[Platform],
 ) -> Result<Resolved, ResolveError> {
     let tag = r.effective_tag().ok_or(ResolveError::NoTag)?;
-    let head = client
-        .head_manifest(r, tag)?
+    let fetched = client
+        .get_manifest(r, tag)?
         .ok_or_else(|| ResolveError::TagNotFound {
             tag: tag.to_string(),
         })?;
-    let fetched = match head.digest {
-        Some(d) => {
-            if manifest::kind_of(&head.media_type) == Kind::Manifest {
-                return Err(ResolveError::NotMultiArch {
-                    digest: d,
-                    media_type: head.media_type,
-                });
-            }
-            client
-                .get_manifest(r, &d.to_string())?
-                .ok_or_else(|| RegistryError::Protocol {
-                    url: client.base_url(r),
-                    detail: format!("tag `{tag}` resolved to {d}, which then answered 404"),
-                })?
-        }
-        // Older registries omit the header: GET by tag and hash the body.
-        None => client
-            .get_manifest(r, tag)?
-            .ok_or_else(|| ResolveError::TagNotFound {
-                tag: tag.to_string(),
-            })?,
-    };
     let platforms = index_platforms(
         client,
         r,
