@@ -22,7 +22,7 @@ fn only_evals(rows: Vec<Object>) -> Vec<Object> {
     rows.into_iter()
         .filter(|r| r.get("run-eval").is_some_and(Json::truthy))
         .map(|mut r| {
-            r.set("eval-only", Json::Bool(true));
+            r.put("eval-only", Json::Bool(true));
             r.remove("require-power");
             r
         })
@@ -205,9 +205,9 @@ pub fn mark_eval_entries(mut rows: Vec<Object>, agentic: bool) -> Vec<Object> {
     }
 
     for (i, r) in rows.iter_mut().enumerate() {
-        r.set("run-eval", Json::Bool(marked[i]));
+        r.put("run-eval", Json::Bool(marked[i]));
         if let Some(c) = eval_conc.get(&i) {
-            r.set("eval-conc", Json::Int(*c));
+            r.put("eval-conc", Json::Int(*c));
         }
     }
     rows
@@ -234,7 +234,7 @@ pub fn mark_all_eval_entries(rows: Vec<Object>) -> Vec<Object> {
         }
         if is_agentic(&r) {
             if !r.contains("prefill") {
-                r.set("run-eval", Json::Bool(true));
+                r.put("run-eval", Json::Bool(true));
                 out.push(r);
                 continue;
             }
@@ -246,13 +246,13 @@ pub fn mark_all_eval_entries(rows: Vec<Object>) -> Vec<Object> {
                 merged.extend(concs);
                 let merged = sorted_unique(merged);
                 let top = merged.last().copied().unwrap_or(0);
-                existing.set("conc", int_list(&merged));
-                existing.set("eval-conc", Json::Int(top));
+                existing.put("conc", int_list(&merged));
+                existing.put("eval-conc", Json::Int(top));
                 continue;
             }
             let unique = sorted_unique(concs.clone());
-            r.set("conc", int_list(&unique));
-            r.set("run-eval", Json::Bool(true));
+            r.put("conc", int_list(&unique));
+            r.put("run-eval", Json::Bool(true));
             r.set(
                 "eval-conc",
                 Json::Int(concs.iter().copied().max().unwrap_or(0)),
@@ -272,18 +272,18 @@ pub fn mark_all_eval_entries(rows: Vec<Object>) -> Vec<Object> {
                 let existing = &mut out[at];
                 let mut merged = conc_values(existing);
                 merged.extend(concs);
-                existing.set("conc", int_list(&sorted_unique(merged)));
+                existing.put("conc", int_list(&sorted_unique(merged)));
                 continue;
             }
-            r.set("conc", int_list(&sorted_unique(concs)));
-            r.set("run-eval", Json::Bool(true));
-            r.set("eval-all-concs", Json::Bool(true));
+            r.put("conc", int_list(&sorted_unique(concs)));
+            r.put("run-eval", Json::Bool(true));
+            r.put("eval-all-concs", Json::Bool(true));
             r.remove("eval-conc");
             mn_fixed.insert(key, out.len());
             out.push(r);
             continue;
         }
-        r.set("run-eval", Json::Bool(true));
+        r.put("run-eval", Json::Bool(true));
         out.push(r);
     }
     out
@@ -303,13 +303,13 @@ mod tests {
         ] {
             o.set(k, Json::str(v));
         }
-        o.set("isl", Json::Int(8192));
-        o.set("osl", Json::Int(1024));
-        o.set("tp", Json::Int(tp));
-        o.set("conc", Json::Int(conc));
-        o.set("spec-decoding", Json::str("none"));
-        o.set("dp-attn", Json::Bool(false));
-        o.set("run-eval", Json::Bool(false));
+        o.put("isl", Json::Int(8192));
+        o.put("osl", Json::Int(1024));
+        o.put("tp", Json::Int(tp));
+        o.put("conc", Json::Int(conc));
+        o.put("spec-decoding", Json::str("none"));
+        o.put("dp-attn", Json::Bool(false));
+        o.put("run-eval", Json::Bool(false));
         o
     }
 
@@ -329,7 +329,7 @@ mod tests {
     #[test]
     fn low_concurrency_and_other_seq_lens_are_never_marked() {
         let mut one_k = sn(64, 8);
-        one_k.set("isl", Json::Int(1024));
+        one_k.put("isl", Json::Int(1024));
         let rows = vec![sn(4, 8), sn(8, 8), one_k];
         let marked = mark_eval_entries(rows, false);
         assert!(

@@ -715,12 +715,12 @@ fn worker_pair(cx: &Cx<'_, '_>, benchmark: &Node) -> Result<(Object, Object), Di
     {
         let w = worker_with_defaults(cx, worker)?;
         let mut prefill = Object::new();
-        prefill.set("num-worker", Json::Int(1));
+        prefill.put("num-worker", Json::Int(1));
         for (k, v) in w.iter() {
             prefill.set(k, v.clone());
         }
         let mut decode = Object::new();
-        decode.set("num-worker", Json::Int(0));
+        decode.put("num-worker", Json::Int(0));
         for (k, v) in w.iter() {
             if k != "num-worker" && k != "additional-settings" {
                 decode.set(k, v.clone());
@@ -784,7 +784,7 @@ fn head(cx: &Cx<'_, '_>, runner: &str) -> Result<Object, Diagnostic> {
     for k in ["image", "model", "model-prefix", "precision", "framework"] {
         row.set(k, cx.str_field(config, k)?);
     }
-    row.set("runner", Json::str(runner));
+    row.put("runner", Json::str(runner));
     Ok(row)
 }
 
@@ -870,32 +870,32 @@ fn fixed_rows(
     for conc in conc_points {
         for runner in runner_list {
             let mut row = head(cx, runner)?;
-            row.set("isl", isl.clone());
-            row.set("osl", osl.clone());
+            row.put("isl", isl.clone());
+            row.put("osl", osl.clone());
             if require_power {
-                row.set("require-power", Json::Bool(true));
+                row.put("require-power", Json::Bool(true));
             }
             if let Some((prefill, decode)) = &workers {
-                row.set("spec-decoding", spec.clone());
-                row.set("prefill", Json::Object(prefill.clone()));
-                row.set("decode", Json::Object(decode.clone()));
-                row.set("conc", conc.clone());
-                row.set("max-model-len", max_model_len.clone());
+                row.put("spec-decoding", spec.clone());
+                row.put("prefill", Json::Object(prefill.clone()));
+                row.put("decode", Json::Object(decode.clone()));
+                row.put("conc", conc.clone());
+                row.put("max-model-len", max_model_len.clone());
             } else if let Some((tp, pp, dcp, pcp, ep, dp_attn)) = &single {
-                row.set("tp", tp.clone());
-                row.set("pp", pp.clone());
-                row.set("dcp-size", dcp.clone());
-                row.set("pcp-size", pcp.clone());
-                row.set("conc", conc.clone());
-                row.set("max-model-len", max_model_len.clone());
-                row.set("ep", ep.clone());
-                row.set("dp-attn", dp_attn.clone());
-                row.set("spec-decoding", spec.clone());
+                row.put("tp", tp.clone());
+                row.put("pp", pp.clone());
+                row.put("dcp-size", dcp.clone());
+                row.put("pcp-size", pcp.clone());
+                row.put("conc", conc.clone());
+                row.put("max-model-len", max_model_len.clone());
+                row.put("ep", ep.clone());
+                row.put("dp-attn", dp_attn.clone());
+                row.put("spec-decoding", spec.clone());
             }
             srt_fields(cx, benchmark, &mut row)?;
-            row.set("exp-name", exp_name.clone());
-            row.set("disagg", disagg.clone());
-            row.set("run-eval", Json::Bool(false));
+            row.put("exp-name", exp_name.clone());
+            row.put("disagg", disagg.clone());
+            row.put("run-eval", Json::Bool(false));
             component_metadata(cx, benchmark, &mut row)?;
             rows.push(row);
         }
@@ -1054,10 +1054,10 @@ fn agentic_rows(
         let mut row = head(cx, runner_value)?;
         let exp_name;
         if let Some((prefill, decode)) = &workers {
-            row.set("spec-decoding", spec.clone());
-            row.set("prefill", Json::Object(prefill.clone()));
-            row.set("decode", Json::Object(decode.clone()));
-            row.set("conc", Json::List(vec![Json::Int(conc)]));
+            row.put("spec-decoding", spec.clone());
+            row.put("prefill", Json::Object(prefill.clone()));
+            row.put("decode", Json::Object(decode.clone()));
+            row.put("conc", Json::List(vec![Json::Int(conc)]));
             let tail = if kv.as_str() == Some("none") {
                 String::new()
             } else {
@@ -1070,14 +1070,14 @@ fn agentic_rows(
                 worker_tag(decode, "d")
             );
         } else if let Some((tp, pp, dcp, pcp, ep, dp_attn)) = &single {
-            row.set("tp", tp.clone());
-            row.set("pp", pp.clone());
-            row.set("dcp-size", dcp.clone());
-            row.set("pcp-size", pcp.clone());
-            row.set("ep", ep.clone());
-            row.set("dp-attn", dp_attn.clone());
-            row.set("spec-decoding", spec.clone());
-            row.set("conc", Json::Int(conc));
+            row.put("tp", tp.clone());
+            row.put("pp", pp.clone());
+            row.put("dcp-size", dcp.clone());
+            row.put("pcp-size", pcp.clone());
+            row.put("ep", ep.clone());
+            row.put("dp-attn", dp_attn.clone());
+            row.put("spec-decoding", spec.clone());
+            row.put("conc", Json::Int(conc));
             let spec_tail = if spec.as_str() == Some("none") {
                 String::new()
             } else {
@@ -1092,16 +1092,16 @@ fn agentic_rows(
             continue;
         }
         srt_fields(cx, benchmark, &mut row)?;
-        row.set("kv-offloading", kv.clone());
-        row.set("total-cpu-dram-gb", Json::Int(total_gb));
-        row.set("duration", Json::Int(AGENTIC_DURATION_SECONDS));
-        row.set("exp-name", Json::Str(exp_name));
+        row.put("kv-offloading", kv.clone());
+        row.put("total-cpu-dram-gb", Json::Int(total_gb));
+        row.put("duration", Json::Int(AGENTIC_DURATION_SECONDS));
+        row.put("exp-name", Json::Str(exp_name));
         if multinode {
-            row.set("disagg", disagg.clone());
+            row.put("disagg", disagg.clone());
         }
-        row.set("scenario-type", Json::str("agentic-coding"));
+        row.put("scenario-type", Json::str("agentic-coding"));
         if let Some(b) = &backend {
-            row.set("kv-offload-backend", b.clone());
+            row.put("kv-offload-backend", b.clone());
         }
         component_metadata(cx, benchmark, &mut row)?;
         rows.push(row);

@@ -46,8 +46,8 @@ mod tests {
 
     fn row(i: i64) -> Object {
         let mut o = Object::new();
-        o.set("conc", Json::Int(i));
-        o.set("exp-name", Json::str("a\nb"));
+        o.put("conc", Json::Int(i));
+        o.put("exp-name", Json::str("a\nb"));
         o
     }
 

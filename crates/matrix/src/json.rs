@@ -6,6 +6,7 @@
 //! goes to the end, removing a key keeps the order of the others.
 
 use infx_yaml::{Node, Value};
+use std::borrow::Cow;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Json {
@@ -20,7 +21,7 @@ pub enum Json {
 
 /// An insertion-ordered string-keyed map with Python dict update semantics.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Object(Vec<(String, Json)>);
+pub struct Object(Vec<(Cow<'static, str>, Json)>);
 
 impl Object {
     pub fn new() -> Self {
@@ -39,7 +40,14 @@ impl Object {
     pub fn set(&mut self, key: &str, value: Json) {
         match self.get_mut(key) {
             Some(slot) => *slot = value,
-            None => self.0.push((key.to_string(), value)),
+            None => self.0.push((Cow::Owned(key.to_string()), value)),
+        }
+    }
+    /// [`Object::set`] for a literal key (no allocation for the key).
+    pub fn put(&mut self, key: &'static str, value: Json) {
+        match self.get_mut(key) {
+            Some(slot) => *slot = value,
+            None => self.0.push((Cow::Borrowed(key), value)),
         }
     }
     /// `d.pop(key, None)`.
@@ -48,10 +56,10 @@ impl Object {
         Some(self.0.remove(i).1)
     }
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Json)> {
-        self.0.iter().map(|(k, v)| (k.as_str(), v))
+        self.0.iter().map(|(k, v)| (k.as_ref(), v))
     }
     pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.0.iter().map(|(k, _)| k.as_str())
+        self.0.iter().map(|(k, _)| k.as_ref())
     }
     pub fn len(&self) -> usize {
         self.0.len()
@@ -200,7 +208,10 @@ fn write_value(v: &Json, out: &mut String, compact_sorted: bool) {
         Json::Null => out.push_str("null"),
         Json::Bool(true) => out.push_str("true"),
         Json::Bool(false) => out.push_str("false"),
-        Json::Int(i) => out.push_str(&i.to_string()),
+        Json::Int(i) => {
+            use std::fmt::Write;
+            let _ = write!(out, "{i}");
+        }
         Json::Float(f) => out.push_str(&json_float(*f)),
         Json::Str(s) => write_str(s, out),
         Json::List(items) => {
@@ -219,7 +230,7 @@ fn write_value(v: &Json, out: &mut String, compact_sorted: bool) {
 
 fn write_object(o: &Object, out: &mut String, compact_sorted: bool) {
     out.push('{');
-    let mut entries: Vec<&(String, Json)> = o.0.iter().collect();
+    let mut entries: Vec<&(Cow<'static, str>, Json)> = o.0.iter().collect();
     if compact_sorted {
         // Python sorts str keys by code point, which is UTF-8 byte order.
         entries.sort_by(|a, b| a.0.cmp(&b.0));
@@ -239,7 +250,15 @@ fn write_object(o: &Object, out: &mut String, compact_sorted: bool) {
 /// characters as UTF-16 surrogate pairs.
 fn write_str(s: &str, out: &mut String) {
     out.push('"');
-    for c in s.chars() {
+    // Copy runs of characters that need no escaping in one go.
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        let plain = matches!(c, ' '..='~') && c != '"' && c != '\\';
+        if plain {
+            continue;
+        }
+        out.push_str(&s[start..i]);
+        start = i + c.len_utf8();
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -248,7 +267,6 @@ fn write_str(s: &str, out: &mut String) {
             '\t' => out.push_str("\\t"),
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
-            ' '..='~' => out.push(c),
             _ => {
                 let mut buf = [0u16; 2];
                 for unit in c.encode_utf16(&mut buf) {
@@ -257,6 +275,7 @@ fn write_str(s: &str, out: &mut String) {
             }
         }
     }
+    out.push_str(&s[start..]);
     out.push('"');
 }
 
