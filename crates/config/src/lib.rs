@@ -121,14 +121,36 @@ pub fn load_files(
     project_root: &Path,
 ) -> Result<LoadedConfigs, Vec<Diagnostic>> {
     let mut errors = Vec::new();
+    // Files are independent: parse them on parallel threads (the largest dominates).
+    let (results, runner_result) = std::thread::scope(|s| {
+        let handles: Vec<_> = master
+            .iter()
+            .map(|p| s.spawn(move || load_one(p, "Input file")))
+            .collect();
+        let runner_result = load_one(runners, "Runner config file");
+        let results: Vec<Result<Document, Diagnostic>> = handles
+            .into_iter()
+            .zip(master)
+            .map(|(h, p)| {
+                h.join().unwrap_or_else(|_| {
+                    Err(Diagnostic::error(
+                        "config/L1",
+                        format!("loading '{}' failed unexpectedly", p.display()),
+                    )
+                    .with_path(p))
+                })
+            })
+            .collect();
+        (results, runner_result)
+    });
     let mut docs = Vec::new();
-    for p in master {
-        match load_one(p, "Input file") {
+    for r in results {
+        match r {
             Ok(d) => docs.push(d),
             Err(d) => errors.push(d),
         }
     }
-    let rdoc = match load_one(runners, "Runner config file") {
+    let rdoc = match runner_result {
         Ok(d) => Some(d),
         Err(d) => {
             errors.push(d);
