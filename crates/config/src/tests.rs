@@ -1014,3 +1014,84 @@ fn garbage_never_panics() {
         let _ = run_with(t, "[]", Some(Dialect::OctNewest));
     }
 }
+
+// --- invariants -----------------------------------------------------------------------------
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Scalars that exercise every type branch of the checker.
+    fn scalar() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("1".to_string()),
+            Just("0".to_string()),
+            Just("-3".to_string()),
+            Just("'4'".to_string()),
+            Just("true".to_string()),
+            Just("null".to_string()),
+            Just("0.5".to_string()),
+            Just("[]".to_string()),
+            Just("{}".to_string()),
+            Just("[1, 2]".to_string()),
+            Just("x".to_string()),
+            Just("'image:x'".to_string()),
+        ]
+    }
+
+    const FIELDS: &[&str] = &[
+        "tp",
+        "ep",
+        "pp",
+        "dcp-size",
+        "dp-attn",
+        "conc-list",
+        "conc-start",
+        "conc-end",
+        "kv-offloading",
+        "kv-offload-backend",
+        "router",
+        "prefill",
+        "decode",
+        "worker",
+        "num-nodes",
+        "spec-decoding",
+        "power",
+        "srt-recipe",
+        "multinode",
+        "disagg",
+        "runner",
+        "scenarios",
+        "dram-utilization",
+    ];
+
+    proptest! {
+        /// Any single-field change to a valid agentic entry: no panic, deterministic output, and
+        /// every diagnostic is a config error located in the master file.
+        #[test]
+        fn mutations_never_panic_and_are_deterministic(
+            field in proptest::sample::select(FIELDS),
+            value in scalar(),
+            at_row in any::<bool>(),
+        ) {
+            let text = if at_row {
+                AGENTIC.replacen("      - tp: 8\n", &format!("      - tp: 8\n        {field}: {value}\n"), 1)
+            } else {
+                AGENTIC.replacen("  multinode: false\n", &format!("  multinode: false\n  {field}: {value}\n"), 1)
+            };
+            let Ok(root) = parse_str(Path::new("configs/nvidia-master.yaml"), &text) else { return Ok(()); };
+            let d = Document { path: PathBuf::from("configs/nvidia-master.yaml"), text: Arc::from(text.as_str()), root };
+            for dialect in [Dialect::Aug, Dialect::Oct, Dialect::OctNewest] {
+                let mut l = from_documents(vec![d.clone()], Some(doc("configs/runners.yaml", RUNNERS_AUG)), PathBuf::from("."));
+                l.dialect = dialect;
+                let a = check(&l);
+                let b = check(&l);
+                prop_assert_eq!(&a, &b);
+                for x in &a {
+                    prop_assert!(x.code.starts_with("config/"), "{}", x);
+                    prop_assert!(x.span.is_some());
+                }
+            }
+        }
+    }
+}
