@@ -149,3 +149,18 @@ proptest::proptest! {
         let _ = parse(&s);
     }
 }
+
+#[test]
+fn block_scalar_at_end_of_file_without_newline() {
+    // PyYAML: the last line break is kept only when the source has one.
+    let p = std::path::Path::new("t.yaml");
+    for (text, want) in [
+        ("a: |\n  x\n  y", "x\ny"),
+        ("a: |\n  x\n", "x\n"),
+        ("a: >\n  x\n  y", "x y"),
+        ("a: |\n  x\nb: 1", "x\n"),
+    ] {
+        let n = infx_yaml::parse_str(p, text).unwrap();
+        assert_eq!(n.get("a").and_then(|v| v.as_str()), Some(want), "{text:?}");
+    }
+}
