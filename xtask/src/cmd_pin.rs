@@ -63,14 +63,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(f) => f,
         Err(e) => return Ok(usage(&e)),
     };
-    let hermetic = args.hermetic || env_set("INFX_HERMETIC") || env_set("NIX_BUILD_TOP");
-    let client = Client::new(ClientConfig {
-        timeout: Duration::from_secs(args.timeout.max(1)),
+    let client = registry_client(
+        args.hermetic,
         overrides,
-        credentials: load_credentials(),
-        hermetic,
-        ..Default::default()
-    });
+        Duration::from_secs(args.timeout.max(1)),
+    );
     let jobs = args.jobs.max(1);
 
     let loaded = pin::load(&files);
@@ -158,6 +155,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         resolved.len()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// A registry client set up the way `pin` uses it: credentials from the Docker config or the
+/// `INFX_REGISTRY_*` variables, hermetic when asked or when `INFX_HERMETIC` / `NIX_BUILD_TOP`
+/// is set. `validate --online` uses it too.
+pub fn registry_client(
+    hermetic: bool,
+    overrides: BTreeMap<String, String>,
+    timeout: Duration,
+) -> Client {
+    let hermetic = hermetic || env_set("INFX_HERMETIC") || env_set("NIX_BUILD_TOP");
+    Client::new(ClientConfig {
+        timeout,
+        overrides,
+        credentials: load_credentials(),
+        hermetic,
+        ..Default::default()
+    })
 }
 
 fn usage(msg: &str) -> ExitCode {

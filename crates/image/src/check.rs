@@ -53,6 +53,14 @@ pub fn check_offline(sites: &[ImageSite]) -> Vec<Diagnostic> {
     out
 }
 
+/// Offline check of one loaded file: its sites (by file kind, see [`crate::sites::sites_in`]),
+/// non-string image fields, and the pin rules of [`check_offline`].
+pub fn check_document(doc: &infx_yaml::Document) -> Vec<Diagnostic> {
+    let (sites, mut diags) = crate::sites::sites_in(doc);
+    diags.extend(check_offline(&sites));
+    diags
+}
+
 /// The online check (`validate --online`, `pin --check`): every pinned, well-formed reference is
 /// verified against its registry (HEAD only unless `opts.deep`). Unpinned or malformed sites are
 /// left to [`check_offline`]. Each distinct reference is checked once, `jobs` at a time.
@@ -184,5 +192,24 @@ mod tests {
                 .contains("cargo xtask pin")
         );
         assert!(d[3].message.contains("sha256 digests are 64 lowercase hex"));
+    }
+
+    #[test]
+    fn rendered_offline_report() {
+        let h = "0123456789abcdef".repeat(4);
+        let text = format!(
+            "dsr1-fp8-h200-sglang:\n  image: lmsysorg/sglang:v0.5.19-cu130   # unpinned\ngptoss-fp4-b200-vllm:\n  image: vllm/vllm-openai@sha256:{h}\n"
+        );
+        let path = PathBuf::from("configs/nvidia-master.yaml");
+        let root = infx_yaml::parse_str(&path, &text).unwrap();
+        let doc = Document {
+            path: path.clone(),
+            text: text.clone().into(),
+            root,
+        };
+        let diags = check_document(&doc);
+        let mut sources = infx_report::SourceMap::new();
+        sources.insert(&path, text);
+        insta::assert_snapshot!(infx_report::render_human(&diags, &sources, false));
     }
 }
