@@ -5,7 +5,7 @@
 //! Usage: bench_image [--refs N] [--runs R] [--skopeo-runs S] [--skopeo PATH] [--registry PATH]
 
 #[path = "../tests/common/mod.rs"]
-#[allow(dead_code, unused_imports)]
+#[allow(unused_imports)]
 mod common;
 
 use common::*;
