@@ -489,6 +489,8 @@ pub fn changed_files(repo: &Path, opts: &ChangeOptions) -> Result<ChangeSet, Dia
 struct Settings {
     config_rule: WsRule,
     big_file: u64,
+    /// `core.autocrlf` is on (true or input): every text file may be converted on the way in.
+    autocrlf: bool,
 }
 
 impl Settings {
@@ -509,9 +511,14 @@ impl Settings {
             .ok()
             .and_then(|v| u64::try_from(v).ok())
             .unwrap_or(BIG_FILE_THRESHOLD);
+        let autocrlf = match cfg.get_bool("core.autocrlf") {
+            Ok(b) => b,
+            Err(_) => cfg.get_string("core.autocrlf").is_ok_and(|v| v == "input"),
+        };
         Ok(Settings {
             config_rule,
             big_file,
+            autocrlf,
         })
     }
 
@@ -538,6 +545,26 @@ impl Settings {
         })
     }
 
+    /// Whether git's clean conversion (CRLF/eol, ident, filter drivers, encodings) may change
+    /// the working-tree bytes of `path` before they are compared.
+    fn may_convert(&self, repo: &Repository, path: &Path) -> bool {
+        if self.autocrlf {
+            return true;
+        }
+        let set = |name| {
+            !matches!(
+                Self::attr(repo, path, name),
+                AttrValue::Unspecified | AttrValue::False
+            )
+        };
+        set("text")
+            || set("eol")
+            || set("crlf")
+            || set("ident")
+            || set("filter")
+            || set("working-tree-encoding")
+    }
+
     fn marker_size(repo: &Repository, path: &Path) -> usize {
         match Self::attr(repo, path, "conflict-marker-size") {
             AttrValue::String(s) => ws::marker_size(Some(s)),
@@ -556,6 +583,17 @@ impl Settings {
             }
             _ => None,
         }
+    }
+}
+
+/// The working-tree content of `path` as git sees it unconverted (a symlink's target).
+fn worktree_bytes(root: &Path, path: &Path) -> Vec<u8> {
+    let full = root.join(path);
+    match std::fs::symlink_metadata(&full) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::read_link(&full)
+            .map(|t| t.into_os_string().into_encoded_bytes())
+            .unwrap_or_default(),
+        _ => std::fs::read(&full).unwrap_or_default(),
     }
 }
 
@@ -673,7 +711,14 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
                 let new = std::fs::read(root.join(&path)).unwrap_or_default();
                 FileText::new(path, old, new, rule, marker_size)?
             }
-            // The whole-file patch already classified the lines: no second diff.
+            // No conversion can apply: the working-tree bytes are what git compares. Reading
+            // them directly skips libgit2's re-hashing and whole-file patch (the slow part).
+            Target::WorkTree if !settings.may_convert(&repo, &path) => {
+                let old = blob_bytes(&repo, delta.old_file().id())?;
+                let new = worktree_bytes(&root, &path);
+                FileText::new(path, old, new, rule, marker_size)?
+            }
+            // The whole-file patch carries the converted text and the line classification.
             Target::WorkTree => {
                 let (old, new, added) = texts_from_patch(&diff, idx)?;
                 FileText {

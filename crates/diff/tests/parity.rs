@@ -337,3 +337,24 @@ fn unmerged_paths_are_checked_in_the_working_tree() {
         "{git:?}"
     );
 }
+
+#[test]
+fn text_and_eol_attributes_normalise_before_checking() {
+    let r = Repo::new();
+    r.write(
+        ".gitattributes",
+        b"*.t text\n*.e eol=crlf\n*.a text=auto\n*.n -text\n*.i ident\n",
+    );
+    for f in ["x.t", "x.e", "x.a", "x.n", "x.i"] {
+        r.write(f, b"a\n");
+    }
+    r.commit_all("base");
+    for f in ["x.t", "x.e", "x.a", "x.n"] {
+        r.write(f, b"a\r\nb\r\nc \r\n");
+    }
+    r.write("x.i", b"a\n$Id: 0123 $ \n");
+    let git = r.assert_parity(None);
+    // Normalised files only report the real trailing space; `-text` keeps the CRs.
+    assert_eq!(git.iter().filter(|k| k.0 == "x.t").count(), 1, "{git:?}");
+    assert_eq!(git.iter().filter(|k| k.0 == "x.n").count(), 3, "{git:?}");
+}
