@@ -265,6 +265,7 @@ pub struct Client {
     auth: Mutex<HashMap<(String, String), (String, Instant)>>,
     requests: AtomicUsize,
     token_requests: AtomicUsize,
+    fetch_lock: Mutex<()>,
 }
 
 impl Client {
@@ -285,6 +286,7 @@ impl Client {
             auth: Mutex::new(HashMap::new()),
             requests: AtomicUsize::new(0),
             token_requests: AtomicUsize::new(0),
+            fetch_lock: Mutex::new(()),
         }
     }
 
@@ -444,6 +446,13 @@ impl Client {
                         return Err(RegistryError::Unauthorized { url, detail });
                     }
                     fresh_auth = true;
+                    // One token fetch per repository even when threads hit the challenge
+                    // together: the others wait and reuse it.
+                    let _fetching = self.fetch_lock.lock();
+                    let now_cached = self.cached_auth(&key);
+                    if now_cached.is_some() && now_cached != auth {
+                        continue;
+                    }
                     let value = match challenge {
                         Some(c) if c.scheme.eq_ignore_ascii_case("bearer") => {
                             self.fetch_token(&c, r, &url)?

@@ -76,6 +76,33 @@ fn token_flow_anonymous_credentials_and_scope() {
         "anonymous token request carries no credentials"
     );
 
+    // Threads hitting the challenge together still fetch one token.
+    for i in 0..8 {
+        let tagged = build_image(Flavour::Oci, "tok", Some(&format!("p{i}")));
+        put_manifest(
+            &a,
+            &reg.url(),
+            "ns/img",
+            &format!("p{i}"),
+            tagged.index_media_type,
+            &tagged.index,
+            Some(&push),
+        );
+    }
+    let par = Client::new(ClientConfig {
+        overrides: [("127.0.0.1".to_string(), reg.url())].into(),
+        ..Default::default()
+    });
+    let refs: Vec<Reference> = (0..8).map(|i| r(&format!("ns/img:p{i}"))).collect();
+    let out = infx_image::verify::parallel_map(
+        &refs,
+        8,
+        |x| resolve(&par, x, &Platform::defaults()),
+        &|_| {},
+    );
+    assert!(out.iter().all(|x| x.is_ok()), "{out:?}");
+    assert_eq!(par.stats().token_requests, 1);
+
     // With credentials: they go to the token service as Basic, never elsewhere.
     let creds = Client::new(ClientConfig {
         overrides: [("127.0.0.1".to_string(), reg.url())].into(),
