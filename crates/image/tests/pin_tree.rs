@@ -170,7 +170,7 @@ fn pin_fixture_tree() {
 fn pin_bundled_tree() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../inferencex-e2e");
     if !src.join("configs").is_dir() {
-        eprintln!("SKIP: pin_bundled_tree: inferencex-e2e/configs not found");
+        skip("pin_bundled_tree: inferencex-e2e/configs not found");
         return;
     }
     let Some(bin) = require_registry("pin_bundled_tree") else {

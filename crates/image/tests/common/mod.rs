@@ -34,8 +34,17 @@ pub fn require_tool(test: &str, name: &str, env_override: &str) -> Option<PathBu
             "{test}: `{name}` is not installed but CI is set; install it (apt-get install -y docker-registry)"
         );
     }
-    eprintln!("SKIP: {test}: `{name}` not found in PATH (apt-get install -y docker-registry)");
+    skip(&format!(
+        "{test}: `{name}` not found in PATH (apt-get install -y docker-registry openssl)"
+    ));
     None
+}
+
+/// Prints `SKIP: <why>` on the real stderr: `eprintln!` would be swallowed by the test
+/// harness's output capture for a passing test.
+pub fn skip(why: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "SKIP: {why}");
 }
 
 pub fn require_registry(test: &str) -> Option<PathBuf> {
