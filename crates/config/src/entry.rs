@@ -17,8 +17,8 @@ pub(crate) struct EntryResult {
     pub typed: Option<MasterEntry>,
     /// The runner value node, for X5.
     pub runner: Option<(String, Span)>,
-    /// [Oct-newest] references to check on disk: (recipes root, dir, reference).
-    pub refs: Vec<(&'static str, String, RecipeRef)>,
+    /// [Oct-newest] resolved references to check on disk (SR3/SR4).
+    pub refs: Vec<RecipeRef>,
 }
 
 pub(crate) fn check_entry(ctx: &mut Ctx, file: usize, key_node: &Node, node: &Node) -> EntryResult {
@@ -178,9 +178,8 @@ pub(crate) fn check_entry(ctx: &mut Ctx, file: usize, key_node: &Node, node: &No
         let row = check_row(ctx, rr, &kind, recipe_dir.as_deref());
         if let Some(r) = &row {
             for rf in [&r.srt_recipe, &r.eval_srt_recipe].into_iter().flatten() {
-                if let (Some(dir), Some(_)) = (&recipe_dir, &rf.resolved) {
-                    res.refs
-                        .push((recipes_root(multinode), dir.clone(), rf.clone()));
+                if rf.resolved.is_some() {
+                    res.refs.push(rf.clone());
                 }
             }
         }
@@ -256,7 +255,6 @@ pub(crate) struct RawRow<'n> {
     at: String,
     agentic: bool,
     block_has_dram_util: bool,
-    block_fixed_seq: Option<(i64, i64)>,
 }
 
 struct BlockInfo {
@@ -337,7 +335,6 @@ fn fixed_block<'n>(
             at: idx(&join(at, "search-space"), i),
             agentic: false,
             block_has_dram_util: false,
-            block_fixed_seq: isl.zip(osl),
         });
         count += 1;
     }
@@ -395,7 +392,6 @@ fn agentic_block<'n>(
             at: idx(&join(at, "search-space"), i),
             agentic: true,
             block_has_dram_util: present(m, "dram-utilization"),
-            block_fixed_seq: None,
         });
         count += 1;
     }
@@ -768,7 +764,6 @@ fn check_row(
             );
         }
     }
-    let _ = rr.block_fixed_seq;
     if ctx.diags.len() != before {
         return None;
     }

@@ -434,7 +434,7 @@ pub fn validate(loaded: &LoadedConfigs) -> Checked {
                 ),
             );
         }
-        for (_, _, r) in &res.refs {
+        for r in &res.refs {
             let before = ctx.diags.len();
             recipes::check_ref(&mut ctx, &loaded.project_root, r, &mut cache);
             ok &= ctx.diags.len() == before;

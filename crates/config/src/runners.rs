@@ -35,7 +35,6 @@ const SLURM_KEYS: &[&str] = &[
 const SCHEDULERS: &[&str] = &["slurm"];
 
 pub(crate) fn check_runners(ctx: &mut Ctx, root: &Node) -> Option<RunnerInventory> {
-    let before = ctx.diags.len();
     let Some(m) = root.as_map() else {
         ctx.error_help(
             "runners",
@@ -68,7 +67,6 @@ pub(crate) fn check_runners(ctx: &mut Ctx, root: &Node) -> Option<RunnerInventor
         oct_shape: oct,
         ..Default::default()
     };
-    let mut label_spans: Vec<Span> = Vec::new();
     if let Some(lm) = m.get("labels").and_then(|n| ctx.map(n, "labels")) {
         for (k, v) in lm.iter_nodes() {
             let Some(label) = k.as_str() else {
@@ -116,7 +114,6 @@ pub(crate) fn check_runners(ctx: &mut Ctx, root: &Node) -> Option<RunnerInventor
                     }
                 }
             }
-            label_spans.push(k.span);
             inv.labels.push((label.to_string(), names));
         }
     }
@@ -153,7 +150,6 @@ pub(crate) fn check_runners(ctx: &mut Ctx, root: &Node) -> Option<RunnerInventor
             ));
         }
     }
-    let _ = (label_spans, before);
     // Returned even when some records failed, so X5 can still look labels up.
     Some(inv)
 }
@@ -166,7 +162,8 @@ fn cluster_record(ctx: &mut Ctx, rec: &Node, at: &str, key_span: Span) -> Option
         .opt_int(rm, "available-cpu-dram-mib", at, true)
         .ok()
         .flatten();
-    if let Ok(Some(_)) = ctx.opt_str(rm, "arch", at, true) {}
+    // Only its type is checked; nothing here depends on the architecture.
+    let _ = ctx.opt_str(rm, "arch", at, true);
     if let Some(env) = rm.get("env").filter(|n| !n.is_null()) {
         check_env(ctx, env, &join(at, "env"));
     }
