@@ -134,6 +134,8 @@ struct Runner {
     ci: bool,
     tally: Tally,
     failures: Vec<String>,
+    /// The reason given with each failure, in order (for the tests).
+    reasons: Vec<String>,
 }
 
 impl Runner {
@@ -147,6 +149,7 @@ impl Runner {
                 println!("FAIL {name}: {why}");
                 self.tally.failed += 1;
                 self.failures.push(name.to_string());
+                self.reasons.push(why);
             }
             Verdict::Skip(why) => {
                 println!("SKIP {name}: {why}");
@@ -173,6 +176,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ci: in_ci(),
         tally: Tally::default(),
         failures: Vec::new(),
+        reasons: Vec::new(),
     };
     let started = Instant::now();
 
@@ -967,6 +971,181 @@ mod tests {
         assert_eq!(
             missing_outputs(&show),
             vec!["checks.aarch64-linux.fmt".to_string()]
+        );
+    }
+    /// A scratch git repository holding the flake, its lock, the stubs and placeholders for
+    /// the rest of the source set, all staged (a flake in git sees tracked files only).
+    /// `None` (with a SKIP line) when git or a working Nix is missing.
+    fn scratch_flake(test: &str) -> Option<tempfile::TempDir> {
+        let nix_works = on_path("nix").is_some_and(|nix| {
+            capture(
+                Path::new("/"),
+                &nix,
+                &os(&["eval", "--expr", "1 + 1"]),
+                &[("NIX_CONFIG", NIX_CONFIG)],
+                Duration::from_secs(60),
+            )
+            .ok
+        });
+        if !nix_works || on_path("git").is_none() {
+            eprintln!("SKIP: {test}: nix (nix-bin) or git not available");
+            return None;
+        }
+        let src = crate::paths::workspace_root();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        for f in [
+            "flake.nix",
+            "flake.lock",
+            "Cargo.toml",
+            "Cargo.lock",
+            "rust-toolchain.toml",
+            ".cargo/config.toml",
+        ] {
+            let to = root.join(f);
+            std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
+            std::fs::copy(src.join(f), &to).expect("copy");
+        }
+        for stub in ["nixpkgs", "crane", "rust-overlay"] {
+            let from = src.join("nix/stubs").join(stub);
+            let to = root.join("nix/stubs").join(stub);
+            std::fs::create_dir_all(&to).expect("mkdir");
+            for e in std::fs::read_dir(&from).expect("stubs").flatten() {
+                std::fs::copy(e.path(), to.join(e.file_name())).expect("copy stub");
+            }
+        }
+        for d in ["crates", "xtask", "inferencex-e2e", ".github"] {
+            std::fs::create_dir_all(root.join(d)).expect("mkdir");
+            std::fs::write(root.join(d).join("placeholder"), d).expect("write");
+        }
+        git(root, &["init", "-q"]);
+        git(root, &["add", "-A"]);
+        Some(dir)
+    }
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = duct::cmd("git", args)
+            .dir(dir)
+            .stdin_null()
+            .stdout_capture()
+            .stderr_capture()
+            .unchecked()
+            .run()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+
+    /// Runs the flake step; returns its counts, failed check names and their reasons.
+    fn flake_failures(root: &Path) -> (Tally, Vec<String>, String) {
+        let mut r = Runner {
+            ci: true,
+            tally: Tally::default(),
+            failures: Vec::new(),
+            reasons: Vec::new(),
+        };
+        flake_checks(root, &mut r);
+        (r.tally, r.failures, r.reasons.join("\n"))
+    }
+
+    fn edit(path: &Path, from: &str, to: &str) {
+        let text = std::fs::read_to_string(path).expect("read");
+        assert!(text.contains(from), "{from:?} not in {}", path.display());
+        std::fs::write(path, text.replacen(from, to, 1)).expect("write");
+    }
+
+    #[test]
+    fn flake_structure_test_passes_on_the_committed_flake() {
+        let Some(dir) = scratch_flake("flake_structure_test_passes_on_the_committed_flake") else {
+            return;
+        };
+        let (tally, failures, why) = flake_failures(dir.path());
+        assert_eq!(failures, Vec::<String>::new(), "{why}");
+        assert_eq!(tally.passed, 6);
+    }
+
+    #[test]
+    fn flake_structure_test_catches_a_misspelt_builder() {
+        let Some(dir) = scratch_flake("flake_structure_test_catches_a_misspelt_builder") else {
+            return;
+        };
+        edit(
+            &dir.path().join("flake.nix"),
+            "craneLib.cargoClippy",
+            "craneLib.cargoClipy",
+        );
+        let (_, failures, why) = flake_failures(dir.path());
+        assert!(why.contains("cargoClipy"), "{why}");
+        assert!(
+            failures.iter().any(|f| f.starts_with("flake: check")),
+            "{failures:?}"
+        );
+        assert!(
+            failures.iter().any(|f| f.starts_with("flake: show")),
+            "{failures:?}"
+        );
+    }
+
+    #[test]
+    fn flake_structure_test_catches_an_untracked_source() {
+        let Some(dir) = scratch_flake("flake_structure_test_catches_an_untracked_source") else {
+            return;
+        };
+        git(
+            dir.path(),
+            &["rm", "-q", "--cached", "inferencex-e2e/placeholder"],
+        );
+        let (_, failures, why) = flake_failures(dir.path());
+        assert!(
+            why.contains("inferencex-e2e does not exist (is it tracked by git?)"),
+            "{why}"
+        );
+        assert!(
+            failures.iter().any(|f| f.starts_with("flake: check")),
+            "{failures:?}"
+        );
+    }
+
+    #[test]
+    fn flake_structure_test_catches_an_input_without_stub() {
+        let Some(dir) = scratch_flake("flake_structure_test_catches_an_input_without_stub") else {
+            return;
+        };
+        edit(
+            &dir.path().join("flake.nix"),
+            "    crane.url = \"github:ipetkov/crane\";",
+            "    crane.url = \"github:ipetkov/crane\";\n    advisory-db = { url = \"github:rustsec/advisory-db\"; flake = false; };",
+        );
+        let (_, failures, why) = flake_failures(dir.path());
+        assert!(
+            why.contains("flake.lock root lacks input(s) advisory-db"),
+            "{why}"
+        );
+        assert!(
+            why.contains("nix/stubs/ lacks input(s) advisory-db"),
+            "{why}"
+        );
+        assert_eq!(
+            failures,
+            vec!["flake: inputs = flake.lock = nix/stubs".to_string()]
+        );
+    }
+
+    #[test]
+    fn flake_structure_test_catches_a_toolchain_without_clippy() {
+        let Some(dir) = scratch_flake("flake_structure_test_catches_a_toolchain_without_clippy")
+        else {
+            return;
+        };
+        edit(
+            &dir.path().join("rust-toolchain.toml"),
+            "\"clippy\"",
+            "\"rust-src\"",
+        );
+        let (_, failures, why) = flake_failures(dir.path());
+        assert!(why.contains("component clippy missing"), "{why}");
+        assert!(
+            failures.iter().any(|f| f.starts_with("flake: check")),
+            "{failures:?}"
         );
     }
 }
