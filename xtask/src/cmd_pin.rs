@@ -70,6 +70,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
     let jobs = args.jobs.max(1);
 
+    // Shown (and opened) relative to the working directory when below it.
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let files: Vec<PathBuf> = files
+        .into_iter()
+        .map(|f| f.strip_prefix(&cwd).map(Path::to_path_buf).unwrap_or(f))
+        .collect();
     let loaded = pin::load(&files);
     let mut sources = SourceMap::new();
     for d in &loaded.docs {

@@ -217,6 +217,9 @@ pub fn plan(
                     ResolveError::NotMultiArch { .. } | ResolveError::MissingPlatforms { .. } => {
                         "use a tag published as a multi-arch index covering the required platforms (or change --platform)"
                     }
+                    ResolveError::Registry(crate::client::RegistryError::Hermetic { .. }) => {
+                        "pinning needs the registry: run without --hermetic, outside a Nix build"
+                    }
                     _ => "retry later, or check the registry, credentials and --registry-override",
                 };
                 plan.diagnostics.push(at(Diagnostic::error(
