@@ -170,6 +170,8 @@ struct Role<'a> {
     args: Option<&'a Mapping>,
     env: Vec<(String, String)>,
     engine: String,
+    /// `kv_events` (schema 2) / `kv_events_config` (schema 1) for this role.
+    kv_events: Option<&'a Node>,
 }
 
 fn int(n: Option<&Node>) -> Option<i64> {
@@ -271,6 +273,7 @@ pub fn render(v: &Variant) -> Rendered {
                 args: r.get("args").and_then(Node::as_map),
                 env,
                 engine: role_engine,
+                kv_events: r.get("kv_events").filter(|x| !x.is_null()),
             });
         }
     } else {
@@ -295,8 +298,7 @@ pub fn render(v: &Variant) -> Rendered {
         };
         for (name, short, mode) in modes {
             let nodes = int(res.and_then(|r| r.get(&format!("{short}_nodes"))));
-            let workers = int(res.and_then(|r| r.get(&format!("{short}_workers"))))
-                .unwrap_or(if *name == "agg" { 1 } else { 0 });
+            let workers = int(res.and_then(|r| r.get(&format!("{short}_workers")))).unwrap_or(0);
             let explicit = int(res.and_then(|r| r.get(&format!("gpus_per_{short}"))));
             let gpus = explicit.unwrap_or(match nodes {
                 Some(n) if n > 0 && workers > 0 => n * gpn / workers,
@@ -317,9 +319,19 @@ pub fn render(v: &Variant) -> Rendered {
                     .and_then(Node::as_map),
                 env,
                 engine: engine.clone(),
+                // `kv_events_config: true` applies to every mode; a mapping names modes.
+                kv_events: b
+                    .and_then(|b| b.get("kv_events_config"))
+                    .and_then(|k| match &k.value {
+                        Value::Map(_) => k.get(mode).filter(|x| is_truthy(x)),
+                        _ => Some(k).filter(|x| is_truthy(x)),
+                    }),
             });
         }
-        notes.push("schema 1: worker ports are srtctl's first allocations; multi-node rendezvous ports are placeholders".into());
+        notes.push(
+            "schema 1: ports are srtctl's first allocations; node addresses are placeholders"
+                .into(),
+        );
     }
     // Direct workers: launched by sglang.launch_server instead of dynamo.sglang.
     let direct = if schema2 {
@@ -332,11 +344,31 @@ pub fn render(v: &Variant) -> Rendered {
     let disagg = roles.iter().any(|r| r.name != "agg");
     let mut processes = Vec::new();
     let mut nccl = 17500;
-    let mut node_cursor = 0usize;
+    let mut kv_port = 5200;
+    // A dedicated etcd/NATS node comes first; workers start after it.
+    let infra = usize::from(
+        !schema2
+            && t.get_path(&["infra", "etcd_nats_dedicated_node"])
+                .is_some_and(is_truthy),
+    );
+    // A dedicated frontend node (schema 1) follows it and hosts nginx or the single frontend.
+    let fe_node = usize::from(
+        !schema2
+            && fe
+                .and_then(|f| f.get("dedicated_node"))
+                .is_some_and(is_truthy),
+    );
+    let mut node_cursor = infra + fe_node;
     let mut worker_urls: Vec<(String, String, Option<u32>)> = Vec::new();
+    let request_plane = t
+        .get_path(&["dynamo", "request_plane"])
+        .map(py_str)
+        .unwrap_or_else(|| "tcp".into());
     for r in &roles {
         // Workers smaller than a node are packed, unless spread_workers asks for one per node.
-        let spread = t.get_path(&["resources", "spread_workers"]).is_some_and(is_truthy);
+        let spread = t
+            .get_path(&["resources", "spread_workers"])
+            .is_some_and(is_truthy);
         let per_node = if r.gpus >= gpn || r.gpus <= 0 || spread {
             1
         } else {
@@ -347,163 +379,185 @@ pub fn render(v: &Variant) -> Rendered {
         } else {
             1
         };
-        let role_nodes = r.nodes.unwrap_or(1).max(1) as usize;
-        for w in 0..r.workers.max(0) as usize {
-            let node = node_cursor + (w / per_node as usize) * nodes_per_worker;
+        let workers = r.workers.max(0) as usize;
+        let needed = workers.div_ceil(per_node as usize) * nodes_per_worker;
+        let role_nodes = (r.nodes.unwrap_or(1).max(0) as usize).max(needed);
+        for w in 0..workers {
+            let leader = node_cursor + (w / per_node as usize) * nodes_per_worker;
             let slot = w % per_node as usize;
-            let gpus: Vec<usize> = if nodes_per_worker > 1 {
-                (0..gpn as usize).collect()
-            } else {
-                (slot * r.gpus as usize..(slot + 1) * r.gpus as usize).collect()
-            };
             let http_port = 6100 + 32 * slot as u32;
             let bootstrap = 7200 + slot as u32;
-            let mut argv: Vec<String> = Vec::new();
-            let mut env = r.env.clone();
-            env.insert(
-                0,
-                (
-                    "CUDA_VISIBLE_DEVICES".into(),
-                    gpus.iter()
-                        .map(|g| g.to_string())
-                        .collect::<Vec<_>>()
-                        .join(","),
-                ),
-            );
-            match r.engine.as_str() {
-                "sglang" => {
-                    argv.extend(
-                        [
-                            "python3",
-                            "-m",
-                            if direct {
-                                "sglang.launch_server"
-                            } else {
-                                "dynamo.sglang"
-                            },
-                        ]
-                        .map(String::from),
-                    );
-                    argv.extend([
-                        "--model-path".into(),
-                        model_arg.clone(),
-                        "--served-model-name".into(),
-                        served.clone(),
-                        "--host".into(),
-                        "0.0.0.0".into(),
-                    ]);
-                    let port = if direct_endpoint { 8000 } else { http_port };
-                    argv.extend([
-                        "--port".into(),
-                        port.to_string(),
-                        "--nccl-port".into(),
-                        nccl.to_string(),
-                    ]);
-                    nccl += 1;
-                    let mentions_metrics = r.args.is_some_and(|a| {
-                        a.contains_key("enable-metrics") || a.contains_key("enable_metrics")
-                    });
-                    if schema2 && !mentions_metrics {
-                        argv.push("--enable-metrics".into());
-                    }
-                    if r.name != "agg" {
-                        argv.extend(["--disaggregation-mode".into(), r.name.to_string()]);
-                        if direct && schema2 {
-                            argv.push("--skip-server-warmup".into());
+            // A worker larger than a node runs one rank per node.
+            for rank in 0..nodes_per_worker {
+                let node = leader + rank;
+                let gpus: Vec<usize> = if nodes_per_worker > 1 {
+                    (0..gpn as usize).collect()
+                } else {
+                    (slot * r.gpus as usize..(slot + 1) * r.gpus as usize).collect()
+                };
+                let mut env = r.env.clone();
+                let visible = gpus
+                    .iter()
+                    .map(|g| g.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",");
+                env.insert(0, ("CUDA_VISIBLE_DEVICES".into(), visible));
+                let mut argv: Vec<String> = Vec::new();
+                match r.engine.as_str() {
+                    "sglang" => {
+                        let module = if direct {
+                            "sglang.launch_server"
+                        } else {
+                            "dynamo.sglang"
+                        };
+                        argv.extend(["python3", "-m", module].map(String::from));
+                        argv.extend([
+                            "--model-path".into(),
+                            model_arg.clone(),
+                            "--served-model-name".into(),
+                            served.clone(),
+                            "--host".into(),
+                            "0.0.0.0".into(),
+                        ]);
+                        // Only the leader rank serves HTTP; the others get port 0.
+                        let port = match (rank, direct_endpoint) {
+                            (0, true) => 8000,
+                            (0, false) => http_port,
+                            _ => 0,
+                        };
+                        argv.extend([
+                            "--port".into(),
+                            port.to_string(),
+                            "--nccl-port".into(),
+                            nccl.to_string(),
+                        ]);
+                        nccl += 1;
+                        let mentions_metrics = r.args.is_some_and(|a| {
+                            a.contains_key("enable-metrics") || a.contains_key("enable_metrics")
+                        });
+                        if schema2 && !mentions_metrics {
+                            argv.push("--enable-metrics".into());
                         }
-                        if r.name == "prefill" {
+                        if r.name != "agg" {
+                            argv.extend(["--disaggregation-mode".into(), r.name.to_string()]);
+                            if direct && schema2 {
+                                argv.push("--skip-server-warmup".into());
+                            }
+                            if r.name == "prefill" {
+                                argv.extend([
+                                    "--disaggregation-bootstrap-port".into(),
+                                    bootstrap.to_string(),
+                                ]);
+                            }
+                        }
+                        if nodes_per_worker > 1 {
                             argv.extend([
-                                "--disaggregation-bootstrap-port".into(),
-                                bootstrap.to_string(),
+                                "--dist-init-addr".into(),
+                                format!("<ip{leader}>:8300"),
+                                "--nnodes".into(),
+                                nodes_per_worker.to_string(),
+                                "--node-rank".into(),
+                                rank.to_string(),
                             ]);
                         }
+                        if !direct {
+                            argv.extend([
+                                "--dump-config-to".into(),
+                                format!("<LOG_DIR>/<node{node}>_config.json"),
+                            ]);
+                        }
+                        if let Some(kv) = r.kv_events {
+                            argv.extend(["--kv-events-config".into(), kv_events_json(kv, kv_port)]);
+                            kv_port += 1;
+                        }
+                        if !direct {
+                            argv.extend(["--request-plane".into(), request_plane.clone()]);
+                        }
+                        if let Some(a) = r.args {
+                            argv.extend(engine_args(a, SGLANG_OWNED));
+                        }
                     }
-                    if nodes_per_worker > 1 {
-                        notes.push(format!("{}[{w}] spans {nodes_per_worker} nodes: srtctl launches one rank per node", r.name));
+                    "vllm" => {
+                        if direct {
+                            let bin = t
+                                .get_path(&["engine", "vllm_serve_binary"])
+                                .map(py_str)
+                                .unwrap_or_else(|| "vllm".into());
+                            argv.extend([bin, "serve".into(), model_arg.clone()]);
+                        } else {
+                            argv.extend(
+                                ["python3", "-m", "dynamo.vllm", "--model"].map(String::from),
+                            );
+                            argv.push(model_arg.clone());
+                        }
+                        let port = if direct_endpoint { 8000 } else { http_port };
                         argv.extend([
-                            "--dist-init-addr".into(),
-                            format!("<ip{node}>:<dist-port>"),
-                            "--nnodes".into(),
-                            nodes_per_worker.to_string(),
-                            "--node-rank".into(),
-                            "0".into(),
+                            "--host".into(),
+                            "0.0.0.0".into(),
+                            "--port".into(),
+                            port.to_string(),
                         ]);
+                        argv.extend(["--served-model-name".into(), served.clone()]);
+                        if let Some(a) = r.args {
+                            argv.extend(engine_args(a, VLLM_OWNED));
+                        }
+                        notes.push("vLLM: rendezvous and --kv-transfer-config flags are built at run time and not shown".into());
                     }
-                    if !direct {
-                        argv.extend([
-                            "--dump-config-to".into(),
-                            format!("/logs/{}_{w}_config.json", r.name),
-                        ]);
-                    }
-                    if !direct {
-                        let plane = t
-                            .get_path(&["dynamo", "request_plane"])
-                            .map(py_str)
-                            .unwrap_or_else(|| "tcp".into());
-                        argv.extend(["--request-plane".into(), plane]);
-                    }
-                    if let Some(a) = r.args {
-                        argv.extend(engine_args(a, SGLANG_OWNED));
+                    other => {
+                        argv.push(format!("<{other} worker>"));
+                        notes.push(format!(
+                            "{other}: engine args go into the engine's YAML config at run time; the command line is not rendered"
+                        ));
                     }
                 }
-                "vllm" => {
-                    if direct {
-                        let bin = t
-                            .get_path(&["engine", "vllm_serve_binary"])
-                            .map(py_str)
-                            .unwrap_or_else(|| "vllm".into());
-                        argv.extend([bin, "serve".into(), model_arg.clone()]);
-                    } else {
-                        argv.extend(["python3", "-m", "dynamo.vllm", "--model"].map(String::from));
-                        argv.push(model_arg.clone());
-                    }
-                    let port = if direct_endpoint { 8000 } else { http_port };
-                    argv.extend([
-                        "--host".into(),
-                        "0.0.0.0".into(),
-                        "--port".into(),
-                        port.to_string(),
-                    ]);
-                    argv.extend(["--served-model-name".into(), served.clone()]);
-                    if let Some(a) = r.args {
-                        argv.extend(engine_args(a, VLLM_OWNED));
-                    }
-                    notes.push("vLLM: --kv-transfer-config for P/D connectors is built at run time and not shown".into());
-                }
-                other => {
-                    argv.push(format!("<{other} worker>"));
-                    notes.push(format!(
-                        "{other}: engine args go into the engine's YAML config at run time; the command line is not rendered"
-                    ));
-                }
+                processes.push(Process {
+                    kind: "worker".into(),
+                    role: r.name.into(),
+                    index: w,
+                    node,
+                    gpus,
+                    argv,
+                    env,
+                });
             }
-            let url = format!("http://<ip{node}>:{http_port}");
+            let url = format!("http://<ip{leader}>:{http_port}");
             worker_urls.push((
                 r.name.to_string(),
                 url,
                 (r.name == "prefill").then_some(bootstrap),
             ));
-            processes.push(Process {
-                kind: "worker".into(),
-                role: r.name.into(),
-                index: w,
-                node,
-                gpus,
-                argv,
-                env,
-            });
         }
         node_cursor += role_nodes;
     }
-    // Router / frontend.
+    // Router / frontend placement: the head is the first worker node. With
+    // enable_multiple_frontends the frontends go on the nodes after the head (1 +
+    // num_additional_frontends at most) behind nginx on the head; if there are none, one
+    // frontend serves on the head.
+    let head = infra;
+    let total_nodes = node_cursor.max(head + 1);
     let fe_args = fe.and_then(|f| f.get("args")).and_then(Node::as_map);
     let fe_env = str_map(fe.and_then(|f| f.get("env")));
-    let router_port = if multi { 8180 } else { 8000 };
+    let additional = fe
+        .and_then(|f| int(f.get("num_additional_frontends")))
+        .unwrap_or(9)
+        .max(0) as usize;
+    let spread_nodes: Vec<usize> = if multi {
+        (head + 1..total_nodes).take(1 + additional).collect()
+    } else {
+        vec![]
+    };
+    let (fe_nodes, router_port) = if spread_nodes.is_empty() {
+        (vec![head], 8000)
+    } else {
+        notes.push("enable_multiple_frontends: nginx on the head node fans out to the frontends (not shown)".into());
+        (spread_nodes, 8180)
+    };
     let static_router = if schema2 {
         fe_type == "sglang-router"
     } else {
         fe_type == "sglang"
     };
+    let mut fe_argv: Option<(String, Vec<String>)> = None;
     if static_router {
         let mut argv: Vec<String> = ["python", "-m", "sglang_router.launch_router"]
             .map(String::from)
@@ -548,18 +602,7 @@ pub fn render(v: &Variant) -> Rendered {
         if let Some(a) = fe_args {
             argv.extend(router_args(a));
         }
-        processes.push(Process {
-            kind: "router".into(),
-            role: fe_type.clone(),
-            index: 0,
-            node: 0,
-            gpus: vec![],
-            argv,
-            env: fe_env,
-        });
-        if multi {
-            notes.push("enable_multiple_frontends: nginx on the head node fans out to the routers (not shown)".into());
-        }
+        fe_argv = Some(("router".into(), argv));
     } else if fe_type == "dynamo" {
         let mut argv: Vec<String> = ["python3", "-m", "dynamo.frontend"]
             .map(String::from)
@@ -568,17 +611,22 @@ pub fn render(v: &Variant) -> Rendered {
         if let Some(a) = fe_args {
             argv.extend(router_args(a));
         }
-        processes.push(Process {
-            kind: "frontend".into(),
-            role: "dynamo".into(),
-            index: 0,
-            node: 0,
-            gpus: vec![],
-            argv,
-            env: fe_env,
-        });
+        fe_argv = Some(("frontend".into(), argv));
     } else if !direct_endpoint && fe_type != "none" {
         notes.push(format!("frontend {fe_type}: command not rendered"));
+    }
+    if let Some((kind, argv)) = fe_argv {
+        for (i, node) in fe_nodes.iter().enumerate() {
+            processes.push(Process {
+                kind: kind.clone(),
+                role: fe_type.clone(),
+                index: i,
+                node: *node,
+                gpus: vec![],
+                argv: argv.clone(),
+                env: fe_env.clone(),
+            });
+        }
     }
     // Benchmark client.
     if let Some(b) = t.get("benchmark")
@@ -605,6 +653,31 @@ pub fn render(v: &Variant) -> Rendered {
         processes,
         notes,
     }
+}
+
+/// `--kv-events-config` JSON (Python `json.dumps` spacing): publisher and topic (a mapping may
+/// override them), then the endpoint.
+fn kv_events_json(kv: &Node, port: u32) -> String {
+    let mut fields: Vec<(String, String)> = vec![
+        ("publisher".into(), "\"zmq\"".into()),
+        ("topic".into(), "\"kv-events\"".into()),
+    ];
+    if let Some(m) = kv.as_map() {
+        for (k, v) in m.iter_nodes() {
+            let key = py_str(k);
+            let val = serde_json::to_string(&crate::coerce::raw(v)).unwrap_or_default();
+            match fields.iter_mut().find(|(fk, _)| *fk == key) {
+                Some(slot) => slot.1 = val,
+                None => fields.push((key, val)),
+            }
+        }
+    }
+    fields.push(("endpoint".into(), format!("\"tcp://*:{port}\"")));
+    let body: Vec<String> = fields
+        .iter()
+        .map(|(k, v)| format!("\"{k}\": {v}"))
+        .collect();
+    format!("{{{}}}", body.join(", "))
 }
 
 fn served_name(roles: &[Role], model_path: &str) -> String {

@@ -5,6 +5,8 @@
 //! equals `derived/config_N.json` exactly (key order included), and `resolve-override` variants
 //! equal `derived/resolved_N.yaml` semantically; rejected cases: the same failing fields (for
 //! marshmallow dicts, the set of field paths) or the same message (rules, selectors, zips).
+//! Accepted SGLang cases with a runtime-mock capture (99) must also launch the same worker,
+//! router and frontend command lines as srtctl's mock runtime recorded.
 //! The schema-2 cases (`inferencex-newest`) are run through the same c88ef731 emulation, which
 //! rejects them exactly as srtctl does; infx's own schema-2 validation is separate.
 
@@ -149,7 +151,12 @@ fn check_case(dir: &Path, c: &Case) -> Result<(), String> {
         }
     }
     match (&run.error, golden_ok) {
-        (None, true) => Ok(()),
+        (None, true) => match run.configs.first() {
+            Some((v, cfg)) if cluster.is_none() && cfg["backend"]["type"] == "sglang" => {
+                compare_launches(dir, v)
+            }
+            _ => Ok(()),
+        },
         (None, false) => Err(format!(
             "srtctl rejected ({}), infx accepted",
             golden_error(dir)
@@ -157,6 +164,86 @@ fn check_case(dir: &Path, c: &Case) -> Result<(), String> {
         (Some(e), true) => Err(format!("infx rejected: {}", describe(e))),
         (Some(e), false) => compare_failure(e, &golden_error(dir)),
     }
+}
+
+/// SGLang cases with a runtime-mock capture: the worker, router and frontend command lines
+/// infx renders for the first variant equal the ones srtctl launched (as multisets), after
+/// masking mock artefacts (addresses, node names in `--dump-config-to` paths).
+fn compare_launches(dir: &Path, v: &infx_recipe::Variant) -> Result<(), String> {
+    let Ok(text) = std::fs::read_to_string(dir.join("runtime-mock/srun_calls.jsonl")) else {
+        return Ok(());
+    };
+    let kinds = [
+        "dynamo.sglang",
+        "sglang.launch_server",
+        "sglang_router.launch_router",
+        "dynamo.frontend",
+    ];
+    let mut theirs: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let Ok(call) = serde_json::from_str::<J>(line) else {
+            continue;
+        };
+        let argv = match (&call["kwargs"]["command"], &call["args"]) {
+            (J::Array(a), _) | (_, J::Array(a)) => a
+                .iter()
+                .map(|x| {
+                    x.as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| x.to_string())
+                })
+                .collect::<Vec<_>>(),
+            _ => continue,
+        };
+        if argv.iter().any(|t| kinds.contains(&t.as_str())) {
+            theirs.push(mask(&argv));
+        }
+    }
+    let rendered = infx_recipe::render(v);
+    let mut mine: Vec<String> = rendered
+        .processes
+        .iter()
+        .filter(|p| matches!(p.kind.as_str(), "worker" | "router" | "frontend"))
+        .map(|p| mask(&p.argv))
+        .collect();
+    theirs.sort();
+    mine.sort();
+    if theirs == mine {
+        return Ok(());
+    }
+    let missing: Vec<&String> = theirs
+        .iter()
+        .filter(|t| !mine.contains(t))
+        .take(1)
+        .collect();
+    let extra: Vec<&String> = mine
+        .iter()
+        .filter(|m| !theirs.contains(m))
+        .take(1)
+        .collect();
+    Err(format!(
+        "launch commands differ ({} srtctl vs {} infx); srtctl: {missing:?}; infx: {extra:?}",
+        theirs.len(),
+        mine.len()
+    ))
+}
+
+fn mask(argv: &[String]) -> String {
+    let toks: Vec<String> = argv
+        .iter()
+        .map(|t| {
+            if t.starts_with("<LOG_DIR>/") && t.ends_with("_config.json") {
+                return "<CFG>".to_string();
+            }
+            let mut out = t.replace("127.0.0.1", "<IP>");
+            while let Some(i) = out.find("<ip") {
+                let Some(j) = out[i..].find('>') else { break };
+                out.replace_range(i..i + j + 1, "<IP>");
+            }
+            out
+        })
+        .collect();
+    toks.join(" ")
 }
 
 fn describe(e: &RunError) -> String {
