@@ -393,6 +393,59 @@ mod tests {
         assert_eq!(codes, ["image/tag-not-found", "image/missing-tag"]);
     }
 
+    fn strip_digests(s: &str) -> String {
+        let mut out = s.to_string();
+        while let Some(i) = out.find("@sha256:") {
+            out.replace_range(i..i + 8 + 64, "");
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Whatever the quoting, comments and existing pins, pinning changes nothing but the
+        /// digests, every reference ends up with its tag's digest, and a second plan is empty.
+        #[test]
+        fn only_digests_change_and_pinning_is_idempotent(
+            entries in proptest::collection::vec(
+                ("[a-z]{1,6}/[a-z]{1,6}", "[a-z0-9][a-z0-9.-]{0,10}", 0u8..3, proptest::option::of("[ -~]{0,20}"), proptest::bool::ANY, 0u8..16),
+                1..8,
+            )
+        ) {
+            let hex = "0123456789abcdef";
+            let mut text = String::from("# generated\n");
+            let mut resolved: BTreeMap<String, Resolution> = BTreeMap::new();
+            for (i, (repo, tag, quote, comment, pinned, n)) in entries.iter().enumerate() {
+                let old = if *pinned { format!("@sha256:{}", "f".repeat(64)) } else { String::new() };
+                let reference = format!("{repo}:{tag}{old}");
+                let scalar = match quote {
+                    0 => reference.clone(),
+                    1 => format!("'{reference}'"),
+                    _ => format!("\"{reference}\""),
+                };
+                let comment = comment.as_deref().map(|c| format!("  # {}", c.replace('#', ""))).unwrap_or_default();
+                text.push_str(&format!("entry{i}:\n  image: {scalar}{comment}\n  model: m{i}\n"));
+                let c = hex.as_bytes()[*n as usize] as char;
+                resolved.entry(format!("docker.io/{repo}:{tag}")).or_insert_with(|| ok(c));
+            }
+            let docs = vec![doc("configs/x-master.yaml", &text)];
+            let (sites, diags) = sites::master_sites(&docs[0]);
+            proptest::prop_assert!(diags.is_empty());
+            let p = plan(&docs, &sites, &resolved);
+            proptest::prop_assert!(!p.has_errors(), "{:?}", p.diagnostics);
+            let updated = p.files.first().map(|f| f.updated.clone()).unwrap_or_else(|| text.clone());
+            proptest::prop_assert_eq!(strip_digests(&updated), strip_digests(&text));
+            let docs2 = vec![doc("configs/x-master.yaml", &updated)];
+            let (sites2, _) = sites::master_sites(&docs2[0]);
+            for s in &sites2 {
+                let r = Reference::parse(&s.written).unwrap();
+                let want = resolved[&r.tagged()].as_ref().unwrap().digest.clone();
+                proptest::prop_assert_eq!(r.digest, Some(want));
+            }
+            let again = plan(&docs2, &sites2, &resolved);
+            proptest::prop_assert!(again.changes.is_empty());
+        }
+    }
+
     #[test]
     fn write_all_is_atomic_and_checks_for_concurrent_edits() {
         let dir = tempfile::tempdir().unwrap();

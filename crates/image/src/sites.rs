@@ -2,7 +2,7 @@
 //! container fields of srt-slurm recipes. Each site knows the exact byte range of the reference
 //! text, so a pin rewrites only that text.
 
-use infx_report::{Diagnostic, Span};
+use infx_report::{Diagnostic, Pos, Span};
 use infx_yaml::{Document, Node, ScalarStyle, Value};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -146,15 +146,31 @@ fn is_registry_reference(v: &Node) -> bool {
 
 fn site(doc: &Document, node: &Node, kind: SiteKind) -> Option<ImageSite> {
     let written = node.as_str()?.to_string();
-    let span = node.span;
+    let mut span = node.span;
     let raw = doc.text.get(span.byte_range()).unwrap_or("");
     let r = span.byte_range();
     let range = match node.style {
         ScalarStyle::Plain if raw == written => Some(r),
-        ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted
-            if raw.len() >= 2 && raw[1..raw.len() - 1] == written =>
-        {
-            Some(r.start + 1..r.end - 1)
+        ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => {
+            // The node span of a quoted scalar may run on over a trailing comment: find the
+            // closing quote ourselves.
+            let q = if node.style == ScalarStyle::SingleQuoted {
+                '\''
+            } else {
+                '"'
+            };
+            let close = raw
+                .strip_prefix(q)
+                .and_then(|inner| inner.find(q).filter(|&c| inner[..c] == written));
+            if let Some(c) = close {
+                // Trim the span to the quoted scalar (same line: no newline inside).
+                span.end = Pos {
+                    offset: r.start + c + 2,
+                    line: span.start.line,
+                    col: span.start.col + raw[..c + 2].chars().count(),
+                };
+            }
+            close.map(|c| r.start + 1..r.start + 1 + c)
         }
         _ => None,
     };
@@ -191,7 +207,7 @@ mod tests {
     fn master_images_with_quotes_and_anchors() {
         let d = doc(
             "configs/nvidia-master.yaml",
-            "a:\n  image: lmsysorg/sglang:v1 # c\n  model: m\nb:\n  image: \"nvcr.io#nvidia/x:1\"\nc: &x\n  image: 'q/r:2'\nd:\n  <<: *x\ne:\n  image: 5\n",
+            "a:\n  image: lmsysorg/sglang:v1 # c\n  model: m\nb:\n  image: \"nvcr.io#nvidia/x:1\"  # quoted, commented\nc: &x\n  image: 'q/r:2'\nd:\n  <<: *x\ne:\n  image: 5\n",
         );
         let (sites, diags) = master_sites(&d);
         let got: Vec<_> = sites
@@ -208,6 +224,11 @@ mod tests {
         );
         assert_eq!(sites[0].span.start.line, 2);
         assert_eq!(sites[0].span.start.col, 10);
+        assert_eq!(
+            &d.text[sites[1].span.byte_range()],
+            "\"nvcr.io#nvidia/x:1\""
+        );
+        assert_eq!(sites[1].span.end.col, 10 + 20);
         assert_eq!(diags.len(), 1);
         assert_eq!(diags[0].code, "image/not-a-string");
     }
