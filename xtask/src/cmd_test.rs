@@ -765,6 +765,20 @@ fn workflow_lints(root: &Path, r: &mut Runner) {
 
 const VALIDATE_TIMEOUT: Duration = Duration::from_secs(600);
 
+/// The `unshare` flags that create a network namespace here, if any.
+fn netns_flag(dir: &Path, unshare: &Path) -> Option<&'static str> {
+    ["-n", "-rn"].into_iter().find(|f| {
+        capture(
+            dir,
+            unshare,
+            &os(&[f, "true"]),
+            &[],
+            Duration::from_secs(30),
+        )
+        .ok
+    })
+}
+
 fn hermetic_validate(root: &Path, r: &mut Runner) {
     let name = "hermetic: validate --hermetic --all over inferencex-e2e without network";
     println!("==> {name}");
@@ -791,11 +805,7 @@ fn hermetic_validate(root: &Path, r: &mut Runner) {
     // any connection attempt fails. As root it works directly; otherwise `-r` adds a user
     // namespace (where the kernel allows unprivileged ones).
     let unshare = on_path("unshare");
-    let flag = unshare.as_ref().and_then(|u| {
-        ["-n", "-rn"]
-            .into_iter()
-            .find(|f| capture(root, u, &os(&[f, "true"]), &[], Duration::from_secs(30)).ok)
-    });
+    let flag = unshare.as_ref().and_then(|u| netns_flag(root, u));
     let out = match (unshare, flag) {
         (Some(u), Some(flag)) => {
             println!("(unshare {flag}: this process has no network)");
@@ -1213,5 +1223,50 @@ mod tests {
         );
         assert!(why.contains("unpinned-uses"), "{why}");
         assert!(why.contains("\"nope\""), "{why}");
+    }
+    /// What the hermetic step relies on: inside `unshare -n` the process sees only the
+    /// loopback interface and no route, so nothing can be reached.
+    #[test]
+    fn unshare_leaves_only_loopback_and_no_route() {
+        let Some(unshare) = on_path("unshare") else {
+            eprintln!("SKIP: unshare_leaves_only_loopback_and_no_route: unshare not on PATH");
+            return;
+        };
+        let dir = Path::new("/");
+        let Some(flag) = netns_flag(dir, &unshare) else {
+            eprintln!(
+                "SKIP: unshare_leaves_only_loopback_and_no_route: no network namespace permitted here"
+            );
+            return;
+        };
+        let dev = capture(
+            dir,
+            &unshare,
+            &os(&[flag, "cat", "/proc/net/dev"]),
+            &[],
+            Duration::from_secs(30),
+        );
+        assert!(dev.ok, "{}", dev.why());
+        let interfaces: Vec<&str> = dev
+            .stdout
+            .lines()
+            .filter_map(|l| l.split_once(':').map(|(name, _)| name.trim()))
+            .collect();
+        assert_eq!(interfaces, ["lo"]);
+        let route = capture(
+            dir,
+            &unshare,
+            &os(&[flag, "cat", "/proc/net/route"]),
+            &[],
+            Duration::from_secs(30),
+        );
+        assert!(route.ok, "{}", route.why());
+        // No route at all (the file is empty or holds only its header).
+        let routes = route
+            .stdout
+            .lines()
+            .filter(|l| !l.starts_with("Iface"))
+            .count();
+        assert_eq!(routes, 0, "{}", route.stdout);
     }
 }
