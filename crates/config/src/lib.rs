@@ -44,8 +44,6 @@ pub struct Entry {
     /// Index into [`LoadedConfigs::masters`].
     pub file: usize,
     pub key_span: Span,
-    /// The entry's value node (a copy of the node inside `masters[file].root`).
-    pub node: Node,
 }
 
 /// Everything loaded for one check run.
@@ -67,6 +65,11 @@ pub struct LoadedConfigs {
 impl LoadedConfigs {
     pub fn entry(&self, key: &str) -> Option<&Entry> {
         self.entries.iter().find(|e| e.key == key)
+    }
+    /// The entry's value node inside its document (keys are unique within a file, so the key
+    /// finds it; the tree is not copied).
+    pub fn node(&self, e: &Entry) -> Option<&Node> {
+        self.masters.get(e.file)?.root.get(&e.key)
     }
     pub fn master_path(&self, e: &Entry) -> &Path {
         self.masters
@@ -212,12 +215,11 @@ pub fn from_documents(
     let mut entries = Vec::new();
     for (file, doc) in masters.iter().enumerate() {
         if let Some(m) = doc.root.as_map() {
-            for (key, k, v) in m.iter() {
+            for (key, k, _) in m.iter() {
                 entries.push(Entry {
                     key: key.to_string(),
                     file,
                     key_span: k.span,
-                    node: v.clone(),
                 });
             }
         }
@@ -395,7 +397,8 @@ pub fn validate(loaded: &LoadedConfigs) -> Checked {
             diags: &mut diags,
         };
         let key_node = Node::new(infx_yaml::Value::Str(e.key.clone()), e.key_span);
-        let res = entry::check_entry(&mut ctx, e.file, &key_node, &e.node);
+        let Some(node) = loaded.node(e) else { continue };
+        let res = entry::check_entry(&mut ctx, e.file, &key_node, node);
         // X5: the runner label must exist in runners.yaml (upstream never checks it directly).
         let mut ok = res.typed.is_some();
         if let (Some((runner, span)), Some(inv)) = (&res.runner, &inventory)
