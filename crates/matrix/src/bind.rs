@@ -674,3 +674,237 @@ pub fn bind_configs(
         Err(d) => vec![d],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use infx_report::Span;
+    use std::path::PathBuf;
+
+    fn origin() -> RowOrigin {
+        RowOrigin {
+            key: "k".into(),
+            path: PathBuf::from("configs/x.yaml"),
+            span: Span::default(),
+        }
+    }
+
+    fn row(framework: &str, tp: i64, ep: i64, dp_attn: bool, conc: i64, agentic: bool) -> Object {
+        let mut r = Object::new();
+        r.put("framework", Json::str(framework));
+        r.put("tp", Json::Int(tp));
+        r.put("pp", Json::Int(1));
+        r.put("dcp-size", Json::Int(1));
+        r.put("pcp-size", Json::Int(1));
+        r.put("ep", Json::Int(ep));
+        r.put("dp-attn", Json::Bool(dp_attn));
+        r.put("spec-decoding", Json::str("none"));
+        r.put("conc", Json::Int(conc));
+        if agentic {
+            r.put("kv-offloading", Json::str("none"));
+            r.put("scenario-type", Json::str("agentic-coding"));
+        }
+        r.put("exp-name", Json::str("x"));
+        r
+    }
+
+    /// The only variant of a plain recipe with the given engine, gpus and args.
+    fn variant(engine: &str, gpus: i64, args: &str, agentic: bool) -> Variant {
+        let command = if agentic {
+            "bash srt_agentic.sh"
+        } else {
+            "bash bench.sh"
+        };
+        let text = format!(
+            "schema: 2\nname: t\nengine: {engine}\nroles:\n  agg:\n    nodes: 1\n    workers: 1\n    gpus: {gpus}\n    args: {args}\nbenchmark:\n  type: custom\n  command: {command}\n"
+        );
+        let file = RecipeFile::parse(Path::new("r.yaml"), text).map_err(|d| d.message);
+        let variants = file.and_then(|f| {
+            f.expand_with(None, ExpandOptions::inferencex())
+                .map_err(|d| d.message)
+        });
+        match variants {
+            Ok(mut v) if v.len() == 1 => v.remove(0),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn check(v: &Variant, r: &Object, agentic: bool) -> Result<(), String> {
+        let o = origin();
+        let point = Point {
+            row: r,
+            origin: &o,
+            conc: vec![r.get_i64("conc").unwrap_or(0)],
+        };
+        check_single_node(v, &point, Lane::of(agentic, false))
+    }
+
+    #[test]
+    fn sglang_dp_attention_needs_dp_equal_to_tp() {
+        let v = variant(
+            "sglang",
+            8,
+            "{tensor-parallel-size: 8, data-parallel-size: 8, expert-parallel-size: 8, enable-dp-attention: true}",
+            false,
+        );
+        assert_eq!(
+            check(&v, &row("sglang", 8, 8, true, 64, false), false),
+            Ok(())
+        );
+        assert_eq!(
+            check(&v, &row("sglang", 8, 8, false, 64, false), false),
+            Err("data-parallel-size: recipe 8 != matrix 1".into())
+        );
+        assert_eq!(
+            check(&v, &row("sglang", 8, 1, true, 64, false), false),
+            Err("expert-parallel-size: recipe 8 != matrix 1".into())
+        );
+    }
+
+    #[test]
+    fn vllm_tp_is_tensor_times_data_parallel() {
+        let v = variant(
+            "vllm",
+            8,
+            "{tensor-parallel-size: 4, data-parallel-size: 2, enable-expert-parallel: true}",
+            false,
+        );
+        assert_eq!(
+            check(&v, &row("vllm", 8, 8, true, 16, false), false),
+            Ok(())
+        );
+        assert_eq!(
+            check(&v, &row("vllm", 8, 8, false, 16, false), false),
+            Err("data-parallel-size > 1: recipe true != matrix false".into())
+        );
+        assert_eq!(
+            check(&v, &row("vllm", 8, 1, true, 16, false), false),
+            Err("enable-expert-parallel: recipe true != matrix false".into())
+        );
+    }
+
+    #[test]
+    fn trtllm_and_atom_rules() {
+        let t = variant(
+            "trtllm",
+            4,
+            "{tensor_parallel_size: 4, moe_expert_parallel_size: 4, enable_attention_dp: true}",
+            false,
+        );
+        assert_eq!(check(&t, &row("trt", 4, 4, true, 32, false), false), Ok(()));
+        assert_eq!(
+            check(&t, &row("trt", 4, 2, true, 32, false), false),
+            Err("moe_expert_parallel_size: recipe 4 != matrix 2".into())
+        );
+        let a = variant(
+            "atom",
+            8,
+            "{enable-expert-parallel: true, enable-dp-attention: false}",
+            false,
+        );
+        assert_eq!(
+            check(&a, &row("atom", 8, 8, false, 32, false), false),
+            Ok(())
+        );
+        assert_eq!(
+            check(&a, &row("atom", 8, 4, false, 32, false), false),
+            Err("ep 4 must be 1 or tp (8) for atom".into())
+        );
+        assert!(
+            check(&a, &row("sglang", 8, 8, false, 32, false), false)
+                .is_err_and(|e| e.starts_with("engine: recipe atom != matrix sglang"))
+        );
+    }
+
+    #[test]
+    fn speculation_client_and_gpus_are_checked() {
+        let v = variant(
+            "vllm",
+            4,
+            "{tensor-parallel-size: 4, speculative-config: '{\"method\": \"eagle3\", \"num_speculative_tokens\": 3}'}",
+            true,
+        );
+        let mut r = row("vllm", 4, 1, false, 8, true);
+        assert_eq!(
+            check(&v, &r, true),
+            Err("spec-decoding: recipe mtp != matrix none".into())
+        );
+        r.put("spec-decoding", Json::str("draft_model"));
+        assert_eq!(check(&v, &r, true), Ok(()));
+        // A fixed-seq-len point on an agentic client.
+        let f = row("vllm", 4, 1, false, 8, false);
+        assert!(
+            check(&v, &f, false).is_err_and(
+                |e| e.starts_with("spec-decoding") || e.starts_with("benchmark.command")
+            )
+        );
+        let g = row("vllm", 2, 1, false, 8, true);
+        assert_eq!(
+            check(
+                &variant("vllm", 4, "{tensor-parallel-size: 2}", true),
+                &g,
+                true
+            ),
+            Err("roles.agg.gpus: recipe 4 != matrix 2".into())
+        );
+    }
+
+    #[test]
+    fn ambiguous_and_unused_variants_are_reported() {
+        let tmp = match tempfile::tempdir() {
+            Ok(t) => t,
+            Err(e) => panic!("{e}"),
+        };
+        let root = tmp.path();
+        let write = |rel: &str, text: &str| {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap_or(root)).map_err(|e| e.to_string())?;
+            std::fs::write(p, text).map_err(|e| e.to_string())
+        };
+        let setup = write(
+            "configs/srt-recipes/agentic-single.yaml",
+            "benchmark:\n  type: custom\n  command: bash srt_agentic.sh\n",
+        )
+        .and_then(|()| {
+            write(
+                "r.yaml",
+                "base:\n  schema: 2\n  name: t\n  engine: sglang\n  roles:\n    agg:\n      nodes: 1\n      workers: 1\n      gpus: 4\n      args: {tensor-parallel-size: 4}\n\
+                 override_a:\n  roles: {agg: {args: {mem-fraction-static: 0.7}}}\n\
+                 override_b:\n  roles: {agg: {args: {mem-fraction-static: 0.8}}}\n\
+                 override_c:\n  roles: {agg: {gpus: 8, args: {tensor-parallel-size: 8}}}\n",
+            )
+        });
+        assert_eq!(setup, Ok(()));
+        let mut r = row("sglang", 4, 1, false, 4, true);
+        r.put("srt-recipe", Json::str("r.yaml"));
+        let points = vec![(r, origin())];
+        let recipes = load_recipes(points.iter().map(|(r, _)| r), root);
+        let report = bind(&points, &recipes);
+        let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code.as_str()).collect();
+        assert_eq!(
+            codes,
+            [
+                "matrix/binding-ambiguous",
+                "matrix/unused-variant",
+                "matrix/unused-variant",
+                "matrix/unused-variant"
+            ],
+            "{:#?}",
+            report.diagnostics
+        );
+        let d = &report.diagnostics[0];
+        assert!(
+            d.message.contains("matches 2 variants")
+                && d.message.contains("override_a, override_b"),
+            "{}",
+            d.message
+        );
+        assert!(
+            d.notes
+                .iter()
+                .any(|n| n == "override_c: roles.agg.gpus: recipe 8 != matrix 4"),
+            "{:?}",
+            d.notes
+        );
+    }
+}
