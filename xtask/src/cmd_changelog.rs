@@ -337,7 +337,7 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
             let r = open(&repo.repo)?;
             let h = commit(&r, &head)?;
             let start = std::time::Instant::now();
-            let v = infx_changelog::replay::replay(&r, h, repo.dialect.into())
+            let v = infx_changelog::replay::replay(&r, h, repo.dialect.into(), threads())
                 .map_err(|e| anyhow!("{e}"))?;
             let el = start.elapsed();
             let count = |f: &dyn Fn(&infx_changelog::replay::CommitVerdict) -> bool| {
@@ -434,4 +434,12 @@ pub fn install_merge_driver(args: InstallArgs) -> anyhow::Result<ExitCode> {
         args.command
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Worker threads for replays: the machine's parallelism (`INFX_THREADS` overrides).
+pub fn threads() -> usize {
+    std::env::var("INFX_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
 }

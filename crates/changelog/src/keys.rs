@@ -42,6 +42,30 @@ impl MasterKeys {
             ..LoadOptions::default()
         };
         for (path, text) in files {
+            // Fast path: only the top-level keys are needed, so scan events without building
+            // the tree; anything unusual falls back to the full loader below.
+            if let Some(keys) = scan_top_keys(text) {
+                let keys = keys.map_err(|e| KeyError {
+                    message: format!("{path} is {}", e.message),
+                    ..e
+                })?;
+                if let Some(k) = keys.iter().find(|k| k.contains('*')) {
+                    return Err(KeyError {
+                        rule: "master-configs",
+                        message: format!(
+                            " Wildcard '*' is not allowed in master config keys: '{k}'"
+                        ),
+                        help: Some(
+                            "rename the config key; '*' is reserved for changelog patterns".into(),
+                        ),
+                    });
+                }
+                out = MasterKeys::merge(&[
+                    (String::new(), out.keys.clone()),
+                    (path.to_string(), keys),
+                ])?;
+                continue;
+            }
             let root =
                 infx_yaml::parse_str_with(Path::new(path), text, &opts).map_err(|d| KeyError {
                     rule: "master-configs",
@@ -98,6 +122,36 @@ impl MasterKeys {
         Ok(out)
     }
 
+    /// Merges per-file key lists (each already loaded with [`MasterKeys::load`]) with the
+    /// cross-file rule: a key in two files is an error.
+    pub fn merge(files: &[(String, Vec<String>)]) -> Result<MasterKeys, KeyError> {
+        let mut out = MasterKeys::default();
+        for (path, keys) in files {
+            let mut dups: Vec<&String> = keys.iter().filter(|k| out.set.contains(*k)).collect();
+            if !dups.is_empty() {
+                dups.sort();
+                dups.dedup();
+                return Err(KeyError {
+                    rule: "master-configs",
+                    message: format!(
+                        "Duplicate configuration keys found in '{path}': {}",
+                        dups.iter()
+                            .map(|s| s.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    help: Some("a config key may live in only one master file".into()),
+                });
+            }
+            for k in keys {
+                if out.set.insert(k.clone()) {
+                    out.keys.push(k.clone());
+                }
+            }
+        }
+        Ok(out)
+    }
+
     pub fn keys(&self) -> &[String] {
         &self.keys
     }
@@ -110,6 +164,104 @@ impl MasterKeys {
     pub fn is_empty(&self) -> bool {
         self.keys.is_empty()
     }
+}
+
+/// The top-level keys of a YAML mapping document from the event stream, PyYAML order (first
+/// position wins for a repeated key). `None` = not a plain case (root not a mapping, a
+/// non-string-looking or complex key, merge keys, tags, several documents, an alias to an
+/// unknown anchor): use the full loader. `Some(Err)` = a YAML syntax error.
+fn scan_top_keys(text: &str) -> Option<Result<Vec<String>, KeyError>> {
+    use saphyr_parser::{Event, Parser, ScalarStyle};
+    let mut parser = Parser::new_from_str(text);
+    let mut depth = 0usize;
+    let mut expect_key = false;
+    let mut docs = 0;
+    let mut root_seen = false;
+    let mut anchors: HashSet<usize> = HashSet::new();
+    let mut keys: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    while let Some(ev) = parser.next_event() {
+        let (ev, _) = match ev {
+            Ok(e) => e,
+            Err(e) => {
+                return Some(Err(KeyError {
+                    rule: "master-configs",
+                    message: format!("not valid YAML: {} at line {}", e.info(), e.marker().line()),
+                    help: None,
+                }));
+            }
+        };
+        let at_key = depth == 1 && expect_key;
+        let is_map = matches!(ev, Event::MappingStart(..));
+        match ev {
+            Event::StreamStart | Event::Nothing | Event::DocumentEnd => {}
+            Event::StreamEnd => break,
+            Event::DocumentStart(_) => {
+                docs += 1;
+                if docs > 1 {
+                    return None;
+                }
+            }
+            Event::MappingStart(anchor, tag) | Event::SequenceStart(anchor, tag) => {
+                if tag.is_some() || at_key || (depth == 0 && (!is_map || root_seen)) {
+                    return None;
+                }
+                if anchor != 0 {
+                    anchors.insert(anchor);
+                }
+                if depth == 0 {
+                    root_seen = true;
+                    expect_key = true;
+                } else if depth == 1 {
+                    expect_key = true; // the value of a top-level key ends here
+                }
+                depth += 1;
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                depth = depth.checked_sub(1)?;
+            }
+            Event::Alias(id) => {
+                if at_key || !anchors.contains(&id) || depth == 0 {
+                    return None;
+                }
+                if depth == 1 {
+                    expect_key = true;
+                }
+            }
+            Event::Scalar(value, style, anchor, tag) => {
+                if tag.is_some() || depth == 0 {
+                    return None;
+                }
+                if anchor != 0 {
+                    anchors.insert(anchor);
+                }
+                if at_key {
+                    if anchor != 0 || (style == ScalarStyle::Plain && !plain_is_str(&value)) {
+                        return None;
+                    }
+                    if seen.insert(value.to_string()) {
+                        keys.push(value.into_owned());
+                    }
+                    expect_key = false;
+                } else if depth == 1 {
+                    expect_key = true;
+                }
+            }
+        }
+    }
+    root_seen.then_some(Ok(keys))
+}
+
+/// A plain scalar that YAML 1.1 certainly reads as a string (has a letter other than e/E, is
+/// not a bool/null word, not `.inf`/`.nan`, not the merge key).
+fn plain_is_str(s: &str) -> bool {
+    const WORDS: &[&str] = &["y", "n", "yes", "no", "true", "false", "on", "off", "null"];
+    let lower = s.to_ascii_lowercase();
+    !s.is_empty()
+        && s != "<<"
+        && !WORDS.contains(&lower.as_str())
+        && !s.starts_with(['.', '+', '-', '~', '='])
+        && s.chars().any(|c| c.is_alphabetic() && c != 'e' && c != 'E')
 }
 
 /// Full match of `pat` where `*` matches any run of characters except a newline (Python
@@ -227,6 +379,44 @@ mod tests {
         assert!(MasterKeys::load(&[("amd", "a*: 1\n")]).is_err());
         assert!(MasterKeys::load(&[("amd", "- 1\n")]).is_err());
         assert!(MasterKeys::load(&[("amd", "a: [\n")]).is_err());
+    }
+
+    #[test]
+    fn fast_scan_agrees_with_full_loader() {
+        let cases = [
+            "a: 1\nb: {x: 1}\nc:\n  - 1\n",
+            "a: &x {k: 1}\nb: *x\na: 2\n",
+            "70b-fp8-h100: 1\ngptoss: [1]\n",
+            "'quoted*key': 1\n",
+            "<<: {m: 1}\nz: 2\n",
+            "true: 1\n",
+            "- a\n",
+            "a: [\n",
+            "",
+        ];
+        for c in cases {
+            let fast = scan_top_keys(c);
+            let opts = LoadOptions {
+                reject_duplicate_keys: false,
+                ..LoadOptions::default()
+            };
+            let full = infx_yaml::parse_str_with(Path::new("f"), c, &opts);
+            match (fast, full) {
+                (None, _) => {}
+                (Some(Ok(k)), Ok(root)) => {
+                    let want: Vec<String> = root
+                        .as_map()
+                        .map(|m| m.keys().map(String::from).collect())
+                        .unwrap_or_default();
+                    assert_eq!(k, want, "{c:?}");
+                }
+                (Some(Err(_)), Err(_)) => {}
+                (f, g) => panic!("{c:?}: fast {f:?} vs full {:?}", g.map(|_| ())),
+            }
+        }
+        assert!(scan_top_keys("<<: {m: 1}\n").is_none());
+        assert!(scan_top_keys("true: 1\n").is_none());
+        assert!(matches!(scan_top_keys("a: [\n"), Some(Err(_))));
     }
 
     #[test]

@@ -43,14 +43,66 @@ fn master_ids(repo: &Repo, commit: Oid) -> Result<Vec<(String, Option<Oid>)>, Gi
         .collect()
 }
 
-/// Replays every commit of `head`'s first-parent history that touched `CHANGELOG_PATH`.
-pub fn replay(repo: &Repo, head: Oid, dialect: Dialect) -> Result<Vec<CommitVerdict>, GitError> {
+/// Replays every commit of `head`'s first-parent history that touched `CHANGELOG_PATH`, in
+/// order, on `threads` threads (each takes a contiguous slice of the history).
+pub fn replay(
+    repo: &Repo,
+    head: Oid,
+    dialect: Dialect,
+    threads: usize,
+) -> Result<Vec<CommitVerdict>, GitError> {
     let commits = repo.commits_touching(head, CHANGELOG_PATH)?;
+    let threads = threads.clamp(1, 16).min(commits.len().max(1));
+    if threads == 1 {
+        return replay_commits(repo, &commits, dialect);
+    }
+    let chunk = commits.len().div_ceil(threads);
+    let git_dir = repo.git_dir();
+    let results: Vec<Result<Vec<CommitVerdict>, GitError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = commits
+            .chunks(chunk)
+            .map(|part| {
+                let git_dir = git_dir.clone();
+                s.spawn(move || {
+                    let r = Repo::open(&git_dir)?;
+                    replay_commits(&r, part, dialect)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(GitError {
+                        kind: "replay",
+                        message: "a replay thread panicked".into(),
+                        help: None,
+                    })
+                })
+            })
+            .collect()
+    });
+    let mut out = Vec::with_capacity(commits.len());
+    for r in results {
+        out.extend(r?);
+    }
+    Ok(out)
+}
+
+/// Master keys of one file (top-level keys in order), or the load error.
+type FileKeys = Result<Vec<String>, KeyError>;
+
+fn replay_commits(
+    repo: &Repo,
+    commits: &[infx_git::CommitInfo],
+    dialect: Dialect,
+) -> Result<Vec<CommitVerdict>, GitError> {
     let mut parsed: HashMap<Oid, Result<Parsed, StrictError>> = HashMap::new();
     let mut blobs: HashMap<Oid, Vec<u8>> = HashMap::new();
-    let mut masters: HashMap<Vec<Option<Oid>>, Result<MasterKeys, KeyError>> = HashMap::new();
+    // Per file version: a commit usually changes one of the two masters, not both.
+    let mut master_files: HashMap<Oid, FileKeys> = HashMap::new();
     let mut out = Vec::with_capacity(commits.len());
-    for c in commits {
+    for c in commits.iter().cloned() {
         let head_id = repo.blob_id_at(c.id, CHANGELOG_PATH)?;
         let base_id = match c.parent {
             Some(p) => repo.blob_id_at(p, CHANGELOG_PATH)?,
@@ -114,43 +166,41 @@ pub fn replay(repo: &Repo, head: Oid, dialect: Dialect) -> Result<Vec<CommitVerd
             Err(_) => None,
             Ok(added) => {
                 let ids = master_ids(repo, c.id)?;
-                let key: Vec<Option<Oid>> = ids.iter().map(|(_, id)| *id).collect();
-                if !masters.contains_key(&key) {
-                    let mut files: Vec<(String, String)> = Vec::new();
-                    let mut err = None;
-                    for (p, id) in &ids {
-                        match id {
-                            None => {
-                                err = Some(KeyError {
-                                    rule: "master-configs",
-                                    message: format!("Input file '{p}' does not exist."),
-                                    help: None,
-                                });
-                                break;
-                            }
-                            Some(id) => files.push((
-                                p.clone(),
-                                String::from_utf8_lossy(&repo.blob(*id)?).into_owned(),
-                            )),
+                let mut per_file: Vec<(String, Vec<String>)> = Vec::new();
+                let mut err: Option<KeyError> = None;
+                for (p, id) in &ids {
+                    let Some(id) = id else {
+                        err = Some(KeyError {
+                            rule: "master-configs",
+                            message: format!("Input file '{p}' does not exist."),
+                            help: None,
+                        });
+                        break;
+                    };
+                    if !master_files.contains_key(id) {
+                        let text = String::from_utf8_lossy(&repo.blob(*id)?).into_owned();
+                        let keys = MasterKeys::load(&[(p.as_str(), text.as_str())])
+                            .map(|m| m.keys().to_vec());
+                        master_files.insert(*id, keys);
+                    }
+                    match &master_files[id] {
+                        Ok(k) => per_file.push((p.clone(), k.clone())),
+                        Err(e) => {
+                            err = Some(e.clone());
+                            break;
                         }
                     }
-                    let loaded = match err {
-                        Some(e) => Err(e),
-                        None => MasterKeys::load(
-                            &files
-                                .iter()
-                                .map(|(p, t)| (p.as_str(), t.as_str()))
-                                .collect::<Vec<_>>(),
-                        ),
-                    };
-                    masters.insert(key.clone(), loaded);
                 }
-                Some(match &masters[&key] {
-                    Err(e) => Err(e.clone()),
+                let merged = match err {
+                    Some(e) => Err(e),
+                    None => MasterKeys::merge(&per_file),
+                };
+                Some(match merged {
+                    Err(e) => Err(e),
                     Ok(m) => added
                         .entries
                         .iter()
-                        .try_for_each(|e| resolve_keys(&e.config_keys, m).map(|_| ())),
+                        .try_for_each(|e| resolve_keys(&e.config_keys, &m).map(|_| ())),
                 })
             }
         };

@@ -119,6 +119,7 @@ fn ge(kind: &'static str, context: impl fmt::Display) -> impl FnOnce(git2::Error
 impl Repo {
     /// Opens the repository containing `path` (searching parent directories).
     pub fn discover(path: &Path) -> Result<Repo, GitError> {
+        no_hash_verification();
         Repository::discover(path)
             .map(|inner| Repo { inner })
             .map_err(|e| {
@@ -136,12 +137,18 @@ impl Repo {
 
     /// Opens exactly the repository at `path` (a work tree or a bare/`.git` directory).
     pub fn open(path: &Path) -> Result<Repo, GitError> {
+        no_hash_verification();
         Repository::open(path)
             .map(|inner| Repo { inner })
             .map_err(ge(
                 "open",
                 format!("cannot open git repository {}", path.display()),
             ))
+    }
+
+    /// The `.git` directory (reopen it with [`Repo::open`] from another thread).
+    pub fn git_dir(&self) -> PathBuf {
+        self.inner.path().to_path_buf()
     }
 
     /// The work tree root, if the repository has one.
@@ -341,6 +348,12 @@ impl Repo {
         out.reverse();
         Ok(out)
     }
+}
+
+/// Objects are read from the local repository without re-hashing them (as the `git` CLI
+/// does); libgit2's default re-hashes every object read, which dominated history replays.
+fn no_hash_verification() {
+    git2::opts::strict_hash_verification(false);
 }
 
 /// The repository paths probed for `path`, nested layout first.

@@ -112,7 +112,8 @@ pub fn run(corpus: &Path) -> anyhow::Result<super::Outcome> {
     };
 
     // 1. Per-commit verdicts.
-    let ours = replay(&repo, head, Dialect::Aug).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let ours = replay(&repo, head, Dialect::Aug, crate::cmd_changelog::threads())
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let golden = verdicts(corpus)?;
     let by_commit: HashMap<String, &CommitVerdict> =
         ours.iter().map(|v| (v.commit.to_string(), v)).collect();
