@@ -3,15 +3,17 @@
 //! Steps, in order:
 //! 1. `cargo` — the workspace tests: `cargo nextest run --workspace` when cargo-nextest is on
 //!    PATH (plus `cargo test --doc`, which nextest does not run), else `cargo test --workspace`.
-//! 2. `flake` — the offline structure test of `flake.nix` with Debian's Nix and the stub inputs
+//! 2. `fmt`, `clippy` — `cargo fmt --all --check`, `cargo clippy --workspace --all-targets -- -D
+//!    warnings`: the flake's fmt and clippy checks, without Nix.
+//! 3. `flake` — the offline structure test of `flake.nix` with Debian's Nix and the stub inputs
 //!    in `nix/stubs/` (see docs/nix-and-ci.md for what it proves and what it cannot).
-//! 3. `workflows` — actionlint and zizmor over `.github/workflows`.
-//! 4. `hermetic` — `cargo xtask validate --hermetic --all` over the bundled tree with no network
+//! 4. `workflows` — actionlint and zizmor over `.github/workflows`.
+//! 5. `hermetic` — `cargo xtask validate --hermetic --all` over the bundled tree with no network
 //!    (`unshare -n`).
 //!
-//! Steps 2–4 run when `CI` is set or their tools are on PATH; in CI a missing tool is a failure,
-//! elsewhere the step is reported as skipped. The last line is `N passed, N failed, N skipped`:
-//! cargo's test counts plus one count per extra check.
+//! Steps 3 and 4 run when `CI` is set or their tools are on PATH; in CI a missing tool is a
+//! failure, elsewhere the step is reported as skipped. The last line is
+//! `N passed, N failed, N skipped`: cargo's test counts plus one count per extra check.
 
 use anyhow::Context as _;
 use std::collections::BTreeSet;
@@ -23,7 +25,7 @@ use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Only the cargo tests (skip the flake, workflow and hermetic steps).
+    /// Only the cargo tests (skip the fmt, clippy, flake, workflow and hermetic steps).
     #[arg(long)]
     pub quick: bool,
     /// Use `cargo test` even when cargo-nextest is on PATH.
@@ -37,6 +39,8 @@ pub struct Args {
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
     Cargo,
+    Fmt,
+    Clippy,
     Flake,
     Workflows,
     Hermetic,
@@ -183,6 +187,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !skip(Step::Cargo) {
         cargo_tests(&root, !args.no_nextest, &mut r)?;
     }
+    if !skip(Step::Fmt) {
+        lint_check(
+            &root,
+            &mut r,
+            "fmt: cargo fmt --all --check",
+            &["fmt", "--all", "--check"],
+        );
+    }
+    if !skip(Step::Clippy) {
+        lint_check(
+            &root,
+            &mut r,
+            "clippy: cargo clippy --workspace --all-targets -- -D warnings",
+            &[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ],
+        );
+    }
     if !skip(Step::Flake) {
         flake_checks(&root, &mut r);
     }
@@ -281,6 +308,25 @@ fn cargo_tests(root: &Path, nextest: bool, r: &mut Runner) -> anyhow::Result<()>
             r,
             "cargo test",
         )
+    }
+}
+
+/// The same fmt and clippy gates as the flake's `fmt` and `clippy` checks, so CI with and
+/// without Nix cannot drift. On failure cargo's whole output is shown.
+fn lint_check(root: &Path, r: &mut Runner, name: &str, args: &[&str]) {
+    println!("==> {name}");
+    // duct runs a Path as a path (`./cargo`), so a bare name is looked up on PATH first.
+    let cargo = std::env::var_os("CARGO")
+        .map(PathBuf::from)
+        .or_else(|| on_path("cargo"))
+        .unwrap_or_else(|| PathBuf::from("cargo"));
+    let out = capture(root, &cargo, &os(args), &[], Duration::from_secs(1800));
+    if out.ok {
+        r.record(name, Verdict::Pass);
+    } else {
+        print!("{}", out.stdout);
+        print!("{}", out.stderr);
+        r.record(name, Verdict::Fail(out.status));
     }
 }
 
