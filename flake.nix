@@ -43,8 +43,9 @@
           workspace = builtins.fromTOML (builtins.readFile ./Cargo.toml);
 
           # Cargo sources plus every non-Rust file the tests read at run time: insta snapshots
-          # and fixtures under crates/ and xtask/, the bundled benchmark tree, CODEOWNERS.
-          # Without them the tests would pass locally and fail (or skip) under Nix.
+          # and fixtures under crates/ and xtask/, the bundled benchmark tree, CODEOWNERS, and
+          # flake.lock with the stubs (xtask's test of the offline flake harness). Without them
+          # the tests would pass locally and fail (or skip) under Nix.
           src = lib.fileset.toSource {
             root = ./.;
             fileset = lib.fileset.unions [
@@ -55,6 +56,8 @@
               ./xtask
               ./inferencex-e2e
               ./.github
+              ./flake.lock
+              ./nix/stubs
             ];
           };
 
