@@ -12,7 +12,7 @@ pub mod reference;
 pub mod sites;
 pub mod verify;
 
-pub use check::{check_offline, check_online};
+pub use check::{check_document, check_offline, check_online};
 pub use client::{Client, ClientConfig, Credential, RegistryError, parse_docker_config};
 pub use manifest::Platform;
 pub use reference::{Digest, RefError, Reference};
