@@ -142,7 +142,10 @@
             }
           );
 
-          fmt = craneLib.cargoFmt { inherit src; };
+          fmt = craneLib.cargoFmt {
+            inherit src;
+            inherit (commonArgs) pname version;
+          };
 
           # The one place the tests run. git is for the diff-check parity tests; the registry
           # and skopeo are for the image tests, which also need loopback listeners in the
