@@ -21,6 +21,7 @@
 //! Lane::block_path(self) -> &'static str                                  // relative to inferencex-e2e/
 //! compose_lane(fragment: &RecipeFile, lane: Lane, lane_block: &RecipeFile) -> RecipeFile
 //! check_fragment(fragment: &RecipeFile, lane: Lane) -> Vec<Diagnostic>
+//! bind_model(v: &mut Variant, model: &str, image: &str, precision: &str)  // B5, model part only
 //!
 //! // expansion
 //! RecipeFile::expand(&self, selector: Option<&Selector>) -> Result<Vec<Variant>, Diagnostic>  // srtctl rules
@@ -35,10 +36,12 @@
 //! validate(variant: &Variant) -> Vec<Diagnostic>          // schema 1 or 2 by the `schema` key
 //! render(variant: &Variant) -> Rendered                  // .to_text() / .to_json()
 //! dry_run(file: &RecipeFile, selector: Option<&Selector>) -> Result<Vec<VariantReport>, Diagnostic>
+//! schema1::load(tree: &Node) -> Result<serde_json::Value, schema1::Failure>  // srtctl's defaulted dump
+//! srtctl::dry_run(file, selector, cluster: Option<&Node>) -> srtctl::Run      // c88ef731 emulation
 //! ```
 //!
 //! Provenance: every value of a variant records the file and block that set it (`base`,
-//! `override_x`, `zip_override_g[i]`, `lane:<name>`), so a schema error points at line:col in
+//! `override_x`, `zip_override_g[i]`, `lane:<name>`, `binder`), so a schema error points at line:col in
 //! the file that wrote the offending value.
 
 pub mod check;
