@@ -118,9 +118,15 @@ pub fn check_online(
                             format!("{what}: pinned digest {d} no longer exists in {}", r.name()),
                         )
                         .with_help("the content was deleted or the pin names the wrong repository; re-pin with `cargo xtask pin`"),
-                        Finding::NotIndex { media_type } => Diagnostic::error(
+                        Finding::NotIndex { media_type, tag_now } => Diagnostic::error(
                             "image/not-multi-arch",
-                            format!("{what}: pinned digest {d} is a platform manifest ({media_type}), not the multi-arch index"),
+                            match tag_now {
+                                Some(now) => format!(
+                                    "{what}: pinned digest {d} is a platform manifest ({media_type}), not the multi-arch index; tag `{}` points to {now}",
+                                    r.tag.as_deref().unwrap_or("")
+                                ),
+                                None => format!("{what}: pinned digest {d} is a platform manifest ({media_type}), not the multi-arch index"),
+                            },
                         )
                         .with_help("pin the tag's index digest (`cargo xtask pin` asks for the index types); a platform digest only runs on one architecture"),
                         Finding::MissingPlatforms { missing, present } => Diagnostic::error(

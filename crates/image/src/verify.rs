@@ -158,8 +158,12 @@ fn index_platforms(
 pub enum Finding {
     /// The pinned digest no longer exists (content deleted, or wrong registry/repository).
     DigestMissing,
-    /// The pinned digest is a platform manifest, not the index.
-    NotIndex { media_type: String },
+    /// The pinned digest is a platform manifest, not the index. `tag_now`: what the tag points
+    /// to (usually the index the pin should have named); not reported as a moved tag.
+    NotIndex {
+        media_type: String,
+        tag_now: Option<Digest>,
+    },
     MissingPlatforms {
         missing: Vec<Platform>,
         present: Vec<Platform>,
@@ -211,7 +215,10 @@ pub fn verify(
                     }
                 }
                 Err(ResolveError::NotMultiArch { media_type, .. }) => {
-                    findings.push(Finding::NotIndex { media_type })
+                    findings.push(Finding::NotIndex {
+                        media_type,
+                        tag_now: None,
+                    })
                 }
                 Err(ResolveError::Registry(e)) => return Err(e),
                 Err(other) => {
@@ -237,6 +244,7 @@ pub fn verify(
                 if manifest::kind_of(&h.media_type) == Kind::Manifest {
                     findings.push(Finding::NotIndex {
                         media_type: h.media_type,
+                        tag_now: None,
                     });
                 }
             }
@@ -246,7 +254,16 @@ pub fn verify(
         match client.head_manifest(r, tag)? {
             None => findings.push(Finding::TagMissing),
             Some(h) => match h.digest {
-                Some(now) if &now != d => findings.push(Finding::TagMoved { now }),
+                Some(now) if &now != d => {
+                    if let Some(Finding::NotIndex { tag_now, .. }) = findings
+                        .iter_mut()
+                        .find(|f| matches!(f, Finding::NotIndex { .. }))
+                    {
+                        *tag_now = Some(now);
+                    } else {
+                        findings.push(Finding::TagMoved { now });
+                    }
+                }
                 Some(_) => {}
                 // No header on HEAD: hash the tag's manifest.
                 None => {

@@ -212,3 +212,68 @@ fn a_failing_run_writes_nothing() {
     assert_eq!(snapshot(&root), before, "nothing written");
     reg.stop();
 }
+
+#[test]
+fn online_check_diagnostics() {
+    let Some(bin) = require_registry("online_check_diagnostics") else {
+        return;
+    };
+    let reg = Registry::start(&bin, "");
+    let a = agent();
+    let first = build_image(Flavour::Oci, "first", None);
+    let second = build_image(Flavour::Oci, "second", None);
+    let gone = build_image(Flavour::Oci, "gone", None);
+    push_image(&a, &reg.url(), "ns/img", "v1", &first, None);
+    push_image(&a, &reg.url(), "ns/img", "v2", &second, None);
+    push_image(&a, &reg.url(), "ns/img", "v3", &gone, None);
+    let text = format!(
+        "good:\n  image: ns/img:v2@{}\nplatform:\n  image: ns/img:v2@{}\nmoved:\n  image: ns/img:v1@{}\ngone:\n  image: ns/img:v3@{}\nunpinned:\n  image: ns/img:v1\n",
+        second.index_digest(),
+        second.platform_digest("arm64"),
+        second.index_digest(),
+        gone.index_digest(),
+    );
+    let del = a
+        .delete(&format!(
+            "{}/v2/ns/img/manifests/{}",
+            reg.url(),
+            gone.index_digest()
+        ))
+        .call()
+        .expect("DELETE");
+    assert_eq!(del.status(), 202);
+    let path = PathBuf::from("configs/test-master.yaml");
+    let root = infx_yaml::parse_str(&path, &text).expect("yaml");
+    let doc = infx_yaml::Document {
+        path,
+        text: text.into(),
+        root,
+    };
+    let (sites, _) = infx_image::sites_in(&doc);
+    let c = client(&reg);
+    let diags = infx_image::check_online(&c, &sites, &VerifyOptions::default(), 4, &|_, _| {});
+    let got: Vec<(&str, usize)> = diags
+        .iter()
+        .map(|d| (d.code.as_str(), d.span.map(|s| s.start.line).unwrap_or(0)))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("image/not-multi-arch", 4),
+            ("image/tag-moved", 6),
+            ("image/digest-missing", 8)
+        ]
+    );
+    assert!(
+        diags[1].message.contains(&first.index_digest().to_string()),
+        "{}",
+        diags[1].message
+    );
+    // Unpinned is the offline check's finding.
+    let offline: Vec<_> = infx_image::check_offline(&sites)
+        .into_iter()
+        .map(|d| d.code)
+        .collect();
+    assert_eq!(offline, ["image/unpinned"]);
+    reg.stop();
+}
