@@ -251,7 +251,7 @@ pub fn generate_checked(
     }
     let configs = MasterConfigs::from_documents(&loaded.masters).map_err(Failure::from_diag)?;
     let runners = match &loaded.runners {
-        Some(r) => Runners::from_node(&r.root),
+        Some(r) => Runners::from_node(&r.root).with_tree_root(base),
         None => Runners::default(),
     };
     let rows = infx_matrix::generate(&configs, &runners, opts).map_err(Failure::from_diag)?;

@@ -791,7 +791,7 @@ fn head(cx: &Cx<'_, '_>, runner: &str) -> Result<Object, Diagnostic> {
 #[allow(clippy::too_many_arguments)]
 fn fixed_rows(
     cx: &Cx<'_, '_>,
-    _runners: &Runners<'_>,
+    runners: &Runners<'_>,
     sequence: &Node,
     benchmark: &Node,
     ep_override: Option<Option<i64>>,
@@ -897,6 +897,9 @@ fn fixed_rows(
             row.put("disagg", disagg.clone());
             row.put("run-eval", Json::Bool(false));
             component_metadata(cx, benchmark, &mut row)?;
+            if workers.is_some() {
+                add_node_count(cx, benchmark, runners, &mut row)?;
+            }
             rows.push(row);
         }
     }
@@ -1104,8 +1107,32 @@ fn agentic_rows(
             row.put("kv-offload-backend", b.clone());
         }
         component_metadata(cx, benchmark, &mut row)?;
+        if multinode {
+            add_node_count(cx, benchmark, runners, &mut row)?;
+        }
         rows.push(row);
     }
+    Ok(())
+}
+
+/// [Oct] `node-count` (§7), only for the October inventory shape (the August generator
+/// has no such key).
+fn add_node_count(
+    cx: &Cx<'_, '_>,
+    benchmark: &Node,
+    runners: &Runners<'_>,
+    row: &mut Object,
+) -> Result<(), Diagnostic> {
+    if !runners.oct {
+        return Ok(());
+    }
+    let num_nodes = match get_some(benchmark, "num-nodes") {
+        Some(n) => Some(cx.int(n, "num-nodes")?),
+        None => None,
+    };
+    let n = crate::nodes::node_count(row, num_nodes, runners)
+        .map_err(|m| cx.err(benchmark, "matrix/node-count", m))?;
+    row.put("node-count", Json::Int(n));
     Ok(())
 }
 

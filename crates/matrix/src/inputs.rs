@@ -140,6 +140,11 @@ pub fn load_runner_document(file: &Path, base: &Path) -> Result<Document, Diagno
 pub struct Runners<'a> {
     pub labels: Vec<(&'a str, Vec<&'a str>)>,
     pub hardware: Vec<(String, &'a Mapping)>,
+    /// [Oct] inventory shape (`clusters`): multinode rows then carry `node-count` (§7).
+    pub oct: bool,
+    /// The benchmark tree, for recipe-derived node counts; without it the topology fallback
+    /// is used for every row.
+    pub tree_root: Option<PathBuf>,
 }
 
 impl<'a> Runners<'a> {
@@ -162,6 +167,7 @@ impl<'a> Runners<'a> {
             }
         }
         if let Some(clusters) = root.get("clusters").and_then(Node::as_map) {
+            r.oct = true;
             for (id, _, facts) in clusters.iter() {
                 if let Some(m) = facts.as_map() {
                     r.hardware.push((format!("cluster:{id}"), m));
@@ -169,6 +175,43 @@ impl<'a> Runners<'a> {
             }
         }
         r
+    }
+
+    /// Sets the benchmark tree that recipe references are resolved against.
+    pub fn with_tree_root(mut self, root: impl Into<PathBuf>) -> Self {
+        self.tree_root = Some(root.into());
+        self
+    }
+
+    /// GPUs per node of a runner or worker hardware label: the exact record, else the GPU
+    /// family's (the text before the first `-` after `cluster:`) when all its records agree.
+    pub fn scheduling_gpus_per_node(&self, label: &str) -> Result<i64, String> {
+        let gpn = |m: &Mapping| m.get("gpus-per-node").and_then(Node::as_i64);
+        if let Some(m) = self.facts(label) {
+            return gpn(m).ok_or_else(|| format!("Cannot resolve gpus-per-node for '{label}'"));
+        }
+        let family = |l: &str| {
+            l.strip_prefix("cluster:")
+                .unwrap_or(l)
+                .split('-')
+                .next()
+                .unwrap_or("")
+                .to_string()
+        };
+        let want = family(label);
+        let mut values: Vec<i64> = self
+            .hardware
+            .iter()
+            .filter(|(l, _)| family(l) == want)
+            .filter_map(|(_, m)| gpn(m))
+            .collect();
+        values.sort_unstable();
+        values.dedup();
+        match values.as_slice() {
+            [one] => Ok(*one),
+            [] => Err(format!("Cannot resolve gpus-per-node for '{label}'")),
+            many => Err(format!("Ambiguous gpus-per-node for '{label}': {many:?}")),
+        }
     }
 
     pub fn nodes_for_label(&self, label: &str) -> &[&'a str] {

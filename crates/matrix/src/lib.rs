@@ -11,6 +11,7 @@ pub mod github;
 pub mod glob;
 pub mod inputs;
 pub mod json;
+pub mod nodes;
 
 pub use generate::{
     EvalMode, FullSweep, Options, RowOrigin, ScenarioType, Selection, SeqLen, TestConfig, expand,
