@@ -3,7 +3,7 @@
 use crate::output::{Format, render};
 use anyhow::{Context, bail};
 use infx_report::{Diagnostic, SourceMap, sort_for_report};
-use infx_review::{Change, GoldenMode, Signer, codeowners, load, pareto, patches, review_tree};
+use infx_review::{Change, GoldenMode, Signer, codeowners, load, pareto, review_tree};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -58,7 +58,7 @@ pub struct OwnersArgs {
     /// The tree or repository whose CODEOWNERS applies (default: the workspace).
     #[arg(long)]
     pub root: Option<PathBuf>,
-    /// Base revision (default: origin/main, else main).
+    /// Base revision (default: the merge-base of HEAD with the upstream branch).
     #[arg(long)]
     pub base: Option<String>,
     /// Changed paths to resolve instead of the git diff.
@@ -100,41 +100,20 @@ fn git(dir: &Path, args: &[&str]) -> anyhow::Result<String> {
         .with_context(|| format!("git {}", args.join(" ")))
 }
 
-fn default_base(repo: &Path) -> String {
-    for b in ["origin/main", "main"] {
-        if git(repo, &["rev-parse", "--verify", "--quiet", b]).is_ok() {
-            return b.to_string();
-        }
-    }
-    "HEAD".to_string()
-}
-
 /// The change from the merge-base of `base` and HEAD to the working tree (paths relative to the
-/// repository root), and the repository root.
-fn load_change(dir: &Path, base: &str) -> anyhow::Result<(Change, PathBuf, String)> {
-    let top = PathBuf::from(git(dir, &["rev-parse", "--show-toplevel"])?.trim());
-    let mb = git(&top, &["merge-base", base, "HEAD"])?.trim().to_string();
-    let diff = git(
-        &top,
-        &["diff", "-U0", "-M", "--no-color", "--no-ext-diff", &mb],
-    )?;
-    let mut files = patches::parse_unified_diff(&diff);
-    // Untracked files are part of the change a contributor is about to submit.
-    let untracked = git(&top, &["ls-files", "--others", "--exclude-standard"])?;
-    for p in untracked.lines().filter(|l| !l.is_empty()) {
-        let text = std::fs::read_to_string(top.join(p)).unwrap_or_default();
-        files.push(patches::FileChange {
-            path: p.to_string(),
-            old_path: None,
-            status: patches::Status::Added,
-            added_lines: text
-                .lines()
-                .enumerate()
-                .map(|(i, l)| (i + 1, l.to_string()))
-                .collect(),
-        });
-    }
-    Ok((Change { files, pr: None }, top, mb))
+/// repository root, untracked files included), the repository root and the base commit.
+fn load_change(
+    dir: &Path,
+    base: Option<&str>,
+) -> anyhow::Result<(Change, PathBuf, Option<String>)> {
+    let opts = infx_diff::ChangeOptions {
+        base: base.map(str::to_string),
+        ..Default::default()
+    };
+    let c = infx_diff::load_change(dir, &opts).map_err(|d| anyhow::anyhow!("{d}"))?;
+    let top = c.set.root.clone();
+    let commit = c.set.base.commit.clone();
+    Ok((Change::from_diff(&c, None), top, commit))
 }
 
 fn signer(login: Option<String>, teams: Vec<String>) -> Option<Signer> {
@@ -160,7 +139,9 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
             root.display()
         );
     }
+    let t0 = std::time::Instant::now();
     let (mut inputs, mut diags) = load::load_tree(&root);
+    let load_time = t0.elapsed();
     inputs.golden_mode = match a.golden_mode {
         Some(GoldenModeArg::Pinned) => GoldenMode::Pinned,
         Some(GoldenModeArg::Injected) => GoldenMode::Injected,
@@ -169,15 +150,19 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     };
     inputs.signer = signer(a.signer.clone(), a.member_of.clone());
     if let Some(base) = &a.base {
-        let (mut change, top, mb) = load_change(&root, base)?;
+        let (mut change, top, mb) = load_change(&root, Some(base))?;
         change.pr = a.pr;
         let abs_root = root.canonicalize().unwrap_or(root.clone());
         let prefix = abs_root
             .strip_prefix(top.canonicalize().unwrap_or(top.clone()))
             .unwrap_or(Path::new(""));
         let mut keys = BTreeSet::new();
-        for m in &inputs.masters {
-            let spec = format!("{mb}:{}", prefix.join(&m.path).display());
+        for m in inputs.masters.iter().filter(|_| mb.is_some()) {
+            let spec = format!(
+                "{}:{}",
+                mb.as_deref().unwrap_or_default(),
+                prefix.join(&m.path).display()
+            );
             if let Ok(text) = git(&top, &["show", &spec]) {
                 if let Ok(node) = infx_yaml::parse_str(&m.path, &text) {
                     keys.extend(
@@ -199,7 +184,9 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     } else if inputs.signer.is_some() {
         bail!("--signer needs --base (the changed paths come from the diff)");
     }
+    let t1 = std::time::Instant::now();
     diags.extend(review_tree(&inputs));
+    let check_time = t1.elapsed();
     let mut sources = SourceMap::new();
     for d in inputs
         .masters
@@ -216,10 +203,12 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
         .filter(|d| d.severity == infx_report::Severity::Warning)
         .count();
     eprintln!(
-        "review: {} recipes, {} master configs, {} golden curves: {errors} errors, {warnings} warnings",
+        "review: {} recipes, {} master configs, {} golden curves: {errors} errors, {warnings} warnings (load {:.1} ms, checks {:.1} ms)",
         inputs.recipes.len(),
         inputs.masters.len(),
-        inputs.golden.len()
+        inputs.golden.len(),
+        load_time.as_secs_f64() * 1e3,
+        check_time.as_secs_f64() * 1e3,
     );
     Ok(if errors > 0 {
         ExitCode::from(1)
@@ -238,8 +227,7 @@ fn run_owners(a: OwnersArgs) -> anyhow::Result<ExitCode> {
         );
     };
     let changed: Vec<codeowners::ChangedPath> = if a.paths.is_empty() {
-        let base = a.base.clone().unwrap_or_else(|| default_base(&root));
-        load_change(&root, &base)?.0.changed_paths()
+        load_change(&root, a.base.as_deref())?.0.changed_paths()
     } else {
         a.paths
             .iter()
@@ -285,9 +273,13 @@ fn run_owners(a: OwnersArgs) -> anyhow::Result<ExitCode> {
         print(&mut diags, &sources, a.format);
         if a.format == Format::Human {
             println!(
-                "{}: {} every specifically owned changed path",
+                "{}: {}",
                 s.login,
-                if ok { "owns" } else { "does NOT own" }
+                if ok {
+                    "may sign off (owns every specifically owned path)"
+                } else {
+                    "may NOT sign off"
+                }
             );
         }
         return Ok(if ok {
@@ -324,27 +316,45 @@ fn run_pareto(a: ParetoArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let source = a.artifacts.first().cloned().unwrap_or_default();
-    if a.format == Format::Human {
-        for c in &curves {
-            let r = pareto::assess(c);
-            println!(
-                "{}\t{}: {}/{} frontier, {} measured, {} dominated, {} invalid{}",
-                if r.pass() { "PASS" } else { "WARN" },
-                r.key,
-                r.frontier.len(),
-                pareto::RECOMMENDED_POINTS,
-                r.measured,
-                r.dominated(),
-                r.invalid,
-                if r.canonical_restriction {
-                    " (canonical restriction)"
-                } else {
-                    ""
-                }
-            );
+    match a.format {
+        Format::Human => {
+            for c in &curves {
+                let r = pareto::assess(c);
+                println!(
+                    "{}\t{}: {}/{} frontier, {} measured, {} dominated, {} invalid{}",
+                    if r.pass() { "PASS" } else { "WARN" },
+                    r.key,
+                    r.frontier.len(),
+                    pareto::RECOMMENDED_POINTS,
+                    r.measured,
+                    r.dominated(),
+                    r.invalid,
+                    if r.canonical_restriction {
+                        " (canonical restriction)"
+                    } else {
+                        ""
+                    }
+                );
+            }
         }
-    } else {
-        diags.extend(pareto::check(&curves, &source));
+        // One object per curve with the reference tool's field names.
+        Format::Json => {
+            for c in &curves {
+                let r = pareto::assess(c);
+                let row = serde_json::json!({
+                    "key": r.key,
+                    "status": if r.pass() { "PASS" } else { "WARN" },
+                    "measuredPoints": r.measured,
+                    "invalidPoints": r.invalid,
+                    "frontierPoints": r.frontier.len(),
+                    "recommendedPoints": pareto::RECOMMENDED_POINTS,
+                    "canonicalRestriction": r.canonical_restriction,
+                    "frontier": r.frontier.iter().map(|p| serde_json::json!({"x": p.x, "y": p.y, "label": p.label})).collect::<Vec<_>>(),
+                });
+                println!("{row}");
+            }
+        }
+        Format::Github => diags.extend(pareto::check(&curves, &source)),
     }
     let input_errors = diags.iter().any(|d| d.is_error());
     print(&mut diags, &SourceMap::new(), a.format);

@@ -313,6 +313,7 @@ pub fn check_signer(co: &CodeOwners, changed: &[ChangedPath], signer: &Signer) -
     };
     let all = co.all_owners();
     let anyone_listed = signer.owns(&all);
+    let mut catch_all: Vec<(String, usize)> = Vec::new();
     for po in owners_of_change(co, changed) {
         let Some(rule) = &po.rule else { continue };
         if rule.owners.is_empty() {
@@ -335,17 +336,26 @@ pub fn check_signer(co: &CodeOwners, changed: &[ChangedPath], signer: &Signer) -
                 diags.push(team_note(&rule.owners, d));
             }
         } else if !anyone_listed {
-            let d = Diagnostic::error(
-                CODE_SIGNER,
-                format!(
-                    "{login} is not a CODEOWNER: `{}` is owned by the catch-all, which accepts anyone listed in CODEOWNERS",
-                    po.path
-                ),
-            )
-            .at(&co.path, Span::line(rule.line))
-            .with_help("a CODEOWNER must sign off");
-            diags.push(team_note(&all, d));
+            catch_all.push((po.path.clone(), rule.line));
         }
+    }
+    if let Some(&(_, line)) = catch_all.first() {
+        let mut d = Diagnostic::error(
+            CODE_SIGNER,
+            format!(
+                "{login} is not a CODEOWNER: {} changed path(s) fall to the catch-all, which accepts anyone listed in CODEOWNERS",
+                catch_all.len()
+            ),
+        )
+        .at(&co.path, Span::line(line))
+        .with_help("a CODEOWNER must sign off");
+        for (p, _) in catch_all.iter().take(10) {
+            d = d.with_note(format!("catch-all path: {p}"));
+        }
+        if catch_all.len() > 10 {
+            d = d.with_note(format!("… and {} more", catch_all.len() - 10));
+        }
+        diags.push(team_note(&all, d));
     }
     diags
 }

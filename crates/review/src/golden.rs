@@ -294,7 +294,7 @@ impl Context {
 /// Check 11 over the variants of one recipe, and over the master rows that launch it.
 pub fn check_recipe(
     path: &Path,
-    vars: &[Variant],
+    vars: &[Variant<'_>],
     ctx: &Context,
     golden: &Golden,
     mode: Mode,

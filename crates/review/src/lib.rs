@@ -33,6 +33,48 @@ pub struct Change {
 }
 
 impl Change {
+    /// The review view of an `infx-diff` change: statuses, rename sources and added lines
+    /// (untracked files count as added).
+    pub fn from_diff(c: &infx_diff::Change, pr: Option<u64>) -> Change {
+        let slash = |p: &std::path::Path| p.to_string_lossy().replace('\\', "/");
+        let files = c
+            .set
+            .files
+            .iter()
+            .map(|f| {
+                let path = slash(&f.path);
+                let status = match f.status {
+                    infx_diff::Status::Added
+                    | infx_diff::Status::Untracked
+                    | infx_diff::Status::Copied => Status::Added,
+                    infx_diff::Status::Deleted => Status::Deleted,
+                    infx_diff::Status::Renamed => Status::Renamed,
+                    _ => Status::Modified,
+                };
+                let added_lines = c
+                    .texts
+                    .iter()
+                    .find(|t| t.path == f.path)
+                    .map(|t| {
+                        let text = String::from_utf8_lossy(&t.new);
+                        let lines: Vec<&str> = text.lines().collect();
+                        t.added
+                            .iter()
+                            .filter_map(|&n| Some((n, lines.get(n.checked_sub(1)?)?.to_string())))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                FileChange {
+                    path,
+                    old_path: f.old_path.as_deref().map(slash),
+                    status,
+                    added_lines,
+                }
+            })
+            .collect();
+        Change { files, pr }
+    }
+
     pub fn changed_paths(&self) -> Vec<ChangedPath> {
         self.files
             .iter()
@@ -124,7 +166,8 @@ pub fn review_recipe(
     golden: &Golden,
     mode: GoldenMode,
 ) -> Vec<Diagnostic> {
-    let mut out = recipe::check_recipe(&doc.path, &doc.root);
+    let vars = recipe::variants(&doc.root);
+    let mut out = recipe::check_variants(&doc.path, &vars);
     let p = path_key(doc);
     let agentic_path = p
         .split('/')
@@ -140,12 +183,6 @@ pub fn review_recipe(
         agentic: binding.is_some_and(|b| b.agentic) || agentic_path || agentic_cmd,
         usages: binding.map(|b| b.usages.clone()).unwrap_or_default(),
     };
-    out.extend(golden::check_recipe(
-        &doc.path,
-        &recipe::variants(&doc.root),
-        &ctx,
-        golden,
-        mode,
-    ));
+    out.extend(golden::check_recipe(&doc.path, &vars, &ctx, golden, mode));
     out
 }

@@ -7,6 +7,7 @@
 
 use infx_report::{Diagnostic, Span};
 use infx_yaml::{Mapping, Node, ScalarStyle, Value};
+use std::borrow::Cow;
 use std::path::Path;
 
 pub const CODE_DRAFT_ENV: &str = "review/draft-precision-env";
@@ -23,9 +24,10 @@ pub const INSPECT_DRAFT_ENV: &[&str] = &["SGLANG_GLM_NEXTN_MOE_PTPC"];
 /// One variant of a recipe: `base` alone for a plain recipe, else each `override_*` and
 /// `zip_override_*[i]`.
 #[derive(Clone, Debug)]
-pub struct Variant {
+pub struct Variant<'a> {
     pub name: String,
-    pub node: Node,
+    /// Borrowed for a plain recipe (no copy), owned for a merged variant.
+    pub node: std::borrow::Cow<'a, Node>,
 }
 
 /// `deep_merge(base, over)`: `null` deletes, mappings merge recursively, anything else replaces.
@@ -89,14 +91,14 @@ fn zip_slice(n: &Node, i: usize) -> Node {
 /// Expands a recipe into its variants. Invalid bundles (a zip with mismatched lengths, a
 /// non-mapping override) yield the variants that can be built; the recipe checks of other crates
 /// report the structure errors.
-pub fn variants(root: &Node) -> Vec<Variant> {
+pub fn variants(root: &Node) -> Vec<Variant<'_>> {
     let Some(map) = root.as_map() else {
         return vec![];
     };
     let Some(base) = map.get("base").filter(|b| b.as_map().is_some()) else {
         return vec![Variant {
             name: "recipe".into(),
-            node: root.clone(),
+            node: Cow::Borrowed(root),
         }];
     };
     let mut keys: Vec<&str> = map.keys().collect();
@@ -106,7 +108,7 @@ pub fn variants(root: &Node) -> Vec<Variant> {
         if let Some(sec) = map.get(k).filter(|s| s.as_map().is_some()) {
             out.push(Variant {
                 name: (*k).to_string(),
-                node: deep_merge(base, sec),
+                node: Cow::Owned(deep_merge(base, sec)),
             });
         }
     }
@@ -123,14 +125,14 @@ pub fn variants(root: &Node) -> Vec<Variant> {
         for i in 0..n {
             out.push(Variant {
                 name: format!("{k}[{i}]"),
-                node: deep_merge(base, &zip_slice(sec, i)),
+                node: Cow::Owned(deep_merge(base, &zip_slice(sec, i))),
             });
         }
     }
     if out.is_empty() {
         out.push(Variant {
             name: "base".into(),
-            node: base.clone(),
+            node: Cow::Borrowed(base),
         });
     }
     out
@@ -336,6 +338,10 @@ pub fn check_variant_flags(path: &Path, v: &Node, spec: bool, out: &mut Vec<Diag
         }
     });
     walk_strings(v, &mut |s, n| {
+        // Flags and VAR=value settings both need one of these bytes; most strings have neither.
+        if !s.contains("--") && !s.contains('=') {
+            return;
+        }
         for flag in ["--hf-overrides", "--json-model-override-args"] {
             if s.contains(flag) {
                 out.push(
@@ -358,7 +364,7 @@ pub fn check_variant_flags(path: &Path, v: &Node, spec: bool, out: &mut Vec<Diag
         }
         for var in PROHIBITED_DRAFT_ENV {
             if spec
-                && let Some(rest) = s.split_once(&format!("{var}=")).map(|(_, r)| r)
+                && let Some(rest) = s.split_once(var).and_then(|(_, r)| r.strip_prefix('='))
                 && !matches!(
                     rest.split_whitespace().next().unwrap_or(""),
                     "" | "0" | "false"
@@ -517,9 +523,13 @@ pub fn role_arg_maps(v: &Node) -> Vec<(&str, &Node)> {
 
 /// All per-recipe checks on one file: Check 8, Check 13 and the DP cuda-graph lint.
 pub fn check_recipe(path: &Path, root: &Node) -> Vec<Diagnostic> {
-    let vars = variants(root);
+    check_variants(path, &variants(root))
+}
+
+/// [`check_recipe`] on variants already expanded.
+pub fn check_variants(path: &Path, vars: &[Variant<'_>]) -> Vec<Diagnostic> {
     let mut f = Findings::default();
-    for var in &vars {
+    for var in vars {
         let spec = speculates(&var.node);
         let mut d = Vec::new();
         check_variant_flags(path, &var.node, spec, &mut d);
@@ -646,7 +656,8 @@ mod tests {
     #[test]
     fn zip_variants_expand() {
         let t = "base:\n  a: 1\nzip_override_x:\n  a: [1, 2, 3]\n  b: [x]\n";
-        let v = variants(&parse(t));
+        let root = parse(t);
+        let v = variants(&root);
         assert_eq!(v.len(), 3);
         assert_eq!(v[2].node.get("a").and_then(Node::as_i64), Some(3));
         assert_eq!(v[2].node.get("b").and_then(Node::as_str), Some("x"));
