@@ -1,0 +1,93 @@
+//! Schema-1 launch commands: the runtime facts checked against srtctl's mock runtime (ports,
+//! multi-node ranks, kv-events, frontend placement), on a recipe written for this test.
+
+use infx_recipe::{RecipeFile, render};
+use std::path::Path;
+
+const DISAGG: &str = "\
+name: t
+model: {path: /models/r1, container: c.sqsh, precision: fp8}
+resources: {gpu_type: gb200, gpus_per_node: 4, prefill_nodes: 1, prefill_workers: 2, decode_nodes: 2, decode_workers: 1}
+infra: {etcd_nats_dedicated_node: true}
+frontend: {num_additional_frontends: 1, args: {router-mode: kv}}
+backend:
+  kv_events_config: {prefill: true}
+  sglang_config:
+    prefill: {tensor-parallel-size: 2, served-model-name: r1}
+    decode: {tensor-parallel-size: 8, enable-dp-attention: true}
+";
+
+#[test]
+fn disaggregated_schema1_launches() {
+    let f = RecipeFile::parse(Path::new("t.yaml"), DISAGG.into()).unwrap();
+    let v = f.expand(None).unwrap().remove(0);
+    let r = render(&v);
+    let lines: Vec<String> = r
+        .processes
+        .iter()
+        .map(|p| format!("{}@{} {}", p.kind, p.node, p.argv.join(" ")))
+        .collect();
+    let kv = |port: u32| {
+        format!(
+            "--kv-events-config {{\"publisher\": \"zmq\", \"topic\": \"kv-events\", \"endpoint\": \"tcp://*:{port}\"}}"
+        )
+    };
+    let want = vec![
+        format!("worker@1 python3 -m dynamo.sglang --model-path /model --served-model-name r1 --host 0.0.0.0 --port 6100 --nccl-port 17500 --disaggregation-mode prefill --disaggregation-bootstrap-port 7200 --dump-config-to <LOG_DIR>/<node1>_config.json {} --request-plane tcp --tensor-parallel-size 2", kv(5200)),
+        format!("worker@1 python3 -m dynamo.sglang --model-path /model --served-model-name r1 --host 0.0.0.0 --port 6132 --nccl-port 17501 --disaggregation-mode prefill --disaggregation-bootstrap-port 7201 --dump-config-to <LOG_DIR>/<node1>_config.json {} --request-plane tcp --tensor-parallel-size 2", kv(5201)),
+        "worker@2 python3 -m dynamo.sglang --model-path /model --served-model-name r1 --host 0.0.0.0 --port 6100 --nccl-port 17502 --disaggregation-mode decode --dist-init-addr <ip2>:8300 --nnodes 2 --node-rank 0 --dump-config-to <LOG_DIR>/<node2>_config.json --request-plane tcp --enable-dp-attention --tensor-parallel-size 8".to_string(),
+        "worker@3 python3 -m dynamo.sglang --model-path /model --served-model-name r1 --host 0.0.0.0 --port 0 --nccl-port 17503 --disaggregation-mode decode --dist-init-addr <ip2>:8300 --nnodes 2 --node-rank 1 --dump-config-to <LOG_DIR>/<node3>_config.json --request-plane tcp --enable-dp-attention --tensor-parallel-size 8".to_string(),
+        "frontend@2 python3 -m dynamo.frontend --http-port=8180 --router-mode kv".to_string(),
+        "frontend@3 python3 -m dynamo.frontend --http-port=8180 --router-mode kv".to_string(),
+    ];
+    assert_eq!(lines, want);
+}
+
+#[test]
+fn single_node_router_serves_on_the_head() {
+    let text = "name: a\nmodel: {path: /m, container: c, precision: bf16}\nresources: {gpu_type: h100, gpus_per_node: 8, agg_nodes: 1, agg_workers: 2}\nfrontend: {type: sglang, args: {policy: cache_aware}}\nbackend: {sglang_config: {aggregated: {tp-size: 4}}}\n";
+    let v = RecipeFile::parse(Path::new("a.yaml"), text.into())
+        .unwrap()
+        .expand(None)
+        .unwrap()
+        .remove(0);
+    let r = render(&v);
+    let router = r.processes.iter().find(|p| p.kind == "router").unwrap();
+    assert_eq!(
+        router.argv.join(" "),
+        "python -m sglang_router.launch_router --worker-urls http://<ip0>:6100 http://<ip0>:6132 --host 0.0.0.0 --port 8000 --policy cache_aware"
+    );
+    let gpus: Vec<Vec<usize>> = r
+        .processes
+        .iter()
+        .filter(|p| p.kind == "worker")
+        .map(|p| p.gpus.clone())
+        .collect();
+    assert_eq!(gpus, vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]]);
+    let text = r.to_text();
+    assert!(
+        text.contains("  env CUDA_VISIBLE_DEVICES=4,5,6,7\n"),
+        "{text}"
+    );
+    let json = r.to_json();
+    assert_eq!(json["processes"][0]["argv"][2], "sglang.launch_server");
+}
+
+#[test]
+fn engine_args_rules() {
+    let m = infx_yaml::parse_str(
+        Path::new("a"),
+        "b_flag: true\na: [1, 2]\nz: false\nn: null\nf: 0.80\nmap: {k: 1}\nTP: 2\n",
+    )
+    .unwrap();
+    let argv = infx_recipe::render::engine_args(m.as_map().unwrap(), &[]);
+    assert_eq!(
+        argv.join(" "),
+        "--TP 2 --a 1 2 --b-flag --f 0.8 --map {'k': 1}"
+    );
+    let argv = infx_recipe::render::router_args(m.as_map().unwrap());
+    assert_eq!(
+        argv.join(" "),
+        "--b-flag --a 1 --a 2 --f 0.8 --map {'k': 1} --TP 2"
+    );
+}
