@@ -1,0 +1,251 @@
+//! Changelog commands end to end: the merge driver under a real `git merge`, `changelog check`
+//! on a temp repository, and the conformance replay against the corpus (skipped without it).
+
+use std::path::{Path, PathBuf};
+
+const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
+
+fn git(dir: &Path, args: &[&str]) -> std::io::Result<std::process::Output> {
+    let mut full: Vec<String> = [
+        "-C",
+        &dir.display().to_string(),
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.com",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    full.extend(args.iter().map(|s| s.to_string()));
+    duct::cmd("git", full)
+        .stdout_capture()
+        .stderr_capture()
+        .unchecked()
+        .run()
+}
+
+fn ok(dir: &Path, args: &[&str]) {
+    let out = git(dir, args).expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn entry(key: &str, link: &str) -> String {
+    format!("- config-keys:\n    - {key}\n  description:\n    - Change {key}\n  pr-link: {link}\n")
+}
+
+const MAIN_LINK: &str = "https://github.com/SemiAnalysisAI/InferenceX/pull/1";
+
+/// A repo on `main` with a two-entry changelog, master configs and the driver installed.
+fn repo() -> tempfile::TempDir {
+    let d = tempfile::tempdir().expect("tempdir");
+    let p = d.path();
+    ok(p, &["init", "-q", "-b", "main"]);
+    std::fs::create_dir_all(p.join("configs")).expect("mkdir");
+    std::fs::write(
+        p.join("configs/amd-master.yaml"),
+        "a-mi355x-sglang:\n  image: x\n",
+    )
+    .expect("write");
+    std::fs::write(
+        p.join("configs/nvidia-master.yaml"),
+        "b-b200-vllm:\n  image: y\nc-b200-vllm:\n  image: z\n",
+    )
+    .expect("write");
+    let base = format!(
+        "{}\n{}",
+        entry("a-mi355x-sglang", MAIN_LINK),
+        entry("b-b200-vllm", MAIN_LINK)
+    );
+    std::fs::write(p.join("perf-changelog.yaml"), base).expect("write");
+    std::fs::write(p.join(".gitattributes"), "perf-changelog.yaml merge=infx-changelog\ninferencex-e2e/perf-changelog.yaml merge=infx-changelog\n")
+        .expect("write");
+    ok(p, &["add", "."]);
+    ok(p, &["commit", "-q", "-m", "base"]);
+    let st = std::process::Command::new(XTASK)
+        .args([
+            "install-merge-driver",
+            "--repo",
+            &p.display().to_string(),
+            "--command",
+            XTASK,
+        ])
+        .status()
+        .expect("xtask runs");
+    assert!(st.success());
+    d
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p.join("perf-changelog.yaml")).expect("read")
+}
+
+fn append(p: &Path, key: &str, msg: &str) {
+    let mut t = read(p);
+    t.push('\n');
+    t.push_str(&entry(key, "XXX"));
+    std::fs::write(p.join("perf-changelog.yaml"), t).expect("write");
+    ok(p, &["commit", "-q", "-am", msg]);
+}
+
+#[test]
+fn two_appends_merge_cleanly_with_main_bytes_first() {
+    let d = repo();
+    let p = d.path();
+    ok(p, &["checkout", "-q", "-b", "feature"]);
+    append(p, "c-b200-vllm", "feature entry");
+    ok(p, &["checkout", "-q", "main"]);
+    append(p, "a-mi355x-sglang", "main entry");
+    let main_bytes = read(p);
+
+    // A feature branch merging main in: main's bytes stay a prefix, the feature entry follows.
+    ok(p, &["checkout", "-q", "feature"]);
+    let out = git(p, &["merge", "--no-edit", "main"]).expect("git merge");
+    assert!(
+        out.status.success(),
+        "merge failed: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let merged = read(p);
+    assert!(merged.starts_with(&main_bytes), "{merged}");
+    assert_eq!(
+        merged,
+        format!("{main_bytes}\n{}", entry("c-b200-vllm", "XXX"))
+    );
+
+    // Merging the feature into main gives the same bytes.
+    ok(p, &["checkout", "-q", "main"]);
+    ok(p, &["merge", "--no-edit", "feature"]);
+    assert_eq!(read(p), merged);
+}
+
+#[test]
+fn editing_a_historical_entry_still_conflicts() {
+    let d = repo();
+    let p = d.path();
+    ok(p, &["checkout", "-q", "-b", "feature"]);
+    let edited = read(p).replace("Change a-mi355x-sglang", "Rewritten history");
+    std::fs::write(p.join("perf-changelog.yaml"), edited).expect("write");
+    ok(p, &["commit", "-q", "-am", "edit history"]);
+    ok(p, &["checkout", "-q", "main"]);
+    append(p, "c-b200-vllm", "main entry");
+    let out = git(p, &["merge", "--no-edit", "feature"]).expect("git merge");
+    assert!(!out.status.success(), "an edit of history must conflict");
+    let text = read(p);
+    assert!(text.contains("<<<<<<< ours"), "{text}");
+}
+
+fn check(p: &Path, extra: &[&str]) -> (i32, String) {
+    let mut args = vec![
+        "changelog",
+        "check",
+        "--repo",
+        p.to_str().unwrap_or("."),
+        "--base",
+        "HEAD",
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let out = std::process::Command::new(XTASK)
+        .args(&args)
+        .output()
+        .expect("xtask runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn check_reports_rule_and_line() {
+    let d = repo();
+    let p = d.path();
+    let base = read(p);
+    // Appending a valid entry passes.
+    std::fs::write(
+        p.join("perf-changelog.yaml"),
+        format!("{base}\n{}", entry("c-b200-vllm", "XXX")),
+    )
+    .expect("write");
+    let (code, out) = check(p, &[]);
+    assert_eq!(code, 0, "{out}");
+    // Editing an old entry.
+    std::fs::write(
+        p.join("perf-changelog.yaml"),
+        base.replace("Change b-b200-vllm", "Changed"),
+    )
+    .expect("write");
+    let (code, out) = check(p, &[]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("changelog/entry-changed") && out.contains("\"line\":7"),
+        "{out}"
+    );
+    // Trailing whitespace on an old line.
+    std::fs::write(
+        p.join("perf-changelog.yaml"),
+        format!(
+            "{}\n{}",
+            base.replacen("    - a-mi355x-sglang\n", "    - a-mi355x-sglang \n", 1),
+            entry("c-b200-vllm", "XXX")
+        ),
+    )
+    .expect("write");
+    let (code, out) = check(p, &[]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("changelog/history-bytes") && out.contains("\"line\":2"),
+        "{out}"
+    );
+    // Dropping the final newline.
+    std::fs::write(p.join("perf-changelog.yaml"), base.trim_end()).expect("write");
+    let (code, out) = check(p, &[]);
+    assert_eq!(code, 1);
+    assert!(out.contains("changelog/final-newline"), "{out}");
+    // Inserting in the middle, seen by the gate too.
+    let mid = base.replacen(
+        "\n- config-keys:\n    - b",
+        &format!("\n{}\n- config-keys:\n    - b", entry("c-b200-vllm", "XXX")),
+        1,
+    );
+    std::fs::write(p.join("perf-changelog.yaml"), &mid).expect("write");
+    let (code, out) = check(p, &[]);
+    assert_eq!(code, 1);
+    assert!(out.contains("changelog/entry-changed"), "{out}");
+    let (code, _) = check(p, &["--mode", "gate"]);
+    assert_eq!(code, 0, "the CI gate accepts a mid-file insertion");
+    // A key that does not exist at this revision.
+    std::fs::write(
+        p.join("perf-changelog.yaml"),
+        format!("{base}\n{}", entry("nope-*", "XXX")),
+    )
+    .expect("write");
+    let (code, out) = check(p, &[]);
+    assert_eq!(code, 1);
+    assert!(out.contains("changelog/config-key"), "{out}");
+}
+
+fn corpus() -> Option<PathBuf> {
+    let dir = match std::env::var_os("INFX_CORPUS") {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"),
+    };
+    dir.is_dir().then_some(dir)
+}
+
+#[test]
+fn conformance_changelog_agrees_on_every_case() {
+    let Some(corpus) = corpus() else {
+        eprintln!("SKIP: conformance_changelog_agrees_on_every_case: ../shared/corpus not found");
+        return;
+    };
+    let o = xtask::conformance::changelog::run(&corpus).expect("replay runs");
+    assert_eq!(o.total, 831 + 48, "831 commits + 48 plan cases");
+    assert!(o.disagreements.is_empty(), "{:#?}", o.disagreements);
+    assert_eq!(o.agree, o.total);
+}
