@@ -901,6 +901,20 @@ mod tests {
         assert_eq!(odd.params["service"], "s\"q");
     }
 
+    proptest::proptest! {
+        #[test]
+        fn challenge_parsing_never_panics(h in "\\PC{0,120}") {
+            let _ = parse_challenge(&h);
+        }
+
+        #[test]
+        fn quoted_values_round_trip(v in "[ -!#-\\[\\]-~é]{0,30}") {
+            let c = parse_challenge(&format!("Bearer realm=\"{v}\",service=\"s\""));
+            proptest::prop_assert_eq!(&c.params["realm"], &v);
+            proptest::prop_assert_eq!(&c.params["service"], "s");
+        }
+    }
+
     #[test]
     fn base64_and_urlencode() {
         assert_eq!(base64(b"user:pass"), "dXNlcjpwYXNz");
