@@ -282,3 +282,6 @@ printf '%-44s %12s %12s %8s\n' "measure (median, ms)" "python" "infx" "ratio"
 printf '%-44s %12s %12s %8s\n' "fresh process, wall (start..exit)" "$pp" "$rp" "$(awk -v a="$pp" -v b="$rp" 'BEGIN {printf "%.1fx", a/b}')"
 printf '%-44s %12s %12s %8s\n' "in-process load+validate (first call)" "$pi" "$ri" "$(awk -v a="$pi" -v b="$ri" 'BEGIN {printf "%.1fx", a/b}')"
 printf '%-44s %12s %12s\n' "in-process load+validate (repeated calls)" "-" "$rw"
+pmin=$(sort -g "$work/py_proc" | head -1); rmin=$(sort -g "$work/rust_proc" | head -1)
+printf '%-44s %12s %12s %8s\n' "fresh process, wall, best run (context)" "$pmin" "$rmin" "$(awk -v a="$pmin" -v b="$rmin" 'BEGIN {printf "%.1fx", a/b}')"
+echo "load average during the run: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
