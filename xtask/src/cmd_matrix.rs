@@ -354,3 +354,108 @@ pub fn run(cmd: MatrixCommand) -> anyhow::Result<ExitCode> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn parse(args: &[&str]) -> Result<MatrixCommand, clap::Error> {
+        let argv = ["cargo xtask", "matrix"].iter().chain(args).copied();
+        match crate::Cli::try_parse_from(argv)?.command {
+            crate::Command::Matrix(m) => Ok(m),
+            other => panic!("not a matrix command: {other:?}"),
+        }
+    }
+
+    fn usage_message(args: &[&str]) -> Option<(u8, String)> {
+        let cmd = parse(args).ok()?;
+        options(&cmd).err().map(|f| (f.code, f.message))
+    }
+
+    #[test]
+    fn usage_errors_exit_2_in_upstream_order() {
+        let base = ["full-sweep", "--config-files", "a.yaml"];
+        let with = |extra: &[&'static str]| [&base[..], extra].concat();
+        assert_eq!(
+            usage_message(&with(&[
+                "--step-size",
+                "1",
+                "--min-conc",
+                "9",
+                "--max-conc",
+                "1"
+            ])),
+            Some((2, "--step-size must be greater than 1".into()))
+        );
+        assert_eq!(
+            usage_message(&with(&["--min-conc", "64", "--max-conc", "8"])),
+            Some((
+                2,
+                "--min-conc must be less than or equal to --max-conc".into()
+            ))
+        );
+        assert_eq!(
+            usage_message(&with(&["--all-evals", "--no-evals"])),
+            Some((2, "--all-evals cannot be combined with --no-evals".into()))
+        );
+        assert!(parse(&with(&["--no-evals", "--evals-only"])).is_err());
+        assert!(parse(&with(&["--seq-lens", "2k1k"])).is_err());
+        assert!(parse(&["test-config", "--config-files", "a.yaml"]).is_err());
+    }
+
+    #[test]
+    fn github_format_splits_rows_into_chunks() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = tmp.path();
+        std::fs::create_dir_all(root.join("configs")).expect("mkdir");
+        std::fs::write(
+            root.join("configs/master.yaml"),
+            "m-fp8-h200-sglang:\n  image: img\n  model: org/m\n  model-prefix: m\n  precision: fp8\n  \
+             framework: sglang\n  runner: h200\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n    \
+             - isl: 1024\n      osl: 1024\n      search-space:\n      - { tp: 8, conc-start: 1, conc-end: 16 }\n",
+        )
+        .expect("write");
+        std::fs::write(
+            root.join("configs/runners.yaml"),
+            "labels:\n  h200: [h200-a, h200-b]\n",
+        )
+        .expect("write");
+        let root_arg = root.to_string_lossy().to_string();
+        let args = [
+            "full-sweep",
+            "--root",
+            root_arg.as_str(),
+            "--config-files",
+            "configs/master.yaml",
+            "--format",
+            "github",
+            "--chunk-size",
+            "2",
+        ];
+        let out = match execute(&parse(&args).expect("args"), root) {
+            Ok(o) => o,
+            Err(f) => panic!("{}", f.message),
+        };
+        let lines: Vec<&str> = out.lines().collect();
+        // conc 1, 2, 4, 8, 16 → 5 rows → chunks of 2, 2, 1.
+        assert_eq!(lines[..2], ["rows=5", "chunk_count=3"]);
+        assert!(
+            lines[2].starts_with("chunk_0={\"include\": [{\"image\": \"img\""),
+            "{}",
+            lines[2]
+        );
+        assert!(
+            lines[4].starts_with("chunk_2={\"include\": [{") && lines[4].contains("\"conc\": 16")
+        );
+        assert_eq!(lines.len(), 5);
+        // The JSON format of the same run is upstream's array.
+        let json = execute(&parse(&args[..5]).expect("args"), root)
+            .map_err(|f| f.message)
+            .expect("json");
+        assert!(
+            json.starts_with("[{\"image\": \"img\", \"model\": \"org/m\"")
+                && json.ends_with("}]\n")
+        );
+    }
+}
