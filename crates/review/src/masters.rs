@@ -35,10 +35,29 @@ impl<'a> Entry<'a> {
             .and_then(|s| s.get("agentic-coding"))
             .is_some()
     }
+    /// A row's `srt-recipe` file as a tree path: under `srt-recipe-dir`, which is relative to the
+    /// single-node or multinode recipe root ([Oct-newest]); without it, as written.
+    pub fn srt_recipe_path(&self, file: &str) -> String {
+        match self.str_field("srt-recipe-dir") {
+            Some(d) => {
+                let multinode = self.node.get("multinode").and_then(Node::as_bool) == Some(true);
+                let lane = if multinode {
+                    "multi_node"
+                } else {
+                    "single_node"
+                };
+                format!(
+                    "benchmarks/{lane}/srt-slurm-recipes/{}/{file}",
+                    d.trim_matches('/')
+                )
+            }
+            None => config_file_path(file),
+        }
+    }
+
     /// Tree-relative recipe paths this entry references (`CONFIG_FILE=`, `EVAL_CONFIG_FILE=`,
     /// `srt-recipe:`, `eval-srt-recipe:`), selectors stripped, de-duplicated.
     pub fn recipe_refs(&self) -> Vec<String> {
-        let dir = self.str_field("srt-recipe-dir");
         let mut out: Vec<String> = Vec::new();
         let mut add = |p: String| {
             if !out.contains(&p) {
@@ -57,11 +76,7 @@ impl<'a> Entry<'a> {
                 && let Some(s) = v.as_str()
             {
                 let file = s.split_once(':').map(|(p, _)| p).unwrap_or(s);
-                let file = match dir {
-                    Some(d) => format!("{}/{}", d.trim_end_matches('/'), file),
-                    None => file.to_string(),
-                };
-                add(config_file_path(&file));
+                add(self.srt_recipe_path(file));
             }
         });
         out
@@ -190,12 +205,8 @@ pub fn usages(e: &Entry<'_>) -> Vec<(String, Usage)> {
                     Some((f, sel)) => (f, Some(sel.to_string())),
                     None => (r, None),
                 };
-                let file = match e.str_field("srt-recipe-dir") {
-                    Some(d) => format!("{}/{}", d.trim_end_matches('/'), file),
-                    None => file.to_string(),
-                };
                 out.push((
-                    config_file_path(&file),
+                    e.srt_recipe_path(file),
                     Usage {
                         key: e.key.to_string(),
                         master: e.doc.path.clone(),

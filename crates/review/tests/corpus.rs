@@ -148,3 +148,29 @@ fn october_files() {
             .is_some_and(|p| p.ends_with("dsv41flash/sglang/b300-fp4-mtp/agentic.yaml"))
     );
 }
+
+/// The bundled tree (always present): the DSV4.1 DP4 C192 point gives the cuda-graph warning and
+/// nothing else is reported.
+#[test]
+fn bundled_tree() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../inferencex-e2e");
+    if !root.join("configs").is_dir() {
+        eprintln!("SKIP: bundled_tree: inferencex-e2e/configs not found");
+        return;
+    }
+    let (mut inputs, load_diags) = load::load_tree(&root);
+    assert!(load_diags.is_empty(), "{:#?}", summary(&load_diags));
+    inputs.golden_mode = GoldenMode::Injected;
+    let d = review_tree(&inputs);
+    assert_eq!(
+        summary(&d),
+        [
+            "review/dp-cuda-graph benchmarks/single_node/srt-slurm-recipes/dsv41flash/sglang/b300-fp4-mtp/agentic.yaml:40:35 decode cuda graphs capture batch 64 but each DP rank admits 96 (384 max-running-requests over 4 ranks)"
+        ]
+    );
+    assert!(
+        d[0].notes
+            .iter()
+            .any(|n| n == "in variants: override_dp4_c192")
+    );
+}
