@@ -7,7 +7,7 @@
 #   1. one process for all cases:  xtask dry-run --quiet <every case target>   (median of N runs)
 #   2. one process per case, as srtctl was run                                   (median of N runs)
 #
-# usage: bench/recipes.sh [CORPUS_DIR] [RUNS]
+# usage: bench/recipes.sh [CORPUS_DIR] [RUNS]      (env XTASK_BIN: use this xtask binary)
 #   CORPUS_DIR defaults to $INFX_CORPUS or <workspace>/../shared/corpus; RUNS defaults to 5.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,8 +16,12 @@ runs=${2:-5}
 golden=$corpus/srtctl-golden
 [ -f "$golden/timings.tsv" ] || { echo "corpus not found at $corpus" >&2; exit 2; }
 
-cargo build --release -q -p xtask --manifest-path "$root/Cargo.toml"
-bin=$root/target/release/xtask
+# XTASK_BIN: a prebuilt release xtask to measure instead of building one.
+bin=${XTASK_BIN:-}
+if [ -z "$bin" ]; then
+  cargo build --release -q -p xtask --manifest-path "$root/Cargo.toml"
+  bin=$root/target/release/xtask
+fi
 
 # Targets `<case dir>/<recipe file>[:<selector>]` and srtctl's time, for every dry-run case.
 targets=()
