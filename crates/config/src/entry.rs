@@ -480,7 +480,10 @@ fn check_row(
 
     let spec = match m.get("spec-decoding") {
         None => Some("none"),
-        Some(n) => ctx.choice(n, &join(at, "spec-decoding"), SPEC_DECODING),
+        Some(n) => match n.as_str() {
+            Some(v) if SPEC_DECODING.contains(&v) => Some(v),
+            _ => ctx.choice(n, &join(at, "spec-decoding"), SPEC_DECODING),
+        },
     };
     let router = m
         .get("router")

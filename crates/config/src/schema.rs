@@ -152,7 +152,10 @@ impl Ctx<'_> {
                 self.missing(anchor, at, field);
                 None
             }
-            Some(n) => self.str_value(n, &join(at, field), non_empty),
+            Some(n) => match n.as_str() {
+                Some(v) if !(non_empty && v.is_empty()) => Some(v),
+                _ => self.str_value(n, &join(at, field), non_empty),
+            },
         }
     }
 
@@ -167,10 +170,13 @@ impl Ctx<'_> {
         match m.get(field) {
             None => Ok(None),
             Some(n) if n.is_null() => Ok(None),
-            Some(n) => self
-                .str_value(n, &join(at, field), non_empty)
-                .map(Some)
-                .ok_or(()),
+            Some(n) => match n.as_str() {
+                Some(v) if !(non_empty && v.is_empty()) => Ok(Some(v)),
+                _ => self
+                    .str_value(n, &join(at, field), non_empty)
+                    .map(Some)
+                    .ok_or(()),
+            },
         }
     }
 
@@ -238,7 +244,10 @@ impl Ctx<'_> {
                 self.missing(anchor, at, field);
                 None
             }
-            Some(n) => self.int_value(n, &join(at, field), positive),
+            Some(n) => match n.as_i64() {
+                Some(v) if !(positive && v <= 0) => Some(v),
+                _ => self.int_value(n, &join(at, field), positive),
+            },
         }
     }
 
@@ -253,10 +262,13 @@ impl Ctx<'_> {
         match m.get(field) {
             None => Ok(None),
             Some(n) if n.is_null() => Ok(None),
-            Some(n) => self
-                .int_value(n, &join(at, field), positive)
-                .map(Some)
-                .ok_or(()),
+            Some(n) => match n.as_i64() {
+                Some(v) if !(positive && v <= 0) => Ok(Some(v)),
+                _ => self
+                    .int_value(n, &join(at, field), positive)
+                    .map(Some)
+                    .ok_or(()),
+            },
         }
     }
 
@@ -270,7 +282,10 @@ impl Ctx<'_> {
     ) -> Result<i64, ()> {
         match m.get(field) {
             None => Ok(default),
-            Some(n) => self.int_value(n, &join(at, field), true).ok_or(()),
+            Some(n) => match n.as_i64() {
+                Some(v) if v > 0 => Ok(v),
+                _ => self.int_value(n, &join(at, field), true).ok_or(()),
+            },
         }
     }
 
@@ -288,7 +303,10 @@ impl Ctx<'_> {
         match m.get(field) {
             None => Ok(None),
             Some(n) if n.is_null() => Ok(None),
-            Some(n) => self.bool_value(n, &join(at, field)).map(Some).ok_or(()),
+            Some(n) => match n.as_bool() {
+                Some(b) => Ok(Some(b)),
+                None => self.bool_value(n, &join(at, field)).map(Some).ok_or(()),
+            },
         }
     }
 
@@ -302,7 +320,10 @@ impl Ctx<'_> {
     ) -> Result<bool, ()> {
         match m.get(field) {
             None => Ok(default),
-            Some(n) => self.bool_value(n, &join(at, field)).ok_or(()),
+            Some(n) => match n.as_bool() {
+                Some(b) => Ok(b),
+                None => self.bool_value(n, &join(at, field)).ok_or(()),
+            },
         }
     }
 
