@@ -5,9 +5,16 @@
 
 use crate::output::{self, Format};
 use infx_report::{Diagnostic, Severity, SourceMap, sort_for_report};
+use infx_yaml::Document;
+
+mod steps;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+use steps::{
+    check_changelog, check_diff, check_images_online, check_recipes, check_review, detect_change,
+    touched_keys,
+};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct Args {
@@ -211,21 +218,36 @@ pub struct Options {
 /// Runs every check. Never panics on repository content; problems become diagnostics.
 pub fn validate(opts: &Options) -> Report {
     let started = Instant::now();
-    let mut sources = SourceMap::new();
     let mut checks = Vec::new();
+    let root = opts
+        .root
+        .canonicalize()
+        .unwrap_or_else(|_| opts.root.clone());
 
-    // yaml: every YAML file of the tree parses (PyYAML-compatible, duplicate keys rejected).
+    // change: what the contribution touches (git), or the fallback for a clean clone.
     let t = Instant::now();
-    let files = yaml_files(&opts.root);
+    let change = detect_change(&root, opts);
+    checks.push(CheckResult {
+        name: "change",
+        status: Status::Ran,
+        diagnostics: change.diagnostics.clone(),
+        elapsed: t.elapsed(),
+        scope: change.describe(),
+    });
+
+    // yaml: every YAML file of the tree parses, once; later checks reuse these documents.
+    let t = Instant::now();
+    let files = yaml_files(&root);
+    let mut docs: Vec<Document> = Vec::with_capacity(files.len());
     let mut diags = Vec::new();
+    let mut raw_sources: Vec<(PathBuf, String)> = Vec::new();
     for f in &files {
         match infx_yaml::load_file(f) {
-            Ok(doc) => sources.insert(display_path(&opts.root, f), doc.text.to_string()),
-            Err(mut d) => {
+            Ok(doc) => docs.push(doc),
+            Err(d) => {
                 if let Ok(text) = std::fs::read_to_string(f) {
-                    sources.insert(display_path(&opts.root, f), text);
+                    raw_sources.push((f.clone(), text));
                 }
-                d.path = Some(display_path(&opts.root, f));
                 diags.push(d);
             }
         }
@@ -237,26 +259,163 @@ pub fn validate(opts: &Options) -> Report {
         elapsed: t.elapsed(),
         scope: format!("{} files", files.len()),
     });
+    let doc_at = |rel: &str| docs.iter().find(|d| d.path == root.join(rel));
 
-    for name in [
-        "config",
-        "changelog",
-        "matrix",
-        "recipe",
-        "image",
-        "diff-check",
-        "review",
-    ] {
-        checks.push(CheckResult {
-            name,
-            status: Status::Skipped("NOT IMPLEMENTED YET".into()),
-            diagnostics: vec![Diagnostic::error(
-                "validate/not-implemented",
-                format!("the {name} check is not implemented yet: nothing was verified"),
-            )],
-            elapsed: Duration::ZERO,
-            scope: String::new(),
-        });
+    // config: every master entry and runners.yaml against every rule.
+    let t = Instant::now();
+    let masters: Vec<Document> = ["configs/nvidia-master.yaml", "configs/amd-master.yaml"]
+        .iter()
+        .filter_map(|r| doc_at(r).cloned())
+        .collect();
+    let runners_doc = doc_at("configs/runners.yaml").cloned();
+    let masters_missing = [
+        "configs/nvidia-master.yaml",
+        "configs/amd-master.yaml",
+        "configs/runners.yaml",
+    ]
+    .iter()
+    .any(|r| !root.join(r).is_file());
+    let loaded = if masters_missing {
+        infx_config::load_tree(&root)
+    } else {
+        infx_config::from_documents(masters.clone(), runners_doc.clone(), root.clone())
+    };
+    let config_diags = infx_config::check(&loaded);
+    let config_failed = config_diags
+        .iter()
+        .any(|d| d.is_error() && d.code != "config/X5");
+    checks.push(CheckResult {
+        name: "config",
+        status: Status::Ran,
+        diagnostics: config_diags,
+        elapsed: t.elapsed(),
+        scope: format!("{} entries", loaded.entries.len()),
+    });
+
+    // changelog: append-only against the base; new entries valid; their keys resolve.
+    let t = Instant::now();
+    let (changelog_result, changelog_keys) = check_changelog(&root, &change, &loaded);
+    checks.push(CheckResult {
+        elapsed: t.elapsed(),
+        ..changelog_result
+    });
+
+    // matrix: rows for the touched configs; every point binds exactly one recipe variant.
+    let t = Instant::now();
+    let touched = touched_keys(&root, &change, &loaded, &changelog_keys, opts.all);
+    let matrix = if config_failed {
+        skipped("matrix", "master configs have errors; fix those first")
+    } else {
+        match (&touched, runners_doc.as_ref()) {
+            (_, None) => skipped("matrix", "no configs/runners.yaml"),
+            (Some(keys), _) if keys.is_empty() => {
+                skipped("matrix", "no config touched by the change")
+            }
+            (keys, Some(rdoc)) => match infx_matrix::MasterConfigs::from_documents(&masters) {
+                Ok(configs) => {
+                    let mut runners = infx_matrix::Runners::from_node(&rdoc.root);
+                    runners.tree_root = Some(root.clone());
+                    let d =
+                        infx_matrix::bind::bind_configs(&configs, &runners, keys.as_deref(), &root);
+                    ran(
+                        "matrix",
+                        d,
+                        scope_of_keys(keys.as_deref(), loaded.entries.len()),
+                    )
+                }
+                Err(d) => ran("matrix", vec![d], String::new()),
+            },
+        }
+    };
+    checks.push(CheckResult {
+        elapsed: t.elapsed(),
+        ..matrix
+    });
+
+    // recipe: every variant of every recipe the touched configs use passes the dry-run.
+    let t = Instant::now();
+    let recipe = check_recipes(&root, &loaded, touched.as_deref());
+    checks.push(CheckResult {
+        elapsed: t.elapsed(),
+        ..recipe
+    });
+
+    // image: every image reference digest-pinned (offline); --online: the registry agrees.
+    let t = Instant::now();
+    let mut sites = Vec::new();
+    let mut image_diags = Vec::new();
+    for doc in docs.iter().filter(|d| is_image_bearing(&root, &d.path)) {
+        let (s, d) = infx_image::sites_in(doc);
+        sites.extend(s);
+        image_diags.extend(d);
+    }
+    image_diags.extend(infx_image::check_offline(&sites));
+    let image_scope = format!(
+        "{} references{}",
+        sites.len(),
+        if opts.online { ", online" } else { ", offline" }
+    );
+    if opts.online {
+        image_diags.extend(check_images_online(&sites));
+    }
+    checks.push(CheckResult {
+        name: "image",
+        status: Status::Ran,
+        diagnostics: image_diags,
+        elapsed: t.elapsed(),
+        scope: image_scope,
+    });
+
+    // diff-check: the complete change passes `git diff --check`.
+    let t = Instant::now();
+    let diff = check_diff(&change);
+    checks.push(CheckResult {
+        elapsed: t.elapsed(),
+        ..diff.0
+    });
+
+    // review: the repository-decidable reviewer checks.
+    let t = Instant::now();
+    let review = check_review(&root, &docs, diff.1.as_ref(), &change);
+    checks.push(CheckResult {
+        elapsed: t.elapsed(),
+        ..review
+    });
+
+    // Show paths relative to the repository (what GitHub annotations need) or the tree's parent.
+    let display_base = change.repo_root.clone().unwrap_or_else(|| {
+        root.parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| root.clone())
+    });
+    let mut sources = SourceMap::new();
+    for doc in &docs {
+        sources.insert(relative_to(&display_base, &doc.path), doc.text.to_string());
+    }
+    for (p, text) in raw_sources {
+        sources.insert(relative_to(&display_base, &p), text);
+    }
+    for c in &mut checks {
+        for d in &mut c.diagnostics {
+            if let Some(p) = &d.path {
+                let abs = if p.is_absolute() {
+                    p.clone()
+                } else {
+                    root.join(p)
+                };
+                let shown = if abs.exists() || p.is_absolute() {
+                    relative_to(&display_base, &abs)
+                } else {
+                    p.clone()
+                };
+                if !sources.contains(&shown)
+                    && let Ok(text) = std::fs::read_to_string(&abs)
+                {
+                    sources.insert(&shown, text);
+                }
+                d.path = Some(shown);
+            }
+        }
     }
     Report {
         checks,
@@ -265,6 +424,47 @@ pub fn validate(opts: &Options) -> Report {
     }
 }
 
+fn ran(name: &'static str, diagnostics: Vec<Diagnostic>, scope: String) -> CheckResult {
+    CheckResult {
+        name,
+        status: Status::Ran,
+        diagnostics,
+        elapsed: Duration::ZERO,
+        scope,
+    }
+}
+
+fn skipped(name: &'static str, why: &str) -> CheckResult {
+    CheckResult {
+        name,
+        status: Status::Skipped(why.to_string()),
+        diagnostics: Vec::new(),
+        elapsed: Duration::ZERO,
+        scope: String::new(),
+    }
+}
+
+fn scope_of_keys(keys: Option<&[String]>, total: usize) -> String {
+    match keys {
+        None => format!("all {total} configs"),
+        Some(k) if k.len() <= 3 => k.join(", "),
+        Some(k) => format!("{} configs", k.len()),
+    }
+}
+
+/// `p` relative to `base` when it lies below it.
+fn relative_to(base: &Path, p: &Path) -> PathBuf {
+    p.strip_prefix(base)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Master configs and recipe files carry image references.
+fn is_image_bearing(root: &Path, p: &Path) -> bool {
+    let rel = relative_to(root, p);
+    let s = rel.to_string_lossy();
+    s.ends_with("-master.yaml") || s.starts_with("benchmarks/")
+}
 /// The path shown to the user: relative to the tree's parent when possible (so
 /// `inferencex-e2e/configs/…`), else as given.
 pub fn display_path(root: &Path, file: &Path) -> PathBuf {

@@ -316,7 +316,10 @@ impl<'a> Builder<'a> {
     fn block_scalar_at_eof(&self, text: &str, style: ScalarStyle, span: Span) -> String {
         let block = matches!(style, ScalarStyle::Literal | ScalarStyle::Folded);
         if block && !self.text.ends_with('\n') && text.ends_with('\n') && !text.ends_with("\n\n") {
-            let tail_blank = self.text.get(span.end.offset..).is_some_and(|t| t.trim().is_empty());
+            let tail_blank = self
+                .text
+                .get(span.end.offset..)
+                .is_some_and(|t| t.trim().is_empty());
             if tail_blank {
                 return text[..text.len() - 1].to_string();
             }
@@ -371,9 +374,46 @@ impl<'a> Builder<'a> {
             },
             None => Value::Str(self.block_scalar_at_eof(text, node_style, span)),
         };
+        let span = self.tight_span(node_style, span);
         let mut node = Node::new(value, span);
         node.style = node_style;
         Ok(node)
+    }
+
+    /// The parser's span of a quoted scalar can run past the closing quote (over spaces and a
+    /// comment). Cut it at the closing quote so edits and carets cover exactly the scalar.
+    fn tight_span(&self, style: ScalarStyle, span: Span) -> Span {
+        let quote = match style {
+            ScalarStyle::SingleQuoted => b'\'',
+            ScalarStyle::DoubleQuoted => b'"',
+            _ => return span,
+        };
+        let bytes = self.text.as_bytes();
+        let start = span.start.offset;
+        if bytes.get(start) != Some(&quote) {
+            return span;
+        }
+        let mut i = start + 1;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if quote == b'"' && b == b'\\' {
+                i += 2;
+                continue;
+            }
+            if b == quote {
+                if quote == b'\'' && bytes.get(i + 1) == Some(&b'\'') {
+                    i += 2;
+                    continue;
+                }
+                let end = self.line_index.pos(self.text, i + 1);
+                return Span {
+                    start: span.start,
+                    end,
+                };
+            }
+            i += 1;
+        }
+        span
     }
 
     fn tagged_scalar(&self, text: &str, tag: &Tag, span: Span) -> Result<Value, Diagnostic> {

@@ -164,3 +164,13 @@ fn block_scalar_at_end_of_file_without_newline() {
         assert_eq!(n.get("a").and_then(|v| v.as_str()), Some(want), "{text:?}");
     }
 }
+
+#[test]
+fn quoted_scalar_span_stops_at_the_closing_quote() {
+    let text = "image: 'a:b'  # c\nother: \"x\" # d\nplain: v   # e\n";
+    let root = parse(text).unwrap();
+    for (k, want) in [("image", "'a:b'"), ("other", "\"x\""), ("plain", "v")] {
+        let n = root.get(k).unwrap();
+        assert_eq!(&text[n.span.byte_range()], want, "{k}");
+    }
+}

@@ -1,0 +1,549 @@
+//! The steps of `validate` that need loading beyond the tree's YAML: git (change detection,
+//! base versions), recipes, the registry, review inputs. Each returns a [`CheckResult`].
+
+use super::{CheckResult, Options, Status, ran, relative_to, skipped};
+use infx_report::Diagnostic;
+use infx_yaml::{Document, Node};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// How the change was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChangeMode {
+    /// The tree is not inside a git repository: no history to compare with.
+    NoRepo,
+    /// Paths changed between the base and the working tree.
+    Change,
+    /// Nothing changed (e.g. a fresh clone of main): the last commit that touched the
+    /// changelog stands in as the change, and the whole tree is checked.
+    Fallback,
+    /// Git failed (e.g. a shallow clone without the base): reported as a diagnostic.
+    Failed,
+}
+
+/// The change being validated.
+#[derive(Debug, Clone)]
+pub struct ChangeInfo {
+    pub mode: ChangeMode,
+    pub repo_root: Option<PathBuf>,
+    /// Base commit (hex); `None` = no base (empty tree or no repository).
+    pub base: Option<String>,
+    /// `None` = the working tree; `Some(commit)` in fallback mode.
+    pub head_rev: Option<String>,
+    /// Changed paths relative to the repository root.
+    pub paths: Vec<PathBuf>,
+    pub diagnostics: Vec<Diagnostic>,
+    base_label: String,
+}
+
+impl ChangeInfo {
+    pub fn describe(&self) -> String {
+        let short = |s: &Option<String>| {
+            s.as_deref()
+                .map(|c| c.chars().take(12).collect::<String>())
+                .unwrap_or_else(|| "empty tree".into())
+        };
+        match self.mode {
+            ChangeMode::NoRepo => "not a git repository: whole tree, no history checks".into(),
+            ChangeMode::Failed => "git failed: whole tree".into(),
+            ChangeMode::Change => format!(
+                "{} paths changed since {} ({})",
+                self.paths.len(),
+                short(&self.base),
+                self.base_label
+            ),
+            ChangeMode::Fallback => format!(
+                "no change: whole tree; last changelog commit {} stands in",
+                short(&self.head_rev)
+            ),
+        }
+    }
+    /// Changed paths relative to `root` (those below it).
+    pub fn paths_under(&self, root: &Path) -> Vec<PathBuf> {
+        let Some(repo) = &self.repo_root else {
+            return Vec::new();
+        };
+        self.paths
+            .iter()
+            .filter_map(|p| repo.join(p).strip_prefix(root).ok().map(Path::to_path_buf))
+            .collect()
+    }
+    fn base_oid(&self) -> Option<infx_git::Oid> {
+        self.base
+            .as_deref()
+            .and_then(|b| infx_git::Oid::from_str(b).ok())
+    }
+    fn repo(&self) -> Option<infx_git::Repo> {
+        infx_git::Repo::open(self.repo_root.as_ref()?).ok()
+    }
+    /// The bytes of `file` (absolute) at the base, following the move into `inferencex-e2e/`.
+    fn base_bytes(&self, file: &Path) -> Option<Vec<u8>> {
+        let rel = relative_to(self.repo_root.as_ref()?, file);
+        let repo = self.repo()?;
+        let blob = repo
+            .blob_at_layout(self.base_oid()?, &rel.to_string_lossy())
+            .ok()??;
+        Some(blob.data)
+    }
+    /// The bytes of `file` (absolute) on the new side: the fallback commit or the working tree.
+    fn head_bytes(&self, file: &Path) -> Option<Vec<u8>> {
+        match &self.head_rev {
+            None => std::fs::read(file).ok(),
+            Some(rev) => {
+                let rel = relative_to(self.repo_root.as_ref()?, file);
+                let repo = self.repo()?;
+                let oid = infx_git::Oid::from_str(rev).ok()?;
+                repo.blob_at(oid, &rel.to_string_lossy())
+                    .ok()?
+                    .map(|b| b.data)
+            }
+        }
+    }
+}
+
+pub fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
+    let mut info = ChangeInfo {
+        mode: ChangeMode::NoRepo,
+        repo_root: None,
+        base: None,
+        head_rev: None,
+        paths: Vec::new(),
+        diagnostics: Vec::new(),
+        base_label: String::new(),
+    };
+    let Ok(repo) = infx_git::Repo::discover(root) else {
+        return info;
+    };
+    info.repo_root = repo.workdir();
+    let Some(repo_root) = info.repo_root.clone() else {
+        return info;
+    };
+    let copts = infx_diff::ChangeOptions {
+        base: opts.base.clone(),
+        ..Default::default()
+    };
+    let set = match infx_diff::changed_files(&repo_root, &copts) {
+        Ok(s) => s,
+        Err(d) => {
+            info.mode = ChangeMode::Failed;
+            info.diagnostics.push(d);
+            return info;
+        }
+    };
+    info.base = set.base.commit.clone();
+    info.base_label = match &set.base.source {
+        infx_diff::BaseSource::Explicit => format!("--base {}", opts.base.as_deref().unwrap_or("")),
+        infx_diff::BaseSource::MergeBase { upstream } => format!("merge-base with {upstream}"),
+        infx_diff::BaseSource::UnbornHead => "unborn HEAD".into(),
+    };
+    if !set.is_empty() || opts.base.is_some() {
+        info.mode = ChangeMode::Change;
+        info.paths = set
+            .files
+            .iter()
+            .flat_map(|f| std::iter::once(f.path.clone()).chain(f.old_path.clone()))
+            .collect();
+        return info;
+    }
+    // Nothing changed: the last commit that touched the changelog is the change.
+    let changelog = relative_to(&repo_root, &root.join("perf-changelog.yaml"));
+    match infx_diff::last_commit_touching(&repo_root, &changelog) {
+        Ok(Some((parent, commit))) => {
+            let fopts = infx_diff::ChangeOptions {
+                base: Some(parent.clone()),
+                target: infx_diff::Target::Rev(commit.clone()),
+                untracked: false,
+                ..Default::default()
+            };
+            match infx_diff::changed_files(&repo_root, &fopts) {
+                Ok(s) => {
+                    info.mode = ChangeMode::Fallback;
+                    info.base = s.base.commit.clone();
+                    info.head_rev = Some(commit);
+                    info.paths = s.files.iter().map(|f| f.path.clone()).collect();
+                }
+                Err(d) => {
+                    info.mode = ChangeMode::Failed;
+                    info.diagnostics.push(d);
+                }
+            }
+        }
+        Ok(None) => {
+            info.mode = ChangeMode::Fallback;
+        }
+        Err(d) => {
+            info.mode = ChangeMode::Failed;
+            info.diagnostics.push(d);
+        }
+    }
+    info
+}
+
+/// The changelog check; also returns the config keys the change's new entries select.
+pub fn check_changelog(
+    root: &Path,
+    change: &ChangeInfo,
+    loaded: &infx_config::LoadedConfigs,
+) -> (CheckResult, Vec<String>) {
+    let file = root.join("perf-changelog.yaml");
+    if !file.is_file() {
+        return (
+            skipped("changelog", "no perf-changelog.yaml in the tree"),
+            Vec::new(),
+        );
+    }
+    let Some(head) = change.head_bytes(&file) else {
+        let d =
+            Diagnostic::error("changelog/io", "cannot read perf-changelog.yaml").with_path(&file);
+        return (ran("changelog", vec![d], String::new()), Vec::new());
+    };
+    let has_history =
+        matches!(change.mode, ChangeMode::Change | ChangeMode::Fallback) && change.base.is_some();
+    let base = if has_history {
+        change.base_bytes(&file)
+    } else {
+        None
+    };
+    let keys = infx_changelog::MasterKeys::from_keys(loaded.entries.iter().map(|e| e.key.clone()));
+    let dialect = match loaded.dialect {
+        infx_config::Dialect::Aug => infx_changelog::Dialect::Aug,
+        _ => infx_changelog::Dialect::Oct,
+    };
+    let copts = infx_changelog::CheckOptions {
+        dialect,
+        ..Default::default()
+    };
+    let mut diags =
+        infx_changelog::check_change(base.as_deref(), &head, &file, Some(&keys), &copts);
+    // The keys the new entries select scope the matrix step.
+    let mut selected = Vec::new();
+    if let Ok(added) = infx_changelog::gate(
+        base.as_deref(),
+        &head,
+        "perf-changelog.yaml",
+        dialect,
+        Default::default(),
+    ) {
+        for e in &added.entries {
+            if let Ok(k) = infx_changelog::resolve_keys(&e.config_keys, &keys) {
+                selected.extend(k);
+            }
+        }
+    }
+    let scope = if !has_history {
+        diags.push(
+            Diagnostic::note(
+                "changelog/no-history",
+                "no git history for this tree: every entry was checked as new; append-only could not be checked",
+            )
+            .with_path(&file),
+        );
+        "no base: entries only".to_string()
+    } else if base.is_none() {
+        "new file".to_string()
+    } else {
+        format!(
+            "strict vs base, {} new entr{}",
+            selected_entries(&selected),
+            if selected.len() == 1 { "y" } else { "ies" }
+        )
+    };
+    (ran("changelog", diags, scope), selected)
+}
+
+fn selected_entries(keys: &[String]) -> usize {
+    keys.len()
+}
+
+/// Config keys the change touches; `None` = every config (whole-tree runs, or shared inputs such
+/// as runners.yaml and lane blocks changed).
+pub fn touched_keys(
+    root: &Path,
+    change: &ChangeInfo,
+    loaded: &infx_config::LoadedConfigs,
+    changelog_keys: &[String],
+    all: bool,
+) -> Option<Vec<String>> {
+    if all || change.mode != ChangeMode::Change {
+        return None;
+    }
+    let paths = change.paths_under(root);
+    let shared =
+        |p: &Path| p == Path::new("configs/runners.yaml") || p.starts_with("configs/srt-recipes");
+    if paths.iter().any(|p| shared(p)) {
+        return None;
+    }
+    let mut keys: BTreeSet<String> = changelog_keys.iter().cloned().collect();
+    // Entries whose text differs from the base version of their master file.
+    for doc in &loaded.masters {
+        let rel = relative_to(root, &doc.path);
+        if !paths.contains(&rel) {
+            continue;
+        }
+        let base_root = change
+            .base_bytes(&doc.path)
+            .and_then(|b| String::from_utf8(b).ok())
+            .and_then(|t| infx_yaml::parse_str(&doc.path, &t).ok());
+        if let Some(m) = doc.root.as_map() {
+            for (k, _, v) in m.iter() {
+                let before = base_root.as_ref().and_then(|b| b.get(k));
+                if before != Some(v) {
+                    keys.insert(k.to_string());
+                }
+            }
+        }
+    }
+    // Entries whose recipe directory holds a changed file.
+    for e in &loaded.entries {
+        let Some(dir) = loaded
+            .node(e)
+            .and_then(|n| n.get("srt-recipe-dir"))
+            .and_then(Node::as_str)
+        else {
+            continue;
+        };
+        let hit = paths.iter().any(|p| {
+            let s = p.to_string_lossy();
+            [
+                "benchmarks/single_node/srt-slurm-recipes/",
+                "benchmarks/multi_node/srt-slurm-recipes/",
+            ]
+            .iter()
+            .any(|r| s.starts_with(&format!("{r}{dir}/")))
+        });
+        if hit {
+            keys.insert(e.key.clone());
+        }
+    }
+    let ordered: Vec<String> = loaded
+        .entries
+        .iter()
+        .filter(|e| keys.contains(&e.key))
+        .map(|e| e.key.clone())
+        .collect();
+    Some(ordered)
+}
+
+/// Dry-run of every recipe the configs in scope reference: fragment rules, lane composition,
+/// model binding, schema validation of every variant.
+pub fn check_recipes(
+    root: &Path,
+    loaded: &infx_config::LoadedConfigs,
+    keys: Option<&[String]>,
+) -> CheckResult {
+    let mut diags = Vec::new();
+    let mut done: BTreeSet<(String, String, String, String, String)> = BTreeSet::new();
+    let mut variants = 0usize;
+    for e in &loaded.entries {
+        if keys.is_some_and(|k| !k.contains(&e.key)) {
+            continue;
+        }
+        let Some(n) = loaded.node(e) else { continue };
+        let Some(dir) = n.get("srt-recipe-dir").and_then(Node::as_str) else {
+            continue;
+        };
+        let multinode = n.get("multinode").and_then(Node::as_bool).unwrap_or(false);
+        let model = n.get("model").and_then(Node::as_str).unwrap_or_default();
+        let image = n.get("image").and_then(Node::as_str).unwrap_or_default();
+        let precision = n
+            .get("precision")
+            .and_then(Node::as_str)
+            .unwrap_or_default();
+        let recipes_root = if multinode {
+            "benchmarks/multi_node/srt-slurm-recipes"
+        } else {
+            "benchmarks/single_node/srt-slurm-recipes"
+        };
+        let Some(scenarios) = n.get("scenarios").and_then(Node::as_map) else {
+            continue;
+        };
+        for (scenario, _, list) in scenarios.iter() {
+            let agentic = scenario == "agentic-coding";
+            for block in list.as_seq().unwrap_or_default() {
+                for row in block
+                    .get("search-space")
+                    .and_then(Node::as_seq)
+                    .unwrap_or_default()
+                {
+                    for field in ["srt-recipe", "eval-srt-recipe"] {
+                        let Some(reference) = row.get(field).and_then(Node::as_str) else {
+                            continue;
+                        };
+                        let file = reference.split(':').next().unwrap_or(reference);
+                        let rel = format!("{recipes_root}/{dir}/{file}");
+                        let lane = infx_recipe::Lane::of(agentic, multinode);
+                        let key = (
+                            rel.clone(),
+                            format!("{lane:?}"),
+                            model.to_string(),
+                            image.to_string(),
+                            precision.to_string(),
+                        );
+                        if !done.insert(key) {
+                            continue;
+                        }
+                        variants +=
+                            dry_run_one(root, &rel, lane, model, image, precision, &mut diags);
+                    }
+                }
+            }
+        }
+    }
+    let scope = format!("{} recipe files, {variants} variants", done.len());
+    ran("recipe", diags, scope)
+}
+
+fn dry_run_one(
+    root: &Path,
+    rel: &str,
+    lane: infx_recipe::Lane,
+    model: &str,
+    image: &str,
+    precision: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> usize {
+    // A missing or escaping recipe file is the config check's SR finding.
+    let Ok(file) = infx_recipe::load_recipe(root, rel) else {
+        return 0;
+    };
+    diags.extend(infx_recipe::check_fragment(&file, lane));
+    let composed = match infx_recipe::load_recipe(root, lane.block_path()) {
+        Ok(block) => infx_recipe::compose_lane(&file, lane, &block),
+        Err(d) => {
+            diags.push(d);
+            return 0;
+        }
+    };
+    match infx_recipe::dry_run(&composed, None) {
+        Ok(reports) => {
+            let n = reports.len();
+            for mut r in reports {
+                infx_recipe::bind_model(&mut r.variant, model, image, precision);
+                diags.extend(infx_recipe::validate(&r.variant));
+            }
+            n
+        }
+        Err(d) => {
+            diags.push(d);
+            0
+        }
+    }
+}
+
+/// `validate --online`: the registry confirms every pin (HEAD requests only).
+pub fn check_images_online(sites: &[infx_image::ImageSite]) -> Vec<Diagnostic> {
+    let mut cfg = infx_image::ClientConfig::default();
+    if let Ok(home) = std::env::var("HOME")
+        && let Ok(text) = std::fs::read_to_string(Path::new(&home).join(".docker/config.json"))
+        && let Ok(creds) = infx_image::parse_docker_config(&text)
+    {
+        cfg.credentials = creds;
+    }
+    let client = infx_image::Client::new(cfg);
+    infx_image::check_online(
+        &client,
+        sites,
+        &infx_image::VerifyOptions::default(),
+        8,
+        &|_, _| {},
+    )
+}
+
+/// `git diff --check` over the complete change; also returns the loaded change for review.
+pub fn check_diff(change: &ChangeInfo) -> (CheckResult, Option<infx_diff::Change>) {
+    let Some(repo_root) = &change.repo_root else {
+        return (skipped("diff-check", "not a git repository"), None);
+    };
+    if change.mode == ChangeMode::Failed {
+        return (
+            skipped(
+                "diff-check",
+                "the change could not be determined (see the change finding)",
+            ),
+            None,
+        );
+    }
+    let opts = match (&change.mode, &change.head_rev) {
+        (ChangeMode::Fallback, Some(rev)) => infx_diff::ChangeOptions {
+            base: change
+                .base
+                .clone()
+                .or_else(|| Some(infx_diff::EMPTY_TREE.to_string())),
+            target: infx_diff::Target::Rev(rev.clone()),
+            untracked: false,
+            ..Default::default()
+        },
+        (ChangeMode::Fallback, None) => {
+            return (
+                skipped("diff-check", "no change and no changelog commit"),
+                None,
+            );
+        }
+        _ => infx_diff::ChangeOptions {
+            base: change.base.clone(),
+            ..Default::default()
+        },
+    };
+    match infx_diff::load_change(repo_root, &opts) {
+        Ok(c) => {
+            let d = infx_diff::whitespace_errors(&c);
+            let scope = format!("{} files", c.texts.len());
+            (ran("diff-check", d, scope), Some(c))
+        }
+        Err(d) => (ran("diff-check", vec![d], String::new()), None),
+    }
+}
+
+/// The reviewer checks, on the documents already parsed.
+pub fn check_review(
+    root: &Path,
+    docs: &[Document],
+    diff: Option<&infx_diff::Change>,
+    change: &ChangeInfo,
+) -> CheckResult {
+    let mut diags = Vec::new();
+    let mut inputs = infx_review::ReviewInputs::default();
+    for d in docs {
+        let rel = relative_to(root, &d.path);
+        let s = rel.to_string_lossy();
+        if s == "configs/nvidia-master.yaml" || s == "configs/amd-master.yaml" {
+            inputs.masters.push(d.clone());
+        } else if s.starts_with("benchmarks/") && s.contains("srt-slurm-recipes/") {
+            inputs.recipes.push(d.clone());
+        } else if s.starts_with("configs/srt-recipes/") {
+            inputs.lanes.push(d.clone());
+        }
+    }
+    inputs.golden = infx_review::load::load_golden(root, &mut diags);
+    inputs.codeowners = infx_review::load::load_codeowners(root, &mut diags);
+    inputs.waivers = infx_review::load::load_waivers(root);
+    if let Some(c) = diff {
+        inputs.change = Some(infx_review::Change::from_diff(c, None));
+    }
+    if change.base.is_some() {
+        let mut keys = BTreeSet::new();
+        for m in &inputs.masters {
+            if let Some(bytes) = change.base_bytes(&m.path)
+                && let Ok(text) = String::from_utf8(bytes)
+                && let Ok(node) = infx_yaml::parse_str(&m.path, &text)
+                && let Some(map) = node.as_map()
+            {
+                keys.extend(map.keys().map(str::to_string));
+            }
+        }
+        inputs.base_master_keys = Some(keys);
+    }
+    diags.extend(infx_review::review_tree(&inputs));
+    let scope = format!(
+        "{} configs files, {} recipes",
+        inputs.masters.len(),
+        inputs.recipes.len()
+    );
+    CheckResult {
+        name: "review",
+        status: Status::Ran,
+        diagnostics: diags,
+        elapsed: Default::default(),
+        scope,
+    }
+}
