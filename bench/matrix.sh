@@ -9,7 +9,7 @@
 #              materialised OUTSIDE this repository (e.g. /tmp/ref; never commit it). It runs
 #              with python3 + PyYAML + pydantic (pip install pyyaml pydantic), from the corpus
 #              root, exactly as the goldens were produced. Use "-" to skip it.
-#     RUNS     runs per side (default 11)
+#     RUNS     runs per side (default 11), interleaved (infx, reference, infx, …)
 #   Corpus: $INFX_CORPUS or ../shared/corpus (beside the workspace).
 #
 # Both sides run as fresh processes (interpreter start-up and imports included for Python,
@@ -34,7 +34,8 @@ tree="$corpus/inferencex-aug2026"
 golden="$corpus/goldens/matrix/a-full-sweep/stdout.json"
 [ -f "$tree/configs/nvidia-master.yaml" ] || { echo "no August corpus under $corpus" >&2; exit 2; }
 
-(cd "$here" && cargo build --quiet --release -p xtask)
+# NO_BUILD=1 reuses an existing target/release/xtask (e.g. while the workspace is mid-edit).
+if [ -z "${NO_BUILD:-}" ]; then (cd "$here" && cargo build --quiet --release -p xtask); fi
 ours="$here/target/release/xtask"
 args=(full-sweep --config-files configs/nvidia-master.yaml configs/amd-master.yaml --runner-config configs/runners.yaml)
 
@@ -45,41 +46,50 @@ ours, tree, golden, ref, runs, timings, *args = sys.argv[1:]
 runs = int(runs)
 want = open(golden, "rb").read()
 
-def measure(cmd, label):
+def check(cmd, label):
     out = subprocess.run(cmd, cwd=tree, capture_output=True)
     if out.returncode != 0 or out.stdout != want:
         sys.exit(f"{label}: output differs from {golden} (exit {out.returncode})\n{out.stderr.decode()[-2000:]}")
-    samples, cpu = [], []
+
+def once(cmd):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, cwd=tree, stdout=subprocess.DEVNULL, check=True)
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+def pair(a, b):
+    """Runs a and b alternately, so a busy machine slows both sides alike."""
+    wa, ca, wb, cb, loads = [], [], [], [], []
     for _ in range(runs):
-        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
-        subprocess.run(cmd, cwd=tree, stdout=subprocess.DEVNULL, check=True)
-        samples.append(time.perf_counter() - t0)
-        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu.append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
-    # CPU time (user + sys) shows the work itself when the machine is shared.
-    print(f"  {label}: cpu (user+sys) median {statistics.median(cpu)*1000:.1f} ms; load average {os.getloadavg()[0]:.2f}")
-    return statistics.median(samples), min(samples), samples
+        w, c = once(a); wa.append(w); ca.append(c)
+        w, c = once(b); wb.append(w); cb.append(c)
+        loads.append(os.getloadavg()[0])
+    med = statistics.median
+    return (med(wa), min(wa), med(ca)), (med(wb), min(wb), med(cb)), (min(loads), max(loads))
 
-rust_med, rust_min, _ = measure([ours, "matrix", *args], "infx")
-print(f"infx (cargo xtask matrix, release): median {rust_med*1000:.1f} ms, best {rust_min*1000:.1f} ms over {runs} runs; output identical to the golden (1820 rows)")
-
+ours_cmd = [ours, "matrix", *args]
+check(ours_cmd, "infx")
 if ref != "-":
     script = os.path.join(ref, "utils", "matrix_logic", "generate_sweep_configs.py")
     if not os.path.isfile(script):
         sys.exit(f"no {script}")
-    py_med, py_min, _ = measure([sys.executable, script, *args], "upstream")
-    print(f"upstream generator ({script}): median {py_med*1000:.1f} ms, best {py_min*1000:.1f} ms over {runs} runs; output identical")
-    print(f"ratio (median upstream / median infx): {py_med/rust_med:.1f}x")
+    other, other_label = [sys.executable, script, *args], f"upstream generator ({script})"
 else:
-    lb = [sys.executable, "-c",
-          "import json, sys, yaml, pydantic\n"
-          "docs = [yaml.safe_load(open(f)) for f in ('configs/nvidia-master.yaml', 'configs/amd-master.yaml', 'configs/runners.yaml')]\n"
-          "rows = json.load(open(sys.argv[1]))\n"
-          "sys.stdout.write(json.dumps(rows) + '\\n')\n", golden]
-    lb_med, lb_min, _ = measure(lb, "lower bound")
-    print(f"upstream lower bound (python3: import yaml+pydantic, yaml.safe_load x3, json.dumps of the 1820 rows): median {lb_med*1000:.1f} ms, best {lb_min*1000:.1f} ms over {runs} runs")
-    print(f"ratio vs the lower bound, same machine, same time (median / median): {lb_med/rust_med:.1f}x")
+    other = [sys.executable, "-c",
+             "import json, sys, yaml, pydantic\n"
+             "docs = [yaml.safe_load(open(f)) for f in ('configs/nvidia-master.yaml', 'configs/amd-master.yaml', 'configs/runners.yaml')]\n"
+             "rows = json.load(open(sys.argv[1]))\n"
+             "sys.stdout.write(json.dumps(rows) + '\\n')\n", golden]
+    other_label = "upstream LOWER BOUND (python3: import yaml+pydantic, yaml.safe_load x3, json.dumps of the 1820 rows)"
+check(other, "reference")
+(r_med, r_min, r_cpu), (o_med, o_min, o_cpu), (lo, hi) = pair(ours_cmd, other)
+print(f"{runs} interleaved runs per side, load average {lo:.2f}-{hi:.2f} on {os.cpu_count()} CPUs; both outputs identical to the golden")
+print(f"infx (cargo xtask matrix full-sweep, release): median {r_med*1000:.1f} ms, best {r_min*1000:.1f} ms, cpu median {r_cpu*1000:.1f} ms")
+print(f"{other_label}: median {o_med*1000:.1f} ms, best {o_min*1000:.1f} ms, cpu median {o_cpu*1000:.1f} ms")
+print(f"ratio, same machine, same time: wall median {o_med/r_med:.1f}x, cpu median {o_cpu/r_cpu:.1f}x")
+if ref == "-":
     rec = None
     for line in open(timings):
         cols = line.rstrip("\n").split("\t")
@@ -87,7 +97,7 @@ else:
             rec = float(cols[2]), cols[3] if len(cols) > 3 else ""
     if rec is None:
         sys.exit(f"no a-full-sweep row in {timings}")
-    print("upstream generator: NOT on this machine; reference = recorded timing of the same invocation")
-    print(f"  ({timings}, case a-full-sweep: median {rec[0]*1000:.0f} ms, runs {rec[1]} s)")
-    print(f"ratio (recorded upstream median / measured infx median): {rec[0]/rust_med:.1f}x")
+    print("upstream generator: NOT on this machine; recorded timing of the same invocation:")
+    print(f"  {timings}, case a-full-sweep: median {rec[0]*1000:.0f} ms (runs {rec[1]} s)")
+    print(f"ratio (recorded upstream median / measured infx median): {rec[0]/r_med:.1f}x")
 PY
