@@ -356,7 +356,7 @@ pub fn validate(opts: &Options) -> Report {
         if opts.online { ", online" } else { ", offline" }
     );
     if opts.online {
-        image_diags.extend(check_images_online(&sites));
+        image_diags.extend(check_images_online(&sites, opts.hermetic));
     }
     checks.push(CheckResult {
         name: "image",

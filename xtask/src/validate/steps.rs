@@ -213,10 +213,27 @@ pub fn check_changelog(
         dialect,
         ..Default::default()
     };
-    let mut diags =
-        infx_changelog::check_change(base.as_deref(), &head, &file, Some(&keys), &copts);
+    if !has_history {
+        // Without history every entry is old news: check each entry's schema, but neither
+        // append-only (no base) nor key resolution (historical entries name retired configs).
+        let mut diags = entries_only(&head, &file, dialect);
+        diags.push(
+            Diagnostic::note(
+                "changelog/no-history",
+                "no git history for this tree: entries checked one by one; append-only and config-key resolution need a base",
+            )
+            .with_path(&file)
+            .with_help("run inside the repository's git checkout (or pass --base) to check the change"),
+        );
+        return (
+            ran("changelog", diags, "no base: entry schema only".into()),
+            Vec::new(),
+        );
+    }
+    let diags = infx_changelog::check_change(base.as_deref(), &head, &file, Some(&keys), &copts);
     // The keys the new entries select scope the matrix step.
     let mut selected = Vec::new();
+    let mut new_entries = 0;
     if let Ok(added) = infx_changelog::gate(
         base.as_deref(),
         &head,
@@ -224,35 +241,45 @@ pub fn check_changelog(
         dialect,
         Default::default(),
     ) {
+        new_entries = added.entries.len();
         for e in &added.entries {
             if let Ok(k) = infx_changelog::resolve_keys(&e.config_keys, &keys) {
                 selected.extend(k);
             }
         }
     }
-    let scope = if !has_history {
-        diags.push(
-            Diagnostic::note(
-                "changelog/no-history",
-                "no git history for this tree: every entry was checked as new; append-only could not be checked",
-            )
-            .with_path(&file),
-        );
-        "no base: entries only".to_string()
-    } else if base.is_none() {
-        "new file".to_string()
+    let scope = if base.is_none() {
+        format!("new file, {new_entries} entries")
     } else {
         format!(
-            "strict vs base, {} new entr{}",
-            selected_entries(&selected),
-            if selected.len() == 1 { "y" } else { "ies" }
+            "strict vs base, {new_entries} new entr{}",
+            if new_entries == 1 { "y" } else { "ies" }
         )
     };
     (ran("changelog", diags, scope), selected)
 }
 
-fn selected_entries(keys: &[String]) -> usize {
-    keys.len()
+/// Schema of every entry, one by one (no base to compare with).
+fn entries_only(head: &[u8], file: &Path, dialect: infx_changelog::Dialect) -> Vec<Diagnostic> {
+    let parsed = match infx_changelog::parse_changelog(head, "perf-changelog.yaml", dialect) {
+        Ok(p) => p,
+        Err(e) => return vec![infx_changelog::strict_diag(file, &e)],
+    };
+    let text = std::str::from_utf8(head).ok();
+    let mut out = Vec::new();
+    for node in &parsed.entries {
+        if let Err(errors) = infx_changelog::validate_entry(node, dialect, text) {
+            for e in errors {
+                let mut d = Diagnostic::error(e.code, format!("{}: {}", e.field, e.message))
+                    .at(file, e.span);
+                if let Some(h) = e.help {
+                    d = d.with_help(h);
+                }
+                out.push(d);
+            }
+        }
+    }
+    out
 }
 
 /// Config keys the change touches; `None` = every config (whole-tree runs, or shared inputs such
@@ -389,6 +416,9 @@ pub fn check_recipes(
             }
         }
     }
+    if done.is_empty() && diags.is_empty() {
+        return skipped("recipe", "no config in scope references an srt-recipe (srt-recipe-dir)");
+    }
     let scope = format!("{} recipe files, {variants} variants", done.len());
     ran("recipe", diags, scope)
 }
@@ -431,15 +461,13 @@ fn dry_run_one(
 }
 
 /// `validate --online`: the registry confirms every pin (HEAD requests only).
-pub fn check_images_online(sites: &[infx_image::ImageSite]) -> Vec<Diagnostic> {
-    let mut cfg = infx_image::ClientConfig::default();
-    if let Ok(home) = std::env::var("HOME")
-        && let Ok(text) = std::fs::read_to_string(Path::new(&home).join(".docker/config.json"))
-        && let Ok(creds) = infx_image::parse_docker_config(&text)
-    {
-        cfg.credentials = creds;
-    }
-    let client = infx_image::Client::new(cfg);
+pub fn check_images_online(sites: &[infx_image::ImageSite], hermetic: bool) -> Vec<Diagnostic> {
+    // The same client as `pin`: docker config and INFX_REGISTRY_* credentials, hermetic guard.
+    let client = crate::cmd_pin::registry_client(
+        hermetic,
+        Default::default(),
+        std::time::Duration::from_secs(30),
+    );
     infx_image::check_online(
         &client,
         sites,

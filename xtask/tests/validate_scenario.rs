@@ -1,0 +1,231 @@
+//! The DeepSeek-V4.1-Flash B300 refresh, end to end in a throwaway git repository: the refresh
+//! commit validates clean, and each single fault injected into it fails with exactly the
+//! expected diagnostic.
+
+use infx_report::{Diagnostic, Severity};
+use std::path::{Path, PathBuf};
+use xtask::validate::{Options, validate};
+
+const RECIPE: &str = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/sglang/b300-fp4-mtp/agentic.yaml";
+const MASTER: &str = "inferencex-e2e/configs/nvidia-master.yaml";
+const CHANGELOG: &str = "inferencex-e2e/perf-changelog.yaml";
+const NEW_IMAGE: &str = "lmsysorg/sglang:nightly-dev-cu13-20261004-295a53c9@sha256:7cfd4dd8e0e902d2a3c0560565963c4e172091e1586aaed15ff5a0a131394d34";
+const OLD_IMAGE: &str = "lmsysorg/sglang:nightly-dev-cu13-20260915-8d1e0f3a@sha256:0b9a7c55e1f2d3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9012345";
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = duct::cmd("git", args)
+        .dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .stdout_capture()
+        .stderr_capture()
+        .unchecked()
+        .run()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+fn edit(repo: &Path, rel: &str, f: impl FnOnce(String) -> String) {
+    let p = repo.join(rel);
+    let before = std::fs::read_to_string(&p).unwrap();
+    let after = f(before.clone());
+    assert_ne!(before, after, "the edit of {rel} changed nothing");
+    std::fs::write(&p, after).unwrap();
+}
+
+/// A repository whose `main` holds the curve before the refresh and whose checked-out branch
+/// `refresh` holds the bundled tree as it is (the refresh commit).
+fn scenario() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let ws = xtask::paths::workspace_root();
+    copy_dir(&ws.join("inferencex-e2e"), &repo.join("inferencex-e2e"));
+    copy_dir(&ws.join(".github"), &repo.join(".github"));
+    git(&repo, &["init", "-q", "-b", "main"]);
+    git(&repo, &["config", "user.email", "dev@example.com"]);
+    git(&repo, &["config", "user.name", "Dev"]);
+    git(&repo, &["config", "core.autocrlf", "false"]);
+
+    // Before the refresh: the older nightly, no DP4 point, no DP4 override, no changelog entry.
+    edit(&repo, MASTER, |t| {
+        let t = t.replace(NEW_IMAGE, OLD_IMAGE);
+        t.lines()
+            .filter(|l| {
+                !(l.contains("tp: 4, ep: 4, dp-attn: true") && l.contains("conc-list: [192]"))
+            })
+            .map(|l| format!("{l}\n"))
+            .collect()
+    });
+    edit(&repo, RECIPE, |t| {
+        let cut = t
+            .find("\n# DP-attention across 4 ranks")
+            .expect("the DP4 override is in the recipe");
+        format!("{}\n", &t[..cut])
+    });
+    edit(&repo, CHANGELOG, |t| {
+        let body = t.trim_end_matches('\n');
+        let cut = body.rfind("\n\n- ").expect("the changelog has entries");
+        format!("{}\n", &body[..cut])
+    });
+    git(&repo, &["add", "-A"]);
+    git(
+        &repo,
+        &[
+            "commit",
+            "-q",
+            "-m",
+            "DSV4.1 B300 agentic, before the refresh",
+        ],
+    );
+
+    // The refresh commit: the bundled tree as shipped.
+    git(&repo, &["checkout", "-q", "-b", "refresh"]);
+    for rel in [MASTER, RECIPE, CHANGELOG] {
+        std::fs::copy(ws.join(rel), repo.join(rel)).unwrap();
+    }
+    git(&repo, &["add", "-A"]);
+    git(
+        &repo,
+        &[
+            "commit",
+            "-q",
+            "-m",
+            "Refresh DSV4.1 B300 agentic on the 2026-10-04 nightly",
+        ],
+    );
+    (tmp, repo)
+}
+
+fn run(repo: &Path) -> Vec<Diagnostic> {
+    let report = validate(&Options {
+        root: repo.join("inferencex-e2e"),
+        base: None,
+        all: false,
+        online: false,
+        hermetic: true,
+    });
+    report.diagnostics()
+}
+
+fn errors(diags: &[Diagnostic]) -> Vec<String> {
+    diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| format!("{} {}", d.code, d.location()))
+        .collect()
+}
+
+#[test]
+fn refresh_commit_validates_clean() {
+    let (_tmp, repo) = scenario();
+    let diags = run(&repo);
+    assert_eq!(errors(&diags), Vec::<String>::new(), "{diags:#?}");
+}
+
+fn line_of(repo: &Path, rel: &str, needle: &str) -> usize {
+    let text = std::fs::read_to_string(repo.join(rel)).unwrap();
+    text.lines()
+        .position(|l| l.contains(needle))
+        .expect("needle present")
+        + 1
+}
+
+#[test]
+fn editing_a_historical_changelog_line_fails() {
+    let (_tmp, repo) = scenario();
+    let first_description = {
+        let text = std::fs::read_to_string(repo.join(CHANGELOG)).unwrap();
+        let at = text.find("description:").unwrap();
+        let line = text[at..].lines().nth(1).unwrap().to_string();
+        line
+    };
+    edit(&repo, CHANGELOG, |t| {
+        t.replacen(
+            &first_description,
+            &format!("{first_description} (edited)"),
+            1,
+        )
+    });
+    let line = line_of(&repo, CHANGELOG, "(edited)");
+    assert_eq!(
+        errors(&run(&repo)),
+        [format!("changelog/entry-changed {CHANGELOG}:{line}:1")]
+    );
+}
+
+#[test]
+fn trailing_whitespace_fails() {
+    let (_tmp, repo) = scenario();
+    edit(&repo, CHANGELOG, |t| {
+        t.replace(
+            "behind sglang-router 0.3.2\n",
+            "behind sglang-router 0.3.2  \n",
+        )
+    });
+    let line = line_of(&repo, CHANGELOG, "behind sglang-router 0.3.2  ");
+    assert_eq!(
+        errors(&run(&repo)),
+        [format!("diff/trailing-whitespace {CHANGELOG}:{line}:112")]
+    );
+}
+
+#[test]
+fn unpinned_image_fails() {
+    let (_tmp, repo) = scenario();
+    let unpinned = NEW_IMAGE.split('@').next().unwrap();
+    edit(&repo, MASTER, |t| t.replace(NEW_IMAGE, unpinned));
+    let line = line_of(&repo, MASTER, unpinned);
+    assert_eq!(
+        errors(&run(&repo)),
+        [format!("image/unpinned {MASTER}:{line}:10")]
+    );
+}
+
+#[test]
+fn point_without_a_variant_fails() {
+    let (_tmp, repo) = scenario();
+    edit(&repo, MASTER, |t| {
+        t.replace(
+            "conc-list: [1, 4, 16, 24, 32, 48]",
+            "conc-list: [1, 4, 16, 24, 28, 32, 48]",
+        )
+    });
+    let line = line_of(&repo, MASTER, "24, 28, 32");
+    assert_eq!(
+        errors(&run(&repo)),
+        [format!("matrix/binding-none {MASTER}:{line}:9")]
+    );
+}
+
+#[test]
+fn recipe_override_with_a_bad_key_fails() {
+    let (_tmp, repo) = scenario();
+    edit(&repo, RECIPE, |t| {
+        t.replace(
+            "override_tp2_c16:\n  roles:\n    agg:\n",
+            "override_tp2_c16:\n  roles:\n    agg:\n      bogus-key: 1\n",
+        )
+    });
+    let line = line_of(&repo, RECIPE, "bogus-key: 1");
+    assert_eq!(
+        errors(&run(&repo)),
+        [format!("recipe/unknown-field {RECIPE}:{line}:7")]
+    );
+}
