@@ -112,6 +112,9 @@ pub struct TestConfigArgs {
     pub conc: Option<Vec<i64>>,
     #[arg(long, num_args = 1.., value_parser = ["1k1k", "8k1k"])]
     pub seq_lens: Option<Vec<String>>,
+    /// [Oct] Keep only these exact exp-names; each must match exactly one row.
+    #[arg(long, num_args = 1..)]
+    pub exp_names: Option<Vec<String>>,
 }
 
 /// A failed run: the exit code (2 usage, 1 generation) and the message.
@@ -228,7 +231,18 @@ pub fn rows(cmd: &MatrixCommand, base: &Path) -> Result<Vec<infx_matrix::Row>, F
     let (opts, common) = options(cmd)?;
     let docs = infx_matrix::load_config_documents(&common.config_files, base)
         .map_err(Failure::from_diag)?;
-    let rows = generate_checked(&opts, docs, &common.runner_config, base, common.bind)?;
+    let exp_names = match cmd {
+        MatrixCommand::TestConfig(a) => a.exp_names.as_deref(),
+        MatrixCommand::FullSweep(_) => None,
+    };
+    let rows = generate_checked(
+        &opts,
+        docs,
+        &common.runner_config,
+        base,
+        common.bind,
+        exp_names,
+    )?;
     Ok(rows)
 }
 
@@ -241,6 +255,7 @@ pub fn generate_checked(
     runner_config: &Path,
     base: &Path,
     bind: bool,
+    exp_names: Option<&[String]>,
 ) -> Result<Vec<infx_matrix::Row>, Failure> {
     MasterConfigs::from_documents(&docs).map_err(Failure::from_diag)?;
     let runner_doc =
@@ -254,7 +269,16 @@ pub fn generate_checked(
         Some(r) => Runners::from_node(&r.root).with_tree_root(base),
         None => Runners::default(),
     };
-    let rows = infx_matrix::generate(&configs, &runners, opts).map_err(Failure::from_diag)?;
+    let rows = match exp_names {
+        None => infx_matrix::generate(&configs, &runners, opts).map_err(Failure::from_diag)?,
+        Some(names) => {
+            // Upstream filters before eval selection and reports these as usage errors.
+            let rows = infx_matrix::expand(&configs, &runners, opts).map_err(Failure::from_diag)?;
+            let rows = infx_matrix::evals::filter_exp_names(rows, names)
+                .map_err(|m| Failure::usage(&m))?;
+            infx_matrix::evals::select(rows, opts.evals)
+        }
+    };
     if bind {
         let points = infx_matrix::expand_with_origins(&configs, &runners, opts)
             .map_err(Failure::from_diag)?;
@@ -404,8 +428,8 @@ mod tests {
         assert!(parse(&["test-config", "--config-files", "a.yaml"]).is_err());
     }
 
-    #[test]
-    fn github_format_splits_rows_into_chunks() {
+    /// A one-entry tree: 5 single-node rows (conc 1…16), all with exp-name `m_1k1k`.
+    fn fixture() -> tempfile::TempDir {
         let tmp = tempfile::tempdir().expect("tempdir");
         let root = tmp.path();
         std::fs::create_dir_all(root.join("configs")).expect("mkdir");
@@ -421,6 +445,41 @@ mod tests {
             "labels:\n  h200: [h200-a, h200-b]\n",
         )
         .expect("write");
+        tmp
+    }
+
+    #[test]
+    fn exp_names_select_exactly_one_row_or_fail_as_usage() {
+        let tmp = fixture();
+        let root = tmp.path().to_string_lossy().to_string();
+        let run = |names: &[&str]| {
+            let mut args = vec![
+                "test-config",
+                "--root",
+                root.as_str(),
+                "--config-files",
+                "configs/master.yaml",
+                "--config-keys",
+                "m-fp8-h200-sglang",
+                "--exp-names",
+            ];
+            args.extend_from_slice(names);
+            execute(&parse(&args).expect("args"), tmp.path()).map_err(|f| (f.code, f.message))
+        };
+        assert_eq!(
+            run(&["m_1k1k"]),
+            Err((2, "Experiment name(s) matched multiple rows: m_1k1k".into()))
+        );
+        assert_eq!(
+            run(&["nope"]),
+            Err((2, "Experiment name(s) not found: nope".into()))
+        );
+    }
+
+    #[test]
+    fn github_format_splits_rows_into_chunks() {
+        let tmp = fixture();
+        let root = tmp.path();
         let root_arg = root.to_string_lossy().to_string();
         let args = [
             "full-sweep",

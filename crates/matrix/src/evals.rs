@@ -339,3 +339,75 @@ mod tests {
         );
     }
 }
+
+/// [Oct] `test-config --exp-names`: keep rows whose exp-name is one of `names`. Duplicate names,
+/// a name matching no row and a name matching several rows are errors (upstream reports them as
+/// usage errors).
+pub fn filter_exp_names(rows: Vec<Object>, names: &[String]) -> Result<Vec<Object>, String> {
+    let mut unique: Vec<&str> = names.iter().map(String::as_str).collect();
+    unique.sort_unstable();
+    unique.dedup();
+    if unique.len() != names.len() {
+        return Err("--exp-names contains duplicate values".into());
+    }
+    let count = |n: &str| {
+        rows.iter()
+            .filter(|r| r.get_str("exp-name") == Some(n))
+            .count()
+    };
+    let missing: Vec<&str> = unique.iter().copied().filter(|n| count(n) == 0).collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "Experiment name(s) not found: {}",
+            missing.join(", ")
+        ));
+    }
+    let ambiguous: Vec<&str> = unique.iter().copied().filter(|n| count(n) > 1).collect();
+    if !ambiguous.is_empty() {
+        return Err(format!(
+            "Experiment name(s) matched multiple rows: {}",
+            ambiguous.join(", ")
+        ));
+    }
+    Ok(rows
+        .into_iter()
+        .filter(|r| r.get_str("exp-name").is_some_and(|e| unique.contains(&e)))
+        .collect())
+}
+
+#[cfg(test)]
+mod exp_name_tests {
+    use super::*;
+
+    fn named(n: &str) -> Object {
+        let mut o = Object::new();
+        o.put("exp-name", Json::str(n));
+        o
+    }
+
+    #[test]
+    fn exp_names_must_be_unique_existing_and_unambiguous() {
+        let rows = vec![named("a"), named("b"), named("b")];
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            filter_exp_names(rows.clone(), &s(&["a"])).map(|r| r.len()),
+            Ok(1)
+        );
+        assert_eq!(
+            filter_exp_names(rows.clone(), &s(&["a", "a"]))
+                .err()
+                .as_deref(),
+            Some("--exp-names contains duplicate values")
+        );
+        assert_eq!(
+            filter_exp_names(rows.clone(), &s(&["z", "a"]))
+                .err()
+                .as_deref(),
+            Some("Experiment name(s) not found: z")
+        );
+        assert_eq!(
+            filter_exp_names(rows, &s(&["b"])).err().as_deref(),
+            Some("Experiment name(s) matched multiple rows: b")
+        );
+    }
+}

@@ -257,7 +257,7 @@ fn validation_case(dir: &Path, tree: &Path) -> Result<(), String> {
             apply_ops(doc, &mutation["ops"])?;
         }
     }
-    match cmd_matrix::generate_checked(&opts, docs, &common.runner_config, tree, false) {
+    match cmd_matrix::generate_checked(&opts, docs, &common.runner_config, tree, false, None) {
         Ok(rows) if want == 0 => compare_rows(dir, &(infx_matrix::dumps_rows(&rows) + "\n")),
         Ok(_) => Err(format!(
             "we generated rows, upstream failed with exit {want}"
