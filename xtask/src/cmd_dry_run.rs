@@ -87,7 +87,21 @@ fn run_one(args: &Args, target: &str) -> FileRun {
     };
     let reference = match RecipeRef::parse_srtctl(target) {
         Ok(r) => r,
-        Err(d) => {
+        Err(mut d) => {
+            // Point at the file the selector was meant for (the text before the last ':').
+            if d.path.is_none()
+                && let Some((file, _)) = target.rsplit_once(':')
+                && !file.is_empty()
+            {
+                d = d.at(
+                    file,
+                    infx_report::Span::point(infx_report::Pos {
+                        offset: 0,
+                        line: 1,
+                        col: 1,
+                    }),
+                );
+            }
             out.error = Some(d);
             return out;
         }

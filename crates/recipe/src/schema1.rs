@@ -1348,4 +1348,3 @@ pub fn message_dict(errs: &[FieldError]) -> String {
 pub fn dotted(path: &[String]) -> String {
     path.iter().fold(String::new(), |acc, s| join_key(&acc, s))
 }
-
