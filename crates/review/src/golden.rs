@@ -17,8 +17,11 @@ pub const CODE_FILE: &str = "review/golden-al-file";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Mode {
-    /// The recipe pins the simulated AL; it must equal the golden cell.
+    /// `Injected` for the [Oct] layout (the tree has lane blocks `configs/srt-recipes/`),
+    /// `Pinned` otherwise; resolved by [`crate::review_tree`].
     #[default]
+    Auto,
+    /// The recipe pins the simulated AL; it must equal the golden cell.
     Pinned,
     /// The launcher injects the golden AL; recipes must not hard-code one.
     Injected,

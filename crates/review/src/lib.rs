@@ -121,12 +121,17 @@ pub fn review_tree(inputs: &ReviewInputs) -> Vec<Diagnostic> {
         out.extend(images::check_engine_first(&entries, base));
     }
     let bindings = masters::bindings(&entries);
+    let mode = match inputs.golden_mode {
+        GoldenMode::Auto if inputs.lanes.is_empty() => GoldenMode::Pinned,
+        GoldenMode::Auto => GoldenMode::Injected,
+        m => m,
+    };
     for doc in &inputs.recipes {
         out.extend(review_recipe(
             doc,
             bindings.get(&path_key(doc)),
             &inputs.golden,
-            inputs.golden_mode,
+            mode,
         ));
     }
     for doc in &inputs.lanes {
@@ -155,8 +160,14 @@ pub fn review_tree(inputs: &ReviewInputs) -> Vec<Diagnostic> {
     out
 }
 
+/// The tree-relative recipe path (`benchmarks/…`) of a document, whatever prefix its path has
+/// (absolute, repository-relative or tree-relative), so master-config references match.
 fn path_key(doc: &Document) -> String {
-    doc.path.to_string_lossy().replace('\\', "/")
+    let p = doc.path.to_string_lossy().replace('\\', "/");
+    match p.rfind("/benchmarks/") {
+        Some(i) if !p.starts_with("benchmarks/") => p[i + 1..].to_string(),
+        _ => p,
+    }
 }
 
 /// Every per-recipe check on one recipe: Check 8, Check 13, Check 11 and the DP cuda-graph lint.
@@ -185,4 +196,74 @@ pub fn review_recipe(
     };
     out.extend(golden::check_recipe(&doc.path, &vars, &ctx, golden, mode));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn doc(path: &str, text: &str) -> Document {
+        match infx_yaml::parse_str(std::path::Path::new(path), text) {
+            Ok(root) => Document {
+                path: path.into(),
+                text: Arc::from(text),
+                root,
+            },
+            Err(d) => panic!("{d}"),
+        }
+    }
+
+    #[test]
+    fn recipe_paths_match_bindings_whatever_their_prefix() {
+        for p in [
+            "benchmarks/multi_node/srt-slurm-recipes/a.yaml",
+            "inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/a.yaml",
+            "/abs/tree/benchmarks/multi_node/srt-slurm-recipes/a.yaml",
+        ] {
+            assert_eq!(
+                path_key(&doc(p, "{}")),
+                "benchmarks/multi_node/srt-slurm-recipes/a.yaml"
+            );
+        }
+    }
+
+    #[test]
+    fn auto_golden_mode_follows_the_layout() {
+        let master = doc(
+            "configs/nvidia-master.yaml",
+            "x-fp4-b300-sglang:\n  model-prefix: qwen3.5\n  framework: sglang\n  runner: b300\n  scenarios:\n    agentic-coding:\n    - search-space:\n      - additional-settings:\n        - CONFIG_FILE=recipes/a.yaml\n",
+        );
+        let recipe = doc(
+            "/t/benchmarks/multi_node/srt-slurm-recipes/a.yaml",
+            "backend:\n  env:\n    SGLANG_SIMULATE_ACC_LEN: '3.39'\n  sglang_config:\n    decode:\n      speculative-algorithm: NEXTN\n      speculative-num-steps: 3\n",
+        );
+        let curve = "qwen3.5:\n  thinking_on:\n    3: 3.39\n";
+        let mut golden = Golden::new();
+        if let Ok(c) = golden::parse_curve(
+            "qwen3.5_mtp",
+            std::path::Path::new("g"),
+            &doc("g", curve).root,
+        ) {
+            golden.insert("qwen3.5_mtp".into(), c);
+        }
+        let mut inputs = ReviewInputs {
+            masters: vec![master],
+            recipes: vec![recipe],
+            golden,
+            ..Default::default()
+        };
+        // Aug layout (no lane blocks): the pinned value matches the golden cell.
+        assert!(review_tree(&inputs).is_empty());
+        // Oct layout: the same value is a hard-coded AL.
+        inputs.lanes.push(doc(
+            "configs/srt-recipes/agentic-multi.yaml",
+            "benchmark: {}\n",
+        ));
+        let d = review_tree(&inputs);
+        assert_eq!(
+            d.iter().map(|d| d.code.as_str()).collect::<Vec<_>>(),
+            [golden::CODE_HARDCODED]
+        );
+    }
 }

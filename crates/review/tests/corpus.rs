@@ -41,12 +41,13 @@ fn august_tree_findings() {
         return;
     };
     let root = c.join("inferencex-aug2026");
-    let (mut inputs, load_diags) = load::load_tree(&root);
+    let (inputs, load_diags) = load::load_tree(&root);
     assert!(load_diags.is_empty(), "{:#?}", summary(&load_diags));
     assert_eq!(inputs.masters.len(), 2);
     assert_eq!(inputs.recipes.len(), 469);
     assert_eq!(inputs.golden.len(), 9);
-    inputs.golden_mode = GoldenMode::Pinned;
+    // Auto: no lane blocks in the August layout, so pinned mode.
+    assert_eq!(inputs.golden_mode, GoldenMode::Auto);
     let d = review_tree(&inputs);
     for line in summary(&d) {
         eprintln!("{line}");
@@ -126,11 +127,12 @@ fn october_files() {
         return;
     };
     let root = c.join("inferencex-oct2026/inferencex-e2e");
-    let (mut inputs, load_diags) = load::load_tree(&root);
+    let (inputs, load_diags) = load::load_tree(&root);
     assert!(load_diags.is_empty(), "{:#?}", summary(&load_diags));
     assert_eq!(inputs.golden.len(), 8);
     assert!(inputs.codeowners.is_some());
-    inputs.golden_mode = GoldenMode::Injected;
+    // Auto: the October layout has lane blocks, so injected mode.
+    assert!(!inputs.lanes.is_empty());
     let d = review_tree(&inputs);
     for line in summary(&d) {
         eprintln!("{line}");
@@ -158,9 +160,8 @@ fn bundled_tree() {
         eprintln!("SKIP: bundled_tree: inferencex-e2e/configs not found");
         return;
     }
-    let (mut inputs, load_diags) = load::load_tree(&root);
+    let (inputs, load_diags) = load::load_tree(&root);
     assert!(load_diags.is_empty(), "{:#?}", summary(&load_diags));
-    inputs.golden_mode = GoldenMode::Injected;
     let d = review_tree(&inputs);
     assert_eq!(
         summary(&d),
