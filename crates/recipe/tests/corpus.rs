@@ -74,3 +74,44 @@ fn srtctl_golden_dry_runs() {
         &bad[..bad.len().min(5)]
     );
 }
+
+/// The three schema-2 recipes of the later InferenceX layout (which srtctl c88ef731 rejects)
+/// validate under the schema-2 rules once a model is bound, as the launcher does.
+#[test]
+fn newest_schema2_recipes_validate() {
+    let Some(corpus) = corpus() else {
+        eprintln!("SKIP: newest_schema2_recipes_validate: ../shared/corpus not found");
+        return;
+    };
+    let dir = corpus.join("srtctl-golden/cases/inferencex-newest");
+    let mut n = 0;
+    for case in std::fs::read_dir(&dir).unwrap().flatten() {
+        let all = case.path().join("all");
+        let Some(file) = std::fs::read_dir(&all)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|x| x == "yaml"))
+        else {
+            continue;
+        };
+        let recipe = load_recipe_file(&file).unwrap();
+        // Fragments get their benchmark client from the lane block.
+        let lane = if file.to_string_lossy().contains("agentic") {
+            infx_recipe::Lane::AgenticSingle
+        } else {
+            infx_recipe::Lane::FixedSeqSingle
+        };
+        let tree = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../inferencex-e2e");
+        let block = infx_recipe::load_recipe(&tree, lane.block_path()).unwrap();
+        let recipe = infx_recipe::compose_lane(&recipe, lane, &block);
+        for mut v in recipe.expand(None).unwrap() {
+            infx_recipe::bind_model(&mut v, "org/model", "registry/image:tag", "fp4");
+            let ds = infx_recipe::validate(&v);
+            assert!(ds.is_empty(), "{} {}: {ds:?}", file.display(), v.label);
+            assert!(!infx_recipe::render(&v).processes.is_empty());
+            n += 1;
+        }
+    }
+    assert!(n >= 20, "{n} variants checked");
+}
