@@ -224,3 +224,47 @@ fn rejections() {
     let fit = errors(&OK.replace("gpus: 8", "gpus: 16"));
     assert_eq!(fit[0].0, "recipe/role");
 }
+
+#[test]
+fn errors_point_into_the_file_and_block_that_wrote_the_value() {
+    use infx_recipe::{Lane, compose_lane};
+    let frag = RecipeFile::parse(
+        Path::new("frag.yaml"),
+        format!("base:\n{}override_bad:\n  roles:\n    agg:\n      env: {{X: 1}}\n  benchmark:\n    isl: 8\n", OK.lines().map(|l| format!("  {l}\n")).collect::<String>()),
+    )
+    .unwrap();
+    let lane = RecipeFile::parse(
+        Path::new("lane.yaml"),
+        "benchmark:\n  type: custom\n  command: run.sh\n  bogus: 1\n".into(),
+    )
+    .unwrap();
+    let v = compose_lane(&frag, Lane::AgenticSingle, &lane)
+        .expand(None)
+        .unwrap()
+        .remove(0);
+    let got: Vec<(String, String, usize)> = validate(&v)
+        .into_iter()
+        .map(|d| {
+            (
+                d.code,
+                d.path.unwrap().display().to_string(),
+                d.span.unwrap().start.line,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("recipe/type".to_string(), "frag.yaml".to_string(), 11),
+            (
+                "recipe/unknown-field".to_string(),
+                "lane.yaml".to_string(),
+                4
+            ),
+        ]
+    );
+    assert_eq!(
+        v.origin_of("benchmark.isl").unwrap().block.as_ref(),
+        "override_bad"
+    );
+}
