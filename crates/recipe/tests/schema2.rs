@@ -255,12 +255,12 @@ fn errors_point_into_the_file_and_block_that_wrote_the_value() {
     assert_eq!(
         got,
         vec![
-            ("recipe/type".to_string(), "frag.yaml".to_string(), 11),
             (
                 "recipe/unknown-field".to_string(),
                 "lane.yaml".to_string(),
                 4
             ),
+            ("recipe/type".to_string(), "frag.yaml".to_string(), 11),
         ]
     );
     assert_eq!(
