@@ -118,7 +118,9 @@ const DRAM_KEYS: &[&str] = &[
 pub fn compose_lane(fragment: &RecipeFile, lane: Lane, lane_block: &RecipeFile) -> RecipeFile {
     let mut sources: Vec<Source> = fragment.sources.as_ref().clone();
     let lane_src = sources.len();
-    sources.push(lane_block.sources[0].clone());
+    if let Some(src) = lane_block.sources.first() {
+        sources.push(src.clone());
+    }
     let lane_origin = Origin {
         source: lane_src,
         block: Arc::from(format!("lane:{}", lane.name())),

@@ -240,7 +240,17 @@ impl RecipeFile {
     }
 
     pub fn path(&self) -> &Path {
-        &self.sources[0].path
+        self.sources
+            .first()
+            .map(|s| s.path.as_path())
+            .unwrap_or(Path::new(""))
+    }
+
+    fn source_path(&self, idx: usize) -> &Path {
+        self.sources
+            .get(idx)
+            .map(|s| s.path.as_path())
+            .unwrap_or_else(|| self.path())
     }
 
     pub fn kind(&self) -> RecipeKind {
@@ -282,7 +292,7 @@ impl RecipeFile {
     fn err_at_key(&self, key: &str, code: &str, msg: String) -> Diagnostic {
         let path = join_key("", key);
         let src = self.origins.get(&path).map(|o| o.source).unwrap_or(0);
-        code_err(code, msg).at(&self.sources[src].path, self.key_span(key))
+        code_err(code, msg).at(self.source_path(src), self.key_span(key))
     }
 
     /// Expands with srtctl's rules ([`ExpandOptions::srtctl`]).
@@ -535,7 +545,7 @@ impl RecipeFile {
             .cloned()
             .unwrap_or(Node::new(Value::Null, self.root.span));
         let src = self.origins.get(key).map(|o| o.source).unwrap_or(0);
-        let file = self.sources[src].path.clone();
+        let file = self.source_path(src).to_path_buf();
         let mut lists = Vec::new();
         collect_lists(&section, &mut lists);
         if lists.is_empty() {
