@@ -116,6 +116,21 @@ fn load_change(
     Ok((Change::from_diff(&c, None), top, commit))
 }
 
+/// Check 12 through `infx-changelog`'s plan of `base..HEAD` (committed history only): `Err` with
+/// upstream's message when the append-only rules fail; `None` when it cannot be decided here
+/// (another stage failed: the changelog check reports that).
+fn append_only_verdict(top: &Path, base: &str) -> Option<Result<(), String>> {
+    let r = infx_git::Repo::open(top).ok()?;
+    let (b, h) = (r.resolve_commit(base).ok()?, r.resolve_commit("HEAD").ok()?);
+    let opts = infx_changelog::plan::PlanOptions::default();
+    match infx_changelog::matrix_gen::plan_between(&r, b, h, base, "HEAD", opts, Default::default())
+    {
+        Ok(_) => Some(Ok(())),
+        Err(e) if e.stage == "append-only" => Some(Err(e.message)),
+        Err(_) => None,
+    }
+}
+
 fn signer(login: Option<String>, teams: Vec<String>) -> Option<Signer> {
     login.map(|login| Signer { login, teams })
 }
@@ -180,6 +195,11 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
                     .iter()
                     .any(|(_, l)| l.trim_start().starts_with("append-only: true"))
         });
+        if inputs.append_only_entry
+            && let Some(b) = &mb
+        {
+            inputs.append_only_verdict = append_only_verdict(&top, b);
+        }
         inputs.change = Some(change);
     } else if inputs.signer.is_some() {
         bail!("--signer needs --base (the changed paths come from the diff)");

@@ -109,6 +109,9 @@ pub struct ReviewInputs {
     pub base_master_keys: Option<BTreeSet<String>>,
     /// Whether the change adds a changelog entry with `append-only: true` (Check 12).
     pub append_only_entry: bool,
+    /// Check 12's base/head matrix verdict from `infx-changelog` (`Err` = upstream's
+    /// append-only message). `None` with `append_only_entry`: reported as not run.
+    pub append_only_verdict: Option<Result<(), String>>,
 }
 
 /// Runs every repository-decidable check. Deterministic order: images, recipes (file order),
@@ -147,15 +150,21 @@ pub fn review_tree(inputs: &ReviewInputs) -> Vec<Diagnostic> {
             ));
         }
     }
-    if inputs.append_only_entry {
-        out.push(
+    match (&inputs.append_only_verdict, inputs.append_only_entry) {
+        (Some(Err(msg)), _) => out.push(
+            Diagnostic::error(CODE_APPEND_ONLY, format!("append-only change: {msg}"))
+                .with_path("perf-changelog.yaml")
+                .with_help("an append-only entry may only add points to existing curves with an unchanged image; use a regular entry otherwise"),
+        ),
+        (None, true) => out.push(
             Diagnostic::warning(
                 CODE_APPEND_ONLY,
-                "not run: the change adds an `append-only: true` changelog entry, but the base/head matrix comparison (Check 12) is not connected yet",
+                "not run: the change adds an `append-only: true` changelog entry, but no base/head matrix comparison (Check 12) was available",
             )
             .with_path("perf-changelog.yaml")
-            .with_help("run `cargo xtask changelog check` for the append-only gate, and verify the curve's image is unchanged"),
-        );
+            .with_help("commit the change and run `cargo xtask review check --base <rev>` (or `cargo xtask changelog plan`)"),
+        ),
+        _ => {}
     }
     out
 }
@@ -265,5 +274,28 @@ mod tests {
             d.iter().map(|d| d.code.as_str()).collect::<Vec<_>>(),
             [golden::CODE_HARDCODED]
         );
+    }
+
+    #[test]
+    fn append_only_is_never_a_silent_pass() {
+        let mut inputs = ReviewInputs {
+            append_only_entry: true,
+            ..Default::default()
+        };
+        let d = review_tree(&inputs);
+        assert_eq!(d.len(), 1);
+        assert_eq!(
+            (d[0].code.as_str(), d[0].severity),
+            (CODE_APPEND_ONLY, infx_report::Severity::Warning)
+        );
+        assert!(d[0].message.starts_with("not run"));
+        inputs.append_only_verdict = Some(Err(
+            "append-only may not remove or modify existing generated recipes".into(),
+        ));
+        let d = review_tree(&inputs);
+        assert_eq!(d.len(), 1);
+        assert!(d[0].is_error() && d[0].message.contains("may not remove or modify"));
+        inputs.append_only_verdict = Some(Ok(()));
+        assert!(review_tree(&inputs).is_empty());
     }
 }
