@@ -337,9 +337,14 @@ pub fn render(v: &Variant) -> Rendered {
     let direct = if schema2 {
         fe_type != "dynamo"
     } else {
-        fe_type == "sglang"
+        fe_type == "sglang" || fe_type == "vllm"
     };
-    let direct_endpoint = schema2 && (fe_type == "sglang" || fe_type == "vllm");
+    // The worker itself is the public endpoint (port 8000).
+    let direct_endpoint = if schema2 {
+        fe_type == "sglang" || fe_type == "vllm"
+    } else {
+        fe_type == "vllm"
+    };
     let served = served_name(&roles, &model_path);
     let disagg = roles.iter().any(|r| r.name != "agg");
     let mut processes = Vec::new();
@@ -478,30 +483,126 @@ pub fn render(v: &Variant) -> Rendered {
                         }
                     }
                     "vllm" => {
+                        let owned = |k: &str| VLLM_OWNED.contains(&k.replace('_', "-").as_str());
+                        let arg = |k: &str| {
+                            r.args
+                                .and_then(|a| a.get(k).or_else(|| a.get(&k.replace('-', "_"))))
+                        };
+                        let devices = gpus
+                            .iter()
+                            .map(|g| g.to_string())
+                            .collect::<Vec<_>>()
+                            .join(",");
+                        let mut rest: Mapping = Mapping::new();
+                        if let Some(a) = r.args {
+                            for (k, val) in a.iter_nodes() {
+                                let key = py_str(k);
+                                let keep =
+                                    !owned(&key) || key.replace('_', "-") == "served-model-name";
+                                if keep {
+                                    rest.insert(k.clone(), val.clone());
+                                }
+                            }
+                        }
                         if direct {
+                            // `vllm serve`: the served name joins the args; rendezvous flags are
+                            // srtctl's; non-leader ranks run headless without host/port.
                             let bin = t
                                 .get_path(&["engine", "vllm_serve_binary"])
+                                .filter(|_| fe_type == "vllm")
                                 .map(py_str)
                                 .unwrap_or_else(|| "vllm".into());
                             argv.extend([bin, "serve".into(), model_arg.clone()]);
+                            if rank == 0 {
+                                let port = if direct_endpoint { 8000 } else { http_port };
+                                argv.extend([
+                                    "--host".into(),
+                                    "0.0.0.0".into(),
+                                    "--port".into(),
+                                    port.to_string(),
+                                ]);
+                            }
+                            if nodes_per_worker > 1 {
+                                argv.extend([
+                                    "--master-addr".into(),
+                                    format!("<ip{leader}>"),
+                                    "--nnodes".into(),
+                                    nodes_per_worker.to_string(),
+                                    "--node-rank".into(),
+                                    rank.to_string(),
+                                ]);
+                                if rank > 0 {
+                                    argv.push("--headless".into());
+                                }
+                            }
+                            argv.extend(["--device-ids".into(), devices]);
                         } else {
                             argv.extend(
                                 ["python3", "-m", "dynamo.vllm", "--model"].map(String::from),
                             );
-                            argv.push(model_arg.clone());
+                            argv.extend([
+                                model_arg.clone(),
+                                "--served-model-name".into(),
+                                served.clone(),
+                            ]);
+                            if r.name != "agg" {
+                                argv.extend(["--disaggregation-mode".into(), r.name.to_string()]);
+                                // The engine-wide connector shorthand becomes --kv-transfer-config.
+                                let connector = if schema2 {
+                                    t.get_path(&["engine", "connector"])
+                                        .map(|c| (!c.is_null()).then(|| py_str(c)))
+                                } else {
+                                    t.get_path(&["backend", "connector"])
+                                        .map(|c| (!c.is_null()).then(|| py_str(c)))
+                                }
+                                .unwrap_or(Some("nixl".into()));
+                                match connector.as_deref() {
+                                    Some("nixl") => argv.extend([
+                                        "--kv-transfer-config".into(),
+                                        r#"{"kv_connector": "NixlConnector", "kv_role": "kv_both"}"#.into(),
+                                    ]),
+                                    Some(other) => notes.push(format!("vLLM connector {other}: --kv-transfer-config is built at run time and not shown")),
+                                    None => {}
+                                }
+                            }
+                            argv.extend(["--device-ids".into(), devices]);
+                            // Per-node DP launch: each node runs its share of the DP ranks.
+                            if let Some(dp) = arg("data-parallel-size").and_then(|x| int(Some(x))) {
+                                let tp = arg("tensor-parallel-size")
+                                    .and_then(|x| int(Some(x)))
+                                    .unwrap_or(1)
+                                    .max(1);
+                                let local = (gpus.len() as i64 / tp).max(1).min(dp);
+                                argv.extend([
+                                    "--data-parallel-size-local".into(),
+                                    local.to_string(),
+                                    "--data-parallel-start-rank".into(),
+                                    (rank as i64 * local).to_string(),
+                                    "--data-parallel-address".into(),
+                                    format!("<ip{leader}>"),
+                                    "--data-parallel-rpc-port".into(),
+                                    "8400".into(),
+                                    "--data-parallel-hybrid-lb".into(),
+                                ]);
+                            }
+                            argv.extend([
+                                "--request-plane".into(),
+                                request_plane.clone(),
+                                "--dump-config-to".into(),
+                                format!("<LOG_DIR>/<node{node}>_config.json"),
+                            ]);
                         }
-                        let port = if direct_endpoint { 8000 } else { http_port };
-                        argv.extend([
-                            "--host".into(),
-                            "0.0.0.0".into(),
-                            "--port".into(),
-                            port.to_string(),
-                        ]);
-                        argv.extend(["--served-model-name".into(), served.clone()]);
-                        if let Some(a) = r.args {
-                            argv.extend(engine_args(a, VLLM_OWNED));
+                        // srtctl adds the served name to the args when they lack it (both modes).
+                        if !rest.contains_key("served-model-name")
+                            && !rest.contains_key("served_model_name")
+                        {
+                            let span = v.tree.span;
+                            rest.insert(
+                                Node::new(Value::Str("served-model-name".into()), span),
+                                Node::new(Value::Str(served.clone()), span),
+                            );
                         }
-                        notes.push("vLLM: rendezvous and --kv-transfer-config flags are built at run time and not shown".into());
+                        argv.extend(engine_args(&rest, &[]));
                     }
                     other => {
                         argv.push(format!("<{other} worker>"));

@@ -5,7 +5,7 @@
 //! equals `derived/config_N.json` exactly (key order included), and `resolve-override` variants
 //! equal `derived/resolved_N.yaml` semantically; rejected cases: the same failing fields (for
 //! marshmallow dicts, the set of field paths) or the same message (rules, selectors, zips).
-//! Accepted SGLang cases with a runtime-mock capture (99) must also launch the same worker,
+//! Accepted SGLang and vLLM cases with a runtime-mock capture (102) must also launch the same worker,
 //! router and frontend command lines as srtctl's mock runtime recorded.
 //! The schema-2 cases (`inferencex-newest`) are run through the same c88ef731 emulation, which
 //! rejects them exactly as srtctl does; infx's own schema-2 validation is separate.
@@ -152,7 +152,10 @@ fn check_case(dir: &Path, c: &Case) -> Result<(), String> {
     }
     match (&run.error, golden_ok) {
         (None, true) => match run.configs.first() {
-            Some((v, cfg)) if cluster.is_none() && cfg["backend"]["type"] == "sglang" => {
+            Some((v, cfg))
+                if cluster.is_none()
+                    && (cfg["backend"]["type"] == "sglang" || cfg["backend"]["type"] == "vllm") =>
+            {
                 compare_launches(dir, v)
             }
             _ => Ok(()),
@@ -166,7 +169,7 @@ fn check_case(dir: &Path, c: &Case) -> Result<(), String> {
     }
 }
 
-/// SGLang cases with a runtime-mock capture: the worker, router and frontend command lines
+/// SGLang and vLLM cases with a runtime-mock capture: the worker, router and frontend command lines
 /// infx renders for the first variant equal the ones srtctl launched (as multisets), after
 /// masking mock artefacts (addresses, node names in `--dump-config-to` paths).
 fn compare_launches(dir: &Path, v: &infx_recipe::Variant) -> Result<(), String> {
@@ -178,6 +181,7 @@ fn compare_launches(dir: &Path, v: &infx_recipe::Variant) -> Result<(), String> 
         "sglang.launch_server",
         "sglang_router.launch_router",
         "dynamo.frontend",
+        "dynamo.vllm",
     ];
     let mut theirs: Vec<String> = Vec::new();
     for line in text.lines() {
@@ -195,7 +199,9 @@ fn compare_launches(dir: &Path, v: &infx_recipe::Variant) -> Result<(), String> 
                 .collect::<Vec<_>>(),
             _ => continue,
         };
-        if argv.iter().any(|t| kinds.contains(&t.as_str())) {
+        let vllm_serve =
+            argv.first().is_some_and(|a| a == "vllm") && argv.get(1).is_some_and(|a| a == "serve");
+        if vllm_serve || argv.iter().any(|t| kinds.contains(&t.as_str())) {
             theirs.push(mask(&argv));
         }
     }
