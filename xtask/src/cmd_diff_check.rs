@@ -61,7 +61,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let diags = infx_diff::whitespace_errors(&change);
     let mut sources = SourceMap::new();
-    for t in &change.texts {
+    // Only the human format shows source lines; skip indexing big files for the others.
+    for t in change.texts.iter().filter(|_| args.format == Format::Human) {
         if diags
             .iter()
             .any(|d| d.path.as_deref() == Some(t.path.as_path()))
