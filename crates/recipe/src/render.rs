@@ -179,6 +179,12 @@ fn int(n: Option<&Node>) -> Option<i64> {
         .and_then(|j| j.as_i64())
 }
 
+/// A count (nodes, workers, GPUs) for rendering: absurd values are clamped so a typo cannot
+/// make the renderer allocate without bound (validation reports them on its own).
+fn count(n: Option<&Node>) -> Option<i64> {
+    int(n).map(|x| x.clamp(0, 4096))
+}
+
 fn str_map(n: Option<&Node>) -> Vec<(String, String)> {
     n.and_then(Node::as_map)
         .map(|m| {
@@ -217,7 +223,9 @@ const VLLM_OWNED: &[&str] = &[
 pub fn render(v: &Variant) -> Rendered {
     let t = &v.tree;
     let schema2 = t.get("schema").is_some();
-    let gpn = int(t.get_path(&["resources", "gpus_per_node"])).unwrap_or(4);
+    let gpn = count(t.get_path(&["resources", "gpus_per_node"]))
+        .unwrap_or(4)
+        .max(1);
     let model_path = t
         .get_path(&["model", "path"])
         .map(py_str)
@@ -249,9 +257,9 @@ pub fn render(v: &Variant) -> Rendered {
             let Some(r) = t.get_path(&["roles", name]) else {
                 continue;
             };
-            let nodes = int(r.get("nodes"));
-            let workers = int(r.get("workers")).unwrap_or(0);
-            let gpus = int(r.get("gpus")).unwrap_or_else(|| match nodes {
+            let nodes = count(r.get("nodes"));
+            let workers = count(r.get("workers")).unwrap_or(0);
+            let gpus = count(r.get("gpus")).unwrap_or_else(|| match nodes {
                 Some(n) if workers > 0 => n * gpn / workers,
                 _ => gpn,
             });
@@ -297,9 +305,9 @@ pub fn render(v: &Variant) -> Rendered {
             &[("agg", "agg", "aggregated")]
         };
         for (name, short, mode) in modes {
-            let nodes = int(res.and_then(|r| r.get(&format!("{short}_nodes"))));
-            let workers = int(res.and_then(|r| r.get(&format!("{short}_workers")))).unwrap_or(0);
-            let explicit = int(res.and_then(|r| r.get(&format!("gpus_per_{short}"))));
+            let nodes = count(res.and_then(|r| r.get(&format!("{short}_nodes"))));
+            let workers = count(res.and_then(|r| r.get(&format!("{short}_workers")))).unwrap_or(0);
+            let explicit = count(res.and_then(|r| r.get(&format!("gpus_per_{short}"))));
             let gpus = explicit.unwrap_or(match nodes {
                 Some(n) if n > 0 && workers > 0 => n * gpn / workers,
                 _ => gpn,
@@ -384,7 +392,16 @@ pub fn render(v: &Variant) -> Rendered {
         } else {
             1
         };
+        // Bound what one variant can make us render (a typo like `workers: 4000`).
+        let cap = 1024 / nodes_per_worker.max(1);
         let workers = r.workers.max(0) as usize;
+        if workers > cap {
+            notes.push(format!(
+                "{}: only the first {cap} of {workers} workers are rendered",
+                r.name
+            ));
+        }
+        let workers = workers.min(cap);
         let needed = workers.div_ceil(per_node as usize) * nodes_per_worker;
         let role_nodes = (r.nodes.unwrap_or(1).max(0) as usize).max(needed);
         for w in 0..workers {

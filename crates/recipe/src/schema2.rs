@@ -1030,7 +1030,7 @@ fn rules(c: &mut Checker) {
         let gpn = int_of(t.get_path(&["resources", "gpus_per_node"])).unwrap_or(4);
         if let (Some(g), Some(nodes)) = (int_of(r.get("gpus")), int_of(r.get("nodes")))
             && let Some(w) = int_of(r.get("workers"))
-            && g * w > nodes * gpn
+            && g.saturating_mul(w) > nodes.saturating_mul(gpn)
         {
             let span = r.get("gpus").map(|x| x.span).unwrap_or(r.span);
             c.err(
