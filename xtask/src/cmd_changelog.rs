@@ -76,6 +76,10 @@ pub enum ChangelogCommand {
         evals_only: bool,
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// Also compute the sweep plan of the change (needs --head) and write its JSON here
+        /// (`-` = stdout, after the diagnostics).
+        #[arg(long, requires = "head")]
+        plan_out: Option<PathBuf>,
     },
     /// Print the sweep plan (upstream process_changelog.py JSON) of the change base..head.
     Plan {
@@ -146,6 +150,7 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
             all_evals,
             evals_only,
             format,
+            plan_out,
         } => {
             let r = open(&repo.repo)?;
             let dialect: Dialect = repo.dialect.into();
@@ -163,17 +168,25 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
             let base_blob = r
                 .blob_at_layout(base_id, infx_changelog::CHANGELOG_PATH)
                 .map_err(|e| anyhow!("{e}"))?;
+            let mut head_inputs = None;
             let (head_path, head_bytes, master) = match head_id {
                 Some(h) => {
                     let b = r
                         .blob_at_layout(h, infx_changelog::CHANGELOG_PATH)
                         .map_err(|e| anyhow!("{e}"))?
                         .ok_or_else(|| anyhow!("perf-changelog.yaml not found at {h}"))?;
-                    let inputs = infx_changelog::matrix_gen::RevisionInputs::at(&r, h)
-                        .map_err(|e| anyhow!(e))?;
-                    let keys = inputs
-                        .configs()
-                        .map(|c| MasterKeys::from_keys(c.keys().map(str::to_string)));
+                    let keys = if plan_out.is_some() {
+                        // The plan needs the full trees anyway: parse once, share the keys.
+                        let inputs = infx_changelog::matrix_gen::RevisionInputs::at(&r, h)
+                            .map_err(|e| anyhow!(e))?;
+                        let keys = inputs
+                            .configs()
+                            .map(|c| MasterKeys::from_keys(c.keys().map(str::to_string)));
+                        head_inputs = Some(inputs);
+                        keys
+                    } else {
+                        master_keys_at(&r, h)
+                    };
                     (PathBuf::from(&b.path), b.data, keys)
                 }
                 None => {
@@ -238,6 +251,43 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
                 master.as_ref(),
                 &opts,
             ));
+            if let (Some(out), Some(h)) = (&plan_out, head_id) {
+                let opts = PlanOptions {
+                    modifiers: Modifiers {
+                        all_evals,
+                        evals_only,
+                    },
+                    trim_conc: false,
+                };
+                let bl = base.clone().unwrap_or_else(|| base_id.to_string());
+                let hl = head.clone().unwrap_or_default();
+                match infx_changelog::matrix_gen::plan_between_with(
+                    &r,
+                    base_id,
+                    h,
+                    &bl,
+                    &hl,
+                    opts,
+                    dialect,
+                    head_inputs,
+                ) {
+                    Ok(v) => {
+                        let json = serde_json::to_string(&v)?;
+                        if out.as_os_str() == "-" {
+                            println!("{json}");
+                        } else {
+                            std::fs::write(out, json + "\n")?;
+                        }
+                    }
+                    Err(e) => diags.push(
+                        infx_report::Diagnostic::error(
+                            format!("changelog/plan-{}", e.stage),
+                            e.message,
+                        )
+                        .with_path(&head_path),
+                    ),
+                }
+            }
             let mut sources = SourceMap::default();
             sources.insert(
                 head_path.clone(),
@@ -363,6 +413,28 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// Master keys at a revision (layout-aware, legacy `.github/configs/` too), top keys only.
+fn master_keys_at(r: &Repo, commit: Oid) -> Result<MasterKeys, String> {
+    let mut texts = Vec::new();
+    for m in infx_changelog::MASTER_CONFIGS {
+        let blob = match r.blob_at_layout(commit, m).map_err(|e| e.to_string())? {
+            Some(b) => Some(b),
+            None => r
+                .blob_at(commit, &m.replacen("configs", ".github/configs", 1))
+                .map_err(|e| e.to_string())?,
+        };
+        let b = blob.ok_or_else(|| format!("Input file '{m}' does not exist."))?;
+        texts.push((m, String::from_utf8_lossy(&b.data).into_owned()));
+    }
+    MasterKeys::load(
+        &texts
+            .iter()
+            .map(|(p, t)| (*p, t.as_str()))
+            .collect::<Vec<_>>(),
+    )
+    .map_err(|e| e.message)
 }
 
 /// Master keys from a checkout directory (`<dir>/configs/*-master.yaml`).

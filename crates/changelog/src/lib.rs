@@ -70,13 +70,16 @@ pub fn check_change(
                 Ok(p) => added.extend(entries_of(&p, head, opts.dialect)),
                 Err(e) => out.push(strict_diag(path, &e)),
             },
-            Some(b) => match strict_check(Some(b), head, links, opts.dialect) {
-                Ok(c) => {
-                    if let Ok(p) = parse_changelog(head, "perf-changelog.yaml", opts.dialect) {
-                        let n = p.entries.len();
-                        let all = entries_of(&p, head, opts.dialect);
-                        added.extend(all.into_iter().skip(n - c.additions));
-                    }
+            Some(b) => match strict_parsed(b, head, links, opts.dialect) {
+                Ok((c, h)) => {
+                    // Only the appended entries (the tail) are new; validate just those.
+                    let text = std::str::from_utf8(head).ok();
+                    let n = h.entries.len();
+                    added.extend(
+                        h.entries[n.saturating_sub(c.additions)..]
+                            .iter()
+                            .filter_map(|e| validate_entry(e, opts.dialect, text).ok()),
+                    );
                 }
                 Err((stage, e)) => {
                     let mut d = strict_diag(path, &e);
@@ -121,6 +124,21 @@ pub fn check_change(
         }
     }
     out
+}
+
+/// The strict sequence, keeping the parsed head (one parse per side).
+fn strict_parsed(
+    base: &[u8],
+    head: &[u8],
+    links: LinkMode,
+    dialect: Dialect,
+) -> Result<(Comparison, strict::Parsed), (StrictStage, StrictError)> {
+    let b = parse_changelog(base, "base perf-changelog.yaml", dialect)
+        .map_err(|e| (StrictStage::BaseParse, e))?;
+    let h = parse_changelog(head, "head perf-changelog.yaml", dialect)
+        .map_err(|e| (StrictStage::HeadParse, e))?;
+    let c = strict::check_parsed(base, &b, head, &h, links)?;
+    Ok((c, h))
 }
 
 fn entries_of(p: &strict::Parsed, head: &[u8], dialect: Dialect) -> Vec<Entry> {

@@ -287,6 +287,23 @@ pub fn plan_between(
     opts: crate::plan::PlanOptions,
     dialect: crate::Dialect,
 ) -> Result<serde_json::Value, crate::plan::PlanError> {
+    plan_between_with(
+        repo, base, head, base_label, head_label, opts, dialect, None,
+    )
+}
+
+/// [`plan_between`] reusing already loaded head inputs.
+#[allow(clippy::too_many_arguments)]
+pub fn plan_between_with(
+    repo: &Repo,
+    base: Oid,
+    head: Oid,
+    base_label: &str,
+    head_label: &str,
+    opts: crate::plan::PlanOptions,
+    dialect: crate::Dialect,
+    head_inputs: Option<RevisionInputs>,
+) -> Result<serde_json::Value, crate::plan::PlanError> {
     use crate::plan::PlanError;
     let err = |stage: &'static str| move |m: String| PlanError { stage, message: m };
     let read = |c: Oid| -> Result<Option<Vec<u8>>, PlanError> {
@@ -332,7 +349,10 @@ pub fn plan_between(
     let line_map: Vec<usize> = diff.added.iter().map(|l| l.line).collect();
     let entries = crate::gate::parse_added(&text, &line_map, dialect)?;
     crate::gate::check_preconditions(&entries, opts.modifiers)?;
-    let head_inputs = RevisionInputs::at(repo, head).map_err(err("master-configs"))?;
+    let head_inputs = match head_inputs {
+        Some(h) => h,
+        None => RevisionInputs::at(repo, head).map_err(err("master-configs"))?,
+    };
     let master = {
         let configs = head_inputs.configs().map_err(err("master-configs"))?;
         MasterKeys::from_keys(configs.keys().map(str::to_string))
