@@ -478,7 +478,7 @@ fn check_single_node(v: &Variant, p: &Point<'_>, lane: Lane) -> Result<(), Strin
     );
     let ep = row_int(row, "ep", 1);
     let dp_attn = row.get("dp-attn").is_some_and(Json::truthy);
-    let gpus = tp * pp * pcp;
+    let gpus = tp.saturating_mul(pp).saturating_mul(pcp);
     let recipe_gpus = int_of(agg.and_then(|a| a.get("gpus")));
     if recipe_gpus != Some(gpus) {
         return Err(mismatch("roles.agg.gpus", opt(recipe_gpus), gpus));
@@ -590,7 +590,8 @@ fn check_single_node(v: &Variant, p: &Point<'_>, lane: Lane) -> Result<(), Strin
             }
         }
         "vllm" => {
-            let product = num("tensor-parallel-size", 1) * num("data-parallel-size", 1);
+            let product =
+                num("tensor-parallel-size", 1).saturating_mul(num("data-parallel-size", 1));
             if product != tp {
                 return Err(mismatch(
                     "tensor-parallel-size × data-parallel-size",

@@ -414,7 +414,13 @@ pub fn concurrency_range(start: i64, end: i64, step: i64) -> Vec<i64> {
         if c == end {
             break;
         }
-        c = c.saturating_mul(step).min(end);
+        let next = c.saturating_mul(step).min(end);
+        // Validation rejects non-positive starts; without it they would never progress
+        // (upstream would loop forever), so stop instead.
+        if next <= c {
+            break;
+        }
+        c = next;
     }
     values
 }
@@ -808,7 +814,11 @@ fn fixed_rows(
     let isl_node = cx.req(sequence, "isl")?;
     let osl_node = cx.req(sequence, "osl")?;
     let (isl, osl) = (cx.json(isl_node)?, cx.json(osl_node)?);
-    let max_model_len = Json::Int(cx.int(isl_node, "isl")? + cx.int(osl_node, "osl")? + 256);
+    let max_model_len = Json::Int(
+        cx.int(isl_node, "isl")?
+            .saturating_add(cx.int(osl_node, "osl")?)
+            .saturating_add(256),
+    );
     let require_power = truthy(sequence.get("require-power"));
     if require_power && (isl.as_i64(), osl.as_i64()) != (Some(8192), Some(1024)) {
         return Err(cx.err(
@@ -1166,7 +1176,7 @@ fn agentic_dram(
             Some(n) => cx.int(n, "pcp-size")?,
             None => 1,
         };
-        Ok(tp * pp * pcp)
+        Ok(tp.saturating_mul(pp).saturating_mul(pcp))
     };
     let worker = get_some(benchmark, "worker").or_else(|| get_some(benchmark, "prefill"));
     let gpus = if let Some(w) = worker {
@@ -1221,6 +1231,8 @@ mod tests {
         assert_eq!(concurrency_range(4, 128, 4), [4, 16, 64, 128]);
         assert_eq!(concurrency_range(1, 8, 2), [1, 2, 4, 8]);
         assert_eq!(concurrency_range(8, 4, 2), Vec::<i64>::new());
+        assert_eq!(concurrency_range(0, 8, 2), [0]);
+        assert_eq!(concurrency_range(-2, 8, 2), [-2]);
     }
 
     proptest::proptest! {

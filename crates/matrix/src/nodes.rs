@@ -31,7 +31,7 @@ pub fn node_count(
             None => Err(format!("multinode row without {k}")),
         }
     };
-    Ok(side("prefill", "PREFILL")? + side("decode", "DECODE")?)
+    Ok(side("prefill", "PREFILL")?.saturating_add(side("decode", "DECODE")?))
 }
 
 fn int(v: Option<&Json>, default: i64) -> Result<i64, String> {
@@ -90,13 +90,13 @@ fn worker_node_count(
     };
     let gpn = runners.scheduling_gpus_per_node(label)?;
     let total = int(worker.get("num-worker"), 0)?
-        * int(worker.get("tp"), 0)?
-        * int(worker.get("pp"), 1)?
-        * int(worker.get("pcp-size"), 1)?;
+        .saturating_mul(int(worker.get("tp"), 0)?)
+        .saturating_mul(int(worker.get("pp"), 1)?)
+        .saturating_mul(int(worker.get("pcp-size"), 1)?);
     if gpn <= 0 {
         return Err(format!("gpus-per-node of '{label}' must be positive"));
     }
-    Ok((total + gpn - 1).div_euclid(gpn))
+    Ok(total.saturating_add(gpn - 1).div_euclid(gpn))
 }
 
 /// `override` over `base`: mappings merge, `null` deletes, anything else replaces.
@@ -173,10 +173,10 @@ pub fn recipe_node_count(reference: &str, root: &Path) -> Result<Option<i64>, St
         match role.as_object().and_then(|r| r.get("nodes")) {
             None => return Err(format!("Recipe role '{name}' must specify nodes: {rel}")),
             Some(Json::Str(s)) if s == "colocate" => {}
-            Some(n) => workers += int(Some(n), 0)?,
+            Some(n) => workers = int(Some(n), 0)?.saturating_add(workers),
         }
     }
-    Ok(Some(workers + auxiliary_nodes(&recipe)?))
+    Ok(Some(workers.saturating_add(auxiliary_nodes(&recipe)?)))
 }
 
 fn placement_dedicated(o: Option<&Object>) -> bool {
@@ -198,10 +198,11 @@ fn auxiliary_nodes(recipe: &Object) -> Result<i64, String> {
         .collect();
     let mut pool = 0;
     for s in &services {
-        pool += match s.get("nodes") {
+        pool = match s.get("nodes") {
             None | Some(Json::Null) => 0,
             n => int(n, 0)?,
-        };
+        }
+        .saturating_add(pool);
     }
     let mut infra = recipe
         .get("infra")
@@ -239,7 +240,7 @@ fn auxiliary_nodes(recipe: &Object) -> Result<i64, String> {
     if dedicated > 0 && colocate {
         dedicated = 1;
     }
-    Ok(pool + dedicated)
+    Ok(pool.saturating_add(dedicated))
 }
 
 #[cfg(test)]
