@@ -717,9 +717,30 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
             // No conversion can apply: the working-tree bytes are what git compares. Reading
             // them directly skips libgit2's re-hashing and whole-file patch (the slow part).
             Target::WorkTree if !settings.may_convert(&repo, &path) => {
-                let old = blob_bytes(&repo, delta.old_file().id())?;
                 let new = worktree_bytes(&root, &path);
-                FileText::new(path, old, new, rule, marker_size)?
+                let old_id = delta.old_file().id();
+                if old_id.is_zero() {
+                    FileText::new(path, Vec::new(), new, rule, marker_size)?
+                } else {
+                    // Diffing against the blob spares libgit2 re-hashing the old text.
+                    let blob = repo.find_blob(old_id).map_err(|e| git_err(&e))?;
+                    let mut o = DiffOptions::new();
+                    o.force_text(true).context_lines(0).interhunk_lines(0);
+                    let patch =
+                        git2::Patch::from_blob_and_buffer(&blob, None, &new, None, Some(&mut o))
+                            .map_err(|e| git_err(&e).with_path(&path))?;
+                    let added = added_lines(&patch).map_err(|e| git_err(&e).with_path(&path))?;
+                    drop(patch);
+                    let old = blob.content().to_vec();
+                    FileText {
+                        path,
+                        old,
+                        new,
+                        rule,
+                        marker_size,
+                        added,
+                    }
+                }
             }
             // The whole-file patch carries the converted text and the line classification.
             Target::WorkTree => {
