@@ -411,6 +411,10 @@ pub fn render(v: &Variant) -> Rendered {
             let bootstrap = 7200 + slot as u32;
             // A worker larger than a node runs one rank per node.
             for rank in 0..nodes_per_worker {
+                // TRT-LLM launches one srun per worker across all of its nodes.
+                if rank > 0 && r.engine == "trtllm" {
+                    continue;
+                }
                 let node = leader + rank;
                 let gpus: Vec<usize> = if nodes_per_worker > 1 {
                     (0..gpn as usize).collect()
@@ -620,6 +624,115 @@ pub fn render(v: &Variant) -> Rendered {
                             );
                         }
                         argv.extend(engine_args(&rest, &[]));
+                    }
+                    "trtllm" => {
+                        // One srun per worker across its nodes; the args become the engine
+                        // YAML (`/logs/trtllm_config_<mode>.yaml`), not flags.
+                        let mode = if r.name == "agg" { "agg" } else { r.name };
+                        let engine_get = |k: &str| {
+                            if schema2 {
+                                t.get_path(&["engine", k])
+                            } else {
+                                t.get_path(&["backend", k])
+                            }
+                        };
+                        let gpu_type = t
+                            .get_path(&["resources", "gpu_type"])
+                            .map(py_str)
+                            .unwrap_or_default();
+                        let numa = match engine_get("numa_memory_bind") {
+                            Some(n) if !n.is_null() => is_truthy(n),
+                            _ => gpu_type == "gb200",
+                        };
+                        if numa {
+                            argv.extend(["numactl", "-m", "0,1"].map(String::from));
+                        }
+                        argv.push("trtllm-llmapi-launch".into());
+                        if fe_type == "trtllm_serve" {
+                            let port = if r.name == "agg" { 8000 } else { http_port };
+                            argv.extend([
+                                "trtllm-serve".into(),
+                                model_arg.clone(),
+                                "--host".into(),
+                                "0.0.0.0".into(),
+                                "--port".into(),
+                                port.to_string(),
+                            ]);
+                            for k in [
+                                "tensor_parallel_size",
+                                "moe_expert_parallel_size",
+                                "pipeline_parallel_size",
+                            ] {
+                                if let Some(x) = r.args.and_then(|a| a.get(k)) {
+                                    argv.extend([format!("--{k}"), py_str(x)]);
+                                }
+                            }
+                            argv.extend([
+                                "--config".into(),
+                                format!("/logs/trtllm_config_{mode}.yaml"),
+                            ]);
+                        } else {
+                            argv.extend(
+                                ["python3", "-m", "dynamo.trtllm", "--model-path"]
+                                    .map(String::from),
+                            );
+                            argv.extend([
+                                model_arg.clone(),
+                                "--served-model-name".into(),
+                                served.clone(),
+                            ]);
+                            if r.name != "agg" {
+                                argv.extend(["--disaggregation-mode".into(), r.name.to_string()]);
+                            }
+                            argv.extend([
+                                "--extra-engine-args".into(),
+                                format!("/logs/trtllm_config_{mode}.yaml"),
+                                "--request-plane".into(),
+                                request_plane.clone(),
+                            ]);
+                            if engine_get("publish_events_and_metrics").is_some_and(is_truthy) {
+                                argv.push("--publish-events-and-metrics".into());
+                            }
+                        }
+                    }
+                    "mocker" => {
+                        let b = if schema2 {
+                            t.get("engine")
+                        } else {
+                            t.get("backend")
+                        };
+                        let knob = |k: &str, d: &str| {
+                            b.and_then(|b| b.get(k))
+                                .filter(|x| !x.is_null())
+                                .map(py_str)
+                                .unwrap_or_else(|| d.to_string())
+                        };
+                        let ratio = b
+                            .and_then(|b| b.get("speedup_ratio"))
+                            .and_then(|x| x.as_f64())
+                            .map(crate::pystr::py_float)
+                            .unwrap_or_else(|| "100.0".into());
+                        argv.extend(
+                            ["python3", "-m", "dynamo.mocker", "--model-path"].map(String::from),
+                        );
+                        argv.extend([
+                            model_arg.clone(),
+                            "--engine-type".into(),
+                            knob("engine_type", "vllm"),
+                            "--speedup-ratio".into(),
+                            ratio,
+                            "--data-parallel-size".into(),
+                            knob("data_parallel_size", "1"),
+                            "--num-gpu-blocks-override".into(),
+                            knob("num_gpu_blocks_override", "16384"),
+                            "--max-num-seqs".into(),
+                            knob("max_num_seqs", "256"),
+                            "--max-num-batched-tokens".into(),
+                            knob("max_num_batched_tokens", "8192"),
+                        ]);
+                        if let Some(a) = r.args {
+                            argv.extend(engine_args(a, SGLANG_OWNED));
+                        }
                     }
                     other => {
                         argv.push(format!("<{other} worker>"));

@@ -5,7 +5,7 @@
 //! equals `derived/config_N.json` exactly (key order included), and `resolve-override` variants
 //! equal `derived/resolved_N.yaml` semantically; rejected cases: the same failing fields (for
 //! marshmallow dicts, the set of field paths) or the same message (rules, selectors, zips).
-//! Accepted SGLang and vLLM cases with a runtime-mock capture (102) must also launch the same worker,
+//! Accepted cases with a runtime-mock capture (109: SGLang, vLLM, TRT-LLM, mocker) must also launch the same worker,
 //! router and frontend command lines as srtctl's mock runtime recorded.
 //! The schema-2 cases (`inferencex-newest`) are run through the same c88ef731 emulation, which
 //! rejects them exactly as srtctl does; infx's own schema-2 validation is separate.
@@ -152,12 +152,7 @@ fn check_case(dir: &Path, c: &Case) -> Result<(), String> {
     }
     match (&run.error, golden_ok) {
         (None, true) => match run.configs.first() {
-            Some((v, cfg))
-                if cluster.is_none()
-                    && (cfg["backend"]["type"] == "sglang" || cfg["backend"]["type"] == "vllm") =>
-            {
-                compare_launches(dir, v)
-            }
+            Some((v, _)) if cluster.is_none() => compare_launches(dir, v),
             _ => Ok(()),
         },
         (None, false) => Err(format!(
@@ -169,7 +164,7 @@ fn check_case(dir: &Path, c: &Case) -> Result<(), String> {
     }
 }
 
-/// SGLang and vLLM cases with a runtime-mock capture: the worker, router and frontend command lines
+/// Cases with a runtime-mock capture: the worker, router and frontend command lines
 /// infx renders for the first variant equal the ones srtctl launched (as multisets), after
 /// masking mock artefacts (addresses, node names in `--dump-config-to` paths).
 fn compare_launches(dir: &Path, v: &infx_recipe::Variant) -> Result<(), String> {
@@ -182,6 +177,9 @@ fn compare_launches(dir: &Path, v: &infx_recipe::Variant) -> Result<(), String> 
         "sglang_router.launch_router",
         "dynamo.frontend",
         "dynamo.vllm",
+        "dynamo.trtllm",
+        "trtllm-serve",
+        "dynamo.mocker",
     ];
     let mut theirs: Vec<String> = Vec::new();
     for line in text.lines() {
