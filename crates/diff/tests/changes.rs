@@ -319,3 +319,30 @@ fn last_commit_touching_matches_git_log() {
         None
     );
 }
+
+#[test]
+fn fallback_commit_is_checked_like_git_show_check() {
+    let r = Repo::new();
+    r.write("log.yaml", b"a: 1 \n");
+    let root = r.commit_all("root");
+    let (parent, commit) = last_commit_touching(r.path(), Path::new("log.yaml"))
+        .unwrap_or_else(|d| panic!("{d}"))
+        .expect("touched");
+    assert_eq!(commit, root);
+    let opts = ChangeOptions {
+        base: Some(parent.clone()),
+        target: infx_diff::Target::Rev(commit.clone()),
+        ..ChangeOptions::default()
+    };
+    let change = infx_diff::load_change(r.path(), &opts).unwrap_or_else(|d| panic!("{d}"));
+    let diags = infx_diff::whitespace_errors(&change);
+    assert_eq!(
+        diags.iter().map(|d| d.to_string()).collect::<Vec<_>>(),
+        ["log.yaml:1:5: error[diff/trailing-whitespace]: trailing whitespace"]
+    );
+    // git agrees when asked about the same pair.
+    assert_eq!(
+        r.git_check(&[&parent, &commit]),
+        common::keys(&[("log.yaml", 1, infx_diff::WsKind::TrailingWhitespace)])
+    );
+}
