@@ -133,6 +133,8 @@ impl Report {
             .flat_map(|c| c.diagnostics.iter().cloned())
             .collect();
         sort_for_report(&mut all);
+        // Two checks may reach the same finding (e.g. binding and dry-run on one recipe value).
+        all.dedup_by(|a, b| a.code == b.code && a.path == b.path && a.span == b.span && a.message == b.message);
         all
     }
     pub fn has_errors(&self) -> bool {
@@ -241,8 +243,8 @@ pub fn validate(opts: &Options) -> Report {
     let mut docs: Vec<Document> = Vec::with_capacity(files.len());
     let mut diags = Vec::new();
     let mut raw_sources: Vec<(PathBuf, String)> = Vec::new();
-    for f in &files {
-        match infx_yaml::load_file(f) {
+    for (f, loaded) in files.iter().zip(parse_all(&files)) {
+        match loaded {
             Ok(doc) => docs.push(doc),
             Err(d) => {
                 if let Ok(text) = std::fs::read_to_string(f) {
@@ -450,6 +452,47 @@ fn scope_of_keys(keys: Option<&[String]>, total: usize) -> String {
         Some(k) if k.len() <= 3 => k.join(", "),
         Some(k) => format!("{} configs", k.len()),
     }
+}
+
+/// Parses files on every core (they are independent); results in input order.
+fn parse_all(files: &[PathBuf]) -> Vec<Result<Document, Diagnostic>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    if threads < 2 || files.len() < 8 {
+        return files.iter().map(|f| infx_yaml::load_file(f)).collect();
+    }
+    let chunk = files.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|f| infx_yaml::load_file(f))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .zip(files.chunks(chunk))
+            .flat_map(|(h, part)| {
+                // A panicking parser thread is a bug; report it per file instead of aborting.
+                h.join().unwrap_or_else(|_| {
+                    part.iter()
+                        .map(|f| {
+                            Err(Diagnostic::error(
+                                "yaml/internal",
+                                "the YAML loader failed on this file",
+                            )
+                            .with_path(f))
+                        })
+                        .collect()
+                })
+            })
+            .collect()
+    })
 }
 
 /// `p` relative to `base` when it lies below it.

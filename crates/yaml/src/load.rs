@@ -515,34 +515,50 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        if self.opts.reject_duplicate_keys {
-            let mut seen: HashMap<KeyRepr, Pos> = HashMap::with_capacity(own.len());
-            for (i, (k, _)) in own.iter().enumerate() {
-                let repr = KeyRepr::of(&k.value, i);
-                if let Some(first) = seen.get(&repr) {
-                    let shown = self.text.get(k.span.byte_range()).unwrap_or("?");
-                    return Err(self
-                        .err(
-                            "yaml/duplicate-key",
-                            k.span.start,
-                            format!(
-                                "duplicate key {shown} in this mapping (first at line {}:{}); PyYAML would silently keep only the last value",
-                                first.line, first.col
-                            ),
-                        )
-                        .with_help("remove one of the two entries"));
-                }
-                seen.insert(repr, k.span.start);
-            }
-        }
+        // Merged pairs first (later ones win, first position kept), then the mapping's own
+        // pairs; an own key written twice is a duplicate, overriding a merged key is not.
         let mut entries: IndexMap<KeyRepr, (Node, Node)> =
             IndexMap::with_capacity(merged.len() + own.len());
-        for (i, (k, v)) in merged.into_iter().chain(own).enumerate() {
+        for (i, (k, v)) in merged.into_iter().enumerate() {
             let repr = KeyRepr::of(&k.value, i);
             match entries.get_mut(&repr) {
                 Some(slot) => slot.1 = v,
                 None => {
                     entries.insert(repr, (k, v));
+                }
+            }
+        }
+        let merged_len = entries.len();
+        let mut own_seen: Vec<bool> = vec![false; merged_len];
+        for (i, (k, v)) in own.into_iter().enumerate() {
+            let repr = KeyRepr::of(&k.value, merged_len + i);
+            match entries.get_full_mut(&repr) {
+                Some((idx, _, slot)) => {
+                    if own_seen.get(idx).copied().unwrap_or(true) && self.opts.reject_duplicate_keys
+                    {
+                        let first = slot.0.span.start;
+                        let shown = self.text.get(k.span.byte_range()).unwrap_or("?");
+                        return Err(self
+                            .err(
+                                "yaml/duplicate-key",
+                                k.span.start,
+                                format!(
+                                    "duplicate key {shown} in this mapping (first at line {}:{}); PyYAML would silently keep only the last value",
+                                    first.line, first.col
+                                ),
+                            )
+                            .with_help("remove one of the two entries"));
+                    }
+                    if let Some(seen) = own_seen.get_mut(idx) {
+                        *seen = true;
+                    }
+                    // An own key overriding a merged one keeps the merged position (PyYAML),
+                    // but the key node now points at the key as written here.
+                    *slot = (k, v);
+                }
+                None => {
+                    entries.insert(repr, (k, v));
+                    own_seen.push(true);
                 }
             }
         }

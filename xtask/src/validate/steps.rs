@@ -358,6 +358,9 @@ pub fn check_recipes(
     loaded: &infx_config::LoadedConfigs,
     keys: Option<&[String]>,
 ) -> CheckResult {
+    if keys.is_some_and(|k| k.is_empty()) {
+        return skipped("recipe", "no config touched by the change");
+    }
     let mut diags = Vec::new();
     let mut done: BTreeSet<(String, String, String, String, String)> = BTreeSet::new();
     let mut variants = 0usize;
@@ -417,7 +420,10 @@ pub fn check_recipes(
         }
     }
     if done.is_empty() && diags.is_empty() {
-        return skipped("recipe", "no config in scope references an srt-recipe (srt-recipe-dir)");
+        return skipped(
+            "recipe",
+            "no config in scope references an srt-recipe (srt-recipe-dir)",
+        );
     }
     let scope = format!("{} recipe files, {variants} variants", done.len());
     ran("recipe", diags, scope)
