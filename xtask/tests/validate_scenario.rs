@@ -153,8 +153,7 @@ fn editing_a_historical_changelog_line_fails() {
     let first_description = {
         let text = std::fs::read_to_string(repo.join(CHANGELOG)).unwrap();
         let at = text.find("description:").unwrap();
-        let line = text[at..].lines().nth(1).unwrap().to_string();
-        line
+        text[at..].lines().nth(1).unwrap().to_string()
     };
     edit(&repo, CHANGELOG, |t| {
         t.replacen(
