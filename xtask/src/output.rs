@@ -1,6 +1,6 @@
 //! Printing diagnostics in the format the user asked for.
 
-use infx_report::{render_github, render_human, render_json, Diagnostic, SourceMap};
+use infx_report::{Diagnostic, SourceMap, render_github, render_human, render_json};
 use std::io::IsTerminal;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -4,7 +4,10 @@ use std::path::{Path, PathBuf};
 
 /// The workspace root (parent of the xtask crate), fixed at compile time.
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 /// The benchmark tree validated by default.

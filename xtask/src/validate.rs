@@ -134,7 +134,9 @@ impl Report {
             .collect();
         sort_for_report(&mut all);
         // Two checks may reach the same finding (e.g. binding and dry-run on one recipe value).
-        all.dedup_by(|a, b| a.code == b.code && a.path == b.path && a.span == b.span && a.message == b.message);
+        all.dedup_by(|a, b| {
+            a.code == b.code && a.path == b.path && a.span == b.span && a.message == b.message
+        });
         all
     }
     pub fn has_errors(&self) -> bool {

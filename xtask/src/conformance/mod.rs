@@ -49,7 +49,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let areas: &[Area] = match args.area {
         Some(ref a) => std::slice::from_ref(a),
-        None => &[Area::Validation, Area::Recipes, Area::Matrix, Area::Changelog],
+        None => &[
+            Area::Validation,
+            Area::Recipes,
+            Area::Matrix,
+            Area::Changelog,
+        ],
     };
     let mut failed = false;
     for area in areas {
@@ -70,7 +75,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         println!("  explained: {e}");
                     }
                 } else if !o.explained.is_empty() {
-                    println!("  ({} deliberate differences counted as agreement; --verbose lists them)", o.explained.len());
+                    println!(
+                        "  ({} deliberate differences counted as agreement; --verbose lists them)",
+                        o.explained.len()
+                    );
                 }
                 failed |= o.agree != o.total;
             }
@@ -80,5 +88,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
