@@ -503,4 +503,24 @@ mod tests {
         assert_eq!(count_lines(b"a\nb"), 2);
         assert_eq!(count_lines(b""), 0);
     }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics_and_offsets_stay_in_the_line(
+            rule in "[-a-z=,0-9 ]{0,40}",
+            line in proptest::collection::vec(proptest::prop_oneof![
+                proptest::strategy::Just(b' '), proptest::strategy::Just(b'\t'),
+                proptest::strategy::Just(b'\r'), proptest::strategy::Just(b'<'), 0u8..=255u8
+            ], 0..40),
+            size in 1usize..12,
+        ) {
+            let r = WsRule::parse(&rule).unwrap_or_default();
+            for e in check_line(&line, r) {
+                proptest::prop_assert!(e.byte < line.len());
+            }
+            let _ = is_conflict_marker(&line, size);
+            let blanks = count_trailing_blank(&line);
+            proptest::prop_assert!(blanks <= count_lines(&line));
+        }
+    }
 }
