@@ -140,16 +140,22 @@ fn editing_a_historical_entry_still_conflicts() {
 }
 
 fn check(p: &Path, extra: &[&str]) -> (i32, String) {
+    let base = if extra.contains(&"--base") {
+        None
+    } else {
+        Some("HEAD")
+    };
     let mut args = vec![
         "changelog",
         "check",
         "--repo",
         p.to_str().unwrap_or("."),
-        "--base",
-        "HEAD",
         "--format",
         "json",
     ];
+    if let Some(b) = base {
+        args.extend_from_slice(&["--base", b]);
+    }
     args.extend_from_slice(extra);
     let out = std::process::Command::new(XTASK)
         .args(&args)
@@ -228,6 +234,94 @@ fn check_reports_rule_and_line() {
     let (code, out) = check(p, &[]);
     assert_eq!(code, 1);
     assert!(out.contains("changelog/config-key"), "{out}");
+}
+
+#[test]
+fn moving_the_file_into_the_nested_layout_is_not_an_edit() {
+    let d = repo();
+    let p = d.path();
+    std::fs::create_dir_all(p.join("inferencex-e2e/configs")).expect("mkdir");
+    ok(
+        p,
+        &[
+            "mv",
+            "perf-changelog.yaml",
+            "inferencex-e2e/perf-changelog.yaml",
+        ],
+    );
+    ok(
+        p,
+        &[
+            "mv",
+            "configs/amd-master.yaml",
+            "inferencex-e2e/configs/amd-master.yaml",
+        ],
+    );
+    ok(
+        p,
+        &[
+            "mv",
+            "configs/nvidia-master.yaml",
+            "inferencex-e2e/configs/nvidia-master.yaml",
+        ],
+    );
+    // A pure move, committed: strict mode sees identical bytes.
+    ok(p, &["commit", "-q", "-m", "move"]);
+    let (code, out) = check(p, &["--base", "HEAD~1"]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = {
+        let args = [
+            "changelog",
+            "check",
+            "--repo",
+            p.to_str().unwrap_or("."),
+            "--base",
+            "HEAD~1",
+            "--head",
+            "HEAD",
+            "--format",
+            "json",
+            "--mode",
+            "both",
+        ];
+        let o = std::process::Command::new(XTASK)
+            .args(args)
+            .output()
+            .expect("xtask runs");
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+        )
+    };
+    // base..HEAD is the move alone: no entry added, no byte changed, no deletion.
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("changelog/no-additions") && !out.contains("deleted-line"),
+        "{out}"
+    );
+    // Move + append: only the new entry counts.
+    let nested = p.join("inferencex-e2e/perf-changelog.yaml");
+    let mut t = std::fs::read_to_string(&nested).expect("read");
+    t.push('\n');
+    t.push_str(&entry("c-b200-vllm", "XXX"));
+    std::fs::write(&nested, t).expect("write");
+    let args = [
+        "changelog",
+        "check",
+        "--repo",
+        p.to_str().unwrap_or("."),
+        "--base",
+        "HEAD~1",
+        "--format",
+        "json",
+        "--mode",
+        "both",
+    ];
+    let o = std::process::Command::new(XTASK)
+        .args(args)
+        .output()
+        .expect("xtask runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
 }
 
 fn corpus() -> Option<PathBuf> {

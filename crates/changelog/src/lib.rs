@@ -224,6 +224,20 @@ mod tests {
     }
 
     #[test]
+    fn rendered_findings_snapshot() {
+        let mut out = String::new();
+        let ws = format!("{}\n{E2}", E1.replace("    - one", "    - one "));
+        let trap = format!("{E1}\n{}", E2.replace("    - two", "    - 2026-08-01"));
+        for (head, mode) in [(ws, Mode::Both), (trap, Mode::Strict)] {
+            let diags = check(E1, &head, mode);
+            let mut sources = infx_report::SourceMap::new();
+            sources.insert("perf-changelog.yaml", head);
+            out.push_str(&infx_report::render_human(&diags, &sources, false));
+        }
+        insta::assert_snapshot!(out);
+    }
+
+    #[test]
     fn unknown_key_in_new_entry() {
         let d = check(
             E1,
