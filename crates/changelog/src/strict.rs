@@ -172,11 +172,25 @@ pub fn compare_entries(
     mode: LinkMode,
 ) -> Result<Comparison, StrictError> {
     if head.len() < base.len() {
+        // Point at the first entry that no longer matches (or the end of the file).
+        let i = base
+            .iter()
+            .zip(head)
+            .position(|(b, h)| b != h)
+            .unwrap_or(head.len());
+        let line = match head.get(i) {
+            Some(h) => h.span.start.line,
+            None => head.last().map_or(1, |h| h.span.end.line),
+        };
         return Err(StrictError::new(
             "entries-deleted",
             "perf-changelog.yaml entries were deleted",
         )
-        .help("restore the deleted entries; the changelog only grows at its end"));
+        .line(line)
+        .help(format!(
+            "restore the deleted entries (base entry {} is the first one missing); the changelog only grows at its end",
+            i + 1
+        )));
     }
     let mut corrections = 0;
     for (i, (b, h)) in base.iter().zip(head).enumerate() {
@@ -657,6 +671,43 @@ mod tests {
             "{e:?}"
         );
         assert!(strict(&base, &base, None).is_ok());
+    }
+
+    fn numbered(k: usize) -> String {
+        format!(
+            "- config-keys:\n    - k{k}\n  description:\n    - d{k}\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/{k}\n"
+        )
+    }
+
+    proptest::proptest! {
+        /// Appending passes; editing, deleting or moving any one historical entry fails, at
+        /// a line inside the file.
+        #[test]
+        fn append_only_invariant(n in 1usize..8, victim in 0usize..8, op in 0u8..3) {
+            let victim = victim % n;
+            let entries: Vec<String> = (0..n).map(numbered).collect();
+            let base = entries.join("\n");
+            let appended = format!("{base}\n{}", numbered(100));
+            proptest::prop_assert!(strict(&base, &appended, None).is_ok());
+            let mut changed = entries.clone();
+            match op {
+                0 => changed[victim] = changed[victim].replace("    - d", "    - edited d"),
+                1 => { changed.remove(victim); }
+                _ => { let e = changed.remove(victim); changed.push(e); }
+            }
+            changed.push(numbered(100));
+            let head = changed.join("\n");
+            let lines = head.lines().count();
+            let r = strict(&base, &head, None);
+            if op == 2 && victim == n - 1 {
+                // Moving the last entry to the end is no change at all.
+                proptest::prop_assert!(r.is_ok());
+            } else {
+                let (_, e) = r.expect_err("must fail");
+                let line = e.line.unwrap_or(0);
+                proptest::prop_assert!(line >= 1 && line <= lines, "line {} of {}", line, lines);
+            }
+        }
     }
 
     #[test]
