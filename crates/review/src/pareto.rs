@@ -432,4 +432,26 @@ mod tests {
         assert!(curves[0].key.ends_with("|p90"));
         assert_eq!(assess(&curves[0]).frontier.len(), 2);
     }
+
+    proptest::proptest! {
+        /// Frontier invariants: x strictly increasing, y non-decreasing, no eligible point
+        /// strictly dominates a frontier point, and the count never exceeds the eligible points.
+        #[test]
+        fn frontier_invariants(pts in proptest::collection::vec((0u8..12, 0u8..12), 0..40)) {
+            let c = curve(&pts.iter().map(|&(x, y)| (f64::from(x), f64::from(y))).collect::<Vec<_>>());
+            let a = assess(&c);
+            let f = xy(&a);
+            for w in f.windows(2) {
+                proptest::prop_assert!(w[0].0 < w[1].0 && w[0].1 <= w[1].1, "{:?}", f);
+            }
+            let eligible: Vec<(f64, f64)> = c.points.iter()
+                .filter_map(|p| Some((eligible(p.x)?, eligible(p.y)?)))
+                .collect();
+            proptest::prop_assert_eq!(a.invalid, c.points.len() - eligible.len());
+            proptest::prop_assert!(f.len() <= eligible.len());
+            for &(fx, fy) in &f {
+                proptest::prop_assert!(!eligible.iter().any(|&(x, y)| x <= fx && y > fy), "{:?} dominated", (fx, fy));
+            }
+        }
+    }
 }
