@@ -272,6 +272,18 @@ fn run_owners(a: OwnersArgs) -> anyhow::Result<ExitCode> {
             "{} changed paths, {specific} with specific owners",
             owners.len()
         );
+        let required = codeowners::required_owners(&owners);
+        if required.is_empty() {
+            println!(
+                "[Oct] sign-off scope: N/A (only {} owns the change)",
+                codeowners::OCT_CORE_TEAM
+            );
+        } else {
+            println!(
+                "[Oct] sign-off scope: {} (admins with admin role are exempt upstream; not decidable offline)",
+                required.join(" ")
+            );
+        }
     } else {
         for po in &owners {
             let row = serde_json::json!({

@@ -295,6 +295,25 @@ pub fn owners_of_change(co: &CodeOwners, changed: &[ChangedPath]) -> Vec<PathOwn
     out
 }
 
+/// The core team the [Oct] scope rule exempts.
+pub const OCT_CORE_TEAM: &str = "@semianalysisai/core";
+
+/// [Oct] scope rule (`signoff_scope.py`): the union of the winning owners over all changed paths,
+/// minus the core team. Users with admin permission and role are also exempt upstream, which is
+/// not decidable offline, so they stay in the list. Empty: sign-off is "N/A".
+pub fn required_owners(owners: &[PathOwners]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for po in owners {
+        for o in po.owners() {
+            let l = o.to_ascii_lowercase();
+            if l != OCT_CORE_TEAM && !out.iter().any(|x| x.eq_ignore_ascii_case(o)) {
+                out.push(o.clone());
+            }
+        }
+    }
+    out
+}
+
 /// Check 0: the signer must own every specifically owned changed path; catch-all paths accept any
 /// CODEOWNER (anyone listed in the file, directly or through a declared team).
 pub fn check_signer(co: &CodeOwners, changed: &[ChangedPath], signer: &Signer) -> Vec<Diagnostic> {
@@ -470,6 +489,23 @@ mod tests {
         let d = check_signer(&co, &c, &signer("@ankur-singh"));
         assert_eq!(d.len(), 1, "{d:?}");
         assert!(d[0].message.contains("configs/amd-master.yaml"));
+    }
+
+    #[test]
+    fn oct_scope_rule() {
+        let (co, _) = parse(
+            Path::new("C"),
+            "* @SemiAnalysisAI/core\nconfigs/amd-master.yaml @a @SemiAnalysisAI/core\n",
+        );
+        assert!(
+            required_owners(&owners_of_change(&co, &changed(&["benchmarks/x.sh"]))).is_empty(),
+            "N/A"
+        );
+        let r = required_owners(&owners_of_change(
+            &co,
+            &changed(&["configs/amd-master.yaml", "x"]),
+        ));
+        assert_eq!(r, ["@a"]);
     }
 
     #[test]
