@@ -193,7 +193,7 @@ pub fn spec_info(v: &Node) -> SpecInfo<'_> {
     let roles = crate::recipe::role_arg_maps(v);
     let generation = roles
         .iter()
-        .filter(|(r, _)| !is_prefill_role(r))
+        .filter(|(r, _)| !crate::recipe::is_prefill_role(r))
         .map(|(_, n)| spec_info_in(n))
         .find(|g| g.method.is_some());
     if let Some(g) = generation {
@@ -209,11 +209,6 @@ pub fn spec_info(v: &Node) -> SpecInfo<'_> {
         s.sample = g.sample.or(s.sample);
     }
     s
-}
-
-fn is_prefill_role(r: &str) -> bool {
-    let r = r.to_ascii_lowercase();
-    r.starts_with("prefill") || r.starts_with("ctx") || r.starts_with("context")
 }
 
 fn spec_info_in(v: &Node) -> SpecInfo<'_> {

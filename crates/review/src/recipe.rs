@@ -489,6 +489,12 @@ pub fn check_cuda_graph_vllm(path: &Path, args: &Node, out: &mut Vec<Diagnostic>
     }
 }
 
+/// A prefill-only role (disaggregated prefill / TRT-LLM context servers).
+pub fn is_prefill_role(r: &str) -> bool {
+    let r = r.to_ascii_lowercase();
+    r.starts_with("prefill") || r.starts_with("ctx") || r.starts_with("context")
+}
+
 /// Every server-argument mapping of a variant: schema-2 `roles.*.args`, schema-1
 /// `backend.<engine>_config.<role>`.
 pub fn arg_maps(v: &Node) -> Vec<&Node> {
@@ -533,7 +539,15 @@ pub fn check_variants(path: &Path, vars: &[Variant<'_>]) -> Vec<Diagnostic> {
         let spec = speculates(&var.node);
         let mut d = Vec::new();
         check_variant_flags(path, &var.node, spec, &mut d);
-        for a in arg_maps(&var.node) {
+        // Decode graphs only matter where requests decode: not on prefill-only workers, not
+        // when cuda graphs are off.
+        for (role, a) in role_arg_maps(&var.node) {
+            if is_prefill_role(role)
+                || truthy(a.get("disable-cuda-graph"))
+                || truthy(a.get("enforce-eager"))
+            {
+                continue;
+            }
             check_cuda_graph_args(path, a, &mut d);
             check_cuda_graph_vllm(path, a, &mut d);
         }
@@ -637,6 +651,12 @@ mod tests {
         assert!(d[0].notes.iter().any(|n| n.contains("override_dp4_c192")));
         let ok = DP4.replace("384", "256");
         assert!(check_recipe(Path::new("agentic.yaml"), &parse(&ok)).is_empty());
+    }
+
+    #[test]
+    fn prefill_roles_and_disabled_graphs_are_not_decode_capture() {
+        let t = "backend:\n  sglang_config:\n    prefill:\n      enable-dp-attention: true\n      data-parallel-size: 8\n      max-running-requests: 4096\n      cuda-graph-max-bs: 64\n    decode:\n      enable-dp-attention: true\n      data-parallel-size: 8\n      max-running-requests: 4096\n      cuda-graph-max-bs: 64\n      disable-cuda-graph: true\n";
+        assert!(check_recipe(Path::new("r.yaml"), &parse(t)).is_empty());
     }
 
     #[test]
