@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use steps::{
-    check_changelog, check_diff, check_images_online, check_recipes, check_review, detect_change,
-    touched_keys,
+    ChangeMode, check_changelog, check_diff, check_images_online, check_recipes, check_review,
+    detect_change, recipe_paths, touched_keys,
 };
 
 #[derive(clap::Args, Debug, Clone)]
@@ -239,39 +239,32 @@ pub fn validate(opts: &Options) -> Report {
         scope: change.describe(),
     });
 
-    // yaml: every YAML file of the tree parses, once; later checks reuse these documents.
+    // yaml: every YAML file in scope parses, once; later checks reuse these documents. Scope:
+    // the whole tree when the change is not known (clean clone, no git, --all); otherwise the
+    // inputs every check needs plus every changed YAML file, and (below) the recipes of the
+    // configs the change touches. perf-changelog.yaml is parsed by the changelog check.
     let t = Instant::now();
-    let files = yaml_files(&root);
-    let mut docs: Vec<Document> = Vec::with_capacity(files.len());
-    let mut diags = Vec::new();
-    let mut raw_sources: Vec<(PathBuf, String)> = Vec::new();
-    for (f, loaded) in files.iter().zip(parse_all(&files)) {
-        match loaded {
-            Ok(doc) => docs.push(doc),
-            Err(d) => {
-                if let Ok(text) = std::fs::read_to_string(f) {
-                    raw_sources.push((f.clone(), text));
-                }
-                diags.push(d);
-            }
-        }
-    }
-    checks.push(CheckResult {
-        name: "yaml",
-        status: Status::Ran,
-        diagnostics: diags,
-        elapsed: t.elapsed(),
-        scope: format!("{} files", files.len()),
-    });
-    let doc_at = |rel: &str| docs.iter().find(|d| d.path == root.join(rel));
+    let whole_tree = opts.all || change.mode != ChangeMode::Change;
+    let files = if whole_tree {
+        let changelog = root.join("perf-changelog.yaml");
+        yaml_files(&root)
+            .into_iter()
+            .filter(|p| *p != changelog)
+            .collect()
+    } else {
+        scoped_yaml_files(&root, &change)
+    };
+    let (mut docs, mut yaml_diags, mut raw_sources) = parse_files(&files);
+    let mut yaml_files_count = files.len();
+    let mut yaml_elapsed = t.elapsed();
 
     // config: every master entry and runners.yaml against every rule.
     let t = Instant::now();
     let masters: Vec<Document> = ["configs/nvidia-master.yaml", "configs/amd-master.yaml"]
         .iter()
-        .filter_map(|r| doc_at(r).cloned())
+        .filter_map(|r| take_doc(&mut docs, &root.join(r)))
         .collect();
-    let runners_doc = doc_at("configs/runners.yaml").cloned();
+    let runners_doc = take_doc(&mut docs, &root.join("configs/runners.yaml"));
     let masters_missing = [
         "configs/nvidia-master.yaml",
         "configs/amd-master.yaml",
@@ -282,40 +275,71 @@ pub fn validate(opts: &Options) -> Report {
     let loaded = if masters_missing {
         infx_config::load_tree(&root)
     } else {
-        infx_config::from_documents(masters.clone(), runners_doc.clone(), root.clone())
+        infx_config::from_documents(masters, runners_doc, root.clone())
     };
     let config_diags = infx_config::check(&loaded);
     let config_failed = config_diags
         .iter()
         .any(|d| d.is_error() && d.code != "config/X5");
-    checks.push(CheckResult {
+    let config_check = CheckResult {
         name: "config",
         status: Status::Ran,
         diagnostics: config_diags,
         elapsed: t.elapsed(),
         scope: format!("{} entries", loaded.entries.len()),
-    });
+    };
 
     // changelog: append-only against the base; new entries valid; their keys resolve.
     let t = Instant::now();
     let (changelog_result, changelog_keys) = check_changelog(&root, &change, &loaded);
-    checks.push(CheckResult {
+    let changelog_check = CheckResult {
         elapsed: t.elapsed(),
         ..changelog_result
+    };
+    let touched = touched_keys(&root, &change, &loaded, &changelog_keys, opts.all);
+    if !whole_tree {
+        // The recipes of the touched configs join the parsed set (for review and images).
+        let t = Instant::now();
+        let extra: Vec<PathBuf> = recipe_paths(&root, &loaded, touched.as_deref())
+            .into_iter()
+            .filter(|p| p.is_file() && !files.contains(p))
+            .collect();
+        let (more, d, raw) = parse_files(&extra);
+        docs.extend(more);
+        yaml_diags.extend(d);
+        raw_sources.extend(raw);
+        yaml_files_count += extra.len();
+        yaml_elapsed += t.elapsed();
+    }
+    checks.push(CheckResult {
+        name: "yaml",
+        status: Status::Ran,
+        diagnostics: yaml_diags,
+        elapsed: yaml_elapsed,
+        scope: format!(
+            "{yaml_files_count} files{}",
+            if whole_tree {
+                ""
+            } else {
+                " in the change's scope"
+            }
+        ),
     });
+    checks.push(config_check);
+    checks.push(changelog_check);
 
     // matrix: rows for the touched configs; every point binds exactly one recipe variant.
     let t = Instant::now();
-    let touched = touched_keys(&root, &change, &loaded, &changelog_keys, opts.all);
     let matrix = if config_failed {
         skipped("matrix", "master configs have errors; fix those first")
     } else {
-        match (&touched, runners_doc.as_ref()) {
+        match (&touched, loaded.runners.as_ref()) {
             (_, None) => skipped("matrix", "no configs/runners.yaml"),
             (Some(keys), _) if keys.is_empty() => {
                 skipped("matrix", "no config touched by the change")
             }
-            (keys, Some(rdoc)) => match infx_matrix::MasterConfigs::from_documents(&masters) {
+            (keys, Some(rdoc)) => match infx_matrix::MasterConfigs::from_documents(&loaded.masters)
+            {
                 Ok(configs) => {
                     let mut runners = infx_matrix::Runners::from_node(&rdoc.root);
                     runners.tree_root = Some(root.clone());
@@ -348,7 +372,11 @@ pub fn validate(opts: &Options) -> Report {
     let t = Instant::now();
     let mut sites = Vec::new();
     let mut image_diags = Vec::new();
-    for doc in docs.iter().filter(|d| is_image_bearing(&root, &d.path)) {
+    for doc in loaded
+        .masters
+        .iter()
+        .chain(docs.iter().filter(|d| is_image_bearing(&root, &d.path)))
+    {
         let (s, d) = infx_image::sites_in(doc);
         sites.extend(s);
         image_diags.extend(d);
@@ -380,7 +408,7 @@ pub fn validate(opts: &Options) -> Report {
 
     // review: the repository-decidable reviewer checks.
     let t = Instant::now();
-    let review = check_review(&root, &docs, diff.1.as_ref(), &change);
+    let review = check_review(&root, &loaded.masters, &docs, diff.1.as_ref(), &change);
     checks.push(CheckResult {
         elapsed: t.elapsed(),
         ..review
@@ -393,7 +421,11 @@ pub fn validate(opts: &Options) -> Report {
             .unwrap_or_else(|| root.clone())
     });
     let mut sources = SourceMap::new();
-    for doc in &docs {
+    for doc in docs
+        .iter()
+        .chain(&loaded.masters)
+        .chain(loaded.runners.as_ref())
+    {
         sources.insert(relative_to(&display_base, &doc.path), doc.text.to_string());
     }
     for (p, text) in raw_sources {
@@ -454,6 +486,60 @@ fn scope_of_keys(keys: Option<&[String]>, total: usize) -> String {
         Some(k) if k.len() <= 3 => k.join(", "),
         Some(k) => format!("{} configs", k.len()),
     }
+}
+
+/// Parses `files`; returns the documents, the errors, and the raw text of files that failed
+/// (so their diagnostics can still show the source line).
+#[allow(clippy::type_complexity)]
+fn parse_files(files: &[PathBuf]) -> (Vec<Document>, Vec<Diagnostic>, Vec<(PathBuf, String)>) {
+    let mut docs = Vec::with_capacity(files.len());
+    let mut diags = Vec::new();
+    let mut raw = Vec::new();
+    for (f, loaded) in files.iter().zip(parse_all(files)) {
+        match loaded {
+            Ok(doc) => docs.push(doc),
+            Err(d) => {
+                if let Ok(text) = std::fs::read_to_string(f) {
+                    raw.push((f.clone(), text));
+                }
+                diags.push(d);
+            }
+        }
+    }
+    (docs, diags, raw)
+}
+
+/// Removes and returns the document parsed from `path`.
+fn take_doc(docs: &mut Vec<Document>, path: &Path) -> Option<Document> {
+    let i = docs.iter().position(|d| d.path == path)?;
+    Some(docs.remove(i))
+}
+
+/// The YAML a change-scoped run parses: the master configs, runners.yaml, the lane blocks, and
+/// every changed YAML file that still exists.
+fn scoped_yaml_files(root: &Path, change: &steps::ChangeInfo) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = [
+        "configs/nvidia-master.yaml",
+        "configs/amd-master.yaml",
+        "configs/runners.yaml",
+    ]
+    .iter()
+    .map(|r| root.join(r))
+    .filter(|p| p.is_file())
+    .collect();
+    files.extend(yaml_files(&root.join("configs/srt-recipes")));
+    for rel in change.paths_under(root) {
+        let p = root.join(&rel);
+        let is_yaml = matches!(
+            rel.extension().and_then(|e| e.to_str()),
+            Some("yaml" | "yml")
+        );
+        if is_yaml && p.is_file() && rel != Path::new("perf-changelog.yaml") && !files.contains(&p)
+        {
+            files.push(p);
+        }
+    }
+    files
 }
 
 /// Parses files on every core (they are independent); results in input order.

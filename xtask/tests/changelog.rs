@@ -189,7 +189,7 @@ fn check_reports_rule_and_line() {
     let (code, out) = check(p, &[]);
     assert_eq!(code, 1);
     assert!(
-        out.contains("changelog/entry-changed") && out.contains("\"line\":7"),
+        out.contains("changelog/entry-changed") && out.contains("\"line\":10"),
         "{out}"
     );
     // Trailing whitespace on an old line.

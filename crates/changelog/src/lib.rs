@@ -213,7 +213,8 @@ mod tests {
         );
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].code, "changelog/entry-changed");
-        assert_eq!(d[0].span.map(|s| s.start.line), Some(1));
+        // The edited description line.
+        assert_eq!(d[0].span.map(|s| s.start.line), Some(4));
         let d = check(
             E1,
             &format!("{}\n{E2}", E1.replace("one", "uno")),

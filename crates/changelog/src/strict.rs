@@ -165,6 +165,31 @@ impl From<Option<u64>> for LinkMode {
     }
 }
 
+/// The node of `head` where it first differs from `base` (depth first, in written order).
+fn first_difference<'a>(base: &Node, head: &'a Node) -> &'a Node {
+    match (&base.value, &head.value) {
+        (Value::Map(b), Value::Map(h)) => {
+            for (k, _, hv) in h.iter() {
+                match b.get(k) {
+                    Some(bv) if bv == hv => {}
+                    Some(bv) => return first_difference(bv, hv),
+                    None => return hv,
+                }
+            }
+            head
+        }
+        (Value::Seq(b), Value::Seq(h)) => {
+            for (bv, hv) in b.iter().zip(h) {
+                if bv != hv {
+                    return first_difference(bv, hv);
+                }
+            }
+            h.get(b.len()).unwrap_or(head)
+        }
+        _ => head,
+    }
+}
+
 /// Upstream `compare_entries`, positional.
 pub fn compare_entries(
     base: &[Node],
@@ -197,7 +222,8 @@ pub fn compare_entries(
         if b == h {
             continue;
         }
-        let line = h.span.start.line;
+        // Point at the first value that differs, not at the entry's first line.
+        let line = first_difference(b, h).span.start.line;
         let same_rest = match (b.as_map(), h.as_map()) {
             (Some(bm), Some(hm)) => eq_without(bm, hm, "pr-link"),
             _ => false,
@@ -572,7 +598,8 @@ mod tests {
         let head = format!("{}\n{E2}\n{E3X}", E1.replace("one", "uno"));
         let (_, e) = strict(&base, &head, Some(3)).unwrap_err();
         assert!(e.message.contains("entry 1 changed"), "{e:?}");
-        assert_eq!(e.line, Some(1));
+        // The line of the edited value (`- uno`), not the entry's first line.
+        assert_eq!(e.line, Some(4));
         // reorder
         let head = format!("{E2}\n{E1}\n{E3X}");
         assert!(

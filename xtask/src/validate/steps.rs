@@ -351,6 +351,62 @@ pub fn touched_keys(
     Some(ordered)
 }
 
+/// Absolute paths of the recipe files the configs in scope (`None` = all) reference.
+pub fn recipe_paths(
+    root: &Path,
+    loaded: &infx_config::LoadedConfigs,
+    keys: Option<&[String]>,
+) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for e in &loaded.entries {
+        if keys.is_some_and(|k| !k.contains(&e.key)) {
+            continue;
+        }
+        let Some(n) = loaded.node(e) else { continue };
+        let Some(dir) = n.get("srt-recipe-dir").and_then(Node::as_str) else {
+            continue;
+        };
+        let multinode = n.get("multinode").and_then(Node::as_bool).unwrap_or(false);
+        let recipes_root = if multinode {
+            "benchmarks/multi_node/srt-slurm-recipes"
+        } else {
+            "benchmarks/single_node/srt-slurm-recipes"
+        };
+        for r in references(n) {
+            let file = r.split(':').next().unwrap_or(&r);
+            let p = root.join(recipes_root).join(dir).join(file);
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Every `srt-recipe` / `eval-srt-recipe` of an entry's rows.
+fn references(entry: &Node) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(scenarios) = entry.get("scenarios").and_then(Node::as_map) else {
+        return out;
+    };
+    for (_, _, list) in scenarios.iter() {
+        for block in list.as_seq().unwrap_or_default() {
+            for row in block
+                .get("search-space")
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+            {
+                for field in ["srt-recipe", "eval-srt-recipe"] {
+                    if let Some(r) = row.get(field).and_then(Node::as_str) {
+                        out.push(r.to_string());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Dry-run of every recipe the configs in scope reference: fragment rules, lane composition,
 /// model binding, schema validation of every variant.
 pub fn check_recipes(
@@ -531,18 +587,20 @@ pub fn check_diff(change: &ChangeInfo) -> (CheckResult, Option<infx_diff::Change
 /// The reviewer checks, on the documents already parsed.
 pub fn check_review(
     root: &Path,
+    masters: &[Document],
     docs: &[Document],
     diff: Option<&infx_diff::Change>,
     change: &ChangeInfo,
 ) -> CheckResult {
     let mut diags = Vec::new();
-    let mut inputs = infx_review::ReviewInputs::default();
+    let mut inputs = infx_review::ReviewInputs {
+        masters: masters.to_vec(),
+        ..Default::default()
+    };
     for d in docs {
         let rel = relative_to(root, &d.path);
         let s = rel.to_string_lossy();
-        if s == "configs/nvidia-master.yaml" || s == "configs/amd-master.yaml" {
-            inputs.masters.push(d.clone());
-        } else if s.starts_with("benchmarks/") && s.contains("srt-slurm-recipes/") {
+        if s.starts_with("benchmarks/") && s.contains("srt-slurm-recipes/") {
             inputs.recipes.push(d.clone());
         } else if s.starts_with("configs/srt-recipes/") {
             inputs.lanes.push(d.clone());
