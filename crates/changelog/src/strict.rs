@@ -222,8 +222,14 @@ pub fn compare_entries(
         if b == h {
             continue;
         }
-        // Point at the first value that differs, not at the entry's first line.
-        let line = first_difference(b, h).span.start.line;
+        // A different `config-keys` means another entry stands here (insertion, reorder): point
+        // at the entry. Otherwise point at the first value that was edited.
+        let same_keys = b.get("config-keys") == h.get("config-keys");
+        let line = if same_keys {
+            first_difference(b, h).span.start.line
+        } else {
+            h.span.start.line
+        };
         let same_rest = match (b.as_map(), h.as_map()) {
             (Some(bm), Some(hm)) => eq_without(bm, hm, "pr-link"),
             _ => false,
