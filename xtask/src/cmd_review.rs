@@ -119,7 +119,7 @@ fn load_change(
 /// Check 12 through `infx-changelog`'s plan of `base..HEAD` (committed history only): `Err` with
 /// upstream's message when the append-only rules fail; `None` when it cannot be decided here
 /// (another stage failed: the changelog check reports that).
-fn append_only_verdict(top: &Path, base: &str) -> Option<Result<(), String>> {
+pub(crate) fn append_only_verdict(top: &Path, base: &str) -> Option<Result<(), String>> {
     let r = infx_git::Repo::open(top).ok()?;
     let (b, h) = (r.resolve_commit(base).ok()?, r.resolve_commit("HEAD").ok()?);
     let opts = infx_changelog::plan::PlanOptions::default();

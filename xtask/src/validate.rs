@@ -291,12 +291,12 @@ pub fn validate(opts: &Options) -> Report {
 
     // changelog: append-only against the base; new entries valid; their keys resolve.
     let t = Instant::now();
-    let (changelog_result, changelog_keys) = check_changelog(&root, &change, &loaded);
+    let (changelog_result, changelog_scope) = check_changelog(&root, &change, &loaded);
     let changelog_check = CheckResult {
         elapsed: t.elapsed(),
         ..changelog_result
     };
-    let touched = touched_keys(&root, &change, &loaded, &changelog_keys, opts.all);
+    let touched = touched_keys(&root, &change, &loaded, &changelog_scope.keys, opts.all);
     if !whole_tree {
         // The recipes of the touched configs join the parsed set (for review and images).
         let t = Instant::now();
@@ -408,7 +408,14 @@ pub fn validate(opts: &Options) -> Report {
 
     // review: the repository-decidable reviewer checks.
     let t = Instant::now();
-    let review = check_review(&root, &loaded.masters, &docs, diff.1.as_ref(), &change);
+    let review = check_review(
+        &root,
+        &loaded.masters,
+        &docs,
+        changelog_scope.append_only,
+        diff.1.as_ref(),
+        &change,
+    );
     checks.push(CheckResult {
         elapsed: t.elapsed(),
         ..review

@@ -179,23 +179,61 @@ pub fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
     info
 }
 
+/// The top-level keys of a master config with the byte range of each one's section (from its
+/// key line to the next key line). A line scan, not a parse: master configs write one
+/// `key:` per entry at column 0, which is all this needs; comments and blank lines between
+/// entries belong to the section before.
+pub fn top_level_sections(text: &str) -> Vec<(&str, std::ops::Range<usize>)> {
+    let mut out: Vec<(&str, std::ops::Range<usize>)> = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let first = line.as_bytes().first().copied().unwrap_or(b' ');
+        if matches!(first, b' ' | b'\t' | b'#' | b'-' | b'\n' | b'\r') || line.starts_with("...") {
+            continue;
+        }
+        let Some(colon) = line.find(':') else {
+            continue;
+        };
+        let key = line[..colon].trim().trim_matches(|c| c == '"' || c == '\'');
+        if let Some(last) = out.last_mut() {
+            last.1.end = start;
+        }
+        out.push((key, start..text.len()));
+    }
+    out
+}
+
+/// What the change's new changelog entries select.
+#[derive(Debug, Default)]
+pub struct ChangelogScope {
+    /// Config keys the new entries name (globs resolved).
+    pub keys: Vec<String>,
+    /// Some new entry is `append-only: true` (review Check 12 applies).
+    pub append_only: bool,
+}
+
 /// The changelog check; also returns the config keys the change's new entries select.
 pub fn check_changelog(
     root: &Path,
     change: &ChangeInfo,
     loaded: &infx_config::LoadedConfigs,
-) -> (CheckResult, Vec<String>) {
+) -> (CheckResult, ChangelogScope) {
     let file = root.join("perf-changelog.yaml");
     if !file.is_file() {
         return (
             skipped("changelog", "no perf-changelog.yaml in the tree"),
-            Vec::new(),
+            ChangelogScope::default(),
         );
     }
     let Some(head) = change.head_bytes(&file) else {
         let d =
             Diagnostic::error("changelog/io", "cannot read perf-changelog.yaml").with_path(&file);
-        return (ran("changelog", vec![d], String::new()), Vec::new());
+        return (
+            ran("changelog", vec![d], String::new()),
+            ChangelogScope::default(),
+        );
     };
     let has_history =
         matches!(change.mode, ChangeMode::Change | ChangeMode::Fallback) && change.base.is_some();
@@ -227,13 +265,14 @@ pub fn check_changelog(
         );
         return (
             ran("changelog", diags, "no base: entry schema only".into()),
-            Vec::new(),
+            ChangelogScope::default(),
         );
     }
     let diags = infx_changelog::check_change(base.as_deref(), &head, &file, Some(&keys), &copts);
     // The keys the new entries select scope the matrix step.
     let mut selected = Vec::new();
     let mut new_entries = 0;
+    let mut append_only = false;
     if let Ok(added) = infx_changelog::gate(
         base.as_deref(),
         &head,
@@ -242,6 +281,7 @@ pub fn check_changelog(
         Default::default(),
     ) {
         new_entries = added.entries.len();
+        append_only = added.entries.iter().any(|e| e.append_only);
         for e in &added.entries {
             if let Ok(k) = infx_changelog::resolve_keys(&e.config_keys, &keys) {
                 selected.extend(k);
@@ -256,7 +296,13 @@ pub fn check_changelog(
             if new_entries == 1 { "y" } else { "ies" }
         )
     };
-    (ran("changelog", diags, scope), selected)
+    (
+        ran("changelog", diags, scope),
+        ChangelogScope {
+            keys: selected,
+            append_only,
+        },
+    )
 }
 
 /// Schema of every entry, one by one (no base to compare with).
@@ -301,22 +347,22 @@ pub fn touched_keys(
         return None;
     }
     let mut keys: BTreeSet<String> = changelog_keys.iter().cloned().collect();
-    // Entries whose text differs from the base version of their master file.
+    // Entries whose text differs from the base version of their master file. Compared as text
+    // sections (a formatting-only edit counts as touched), so the base needs no parse.
     for doc in &loaded.masters {
         let rel = relative_to(root, &doc.path);
         if !paths.contains(&rel) {
             continue;
         }
-        let base_root = change
+        let base_text = change
             .base_bytes(&doc.path)
             .and_then(|b| String::from_utf8(b).ok())
-            .and_then(|t| infx_yaml::parse_str(&doc.path, &t).ok());
-        if let Some(m) = doc.root.as_map() {
-            for (k, _, v) in m.iter() {
-                let before = base_root.as_ref().and_then(|b| b.get(k));
-                if before != Some(v) {
-                    keys.insert(k.to_string());
-                }
+            .unwrap_or_default();
+        let before = top_level_sections(&base_text);
+        for (key, range) in top_level_sections(&doc.text) {
+            let old = before.iter().find(|(k, _)| *k == key);
+            if old.is_none_or(|(_, r)| base_text.get(r.clone()) != doc.text.get(range.clone())) {
+                keys.insert(key.to_string());
             }
         }
     }
@@ -589,6 +635,7 @@ pub fn check_review(
     root: &Path,
     masters: &[Document],
     docs: &[Document],
+    append_only: bool,
     diff: Option<&infx_diff::Change>,
     change: &ChangeInfo,
 ) -> CheckResult {
@@ -613,17 +660,27 @@ pub fn check_review(
         inputs.change = Some(infx_review::Change::from_diff(c, None));
     }
     if change.base.is_some() {
+        // Only the base's top-level keys are needed (which configs are new): read them from
+        // the text, no parse.
         let mut keys = BTreeSet::new();
         for m in &inputs.masters {
             if let Some(bytes) = change.base_bytes(&m.path)
                 && let Ok(text) = String::from_utf8(bytes)
-                && let Ok(node) = infx_yaml::parse_str(&m.path, &text)
-                && let Some(map) = node.as_map()
             {
-                keys.extend(map.keys().map(str::to_string));
+                keys.extend(
+                    top_level_sections(&text)
+                        .into_iter()
+                        .map(|(k, _)| k.to_string()),
+                );
             }
         }
         inputs.base_master_keys = Some(keys);
+    }
+    inputs.append_only_entry = append_only;
+    if append_only && let (Some(repo_root), Some(base)) = (&change.repo_root, &change.base) {
+        // Check 12 compares the matrices of base and head through the changelog planner
+        // (committed history: HEAD, or the fallback commit).
+        inputs.append_only_verdict = crate::cmd_review::append_only_verdict(repo_root, base);
     }
     diags.extend(infx_review::review_tree(&inputs));
     let scope = format!(
@@ -637,5 +694,21 @@ pub fn check_review(
         diagnostics: diags,
         elapsed: Default::default(),
         scope,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::top_level_sections;
+
+    #[test]
+    fn sections_split_at_top_level_keys() {
+        let text = "# header\na-key:\n  image: x\n\n\"b-key\":\n  rows:\n  - {tp: 1}\nc: {x: 1}\n";
+        let s = top_level_sections(text);
+        let keys: Vec<&str> = s.iter().map(|(k, _)| *k).collect();
+        assert_eq!(keys, ["a-key", "b-key", "c"]);
+        assert_eq!(&text[s[0].1.clone()], "a-key:\n  image: x\n\n");
+        assert_eq!(&text[s[1].1.clone()], "\"b-key\":\n  rows:\n  - {tp: 1}\n");
+        assert_eq!(&text[s[2].1.clone()], "c: {x: 1}\n");
     }
 }
