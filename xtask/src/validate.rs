@@ -272,7 +272,7 @@ pub fn validate(opts: &Options) -> Report {
     ]
     .iter()
     .any(|r| !root.join(r).is_file());
-    let loaded = if masters_missing {
+    let mut loaded = if masters_missing {
         infx_config::load_tree(&root)
     } else {
         infx_config::from_documents(masters, runners_doc, root.clone())
@@ -406,21 +406,6 @@ pub fn validate(opts: &Options) -> Report {
         ..diff.0
     });
 
-    // review: the repository-decidable reviewer checks.
-    let t = Instant::now();
-    let review = check_review(
-        &root,
-        &loaded.masters,
-        &docs,
-        changelog_scope.append_only,
-        diff.1.as_ref(),
-        &change,
-    );
-    checks.push(CheckResult {
-        elapsed: t.elapsed(),
-        ..review
-    });
-
     // Show paths relative to the repository (what GitHub annotations need) or the tree's parent.
     let display_base = change.repo_root.clone().unwrap_or_else(|| {
         root.parent()
@@ -435,6 +420,22 @@ pub fn validate(opts: &Options) -> Report {
     {
         sources.insert(relative_to(&display_base, &doc.path), doc.text.to_string());
     }
+
+    // review: the repository-decidable reviewer checks (last: it takes the documents).
+    let t = Instant::now();
+    let review = check_review(
+        &root,
+        std::mem::take(&mut loaded.masters),
+        docs,
+        changelog_scope.append_only,
+        diff.1.as_ref(),
+        &change,
+    );
+    checks.push(CheckResult {
+        elapsed: t.elapsed(),
+        ..review
+    });
+
     for (p, text) in raw_sources {
         sources.insert(relative_to(&display_base, &p), text);
     }

@@ -633,24 +633,24 @@ pub fn check_diff(change: &ChangeInfo) -> (CheckResult, Option<infx_diff::Change
 /// The reviewer checks, on the documents already parsed.
 pub fn check_review(
     root: &Path,
-    masters: &[Document],
-    docs: &[Document],
+    masters: Vec<Document>,
+    docs: Vec<Document>,
     append_only: bool,
     diff: Option<&infx_diff::Change>,
     change: &ChangeInfo,
 ) -> CheckResult {
     let mut diags = Vec::new();
     let mut inputs = infx_review::ReviewInputs {
-        masters: masters.to_vec(),
+        masters,
         ..Default::default()
     };
     for d in docs {
         let rel = relative_to(root, &d.path);
-        let s = rel.to_string_lossy();
+        let s = rel.to_string_lossy().into_owned();
         if s.starts_with("benchmarks/") && s.contains("srt-slurm-recipes/") {
-            inputs.recipes.push(d.clone());
+            inputs.recipes.push(d);
         } else if s.starts_with("configs/srt-recipes/") {
-            inputs.lanes.push(d.clone());
+            inputs.lanes.push(d);
         }
     }
     inputs.golden = infx_review::load::load_golden(root, &mut diags);
