@@ -133,12 +133,47 @@ fn strict_parsed(
     links: LinkMode,
     dialect: Dialect,
 ) -> Result<(Comparison, strict::Parsed), (StrictStage, StrictError)> {
+    // The common change appends to the file. When the base is a byte prefix of the head that
+    // ends where an entry starts, its entries are exactly the head's first entries (same
+    // bytes, and nothing after the boundary can alter an earlier list item), and every rule
+    // parse_changelog checks on the base holds for that prefix once it holds for the head: so
+    // the head alone is parsed. Anything else takes the full path below.
+    if head.starts_with(base)
+        && appends_at_entry_boundary(base, &head[base.len()..])
+        && let Ok(h) = parse_changelog(head, "head perf-changelog.yaml", dialect)
+    {
+        let n = h
+            .entries
+            .iter()
+            .take_while(|e| e.span.start.offset < base.len())
+            .count();
+        if n > 0 {
+            let c = strict::compare_entries(&h.entries[..n], &h.entries, links)
+                .map_err(|e| (StrictStage::Compare, e))?;
+            strict::validate_raw_change(base, head, c.additions, c.corrections)
+                .map_err(|e| (StrictStage::Raw, e))?;
+            return Ok((c, h));
+        }
+    }
     let b = parse_changelog(base, "base perf-changelog.yaml", dialect)
         .map_err(|e| (StrictStage::BaseParse, e))?;
     let h = parse_changelog(head, "head perf-changelog.yaml", dialect)
         .map_err(|e| (StrictStage::HeadParse, e))?;
     let c = strict::check_parsed(base, &b, head, &h, links)?;
     Ok((c, h))
+}
+
+/// `suffix` (what follows the base in the head) is blank lines, then nothing or a new entry at
+/// column 0; the base ends with a newline.
+fn appends_at_entry_boundary(base: &[u8], suffix: &[u8]) -> bool {
+    if !base.ends_with(b"\n") {
+        return false;
+    }
+    let rest = suffix
+        .iter()
+        .position(|&b| b != b'\n')
+        .map_or(&[][..], |i| &suffix[i..]);
+    rest.is_empty() || rest.starts_with(b"- ")
 }
 
 fn entries_of(p: &strict::Parsed, head: &[u8], dialect: Dialect) -> Vec<Entry> {
@@ -201,6 +236,37 @@ mod tests {
             Some(&m),
             &opts,
         )
+    }
+
+    #[test]
+    fn append_fast_path_agrees_with_the_full_strict_check() {
+        let e3_bad = "- config-keys:\n    - c\n  description: one line\n  pr-link: XXX\n";
+        let cases: Vec<(String, String)> = vec![
+            (E1.into(), format!("{E1}\n{E2}")),
+            (E1.into(), format!("{E1}\n\n{E2}")),
+            (E1.into(), format!("{E1}{E2}")),
+            (E1.into(), format!("{E1}\n{e3_bad}")),
+            (E1.into(), E1.into()),
+            (format!("{E1}\n{E2}"), format!("{E1}\n{E2}\n{E1}")),
+            (E1.into(), format!("{E1}  extra: 1\n")),
+            (String::new(), E1.into()),
+        ];
+        for (base, head) in cases {
+            let fast = strict_parsed(
+                base.as_bytes(),
+                head.as_bytes(),
+                LinkMode::Local,
+                Dialect::Oct,
+            )
+            .map(|(c, _)| c);
+            let full = strict_check(
+                Some(base.as_bytes()),
+                head.as_bytes(),
+                LinkMode::Local,
+                Dialect::Oct,
+            );
+            assert_eq!(fast, full, "base {base:?} head {head:?}");
+        }
     }
 
     #[test]
