@@ -268,30 +268,9 @@ fn full_sweep_selects(entry: &ConfigEntry<'_>, fs: &FullSweep) -> bool {
         && in_list(&fs.runner_type, "runner")
 }
 
-/// Python-style `repr()` of a string (single quotes unless the text has one and no double).
+/// Python-style `repr()` of a string (one implementation for the workspace, in infx-recipe).
 pub(crate) fn py_repr_str(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::new();
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
+    infx_recipe::pystr::py_str_repr(s)
 }
 
 /// The CLI matcher (`expand_config_keys`, §2): `*`/`?` make a glob matched in file order;

@@ -248,7 +248,7 @@ fn write_object(o: &Object, out: &mut String, compact_sorted: bool) {
 
 /// `ensure_ascii` string escaping: everything outside `' '..='~'` is escaped, non-BMP
 /// characters as UTF-16 surrogate pairs.
-fn write_str(s: &str, out: &mut String) {
+pub fn write_str(s: &str, out: &mut String) {
     out.push('"');
     // Copy runs of characters that need no escaping in one go.
     let mut start = 0;
@@ -293,60 +293,9 @@ fn json_float(f: f64) -> String {
     }
 }
 
-/// Python's `repr(float)`: the shortest round-tripping digits, positional notation for
-/// decimal exponents in [-4, 16), scientific (`1e+16`, `1.5e-07`) otherwise.
+/// Python's `repr(float)` (one implementation for the workspace, in infx-recipe).
 pub fn py_float_repr(f: f64) -> String {
-    if f.is_nan() {
-        return "nan".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    // Rust's `{:e}` gives the shortest round-trip digits: "-1.5e-7", "3e0".
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (neg, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => (true, m),
-        None => (false, mantissa),
-    };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let mut out = String::new();
-    if neg {
-        out.push('-');
-    }
-    if (-4..16).contains(&exp) {
-        if exp < 0 {
-            out.push_str("0.");
-            for _ in 0..(-exp - 1) {
-                out.push('0');
-            }
-            out.push_str(&digits);
-        } else {
-            let int_len = exp as usize + 1;
-            if digits.len() <= int_len {
-                out.push_str(&digits);
-                for _ in digits.len()..int_len {
-                    out.push('0');
-                }
-                out.push_str(".0");
-            } else {
-                out.push_str(&digits[..int_len]);
-                out.push('.');
-                out.push_str(&digits[int_len..]);
-            }
-        }
-    } else {
-        out.push_str(&digits[..1]);
-        if digits.len() > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        out.push('e');
-        out.push(if exp < 0 { '-' } else { '+' });
-        out.push_str(&format!("{:02}", exp.abs()));
-    }
-    out
+    infx_recipe::pystr::py_float(f)
 }
 
 #[cfg(test)]
