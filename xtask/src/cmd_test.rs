@@ -838,6 +838,12 @@ fn hermetic_validate(root: &Path, r: &mut Runner) {
             return;
         }
     };
+    // The cargo step may have relinked this very binary (same sources); Linux then reports the
+    // old, unlinked file as "<path> (deleted)". Run the file now at that path.
+    let exe = match exe.to_str().and_then(|s| s.strip_suffix(" (deleted)")) {
+        Some(live) => PathBuf::from(live),
+        None => exe,
+    };
     let tree = crate::paths::default_tree();
     let validate: Vec<OsString> = vec![
         "validate".into(),
