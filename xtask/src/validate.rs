@@ -239,233 +239,252 @@ pub fn validate(opts: &Options) -> Report {
         scope: change.describe(),
     });
 
-    // yaml: every YAML file in scope parses, once; later checks reuse these documents. Scope:
-    // the whole tree when the change is not known (clean clone, no git, --all); otherwise the
-    // inputs every check needs plus every changed YAML file, and (below) the recipes of the
-    // configs the change touches. perf-changelog.yaml is parsed by the changelog check.
-    let t = Instant::now();
-    let whole_tree = opts.all || change.mode != ChangeMode::Change;
-    let files = if whole_tree {
-        let changelog = root.join("perf-changelog.yaml");
-        yaml_files(&root)
-            .into_iter()
-            .filter(|p| *p != changelog)
-            .collect()
-    } else {
-        scoped_yaml_files(&root, &change)
-    };
-    let (mut docs, mut yaml_diags, mut raw_sources) = parse_files(&files);
-    let mut yaml_files_count = files.len();
-    let mut yaml_elapsed = t.elapsed();
+    // diff-check needs only the change: run it beside everything else.
+    std::thread::scope(|scope| {
+        let diff_thread = scope.spawn(|| {
+            let t = Instant::now();
+            let (result, change) = check_diff(&change);
+            (
+                CheckResult {
+                    elapsed: t.elapsed(),
+                    ..result
+                },
+                change,
+            )
+        });
 
-    // config: every master entry and runners.yaml against every rule.
-    let t = Instant::now();
-    let masters: Vec<Document> = ["configs/nvidia-master.yaml", "configs/amd-master.yaml"]
-        .iter()
-        .filter_map(|r| take_doc(&mut docs, &root.join(r)))
-        .collect();
-    let runners_doc = take_doc(&mut docs, &root.join("configs/runners.yaml"));
-    let masters_missing = [
-        "configs/nvidia-master.yaml",
-        "configs/amd-master.yaml",
-        "configs/runners.yaml",
-    ]
-    .iter()
-    .any(|r| !root.join(r).is_file());
-    let mut loaded = if masters_missing {
-        infx_config::load_tree(&root)
-    } else {
-        infx_config::from_documents(masters, runners_doc, root.clone())
-    };
-    let config_diags = infx_config::check(&loaded);
-    let config_failed = config_diags
-        .iter()
-        .any(|d| d.is_error() && d.code != "config/X5");
-    let config_check = CheckResult {
-        name: "config",
-        status: Status::Ran,
-        diagnostics: config_diags,
-        elapsed: t.elapsed(),
-        scope: format!("{} entries", loaded.entries.len()),
-    };
-
-    // changelog: append-only against the base; new entries valid; their keys resolve.
-    let t = Instant::now();
-    let (changelog_result, changelog_scope) = check_changelog(&root, &change, &loaded);
-    let changelog_check = CheckResult {
-        elapsed: t.elapsed(),
-        ..changelog_result
-    };
-    let touched = touched_keys(&root, &change, &loaded, &changelog_scope.keys, opts.all);
-    if !whole_tree {
-        // The recipes of the touched configs join the parsed set (for review and images).
+        // yaml: every YAML file in scope parses, once; later checks reuse these documents. Scope:
+        // the whole tree when the change is not known (clean clone, no git, --all); otherwise the
+        // inputs every check needs plus every changed YAML file, and (below) the recipes of the
+        // configs the change touches. perf-changelog.yaml is parsed by the changelog check.
         let t = Instant::now();
-        let extra: Vec<PathBuf> = recipe_paths(&root, &loaded, touched.as_deref())
-            .into_iter()
-            .filter(|p| p.is_file() && !files.contains(p))
+        let whole_tree = opts.all || change.mode != ChangeMode::Change;
+        let files = if whole_tree {
+            let changelog = root.join("perf-changelog.yaml");
+            yaml_files(&root)
+                .into_iter()
+                .filter(|p| *p != changelog)
+                .collect()
+        } else {
+            scoped_yaml_files(&root, &change)
+        };
+        let (mut docs, mut yaml_diags, mut raw_sources) = parse_files(&files);
+        let mut yaml_files_count = files.len();
+        let mut yaml_elapsed = t.elapsed();
+
+        // config: every master entry and runners.yaml against every rule.
+        let t = Instant::now();
+        let masters: Vec<Document> = ["configs/nvidia-master.yaml", "configs/amd-master.yaml"]
+            .iter()
+            .filter_map(|r| take_doc(&mut docs, &root.join(r)))
             .collect();
-        let (more, d, raw) = parse_files(&extra);
-        docs.extend(more);
-        yaml_diags.extend(d);
-        raw_sources.extend(raw);
-        yaml_files_count += extra.len();
-        yaml_elapsed += t.elapsed();
-    }
-    checks.push(CheckResult {
-        name: "yaml",
-        status: Status::Ran,
-        diagnostics: yaml_diags,
-        elapsed: yaml_elapsed,
-        scope: format!(
-            "{yaml_files_count} files{}",
-            if whole_tree {
-                ""
-            } else {
-                " in the change's scope"
-            }
-        ),
-    });
-    checks.push(config_check);
-    checks.push(changelog_check);
-
-    // matrix: rows for the touched configs; every point binds exactly one recipe variant.
-    let t = Instant::now();
-    let matrix = if config_failed {
-        skipped("matrix", "master configs have errors; fix those first")
-    } else {
-        match (&touched, loaded.runners.as_ref()) {
-            (_, None) => skipped("matrix", "no configs/runners.yaml"),
-            (Some(keys), _) if keys.is_empty() => {
-                skipped("matrix", "no config touched by the change")
-            }
-            (keys, Some(rdoc)) => match infx_matrix::MasterConfigs::from_documents(&loaded.masters)
-            {
-                Ok(configs) => {
-                    let mut runners = infx_matrix::Runners::from_node(&rdoc.root);
-                    runners.tree_root = Some(root.clone());
-                    let d =
-                        infx_matrix::bind::bind_configs(&configs, &runners, keys.as_deref(), &root);
-                    ran(
-                        "matrix",
-                        d,
-                        scope_of_keys(keys.as_deref(), loaded.entries.len()),
-                    )
-                }
-                Err(d) => ran("matrix", vec![d], String::new()),
-            },
-        }
-    };
-    checks.push(CheckResult {
-        elapsed: t.elapsed(),
-        ..matrix
-    });
-
-    // recipe: every variant of every recipe the touched configs use passes the dry-run.
-    let t = Instant::now();
-    let recipe = check_recipes(&root, &loaded, touched.as_deref());
-    checks.push(CheckResult {
-        elapsed: t.elapsed(),
-        ..recipe
-    });
-
-    // image: every image reference digest-pinned (offline); --online: the registry agrees.
-    let t = Instant::now();
-    let mut sites = Vec::new();
-    let mut image_diags = Vec::new();
-    for doc in loaded
-        .masters
+        let runners_doc = take_doc(&mut docs, &root.join("configs/runners.yaml"));
+        let masters_missing = [
+            "configs/nvidia-master.yaml",
+            "configs/amd-master.yaml",
+            "configs/runners.yaml",
+        ]
         .iter()
-        .chain(docs.iter().filter(|d| is_image_bearing(&root, &d.path)))
-    {
-        let (s, d) = infx_image::sites_in(doc);
-        sites.extend(s);
-        image_diags.extend(d);
-    }
-    image_diags.extend(infx_image::check_offline(&sites));
-    let image_scope = format!(
-        "{} references{}",
-        sites.len(),
-        if opts.online { ", online" } else { ", offline" }
-    );
-    if opts.online {
-        image_diags.extend(check_images_online(&sites, opts.hermetic));
-    }
-    checks.push(CheckResult {
-        name: "image",
-        status: Status::Ran,
-        diagnostics: image_diags,
-        elapsed: t.elapsed(),
-        scope: image_scope,
-    });
+        .any(|r| !root.join(r).is_file());
+        let mut loaded = if masters_missing {
+            infx_config::load_tree(&root)
+        } else {
+            infx_config::from_documents(masters, runners_doc, root.clone())
+        };
+        let config_diags = infx_config::check(&loaded);
+        let config_failed = config_diags
+            .iter()
+            .any(|d| d.is_error() && d.code != "config/X5");
+        let config_check = CheckResult {
+            name: "config",
+            status: Status::Ran,
+            diagnostics: config_diags,
+            elapsed: t.elapsed(),
+            scope: format!("{} entries", loaded.entries.len()),
+        };
 
-    // diff-check: the complete change passes `git diff --check`.
-    let t = Instant::now();
-    let diff = check_diff(&change);
-    checks.push(CheckResult {
-        elapsed: t.elapsed(),
-        ..diff.0
-    });
-
-    // Show paths relative to the repository (what GitHub annotations need) or the tree's parent.
-    let display_base = change.repo_root.clone().unwrap_or_else(|| {
-        root.parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| root.clone())
-    });
-    let mut sources = SourceMap::new();
-    for doc in docs
-        .iter()
-        .chain(&loaded.masters)
-        .chain(loaded.runners.as_ref())
-    {
-        sources.insert(relative_to(&display_base, &doc.path), doc.text.to_string());
-    }
-
-    // review: the repository-decidable reviewer checks (last: it takes the documents).
-    let t = Instant::now();
-    let review = check_review(
-        &root,
-        std::mem::take(&mut loaded.masters),
-        docs,
-        changelog_scope.append_only,
-        diff.1.as_ref(),
-        &change,
-    );
-    checks.push(CheckResult {
-        elapsed: t.elapsed(),
-        ..review
-    });
-
-    for (p, text) in raw_sources {
-        sources.insert(relative_to(&display_base, &p), text);
-    }
-    for c in &mut checks {
-        for d in &mut c.diagnostics {
-            if let Some(p) = &d.path {
-                let abs = if p.is_absolute() {
-                    p.clone()
+        // changelog: append-only against the base; new entries valid; their keys resolve.
+        let t = Instant::now();
+        let (changelog_result, changelog_scope) = check_changelog(&root, &change, &loaded);
+        let changelog_check = CheckResult {
+            elapsed: t.elapsed(),
+            ..changelog_result
+        };
+        let touched = touched_keys(&root, &change, &loaded, &changelog_scope.keys, opts.all);
+        if !whole_tree {
+            // The recipes of the touched configs join the parsed set (for review and images).
+            let t = Instant::now();
+            let extra: Vec<PathBuf> = recipe_paths(&root, &loaded, touched.as_deref())
+                .into_iter()
+                .filter(|p| p.is_file() && !files.contains(p))
+                .collect();
+            let (more, d, raw) = parse_files(&extra);
+            docs.extend(more);
+            yaml_diags.extend(d);
+            raw_sources.extend(raw);
+            yaml_files_count += extra.len();
+            yaml_elapsed += t.elapsed();
+        }
+        checks.push(CheckResult {
+            name: "yaml",
+            status: Status::Ran,
+            diagnostics: yaml_diags,
+            elapsed: yaml_elapsed,
+            scope: format!(
+                "{yaml_files_count} files{}",
+                if whole_tree {
+                    ""
                 } else {
-                    root.join(p)
-                };
-                let shown = if abs.exists() || p.is_absolute() {
-                    relative_to(&display_base, &abs)
-                } else {
-                    p.clone()
-                };
-                if !sources.contains(&shown)
-                    && let Ok(text) = std::fs::read_to_string(&abs)
-                {
-                    sources.insert(&shown, text);
+                    " in the change's scope"
                 }
-                d.path = Some(shown);
+            ),
+        });
+        checks.push(config_check);
+        checks.push(changelog_check);
+
+        // matrix: rows for the touched configs; every point binds exactly one recipe variant.
+        let t = Instant::now();
+        let matrix = if config_failed {
+            skipped("matrix", "master configs have errors; fix those first")
+        } else {
+            match (&touched, loaded.runners.as_ref()) {
+                (_, None) => skipped("matrix", "no configs/runners.yaml"),
+                (Some(keys), _) if keys.is_empty() => {
+                    skipped("matrix", "no config touched by the change")
+                }
+                (keys, Some(rdoc)) => {
+                    match infx_matrix::MasterConfigs::from_documents(&loaded.masters) {
+                        Ok(configs) => {
+                            let mut runners = infx_matrix::Runners::from_node(&rdoc.root);
+                            runners.tree_root = Some(root.clone());
+                            let d = infx_matrix::bind::bind_configs(
+                                &configs,
+                                &runners,
+                                keys.as_deref(),
+                                &root,
+                            );
+                            ran(
+                                "matrix",
+                                d,
+                                scope_of_keys(keys.as_deref(), loaded.entries.len()),
+                            )
+                        }
+                        Err(d) => ran("matrix", vec![d], String::new()),
+                    }
+                }
+            }
+        };
+        checks.push(CheckResult {
+            elapsed: t.elapsed(),
+            ..matrix
+        });
+
+        // recipe: every variant of every recipe the touched configs use passes the dry-run.
+        let t = Instant::now();
+        let recipe = check_recipes(&root, &loaded, touched.as_deref());
+        checks.push(CheckResult {
+            elapsed: t.elapsed(),
+            ..recipe
+        });
+
+        // image: every image reference digest-pinned (offline); --online: the registry agrees.
+        let t = Instant::now();
+        let mut sites = Vec::new();
+        let mut image_diags = Vec::new();
+        for doc in loaded
+            .masters
+            .iter()
+            .chain(docs.iter().filter(|d| is_image_bearing(&root, &d.path)))
+        {
+            let (s, d) = infx_image::sites_in(doc);
+            sites.extend(s);
+            image_diags.extend(d);
+        }
+        image_diags.extend(infx_image::check_offline(&sites));
+        let image_scope = format!(
+            "{} references{}",
+            sites.len(),
+            if opts.online { ", online" } else { ", offline" }
+        );
+        if opts.online {
+            image_diags.extend(check_images_online(&sites, opts.hermetic));
+        }
+        checks.push(CheckResult {
+            name: "image",
+            status: Status::Ran,
+            diagnostics: image_diags,
+            elapsed: t.elapsed(),
+            scope: image_scope,
+        });
+
+        // diff-check (started on its own thread above).
+        let diff = diff_thread.join().unwrap_or_else(|_| {
+            let d = Diagnostic::error("diff/internal", "the diff check failed unexpectedly");
+            (ran("diff-check", vec![d], String::new()), None)
+        });
+        checks.push(diff.0);
+
+        // Show paths relative to the repository (what GitHub annotations need) or the tree's parent.
+        let display_base = change.repo_root.clone().unwrap_or_else(|| {
+            root.parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| root.clone())
+        });
+        let mut sources = SourceMap::new();
+        for doc in docs
+            .iter()
+            .chain(&loaded.masters)
+            .chain(loaded.runners.as_ref())
+        {
+            sources.insert(relative_to(&display_base, &doc.path), doc.text.to_string());
+        }
+
+        // review: the repository-decidable reviewer checks (last: it takes the documents).
+        let t = Instant::now();
+        let review = check_review(
+            &root,
+            std::mem::take(&mut loaded.masters),
+            docs,
+            changelog_scope.append_only,
+            diff.1.as_ref(),
+            &change,
+        );
+        checks.push(CheckResult {
+            elapsed: t.elapsed(),
+            ..review
+        });
+
+        for (p, text) in raw_sources {
+            sources.insert(relative_to(&display_base, &p), text);
+        }
+        for c in &mut checks {
+            for d in &mut c.diagnostics {
+                if let Some(p) = &d.path {
+                    let abs = if p.is_absolute() {
+                        p.clone()
+                    } else {
+                        root.join(p)
+                    };
+                    let shown = if abs.exists() || p.is_absolute() {
+                        relative_to(&display_base, &abs)
+                    } else {
+                        p.clone()
+                    };
+                    if !sources.contains(&shown)
+                        && let Ok(text) = std::fs::read_to_string(&abs)
+                    {
+                        sources.insert(&shown, text);
+                    }
+                    d.path = Some(shown);
+                }
             }
         }
-    }
-    Report {
-        checks,
-        sources: SourceMapHolder(sources),
-        elapsed: started.elapsed(),
-    }
+        Report {
+            checks,
+            sources: SourceMapHolder(sources),
+            elapsed: started.elapsed(),
+        }
+    })
 }
 
 fn ran(name: &'static str, diagnostics: Vec<Diagnostic>, scope: String) -> CheckResult {
