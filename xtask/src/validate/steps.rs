@@ -47,8 +47,9 @@ impl ChangeInfo {
             ChangeMode::NoRepo => "not a git repository: whole tree, no history checks".into(),
             ChangeMode::Failed => "git failed: whole tree".into(),
             ChangeMode::Change => format!(
-                "{} paths changed since {} ({})",
+                "{} path{} changed since {} ({})",
                 self.paths.len(),
+                super::plural(self.paths.len()),
                 short(&self.base),
                 self.base_label
             ),
@@ -397,13 +398,23 @@ pub fn touched_keys(
     Some(ordered)
 }
 
-/// Absolute paths of the recipe files the configs in scope (`None` = all) reference.
-pub fn recipe_paths(
-    root: &Path,
-    loaded: &infx_config::LoadedConfigs,
+/// One recipe file as a config in scope uses it: its lane and the model the launcher binds.
+struct RecipeUse<'a> {
+    /// Relative to the tree (`benchmarks/<single|multi>_node/srt-slurm-recipes/<dir>/<file>`).
+    rel: String,
+    lane: infx_recipe::Lane,
+    model: &'a str,
+    image: &'a str,
+    precision: &'a str,
+}
+
+/// Every `srt-recipe` / `eval-srt-recipe` of the configs in scope (`None` = all), resolved
+/// against their `srt-recipe-dir` (SR3), in config order.
+fn recipe_uses<'a>(
+    loaded: &'a infx_config::LoadedConfigs,
     keys: Option<&[String]>,
-) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = Vec::new();
+) -> Vec<RecipeUse<'a>> {
+    let mut out = Vec::new();
     for e in &loaded.entries {
         if keys.is_some_and(|k| !k.contains(&e.key)) {
             continue;
@@ -412,42 +423,52 @@ pub fn recipe_paths(
         let Some(dir) = n.get("srt-recipe-dir").and_then(Node::as_str) else {
             continue;
         };
+        let field = |k: &str| n.get(k).and_then(Node::as_str).unwrap_or_default();
         let multinode = n.get("multinode").and_then(Node::as_bool).unwrap_or(false);
         let recipes_root = if multinode {
             "benchmarks/multi_node/srt-slurm-recipes"
         } else {
             "benchmarks/single_node/srt-slurm-recipes"
         };
-        for r in references(n) {
-            let file = r.split(':').next().unwrap_or(&r);
-            let p = root.join(recipes_root).join(dir).join(file);
-            if !out.contains(&p) {
-                out.push(p);
+        let Some(scenarios) = n.get("scenarios").and_then(Node::as_map) else {
+            continue;
+        };
+        for (scenario, _, list) in scenarios.iter() {
+            let lane = infx_recipe::Lane::of(scenario == "agentic-coding", multinode);
+            for block in list.as_seq().unwrap_or_default() {
+                let rows = block.get("search-space").and_then(Node::as_seq);
+                for row in rows.unwrap_or_default() {
+                    for reference in ["srt-recipe", "eval-srt-recipe"]
+                        .iter()
+                        .filter_map(|f| row.get(f).and_then(Node::as_str))
+                    {
+                        let file = reference.split(':').next().unwrap_or(reference);
+                        out.push(RecipeUse {
+                            rel: format!("{recipes_root}/{dir}/{file}"),
+                            lane,
+                            model: field("model"),
+                            image: field("image"),
+                            precision: field("precision"),
+                        });
+                    }
+                }
             }
         }
     }
     out
 }
 
-/// Every `srt-recipe` / `eval-srt-recipe` of an entry's rows.
-fn references(entry: &Node) -> Vec<String> {
-    let mut out = Vec::new();
-    let Some(scenarios) = entry.get("scenarios").and_then(Node::as_map) else {
-        return out;
-    };
-    for (_, _, list) in scenarios.iter() {
-        for block in list.as_seq().unwrap_or_default() {
-            for row in block
-                .get("search-space")
-                .and_then(Node::as_seq)
-                .unwrap_or_default()
-            {
-                for field in ["srt-recipe", "eval-srt-recipe"] {
-                    if let Some(r) = row.get(field).and_then(Node::as_str) {
-                        out.push(r.to_string());
-                    }
-                }
-            }
+/// Absolute paths of the recipe files the configs in scope (`None` = all) reference.
+pub fn recipe_paths(
+    root: &Path,
+    loaded: &infx_config::LoadedConfigs,
+    keys: Option<&[String]>,
+) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for u in recipe_uses(loaded, keys) {
+        let p = root.join(&u.rel);
+        if !out.contains(&p) {
+            out.push(p);
         }
     }
     out
@@ -464,61 +485,18 @@ pub fn check_recipes(
         return skipped("recipe", "no config touched by the change");
     }
     let mut diags = Vec::new();
-    let mut done: BTreeSet<(String, String, String, String, String)> = BTreeSet::new();
+    let mut done: BTreeSet<(String, String, &str, &str, &str)> = BTreeSet::new();
     let mut variants = 0usize;
-    for e in &loaded.entries {
-        if keys.is_some_and(|k| !k.contains(&e.key)) {
-            continue;
-        }
-        let Some(n) = loaded.node(e) else { continue };
-        let Some(dir) = n.get("srt-recipe-dir").and_then(Node::as_str) else {
-            continue;
-        };
-        let multinode = n.get("multinode").and_then(Node::as_bool).unwrap_or(false);
-        let model = n.get("model").and_then(Node::as_str).unwrap_or_default();
-        let image = n.get("image").and_then(Node::as_str).unwrap_or_default();
-        let precision = n
-            .get("precision")
-            .and_then(Node::as_str)
-            .unwrap_or_default();
-        let recipes_root = if multinode {
-            "benchmarks/multi_node/srt-slurm-recipes"
-        } else {
-            "benchmarks/single_node/srt-slurm-recipes"
-        };
-        let Some(scenarios) = n.get("scenarios").and_then(Node::as_map) else {
-            continue;
-        };
-        for (scenario, _, list) in scenarios.iter() {
-            let agentic = scenario == "agentic-coding";
-            for block in list.as_seq().unwrap_or_default() {
-                for row in block
-                    .get("search-space")
-                    .and_then(Node::as_seq)
-                    .unwrap_or_default()
-                {
-                    for field in ["srt-recipe", "eval-srt-recipe"] {
-                        let Some(reference) = row.get(field).and_then(Node::as_str) else {
-                            continue;
-                        };
-                        let file = reference.split(':').next().unwrap_or(reference);
-                        let rel = format!("{recipes_root}/{dir}/{file}");
-                        let lane = infx_recipe::Lane::of(agentic, multinode);
-                        let key = (
-                            rel.clone(),
-                            format!("{lane:?}"),
-                            model.to_string(),
-                            image.to_string(),
-                            precision.to_string(),
-                        );
-                        if !done.insert(key) {
-                            continue;
-                        }
-                        variants +=
-                            dry_run_one(root, &rel, lane, model, image, precision, &mut diags);
-                    }
-                }
-            }
+    for u in recipe_uses(loaded, keys) {
+        let key = (
+            u.rel.clone(),
+            format!("{:?}", u.lane),
+            u.model,
+            u.image,
+            u.precision,
+        );
+        if done.insert(key) {
+            variants += dry_run_one(root, &u, &mut diags);
         }
     }
     if done.is_empty() && diags.is_empty() {
@@ -531,15 +509,8 @@ pub fn check_recipes(
     ran("recipe", diags, scope)
 }
 
-fn dry_run_one(
-    root: &Path,
-    rel: &str,
-    lane: infx_recipe::Lane,
-    model: &str,
-    image: &str,
-    precision: &str,
-    diags: &mut Vec<Diagnostic>,
-) -> usize {
+fn dry_run_one(root: &Path, u: &RecipeUse<'_>, diags: &mut Vec<Diagnostic>) -> usize {
+    let (rel, lane) = (u.rel.as_str(), u.lane);
     // A missing or escaping recipe file is the config check's SR finding.
     let Ok(file) = infx_recipe::load_recipe(root, rel) else {
         return 0;
@@ -556,7 +527,7 @@ fn dry_run_one(
         Ok(reports) => {
             let n = reports.len();
             for mut r in reports {
-                infx_recipe::bind_model(&mut r.variant, model, image, precision);
+                infx_recipe::bind_model(&mut r.variant, u.model, u.image, u.precision);
                 diags.extend(infx_recipe::validate(&r.variant));
             }
             n
@@ -623,7 +594,8 @@ pub fn check_diff(change: &ChangeInfo) -> (CheckResult, Option<infx_diff::Change
     match infx_diff::load_change(repo_root, &opts) {
         Ok(c) => {
             let d = infx_diff::whitespace_errors(&c);
-            let scope = format!("{} files", c.texts.len());
+            let n = c.texts.len();
+            let scope = format!("{n} file{}", super::plural(n));
             (ran("diff-check", d, scope), Some(c))
         }
         Err(d) => (ran("diff-check", vec![d], String::new()), None),
