@@ -127,6 +127,16 @@ pub fn gate(
         e.help = Some("restore the line exactly as it is on the base branch (merge or rebase onto it first if it changed there)".into());
         return Err(e);
     }
+    parse_diff_additions(&diff, dialect, modifiers)
+}
+
+/// The added lines of a changelog diff as upstream reads them: joined with `\n`, parsed, each
+/// item validated as an entry, then the sweep preconditions (append-only mixing, modifiers).
+pub(crate) fn parse_diff_additions(
+    diff: &infx_git::LineDiff,
+    dialect: Dialect,
+    modifiers: Modifiers,
+) -> Result<Added, GateError> {
     let text = diff
         .added
         .iter()

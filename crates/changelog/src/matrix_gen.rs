@@ -340,15 +340,7 @@ pub fn plan_between_with(
             ),
         });
     }
-    let text = diff
-        .added
-        .iter()
-        .map(|l| l.content.as_str())
-        .collect::<Vec<_>>()
-        .join("\n");
-    let line_map: Vec<usize> = diff.added.iter().map(|l| l.line).collect();
-    let entries = crate::gate::parse_added(&text, &line_map, dialect)?;
-    crate::gate::check_preconditions(&entries, opts.modifiers)?;
+    let entries = crate::gate::parse_diff_additions(&diff, dialect, opts.modifiers)?.entries;
     let head_inputs = match head_inputs {
         Some(h) => h,
         None => RevisionInputs::at(repo, head).map_err(err("master-configs"))?,
