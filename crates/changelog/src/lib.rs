@@ -134,21 +134,17 @@ fn strict_parsed(
     dialect: Dialect,
 ) -> Result<(Comparison, strict::Parsed), (StrictStage, StrictError)> {
     // The common change appends to the file. When the base is a byte prefix of the head that
-    // ends where an entry starts, its entries are exactly the head's first entries (same
-    // bytes, and nothing after the boundary can alter an earlier list item), and every rule
-    // parse_changelog checks on the base holds for that prefix once it holds for the head: so
-    // the head alone is parsed. Anything else takes the full path below.
-    if head.starts_with(base)
-        && appends_at_entry_boundary(base, &head[base.len()..])
-        && let Ok(h) = parse_changelog(head, "head perf-changelog.yaml", dialect)
-    {
-        let n = h
-            .entries
-            .iter()
-            .take_while(|e| e.span.start.offset < base.len())
-            .count();
-        if n > 0 {
-            let c = strict::compare_entries(&h.entries[..n], &h.entries, links)
+    // ends where an entry starts, the base's entries are unchanged bytes and nothing after the
+    // boundary can alter an earlier list item: only the appended part is parsed (with blank
+    // lines standing in for the base, so line numbers stay those of the file). The base itself
+    // is taken as valid: it is the upstream file, checked when it was merged. Any failure takes
+    // the full path below, which reports base and head errors exactly as upstream does.
+    if head.starts_with(base) && appends_at_entry_boundary(base, &head[base.len()..]) {
+        let base_lines = base.iter().filter(|&&b| b == b'\n').count();
+        let mut appended = vec![b'\n'; base_lines];
+        appended.extend_from_slice(&head[base.len()..]);
+        if let Ok(h) = parse_changelog(&appended, "head perf-changelog.yaml", dialect) {
+            let c = strict::compare_entries(&[], &h.entries, links)
                 .map_err(|e| (StrictStage::Compare, e))?;
             strict::validate_raw_change(base, head, c.additions, c.corrections)
                 .map_err(|e| (StrictStage::Raw, e))?;
@@ -267,6 +263,26 @@ mod tests {
             );
             assert_eq!(fast, full, "base {base:?} head {head:?}");
         }
+        // The one deliberate difference: a base that is itself invalid is not re-checked when
+        // the change only appends (the full check reports the base).
+        let bad_base = E1.replace("    - one", "    - one\t");
+        let head = format!("{bad_base}\n{E2}");
+        assert!(
+            strict_check(
+                Some(bad_base.as_bytes()),
+                head.as_bytes(),
+                LinkMode::Local,
+                Dialect::Oct
+            )
+            .is_err()
+        );
+        let fast = strict_parsed(
+            bad_base.as_bytes(),
+            head.as_bytes(),
+            LinkMode::Local,
+            Dialect::Oct,
+        );
+        assert_eq!(fast.map(|(c, _)| c.additions), Ok(1));
     }
 
     #[test]
