@@ -147,84 +147,98 @@ fn line_of(repo: &Path, rel: &str, needle: &str) -> usize {
         + 1
 }
 
+/// Injects one fault into the refresh (an edit of `rel`) and expects exactly one error: `code`
+/// at `rel`, on the line holding `marker`, column `col`.
+fn single_fault(
+    rel: &str,
+    fault: impl FnOnce(String) -> String,
+    marker: &str,
+    code: &str,
+    col: usize,
+) {
+    let (_tmp, repo) = scenario();
+    edit(&repo, rel, fault);
+    let line = line_of(&repo, rel, marker);
+    assert_eq!(errors(&run(&repo)), [format!("{code} {rel}:{line}:{col}")]);
+}
+
 #[test]
 fn editing_a_historical_changelog_line_fails() {
-    let (_tmp, repo) = scenario();
-    let first_description = {
-        let text = std::fs::read_to_string(repo.join(CHANGELOG)).unwrap();
-        let at = text.find("description:").unwrap();
-        text[at..].lines().nth(1).unwrap().to_string()
-    };
-    edit(&repo, CHANGELOG, |t| {
-        t.replacen(
-            &first_description,
-            &format!("{first_description} (edited)"),
-            1,
-        )
-    });
-    let line = line_of(&repo, CHANGELOG, "(edited)");
-    assert_eq!(
-        errors(&run(&repo)),
-        [format!("changelog/entry-changed {CHANGELOG}:{line}:1")]
+    let ws = xtask::paths::workspace_root();
+    let text = std::fs::read_to_string(ws.join(CHANGELOG)).unwrap();
+    let at = text.find("description:").unwrap();
+    let first_description = text[at..].lines().nth(1).unwrap().to_string();
+    single_fault(
+        CHANGELOG,
+        |t| {
+            t.replacen(
+                &first_description,
+                &format!("{first_description} (edited)"),
+                1,
+            )
+        },
+        "(edited)",
+        "changelog/entry-changed",
+        1,
     );
 }
 
 #[test]
 fn trailing_whitespace_fails() {
-    let (_tmp, repo) = scenario();
-    edit(&repo, CHANGELOG, |t| {
-        t.replace(
-            "behind sglang-router 0.3.2\n",
-            "behind sglang-router 0.3.2  \n",
-        )
-    });
-    let line = line_of(&repo, CHANGELOG, "behind sglang-router 0.3.2  ");
-    assert_eq!(
-        errors(&run(&repo)),
-        [format!("diff/trailing-whitespace {CHANGELOG}:{line}:112")]
+    single_fault(
+        CHANGELOG,
+        |t| {
+            t.replace(
+                "behind sglang-router 0.3.2\n",
+                "behind sglang-router 0.3.2  \n",
+            )
+        },
+        "behind sglang-router 0.3.2  ",
+        "diff/trailing-whitespace",
+        112,
     );
 }
 
 #[test]
 fn unpinned_image_fails() {
-    let (_tmp, repo) = scenario();
     let unpinned = NEW_IMAGE.split('@').next().unwrap();
-    edit(&repo, MASTER, |t| t.replace(NEW_IMAGE, unpinned));
-    let line = line_of(&repo, MASTER, unpinned);
-    assert_eq!(
-        errors(&run(&repo)),
-        [format!("image/unpinned {MASTER}:{line}:10")]
+    single_fault(
+        MASTER,
+        |t| t.replace(NEW_IMAGE, unpinned),
+        unpinned,
+        "image/unpinned",
+        10,
     );
 }
 
 #[test]
 fn point_without_a_variant_fails() {
-    let (_tmp, repo) = scenario();
-    edit(&repo, MASTER, |t| {
-        t.replace(
-            "conc-list: [1, 4, 16, 24, 32, 48]",
-            "conc-list: [1, 4, 16, 24, 28, 32, 48]",
-        )
-    });
-    let line = line_of(&repo, MASTER, "24, 28, 32");
-    assert_eq!(
-        errors(&run(&repo)),
-        [format!("matrix/binding-none {MASTER}:{line}:9")]
+    single_fault(
+        MASTER,
+        |t| {
+            t.replace(
+                "conc-list: [1, 4, 16, 24, 32, 48]",
+                "conc-list: [1, 4, 16, 24, 28, 32, 48]",
+            )
+        },
+        "24, 28, 32",
+        "matrix/binding-none",
+        9,
     );
 }
 
 #[test]
 fn recipe_override_with_a_bad_key_fails() {
-    let (_tmp, repo) = scenario();
-    edit(&repo, RECIPE, |t| {
-        t.replace(
-            "override_tp2_c16:\n  roles:\n    agg:\n",
-            "override_tp2_c16:\n  roles:\n    agg:\n      bogus-key: 1\n",
-        )
-    });
-    let line = line_of(&repo, RECIPE, "bogus-key: 1");
-    assert_eq!(
-        errors(&run(&repo)),
-        [format!("recipe/unknown-field {RECIPE}:{line}:7")]
+    single_fault(
+        RECIPE,
+        |t| {
+            t.replace(
+                "override_tp2_c16:\n  roles:\n    agg:\n",
+                "override_tp2_c16:\n  roles:\n    agg:\n      bogus-key: 1\n",
+            )
+        },
+        "bogus-key: 1",
+        "recipe/unknown-field",
+        7,
     );
 }
