@@ -242,3 +242,19 @@ fn recipe_override_with_a_bad_key_fails() {
         7,
     );
 }
+
+#[test]
+fn recipe_fragment_setting_a_binder_owned_key_fails() {
+    single_fault(
+        RECIPE,
+        |t| {
+            t.replace(
+                "base:\n  schema: 2\n",
+                "base:\n  schema: 2\n  model:\n    path: hf:someone/else\n",
+            )
+        },
+        "path: hf:someone/else",
+        "recipe/binder-owned",
+        11,
+    );
+}

@@ -4,7 +4,7 @@
 use super::{CheckResult, Options, Status, ran, relative_to, skipped};
 use infx_report::Diagnostic;
 use infx_yaml::{Document, Node};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 /// How the change was found.
@@ -487,6 +487,7 @@ pub fn check_recipes(
     let mut diags = Vec::new();
     let mut done: BTreeSet<(String, String, &str, &str, &str)> = BTreeSet::new();
     let mut variants = 0usize;
+    let mut cache = RecipeCache::default();
     for u in recipe_uses(loaded, keys) {
         let key = (
             u.rel.clone(),
@@ -496,7 +497,7 @@ pub fn check_recipes(
             u.precision,
         );
         if done.insert(key) {
-            variants += dry_run_one(root, &u, &mut diags);
+            variants += dry_run_one(root, &u, &mut cache, &mut diags);
         }
     }
     if done.is_empty() && diags.is_empty() {
@@ -509,20 +510,47 @@ pub fn check_recipes(
     ran("recipe", diags, scope)
 }
 
-fn dry_run_one(root: &Path, u: &RecipeUse<'_>, diags: &mut Vec<Diagnostic>) -> usize {
-    let (rel, lane) = (u.rel.as_str(), u.lane);
+/// Recipe files and lane blocks read for the dry-run step, each once per run.
+#[derive(Default)]
+struct RecipeCache {
+    files: HashMap<String, Option<infx_recipe::RecipeFile>>,
+    lanes: HashMap<infx_recipe::Lane, Result<infx_recipe::RecipeFile, Diagnostic>>,
+    /// (file, lane) pairs whose fragment rules were checked.
+    fragments_checked: BTreeSet<(String, String)>,
+}
+
+fn dry_run_one(
+    root: &Path,
+    u: &RecipeUse<'_>,
+    cache: &mut RecipeCache,
+    diags: &mut Vec<Diagnostic>,
+) -> usize {
+    let lane = u.lane;
+    let fresh_fragment = cache
+        .fragments_checked
+        .insert((u.rel.clone(), format!("{lane:?}")));
     // A missing or escaping recipe file is the config check's SR finding.
-    let Ok(file) = infx_recipe::load_recipe(root, rel) else {
+    let file = cache
+        .files
+        .entry(u.rel.clone())
+        .or_insert_with(|| infx_recipe::load_recipe(root, &u.rel).ok());
+    let Some(file) = file.as_ref() else {
         return 0;
     };
-    diags.extend(infx_recipe::check_fragment(&file, lane));
-    let composed = match infx_recipe::load_recipe(root, lane.block_path()) {
-        Ok(block) => infx_recipe::compose_lane(&file, lane, &block),
+    let block = cache
+        .lanes
+        .entry(lane)
+        .or_insert_with(|| infx_recipe::load_recipe(root, lane.block_path()));
+    let composed = match block {
+        Ok(block) => infx_recipe::compose_lane(file, lane, block),
         Err(d) => {
-            diags.push(d);
+            diags.push(d.clone());
             return 0;
         }
     };
+    if fresh_fragment {
+        diags.extend(infx_recipe::check_fragment(file, lane));
+    }
     match infx_recipe::dry_run(&composed, None) {
         Ok(reports) => {
             let n = reports.len();
