@@ -283,6 +283,36 @@ fn list_field<'n>(ctx: &mut Ctx, m: &'n Mapping, field: &str, at: &str) -> Optio
     ctx.seq(n, &join(at, field))
 }
 
+/// Queues the rows of a scenario block's `search-space` for the row checks; returns how many.
+fn search_space_rows<'n>(
+    ctx: &mut Ctx,
+    el: &Node,
+    m: &'n Mapping,
+    at: &str,
+    agentic: bool,
+    block_has_dram_util: bool,
+    rows: &mut Vec<RawRow<'n>>,
+) -> usize {
+    let ss_at = join(at, "search-space");
+    let ss = match m.get("search-space") {
+        None => {
+            ctx.missing(el.span, at, "search-space");
+            None
+        }
+        Some(n) => ctx.seq(n, &ss_at),
+    };
+    let list = ss.unwrap_or(&[]);
+    for (i, r) in list.iter().enumerate() {
+        rows.push(RawRow {
+            node: r,
+            at: idx(&ss_at, i),
+            agentic,
+            block_has_dram_util,
+        });
+    }
+    list.len()
+}
+
 fn fixed_block<'n>(
     ctx: &mut Ctx,
     el: &'n Node,
@@ -321,23 +351,7 @@ fn fixed_block<'n>(
             "remove require-power or use isl 8192 / osl 1024",
         );
     }
-    let ss = match m.get("search-space") {
-        None => {
-            ctx.missing(el.span, at, "search-space");
-            None
-        }
-        Some(n) => ctx.seq(n, &join(at, "search-space")),
-    };
-    let mut count = 0;
-    for (i, r) in ss.unwrap_or(&[]).iter().enumerate() {
-        rows.push(RawRow {
-            node: r,
-            at: idx(&join(at, "search-space"), i),
-            agentic: false,
-            block_has_dram_util: false,
-        });
-        count += 1;
-    }
+    let count = search_space_rows(ctx, el, m, at, false, false, rows);
     (ctx.diags.len() == before).then(|| BlockInfo {
         span: el.span,
         rows: count,
@@ -378,23 +392,8 @@ fn agentic_block<'n>(
             _ => ctx.type_error(n, &at_d, "a number between 0 and 1"),
         }
     }
-    let ss = match m.get("search-space") {
-        None => {
-            ctx.missing(el.span, at, "search-space");
-            None
-        }
-        Some(n) => ctx.seq(n, &join(at, "search-space")),
-    };
-    let mut count = 0;
-    for (i, r) in ss.unwrap_or(&[]).iter().enumerate() {
-        rows.push(RawRow {
-            node: r,
-            at: idx(&join(at, "search-space"), i),
-            agentic: true,
-            block_has_dram_util: present(m, "dram-utilization"),
-        });
-        count += 1;
-    }
+    let has_dram_util = present(m, "dram-utilization");
+    let count = search_space_rows(ctx, el, m, at, true, has_dram_util, rows);
     (ctx.diags.len() == before).then_some(BlockInfo {
         span: el.span,
         rows: count,
