@@ -259,16 +259,18 @@ pub fn validate(opts: &Options) -> Report {
         // configs the change touches. perf-changelog.yaml is parsed by the changelog check.
         let t = Instant::now();
         let whole_tree = opts.all || change.mode != ChangeMode::Change;
+        let mut walk_diags = Vec::new();
         let files = if whole_tree {
             let changelog = root.join("perf-changelog.yaml");
-            yaml_files(&root)
+            yaml_files(&root, &mut walk_diags)
                 .into_iter()
                 .filter(|p| *p != changelog)
                 .collect()
         } else {
-            scoped_yaml_files(&root, &change)
+            scoped_yaml_files(&root, &change, &mut walk_diags)
         };
         let (mut docs, mut yaml_diags, mut raw_sources) = parse_files(&files);
+        yaml_diags.extend(walk_diags);
         let mut yaml_files_count = files.len();
         let mut yaml_elapsed = t.elapsed();
 
@@ -544,7 +546,11 @@ fn take_doc(docs: &mut Vec<Document>, path: &Path) -> Option<Document> {
 
 /// The YAML a change-scoped run parses: the master configs, runners.yaml, the lane blocks, and
 /// every changed YAML file that still exists.
-fn scoped_yaml_files(root: &Path, change: &steps::ChangeInfo) -> Vec<PathBuf> {
+fn scoped_yaml_files(
+    root: &Path,
+    change: &steps::ChangeInfo,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = [
         "configs/nvidia-master.yaml",
         "configs/amd-master.yaml",
@@ -554,7 +560,7 @@ fn scoped_yaml_files(root: &Path, change: &steps::ChangeInfo) -> Vec<PathBuf> {
     .map(|r| root.join(r))
     .filter(|p| p.is_file())
     .collect();
-    files.extend(yaml_files(&root.join("configs/srt-recipes")));
+    files.extend(yaml_files(&root.join("configs/srt-recipes"), diags));
     for rel in change.paths_under(root) {
         let p = root.join(&rel);
         let is_yaml = matches!(
@@ -623,38 +629,17 @@ fn is_image_bearing(root: &Path, p: &Path) -> bool {
     let s = rel.to_string_lossy();
     s.ends_with("-master.yaml") || s.starts_with("benchmarks/")
 }
-/// The path shown to the user: relative to the tree's parent when possible (so
-/// `inferencex-e2e/configs/…`), else as given.
-pub fn display_path(root: &Path, file: &Path) -> PathBuf {
-    let base = root.parent().unwrap_or(root);
-    file.strip_prefix(base)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|_| file.to_path_buf())
-}
-
-/// Every `*.yaml`/`*.yml` under `root`, sorted, skipping hidden directories.
-pub fn yaml_files(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in rd.flatten() {
-            let p = entry.path();
-            let name = entry.file_name();
-            let hidden = name.to_string_lossy().starts_with('.');
-            match entry.file_type() {
-                Ok(ft) if ft.is_dir() && !hidden => stack.push(p),
-                Ok(ft) if ft.is_file() => {
-                    if matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")) {
-                        out.push(p);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    out.sort();
-    out
+/// Every YAML file under `dir`; a directory that cannot be listed is an error finding (its
+/// files would otherwise silently drop out of the check).
+fn yaml_files(dir: &Path, diags: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
+    infx_yaml::yaml_files(dir).unwrap_or_else(|e| {
+        diags.push(
+            Diagnostic::error(
+                "yaml/io",
+                format!("cannot list the YAML files under {}: {e}", dir.display()),
+            )
+            .with_path(dir),
+        );
+        Vec::new()
+    })
 }

@@ -38,22 +38,9 @@ pub fn discover(root: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// Every `*.yaml`/`*.yml` below `dir` (sorted, depth-first); nothing when `dir` is absent.
+/// Appends every YAML file below `dir` ([`infx_yaml::yaml_files`]); nothing when `dir` is absent.
 pub fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    if !dir.is_dir() {
-        return Ok(());
-    }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            yaml_files(&p, out)?;
-        } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-            out.push(p);
-        }
-    }
+    out.extend(infx_yaml::yaml_files(dir)?);
     Ok(())
 }
 

@@ -4,24 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect(&p, out);
-        } else if matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")) {
-            out.push(p);
-        }
-    }
-}
-
 fn main() {
     let mut files = Vec::new();
     for d in std::env::args().skip(1) {
-        collect(Path::new(&d), &mut files);
+        files.extend(infx_yaml::yaml_files(Path::new(&d)).unwrap_or_default());
     }
     let texts: Vec<(PathBuf, String)> = files
         .iter()

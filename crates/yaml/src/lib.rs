@@ -10,11 +10,13 @@ mod edit;
 mod load;
 mod resolve;
 mod value;
+mod walk;
 
 pub use edit::{Edit, apply_edits};
 pub use infx_report::{Pos, Span};
 pub use load::{DEFAULT_ALIAS_BUDGET, LoadOptions, load_file, parse_str, parse_str_with};
 pub use value::{Float, Mapping, Node, ScalarStyle, Value};
+pub use walk::yaml_files;
 
 use infx_report::{Diagnostic, LineIndex};
 use std::path::{Path, PathBuf};

@@ -684,7 +684,7 @@ pub fn check_review(
     }
     diags.extend(infx_review::review_tree(&inputs));
     let scope = format!(
-        "{} configs files, {} recipes",
+        "{} config files, {} recipes",
         inputs.masters.len(),
         inputs.recipes.len()
     );
