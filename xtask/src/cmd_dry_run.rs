@@ -52,8 +52,9 @@ pub struct Args {
     /// the lane's shared block (`configs/srt-recipes/<lane>.yaml` of --tree) under its base.
     #[arg(long, value_enum)]
     pub lane: Option<LaneArg>,
-    /// The benchmark tree holding `configs/srt-recipes/` (default: the bundled tree).
-    #[arg(long, default_value_os_t = crate::paths::default_tree())]
+    /// The benchmark tree holding `configs/srt-recipes/`. Default: `inferencex-e2e/` of the git
+    /// work tree enclosing the current directory, or that work tree itself when it has none.
+    #[arg(long, default_value_os_t = crate::paths::default_tree(), hide_default_value = true)]
     pub tree: PathBuf,
     /// Bind a model into every variant like the launcher does (`model.path: hf:<MODEL>`).
     #[arg(long, requires_all = ["image", "precision"])]

@@ -16,8 +16,9 @@ use std::time::Duration;
 pub struct Args {
     /// Files or directories to pin (default: the tree's master configs and recipes).
     pub paths: Vec<PathBuf>,
-    /// The benchmark tree searched when no PATHS are given.
-    #[arg(long, default_value_os_t = crate::paths::default_tree())]
+    /// The benchmark tree searched when no PATHS are given. Default: `inferencex-e2e/` of the
+    /// git work tree enclosing the current directory, or that work tree itself when it has none.
+    #[arg(long, default_value_os_t = crate::paths::default_tree(), hide_default_value = true)]
     pub root: PathBuf,
     /// Verify existing pins instead (HEAD requests only: no pull counted): tells "tag moved",
     /// "digest gone" and "digest is a platform manifest" apart.

@@ -29,7 +29,8 @@ pub enum GoldenModeArg {
 
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
-    /// The benchmark tree (default: the bundled inferencex-e2e/).
+    /// The benchmark tree. Default: `inferencex-e2e/` of the git work tree enclosing the current
+    /// directory, or that work tree itself when it has none.
     #[arg(long)]
     pub root: Option<PathBuf>,
     /// Base revision of the change (enables the change-based checks: engine patches, CODEOWNERS,
@@ -55,7 +56,8 @@ pub struct CheckArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct OwnersArgs {
-    /// The tree or repository whose CODEOWNERS applies (default: the workspace).
+    /// The tree or repository whose CODEOWNERS applies. Default: the git work tree enclosing
+    /// the current directory.
     #[arg(long)]
     pub root: Option<PathBuf>,
     /// Base revision (default: the merge-base of HEAD with the upstream branch).
@@ -238,7 +240,7 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn run_owners(a: OwnersArgs) -> anyhow::Result<ExitCode> {
-    let root = a.root.clone().unwrap_or_else(crate::paths::workspace_root);
+    let root = a.root.clone().unwrap_or_else(crate::paths::checkout_root);
     let mut diags = Vec::new();
     let Some(co) = load::load_codeowners(&root, &mut diags) else {
         bail!(

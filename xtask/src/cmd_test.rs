@@ -174,7 +174,7 @@ impl Runner {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let root = crate::paths::workspace_root();
+    let root = crate::paths::checkout_root();
     let skip = |s: Step| args.skip.contains(&s) || (args.quick && s != Step::Cargo);
     let mut r = Runner {
         ci: in_ci(),

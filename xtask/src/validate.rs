@@ -18,8 +18,10 @@ use steps::{
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct Args {
-    /// The benchmark tree to validate (its `configs/` holds the master configs).
-    #[arg(long, default_value_os_t = crate::paths::default_tree())]
+    /// The benchmark tree to validate (its `configs/` holds the master configs). Default:
+    /// `inferencex-e2e/` of the git work tree enclosing the current directory, or that work
+    /// tree itself when it has none.
+    #[arg(long, default_value_os_t = crate::paths::default_tree(), hide_default_value = true)]
     pub root: PathBuf,
     /// Base revision of the change (default: merge-base of HEAD with the upstream branch).
     #[arg(long)]
