@@ -368,7 +368,7 @@ fn capture(
     dir: &Path,
     program: &Path,
     args: &[OsString],
-    envs: &[(&str, &str)],
+    envs: &[(OsString, OsString)],
     timeout: Duration,
 ) -> Captured {
     let mut expr = duct::cmd(program, args)
@@ -377,6 +377,10 @@ fn capture(
         .stdout_capture()
         .stderr_capture()
         .unchecked();
+    // duct lets the first `.env` of a name win; here the last one does (a later entry
+    // overrides an inherited one), so the list is folded into a map first.
+    let envs: std::collections::BTreeMap<&OsString, &OsString> =
+        envs.iter().map(|(k, v)| (k, v)).collect();
     for (k, v) in envs {
         expr = expr.env(k, v);
     }
@@ -422,9 +426,92 @@ fn os(args: &[&str]) -> Vec<OsString> {
 // ---------------------------------------------------------------------------------------------
 // Step 2: the flake, offline.
 
-/// Nix settings for every offline command: flakes on, and no binary cache (otherwise each
-/// command first waits for the cache.nixos.org lookup to fail).
-const NIX_CONFIG: &str = "experimental-features = nix-command flakes\nsubstituters =";
+/// Nix settings for every Nix command the test step runs. Each one is set explicitly, so
+/// nothing depends on how (or whether) the machine's Nix was configured: Debian's `nix-bin`
+/// ships no `nixbld` group and no /etc/nix/nix.conf, and Nix as root then defaults to
+/// `build-users-group = nixbld` (fails) and, on Linux, `sandbox = true` (the stubs build
+/// with the host's /bin/sh). Flakes on; no binary cache (each command would first wait for
+/// the cache.nixos.org lookup to fail); `store = local`: the private store of [`NixEnv`], never
+/// a daemon. See docs/nix-and-ci.md.
+pub const NIX_SETTINGS: &str = "experimental-features = nix-command flakes
+substituters =
+build-users-group =
+sandbox = false
+store = local
+";
+
+/// A private Nix configuration, store and state for the test's own Nix commands, in a temp
+/// dir removed on drop: the machine's /etc/nix, ~/.config/nix, /nix/store and any daemon are
+/// neither read nor written.
+pub struct NixEnv {
+    dir: tempfile::TempDir,
+    vars: Vec<(OsString, OsString)>,
+}
+
+/// The environment variables through which Nix finds configuration, store or state outside
+/// the command line; [`NixEnv`] sets every one of them.
+pub const NIX_ENV_VARS: [&str; 11] = [
+    "NIX_CONF_DIR",
+    "NIX_USER_CONF_FILES",
+    "NIX_CONFIG",
+    "NIX_STORE_DIR",
+    "NIX_STATE_DIR",
+    "NIX_LOG_DIR",
+    "NIX_REMOTE",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_STATE_HOME",
+    "XDG_DATA_HOME",
+];
+
+impl NixEnv {
+    pub fn new() -> std::io::Result<NixEnv> {
+        let dir = tempfile::Builder::new().prefix("infx-nix-").tempdir()?;
+        let p = |rel: &str| dir.path().join(rel).into_os_string();
+        let conf = dir.path().join("conf");
+        std::fs::create_dir_all(&conf)?;
+        std::fs::write(conf.join("nix.conf"), NIX_SETTINGS)?;
+        for d in [
+            "store",
+            "var/nix",
+            "var/log/nix",
+            "xdg/config",
+            "xdg/cache",
+            "xdg/state",
+            "xdg/data",
+        ] {
+            std::fs::create_dir_all(dir.path().join(d))?;
+        }
+        let vars: Vec<(OsString, OsString)> = vec![
+            ("NIX_CONF_DIR".into(), conf.clone().into_os_string()),
+            (
+                "NIX_USER_CONF_FILES".into(),
+                conf.join("nix.conf").into_os_string(),
+            ),
+            ("NIX_CONFIG".into(), NIX_SETTINGS.into()),
+            ("NIX_STORE_DIR".into(), p("store")),
+            ("NIX_STATE_DIR".into(), p("var/nix")),
+            ("NIX_LOG_DIR".into(), p("var/log/nix")),
+            ("NIX_REMOTE".into(), "local".into()),
+            ("XDG_CONFIG_HOME".into(), p("xdg/config")),
+            ("XDG_CACHE_HOME".into(), p("xdg/cache")),
+            ("XDG_STATE_HOME".into(), p("xdg/state")),
+            ("XDG_DATA_HOME".into(), p("xdg/data")),
+        ];
+        Ok(NixEnv { dir, vars })
+    }
+
+    /// The variables to set on every Nix command.
+    pub fn vars(&self) -> &[(OsString, OsString)] {
+        &self.vars
+    }
+
+    /// The private store directory (what `builtins.storeDir` is for these commands).
+    pub fn store_dir(&self) -> PathBuf {
+        self.dir.path().join("store")
+    }
+}
+
 const NIX_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The outputs the flake must have for every system (docs/nix-and-ci.md).
@@ -495,11 +582,28 @@ pub fn lock_root_inputs(lock: &serde_json::Value) -> Result<BTreeSet<String>, St
 }
 
 fn flake_checks(root: &Path, r: &mut Runner) {
+    match NixEnv::new() {
+        Ok(nix_env) => flake_checks_in(root, &nix_env, &[], r),
+        Err(e) => r.record(
+            "flake",
+            Verdict::Fail(format!("creating the private Nix store and config: {e}")),
+        ),
+    }
+}
+
+/// The flake step with `nix_env`'s private Nix; `inherited` are variables set before it (the
+/// tests use them to show that a hostile machine configuration does not get through).
+fn flake_checks_in(
+    root: &Path,
+    nix_env: &NixEnv,
+    inherited: &[(OsString, OsString)],
+    r: &mut Runner,
+) {
     let (Some(nix), Some(instantiate)) = (on_path("nix"), on_path("nix-instantiate")) else {
         r.missing_tool("flake", "nix", "apt-get install nix-bin");
         return;
     };
-    let env = [("NIX_CONFIG", NIX_CONFIG)];
+    let env: Vec<(OsString, OsString)> = inherited.iter().chain(nix_env.vars()).cloned().collect();
     println!("==> flake: offline structure test with nix/stubs (a structure test, not a build)");
 
     // Every tracked .nix file parses (the flake sees tracked files only).
@@ -1047,12 +1151,13 @@ mod tests {
     /// the rest of the source set, all staged (a flake in git sees tracked files only).
     /// `None` (with a SKIP line) when git or a working Nix is missing.
     fn scratch_flake(test: &str) -> Option<tempfile::TempDir> {
+        let nix_env = NixEnv::new().expect("private Nix dir");
         let nix_works = on_path("nix").is_some_and(|nix| {
             capture(
                 Path::new("/"),
                 &nix,
                 &os(&["eval", "--expr", "1 + 1"]),
-                &[("NIX_CONFIG", NIX_CONFIG)],
+                nix_env.vars(),
                 Duration::from_secs(60),
             )
             .ok
@@ -1131,6 +1236,68 @@ mod tests {
         let (tally, failures, why) = flake_failures(dir.path());
         assert_eq!(failures, Vec::<String>::new(), "{why}");
         assert_eq!(tally.passed, 6);
+    }
+
+    /// A machine whose Nix configuration would break every command (an impossible build
+    /// users group, the sandbox on, flakes off, a daemon store, a cache that does not answer):
+    /// the step overrides all of it, so it still passes. Fails if any Nix call of the step
+    /// reads the machine's (here: the inherited) configuration.
+    #[test]
+    fn flake_step_ignores_the_machine_nix_configuration() {
+        let Some(dir) = scratch_flake("flake_step_ignores_the_machine_nix_configuration") else {
+            return;
+        };
+        let hostile = tempfile::tempdir().expect("tempdir");
+        let conf = "experimental-features =\nbuild-users-group = infx-no-such-group\nsandbox = true\nsubstituters = http://127.0.0.1:9\nstore = daemon\n";
+        std::fs::write(hostile.path().join("nix.conf"), conf).expect("write");
+        let h = |rel: &str| hostile.path().join(rel).into_os_string();
+        let inherited: Vec<(OsString, OsString)> = vec![
+            ("NIX_CONF_DIR".into(), hostile.path().into()),
+            ("NIX_USER_CONF_FILES".into(), h("nix.conf")),
+            ("NIX_CONFIG".into(), conf.into()),
+            ("NIX_STORE_DIR".into(), "/proc/infx-no-store".into()),
+            ("NIX_STATE_DIR".into(), "/proc/infx-no-state".into()),
+            ("NIX_LOG_DIR".into(), "/proc/infx-no-log".into()),
+            ("NIX_REMOTE".into(), "daemon".into()),
+            ("XDG_CONFIG_HOME".into(), h("xdg")),
+            ("XDG_CACHE_HOME".into(), "/proc/infx-no-cache".into()),
+            ("XDG_STATE_HOME".into(), "/proc/infx-no-state".into()),
+            ("XDG_DATA_HOME".into(), "/proc/infx-no-data".into()),
+        ];
+        // Every variable through which Nix finds configuration or a store is covered.
+        let names: BTreeSet<String> = inherited
+            .iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, NIX_ENV_VARS.iter().map(|s| s.to_string()).collect());
+        // The hostile configuration is effective on its own.
+        let nix = on_path("nix").expect("nix");
+        let control = capture(
+            dir.path(),
+            &nix,
+            &os(&["eval", "--expr", "1 + 1"]),
+            &inherited,
+            Duration::from_secs(60),
+        );
+        assert!(!control.ok, "the hostile configuration had no effect");
+
+        let mut r = Runner {
+            ci: true,
+            tally: Tally::default(),
+            failures: Vec::new(),
+            reasons: Vec::new(),
+        };
+        let nix_env = NixEnv::new().expect("private Nix dir");
+        flake_checks_in(dir.path(), &nix_env, &inherited, &mut r);
+        assert_eq!(r.failures, Vec::<String>::new(), "{}", r.reasons.join("\n"));
+        assert_eq!(r.tally.passed, 6);
+        // Built into the private store, not the machine's.
+        assert!(
+            std::fs::read_dir(nix_env.store_dir())
+                .expect("private store")
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().ends_with(".drv"))
+        );
     }
 
     #[test]
