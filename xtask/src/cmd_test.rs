@@ -1309,6 +1309,31 @@ fn workflow_lints(root: &Path, r: &mut Runner) {
         return;
     }
 
+    // Upstream actionlint (nixpkgs', in the dev shell and on GitHub) rejects the `$/…` form of
+    // a local reusable-workflow call; the fork .ci/run installs accepts it. Checked here so
+    // both agree whichever one is on PATH.
+    let dollar_calls: Vec<String> = files
+        .iter()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap_or_default();
+            dollar_slash_calls(&text)
+                .into_iter()
+                .map(|line| format!("{}:{line}", f.display()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    r.record(
+        "workflows: local reusable workflows called as ./.github/workflows/… (upstream actionlint rejects $/)",
+        if dollar_calls.is_empty() {
+            Verdict::Pass
+        } else {
+            Verdict::Fail(format!(
+                "`uses: $/…` at {}; write `uses: ./.github/workflows/…`",
+                dollar_calls.join(", ")
+            ))
+        },
+    );
+
     match on_path("actionlint") {
         None => r.missing_tool(
             "workflows: actionlint",
@@ -1368,6 +1393,23 @@ fn workflow_lints(root: &Path, r: &mut Runner) {
             );
         }
     }
+}
+
+/// 1-based line numbers of `uses: $/…` in a workflow.
+pub fn dollar_slash_calls(workflow: &str) -> Vec<usize> {
+    workflow
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let t = l.trim_start().trim_start_matches("- ");
+            t.strip_prefix("uses:").is_some_and(|v| {
+                v.trim_start()
+                    .trim_start_matches(['"', '\''])
+                    .starts_with("$/")
+            })
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1846,6 +1888,12 @@ mod tests {
             "{failures:?}"
         );
     }
+    #[test]
+    fn dollar_slash_calls_found() {
+        let wf = "jobs:\n  a:\n    uses: ./.github/workflows/x.yml\n  b:\n    uses: $/.github/workflows/x.yml\n  c:\n    steps:\n      - uses: \"$/.github/workflows/y.yml\"\n      - run: echo uses: $/x\n";
+        assert_eq!(dollar_slash_calls(wf), vec![5, 8]);
+    }
+
     #[test]
     fn registry_crates_from_a_lock() {
         let lock = "version = 4\n\n[[package]]\nname = \"anyhow\"\nversion = \"1.0.0\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\nchecksum = \"00\"\n\n[[package]]\nname = \"infx-yaml\"\nversion = \"0.1.0\"\ndependencies = [\n \"anyhow\",\n]\n\n[[package]]\nname = \"serde\"\nversion = \"1.0.1\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n";
