@@ -6,8 +6,11 @@
 //! 2. `fmt`, `clippy` — `cargo fmt --all --check`, `cargo clippy --workspace --all-targets -- -D
 //!    warnings`: the flake's fmt and clippy checks, without Nix.
 //! 3. `flake` — the offline structure test of `flake.nix` with Debian's Nix and the stub inputs
-//!    in `nix/stubs/` (see docs/nix-and-ci.md for what it proves and what it cannot).
-//! 4. `workflows` — actionlint and zizmor over `.github/workflows`.
+//!    in `nix/stubs/`, then its evaluation with the real crane, rust-overlay and nixpkgs lib
+//!    (`../shared/nix-inputs`) with the private Nix of nix/install-private-nix.sh; every Nix
+//!    command with a private configuration and store (see docs/nix-and-ci.md for what it
+//!    proves and what it cannot).
+//! 4. `workflows` — no `uses: $/…` call, actionlint and zizmor over `.github/workflows`.
 //! 5. `hermetic` — `cargo xtask validate --hermetic --all` over the bundled tree with no network
 //!    (`unshare -n`).
 //!
@@ -1015,7 +1018,7 @@ fn real_input_checks(root: &Path, nix_env: &NixEnv, r: &mut Runner) {
             }
         }
     };
-    real_input_checks_in(root, &nix, &inputs, nix_env, r);
+    real_input_checks_in(root, &nix, &inputs, nix_env, &[], r);
 }
 
 /// Whether `nix --version` (`nix (Nix) 2.26.3`) is at least `min`.
@@ -1047,13 +1050,21 @@ pub fn nix_version(text: &str) -> Option<(u32, u32)> {
 
 /// Evaluates the flake at `root` with private Nix `nix` (≥ 2.18), the real crane and
 /// rust-overlay and the nixpkgs stand-in built from the tarballs in `inputs`.
-fn real_input_checks_in(root: &Path, nix: &Path, inputs: &Path, nix_env: &NixEnv, r: &mut Runner) {
+fn real_input_checks_in(
+    root: &Path,
+    nix: &Path,
+    inputs: &Path,
+    nix_env: &NixEnv,
+    inherited: &[(OsString, OsString)],
+    r: &mut Runner,
+) {
     println!(
         "==> flake (real inputs): {} with the real crane, rust-overlay and nixpkgs lib from {}",
         nix.display(),
         inputs.display()
     );
-    let env = nix_env.vars();
+    let env: Vec<(OsString, OsString)> = inherited.iter().chain(nix_env.vars()).cloned().collect();
+    let env = env.as_slice();
     let work = nix_env.dir.path().join("real-inputs");
     let unpacked = (|| -> Result<(), String> {
         std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
@@ -1832,6 +1843,42 @@ mod tests {
                 .flatten()
                 .any(|e| e.file_name().to_string_lossy().ends_with(".drv"))
         );
+
+        // The real-input half, with trixie's Nix (its compiled-in /etc/nix differs from
+        // Debian 12's), under the same hostile configuration, when it can run here.
+        let Some((copy, private_nix, inputs)) =
+            real_inputs_scratch("flake_step_ignores_the_machine_nix_configuration (real inputs)")
+        else {
+            return;
+        };
+        let control = capture(
+            copy.path(),
+            &private_nix,
+            &os(&["eval", "--expr", "1 + 1"]),
+            &inherited,
+            Duration::from_secs(60),
+        );
+        assert!(
+            !control.ok,
+            "the hostile configuration had no effect on Nix 2.26"
+        );
+        let mut r = Runner {
+            ci: true,
+            tally: Tally::default(),
+            failures: Vec::new(),
+            reasons: Vec::new(),
+        };
+        let nix_env = NixEnv::new().expect("private Nix dir");
+        real_input_checks_in(
+            copy.path(),
+            &private_nix,
+            &inputs,
+            &nix_env,
+            &inherited,
+            &mut r,
+        );
+        assert_eq!(r.failures, Vec::<String>::new(), "{}", r.reasons.join("\n"));
+        assert_eq!(r.tally.passed, 6);
     }
 
     #[test]
@@ -2017,7 +2064,7 @@ mod tests {
             reasons: Vec::new(),
         };
         let nix_env = NixEnv::new().expect("private Nix dir");
-        real_input_checks_in(root, nix, inputs, &nix_env, &mut r);
+        real_input_checks_in(root, nix, inputs, &nix_env, &[], &mut r);
         (r.tally, r.failures, r.reasons.join("\n"))
     }
 
