@@ -44,8 +44,9 @@
 
           # Cargo sources plus every non-Rust file the tests read at run time: insta snapshots
           # and fixtures under crates/ and xtask/, the bundled benchmark tree, CODEOWNERS, and
-          # flake.lock with the stubs (xtask's test of the offline flake harness). Without them
-          # the tests would pass locally and fail (or skip) under Nix.
+          # flake.nix, flake.lock and nix/ (xtask's tests of the offline flake harness copy
+          # them). Without them the tests would pass locally and fail (or skip) under Nix;
+          # `cargo xtask test` checks this list against the tracked files (docs/nix-and-ci.md).
           src = lib.fileset.toSource {
             root = ./.;
             fileset = lib.fileset.unions [
@@ -56,8 +57,9 @@
               ./xtask
               ./inferencex-e2e
               ./.github
+              ./flake.nix
               ./flake.lock
-              ./nix/stubs
+              ./nix
             ];
           };
 

@@ -393,8 +393,60 @@ mod tests {
             .unwrap_or(255)
     }
 
+    const PIN_CLI_TEST: &str = "cmd_pin::tests::pin_check_and_idempotence_via_the_cli";
+
+    /// Runs the test `name` of this test binary in a child process with `env` changed; panics
+    /// unless it ran and passed.
+    fn run_test_in_child(name: &str, set: &[(&str, &str)], remove: &[&str]) {
+        let exe = std::env::current_exe().expect("test binary");
+        let mut cmd = duct::cmd(exe, ["--exact", name, "--test-threads=1"]);
+        for (k, v) in set {
+            cmd = cmd.env(k, v);
+        }
+        for k in remove {
+            cmd = cmd.env_remove(k);
+        }
+        let out = cmd
+            .stdin_null()
+            .stderr_to_stdout()
+            .stdout_capture()
+            .unchecked()
+            .run()
+            .expect("run the test binary");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && text.contains("1 passed"), "{text}");
+    }
+
+    /// A Nix build (`checks.tests`) sets NIX_BUILD_TOP, which makes pin hermetic (so does
+    /// INFX_HERMETIC); this test's registry is on loopback, so it runs again without them.
+    fn rerun_without_hermetic_env() -> bool {
+        let hermetic_env = ["NIX_BUILD_TOP", "INFX_HERMETIC"];
+        if hermetic_env.iter().all(|k| std::env::var_os(k).is_none()) {
+            return false;
+        }
+        run_test_in_child(PIN_CLI_TEST, &[], &hermetic_env);
+        true
+    }
+
+    /// The conditions of `checks.tests` in the Nix sandbox (docs/nix-and-ci.md), outside Nix.
+    #[test]
+    fn pin_cli_test_passes_under_the_nix_build_environment() {
+        run_test_in_child(
+            PIN_CLI_TEST,
+            &[
+                ("NIX_BUILD_TOP", "/build"),
+                ("INFX_HERMETIC", "1"),
+                ("HOME", "/homeless-shelter"),
+            ],
+            &[],
+        );
+    }
+
     #[test]
     fn pin_check_and_idempotence_via_the_cli() {
+        if rerun_without_hermetic_env() {
+            return;
+        }
         let version = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(1));
         let (url, handle, stop) = fake_registry(version.clone());
         let dir = tempfile::tempdir().unwrap();

@@ -6,8 +6,11 @@
 //! 2. `fmt`, `clippy` — `cargo fmt --all --check`, `cargo clippy --workspace --all-targets -- -D
 //!    warnings`: the flake's fmt and clippy checks, without Nix.
 //! 3. `flake` — the offline structure test of `flake.nix` with Debian's Nix and the stub inputs
-//!    in `nix/stubs/` (see docs/nix-and-ci.md for what it proves and what it cannot).
-//! 4. `workflows` — actionlint and zizmor over `.github/workflows`.
+//!    in `nix/stubs/`, then its evaluation with the real crane, rust-overlay and nixpkgs lib
+//!    (`../shared/nix-inputs`) with the private Nix of nix/install-private-nix.sh; every Nix
+//!    command with a private configuration and store (see docs/nix-and-ci.md for what it
+//!    proves and what it cannot).
+//! 4. `workflows` — no `uses: $/…` call, actionlint and zizmor over `.github/workflows`.
 //! 5. `hermetic` — `cargo xtask validate --hermetic --all` over the bundled tree with no network
 //!    (`unshare -n`).
 //!
@@ -582,12 +585,16 @@ pub fn lock_root_inputs(lock: &serde_json::Value) -> Result<BTreeSet<String>, St
 }
 
 fn flake_checks(root: &Path, r: &mut Runner) {
-    match NixEnv::new() {
-        Ok(nix_env) => flake_checks_in(root, &nix_env, &[], r),
-        Err(e) => r.record(
-            "flake",
-            Verdict::Fail(format!("creating the private Nix store and config: {e}")),
-        ),
+    // One private store per Nix version (2.26 upgrades the store's database schema).
+    for real_inputs in [false, true] {
+        match NixEnv::new() {
+            Ok(nix_env) if real_inputs => real_input_checks(root, &nix_env, r),
+            Ok(nix_env) => flake_checks_in(root, &nix_env, &[], r),
+            Err(e) => r.record(
+                "flake",
+                Verdict::Fail(format!("creating the private Nix store and config: {e}")),
+            ),
+        }
     }
 }
 
@@ -791,7 +798,14 @@ fn flake_checks_in(
 }
 
 fn tracked_nix_files(root: &Path) -> Result<Vec<String>, String> {
-    let out = duct::cmd("git", ["ls-files", "-z", "--", "*.nix"])
+    tracked_files(root, &["*.nix"])
+}
+
+/// The files git tracks under `root` matching `pathspecs` (all files when empty).
+fn tracked_files(root: &Path, pathspecs: &[&str]) -> Result<Vec<String>, String> {
+    let mut args = vec!["ls-files", "-z", "--"];
+    args.extend_from_slice(pathspecs);
+    let out = duct::cmd("git", args)
         .dir(root)
         .stdin_null()
         .stdout_capture()
@@ -825,6 +839,494 @@ fn stub_names(dir: &Path) -> Result<BTreeSet<String>, String> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Step 3, second half: the flake with the real crane, rust-overlay and nixpkgs lib.
+
+/// The flake inputs evaluated for real, and the tarball (in the nix-inputs directory) each
+/// comes from; each unpacks into a folder named like the tarball. nixpkgs is the stand-in of
+/// `nix/real-inputs/nixpkgs` with the real lib of nixpkgs.lib (docs/nix-and-ci.md).
+pub const REAL_INPUT_TARBALLS: [(&str, &str); 3] = [
+    ("crane", "crane.tar.gz"),
+    ("rust-overlay", "rust-overlay.tar.gz"),
+    ("nixpkgs", "nixpkgs.lib.tar.gz"),
+];
+
+/// The system whose checks are inspected in depth (both are evaluated by `nix flake check`).
+const DEEP_SYSTEM: &str = "x86_64-linux";
+
+/// Tracked files the flake's source fileset must carry: everything the build and the tests
+/// read (docs/nix-and-ci.md, "The flake"). Directory prefixes end with `/`.
+pub const SOURCE_MUST_CARRY: [&str; 11] = [
+    "Cargo.toml",
+    "Cargo.lock",
+    "rust-toolchain.toml",
+    ".cargo/config.toml",
+    "flake.nix",
+    "flake.lock",
+    "crates/",
+    "xtask/",
+    "inferencex-e2e/",
+    ".github/",
+    "nix/",
+];
+
+/// The private Nix of nix/install-private-nix.sh: `INFX_PRIVATE_NIX`, else
+/// `<workspace>/target/private-nix`.
+fn private_nix() -> PathBuf {
+    std::env::var_os("INFX_PRIVATE_NIX")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            crate::paths::workspace_root()
+                .join("target")
+                .join("private-nix")
+        })
+        .join("bin")
+        .join("nix")
+}
+
+/// The input tarballs: `INFX_NIX_INPUTS`, else `nix-inputs` beside the corpus
+/// (`../shared/nix-inputs`).
+fn nix_inputs_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("INFX_NIX_INPUTS") {
+        Some(p) => PathBuf::from(p),
+        None => match crate::paths::corpus_dir() {
+            Some(corpus) => corpus.parent()?.join("nix-inputs"),
+            None => crate::paths::workspace_root()
+                .parent()?
+                .join("shared")
+                .join("nix-inputs"),
+        },
+    };
+    dir.is_dir().then_some(dir)
+}
+
+/// Attribute names of the stub package set that the nixpkgs list (one name a line, `#`
+/// comments) lacks.
+pub fn names_outside_list(names: &BTreeSet<String>, list: &str) -> Vec<String> {
+    let known: BTreeSet<&str> = list
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    names
+        .iter()
+        .filter(|n| !known.contains(n.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// `cargo-package-<name>-<version>` for every registry package of a Cargo.lock: the
+/// derivation names crane gives the crates it vendors.
+pub fn registry_crates(cargo_lock: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let (mut name, mut version, mut registry) = (None, None, false);
+    let mut flush =
+        |name: &mut Option<String>, version: &mut Option<String>, registry: &mut bool| {
+            if let (Some(n), Some(v), true) = (name.take(), version.take(), *registry) {
+                out.insert(format!("cargo-package-{n}-{v}"));
+            }
+            *registry = false;
+        };
+    for line in cargo_lock.lines() {
+        let line = line.trim();
+        if line == "[[package]]" {
+            flush(&mut name, &mut version, &mut registry);
+            continue;
+        }
+        let Some((key, value)) = line.split_once(" = ") else {
+            continue;
+        };
+        let value = value.trim_matches('"');
+        match key {
+            "name" => name = Some(value.to_string()),
+            "version" => version = Some(value.to_string()),
+            "source" => registry = value.starts_with("registry+"),
+            _ => {}
+        }
+    }
+    flush(&mut name, &mut version, &mut registry);
+    out
+}
+
+/// `toolchain.channel` of a rust-toolchain.toml.
+pub fn toolchain_channel(toml: &str) -> Option<String> {
+    toml.lines().find_map(|l| {
+        let (key, value) = l.split_once('=')?;
+        (key.trim() == "channel").then(|| value.trim().trim_matches('"').to_string())
+    })
+}
+
+/// The tracked files (of `tracked`) the source must carry but `has` says it lacks.
+pub fn missing_from_source(tracked: &[String], has: impl Fn(&str) -> bool) -> Vec<String> {
+    tracked
+        .iter()
+        .filter(|f| {
+            SOURCE_MUST_CARRY.iter().any(|m| match m.strip_suffix('/') {
+                Some(_) => f.starts_with(m),
+                None => f.as_str() == *m,
+            })
+        })
+        .filter(|f| !has(f))
+        .cloned()
+        .collect()
+}
+
+/// A tool by its PATH entry (duct would run a bare relative path as `./name`).
+fn system_tool(name: &str) -> PathBuf {
+    on_path(name).unwrap_or_else(|| Path::new("/usr/bin").join(name))
+}
+
+/// A Nix string literal.
+fn nix_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' | '\\' | '$' => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn real_input_checks(root: &Path, nix_env: &NixEnv, r: &mut Runner) {
+    const NAME: &str = "flake (real inputs)";
+    // Like the corpus: absent outside this project's CI (a user's clone, GitHub's runner,
+    // where the flake-check job evaluates the real inputs itself), so a visible skip.
+    let Some(inputs) = nix_inputs_dir() else {
+        r.record(
+            NAME,
+            Verdict::Skip("../shared/nix-inputs not found (or set INFX_NIX_INPUTS)".into()),
+        );
+        return;
+    };
+    let private = private_nix();
+    let nix = if private.is_file() {
+        private
+    } else {
+        match on_path("nix").filter(|n| nix_is_at_least(n, nix_env, (2, 18))) {
+            Some(n) => n,
+            None => {
+                r.missing_tool(
+                    NAME,
+                    &format!("{} (or a Nix >= 2.18)", private.display()),
+                    "run nix/install-private-nix.sh: Debian trixie's Nix in a private prefix",
+                );
+                return;
+            }
+        }
+    };
+    real_input_checks_in(root, &nix, &inputs, nix_env, &[], r);
+}
+
+/// Whether `nix --version` (`nix (Nix) 2.26.3`) is at least `min`.
+fn nix_is_at_least(nix: &Path, nix_env: &NixEnv, min: (u32, u32)) -> bool {
+    let out = capture(
+        Path::new("/"),
+        nix,
+        &os(&["--version"]),
+        nix_env.vars(),
+        Duration::from_secs(60),
+    );
+    out.ok && nix_version(&out.stdout).is_some_and(|v| v >= min)
+}
+
+/// (major, minor) of `nix --version` output.
+pub fn nix_version(text: &str) -> Option<(u32, u32)> {
+    let version = text.split_whitespace().last()?;
+    let mut parts = version.split('.');
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts
+        .next()?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .ok()?;
+    Some((major, minor))
+}
+
+/// Evaluates the flake at `root` with private Nix `nix` (≥ 2.18), the real crane and
+/// rust-overlay and the nixpkgs stand-in built from the tarballs in `inputs`.
+fn real_input_checks_in(
+    root: &Path,
+    nix: &Path,
+    inputs: &Path,
+    nix_env: &NixEnv,
+    inherited: &[(OsString, OsString)],
+    r: &mut Runner,
+) {
+    println!(
+        "==> flake (real inputs): {} with the real crane, rust-overlay and nixpkgs lib from {}",
+        nix.display(),
+        inputs.display()
+    );
+    let env: Vec<(OsString, OsString)> = inherited.iter().chain(nix_env.vars()).cloned().collect();
+    let env = env.as_slice();
+    let work = nix_env.dir.path().join("real-inputs");
+    let unpacked = (|| -> Result<(), String> {
+        std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+        for (_, tarball) in REAL_INPUT_TARBALLS {
+            let out = capture(
+                &work,
+                &system_tool("tar"),
+                &[
+                    OsString::from("-xzf"),
+                    inputs.join(tarball).into_os_string(),
+                ],
+                &[],
+                NIX_TIMEOUT,
+            );
+            if !out.ok {
+                return Err(format!("unpacking {tarball}: {}", out.why()));
+            }
+        }
+        // nixpkgs' layout: flake.nix and default.nix beside lib/.
+        let standin = work.join("nixpkgs");
+        let cp = capture(
+            &work,
+            &system_tool("cp"),
+            &[
+                OsString::from("-R"),
+                root.join("nix/real-inputs/nixpkgs").into_os_string(),
+                standin.clone().into_os_string(),
+            ],
+            &[],
+            NIX_TIMEOUT,
+        );
+        if !cp.ok {
+            return Err(format!("copying nix/real-inputs/nixpkgs: {}", cp.why()));
+        }
+        std::fs::rename(work.join("nixpkgs.lib/lib"), standin.join("lib"))
+            .map_err(|e| format!("nixpkgs.lib.tar.gz has no lib/: {e}"))
+    })();
+    if let Err(e) = unpacked {
+        r.record("flake (real inputs): unpack the inputs", Verdict::Fail(e));
+        return;
+    }
+
+    // The stub's package names all exist in nixpkgs.
+    let expr = format!(
+        "builtins.attrNames (import {} {{ system = {}; }})",
+        nix_string(&work.join("nixpkgs/default.nix").display().to_string()),
+        nix_string(DEEP_SYSTEM)
+    );
+    let out = capture(
+        root,
+        nix,
+        &os(&["eval", "--json", "--impure", "--expr", &expr]),
+        env,
+        NIX_TIMEOUT,
+    );
+    let list = std::fs::read_to_string(root.join("nix/real-inputs/nixpkgs-attributes.txt"));
+    r.record(
+        "flake (real inputs): stub package names are nixpkgs names (nix/real-inputs/nixpkgs-attributes.txt)",
+        match (out.ok, list) {
+            (false, _) => Verdict::Fail(out.why()),
+            (_, Err(e)) => Verdict::Fail(format!("nixpkgs-attributes.txt: {e}")),
+            (true, Ok(list)) => match serde_json::from_str::<BTreeSet<String>>(out.stdout.trim()) {
+                Err(e) => Verdict::Fail(format!("nix eval output: {e}")),
+                Ok(names) if names.is_empty() => Verdict::Fail("the stub defines no attribute".into()),
+                Ok(names) => {
+                    let unknown = names_outside_list(&names, &list);
+                    if unknown.is_empty() {
+                        Verdict::Pass
+                    } else {
+                        Verdict::Fail(format!("not nixpkgs attributes: {}", unknown.join(", ")))
+                    }
+                }
+            },
+        },
+    );
+
+    let flake_ref = root.display().to_string();
+    let mut overrides: Vec<OsString> = Vec::new();
+    for (input, _) in REAL_INPUT_TARBALLS {
+        overrides.push("--override-input".into());
+        overrides.push(input.into());
+        overrides.push(format!("path:{}", work.join(input).display()).into());
+    }
+    overrides.push("--no-write-lock-file".into());
+    let with = |head: &[&str], installable: &str| -> Vec<OsString> {
+        let mut v = os(head);
+        v.extend(overrides.iter().cloned());
+        v.push(format!("{flake_ref}{installable}").into());
+        v
+    };
+
+    let out = capture(
+        root,
+        nix,
+        &with(&["flake", "show", "--json"], ""),
+        env,
+        NIX_TIMEOUT,
+    );
+    r.record(
+        "flake (real inputs): show (outputs of both systems)",
+        if !out.ok {
+            Verdict::Fail(out.why())
+        } else {
+            match serde_json::from_str::<serde_json::Value>(out.stdout.trim()) {
+                Err(e) => Verdict::Fail(format!("nix flake show --json: {e}")),
+                Ok(v) => {
+                    let missing = missing_outputs(&v);
+                    if missing.is_empty() {
+                        Verdict::Pass
+                    } else {
+                        Verdict::Fail(format!("missing outputs: {}", missing.join(", ")))
+                    }
+                }
+            }
+        },
+    );
+
+    let out = capture(
+        root,
+        nix,
+        &with(&["flake", "check", "--no-build", "--all-systems"], ""),
+        env,
+        NIX_TIMEOUT,
+    );
+    r.record(
+        "flake (real inputs): check --no-build --all-systems (every output evaluates to a derivation)",
+        if out.ok {
+            Verdict::Pass
+        } else {
+            Verdict::Fail(out.why())
+        },
+    );
+
+    // The tests check in depth: its source, vendored crates and toolchain.
+    let tests = format!("#checks.{DEEP_SYSTEM}.tests");
+    let top = capture(
+        root,
+        nix,
+        &with(&["derivation", "show"], &tests),
+        env,
+        NIX_TIMEOUT,
+    );
+    let all = capture(
+        root,
+        nix,
+        &with(&["derivation", "show", "--recursive"], &tests),
+        env,
+        NIX_TIMEOUT,
+    );
+    let parse = |c: &Captured| -> Result<serde_json::Map<String, serde_json::Value>, String> {
+        if !c.ok {
+            return Err(c.why());
+        }
+        match serde_json::from_str::<serde_json::Value>(c.stdout.trim()) {
+            Ok(serde_json::Value::Object(m)) => Ok(m),
+            Ok(_) => Err("nix derivation show: not an object".into()),
+            Err(e) => Err(format!("nix derivation show: {e}")),
+        }
+    };
+    let (top, all) = match (parse(&top), parse(&all)) {
+        (Ok(t), Ok(a)) => (t, a),
+        (t, a) => {
+            let why: Vec<String> = [t.err(), a.err()].into_iter().flatten().collect();
+            r.record(
+                &format!("flake (real inputs): checks.{DEEP_SYSTEM}.tests derivation"),
+                Verdict::Fail(why.join("\n    ")),
+            );
+            return;
+        }
+    };
+    let names: BTreeSet<String> = all
+        .values()
+        .filter_map(|d| d.get("name").and_then(|n| n.as_str()).map(str::to_string))
+        .collect();
+
+    // Source: every tracked file the build and tests read is in the fileset.
+    let src = top
+        .values()
+        .next()
+        .and_then(|d| d.pointer("/env/src"))
+        .and_then(|s| s.as_str())
+        .map(PathBuf::from);
+    r.record(
+        "flake (real inputs): the source fileset carries every file the build and tests read",
+        match (src, tracked_files(root, &[])) {
+            (None, _) => Verdict::Fail("the tests derivation has no src".into()),
+            (_, Err(e)) => Verdict::Fail(e),
+            (Some(src), Ok(tracked)) => {
+                let missing = missing_from_source(&tracked, |f| src.join(f).is_file());
+                if missing.is_empty() {
+                    Verdict::Pass
+                } else {
+                    let shown: Vec<&str> = missing.iter().take(8).map(String::as_str).collect();
+                    Verdict::Fail(format!(
+                        "{} tracked file(s) not in the fileset of flake.nix, e.g. {}",
+                        missing.len(),
+                        shown.join(", ")
+                    ))
+                }
+            }
+        },
+    );
+
+    // Crates: crane vendors exactly the registry packages of Cargo.lock.
+    r.record(
+        "flake (real inputs): crane vendors every registry crate of Cargo.lock",
+        match std::fs::read_to_string(root.join("Cargo.lock")) {
+            Err(e) => Verdict::Fail(format!("Cargo.lock: {e}")),
+            Ok(lock) => {
+                let want = registry_crates(&lock);
+                let got: BTreeSet<String> = names
+                    .iter()
+                    .filter(|n| n.starts_with("cargo-package-"))
+                    .cloned()
+                    .collect();
+                let missing: Vec<_> = want.difference(&got).cloned().collect();
+                let extra: Vec<_> = got.difference(&want).cloned().collect();
+                if want.is_empty() {
+                    Verdict::Fail("Cargo.lock lists no registry package".into())
+                } else if missing.is_empty() && extra.is_empty() {
+                    println!("({} crates vendored)", got.len());
+                    Verdict::Pass
+                } else {
+                    Verdict::Fail(format!(
+                        "not vendored: {}; vendored but not in Cargo.lock: {}",
+                        missing.join(", "),
+                        extra.join(", ")
+                    ))
+                }
+            }
+        },
+    );
+
+    // Toolchain: rust-overlay resolves the channel of rust-toolchain.toml with rustfmt and
+    // clippy (the fmt and clippy checks need them).
+    let channel = std::fs::read_to_string(root.join("rust-toolchain.toml"))
+        .ok()
+        .and_then(|t| toolchain_channel(&t));
+    r.record(
+        "flake (real inputs): rust-overlay resolves the rust-toolchain.toml channel with rustfmt and clippy",
+        match channel {
+            None => Verdict::Fail("rust-toolchain.toml: no toolchain.channel".into()),
+            Some(ch) => {
+                let missing: Vec<String> = ["rustc", "cargo", "rustfmt-preview", "clippy-preview"]
+                    .iter()
+                    .map(|c| format!("{c}-{ch}-"))
+                    .filter(|p| !names.iter().any(|n| n.starts_with(p.as_str())))
+                    .collect();
+                if missing.is_empty() {
+                    Verdict::Pass
+                } else {
+                    Verdict::Fail(format!(
+                        "no component derivation named {}* in the tests closure",
+                        missing.join("*, ")
+                    ))
+                }
+            }
+        },
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
 // Step 3: the workflows.
 
 const LINT_TIMEOUT: Duration = Duration::from_secs(300);
@@ -848,6 +1350,31 @@ fn workflow_lints(root: &Path, r: &mut Runner) {
         );
         return;
     }
+
+    // Upstream actionlint (nixpkgs', in the dev shell and on GitHub) rejects the `$/…` form of
+    // a local reusable-workflow call; the fork .ci/run installs accepts it. Checked here so
+    // both agree whichever one is on PATH.
+    let dollar_calls: Vec<String> = files
+        .iter()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap_or_default();
+            dollar_slash_calls(&text)
+                .into_iter()
+                .map(|line| format!("{}:{line}", f.display()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    r.record(
+        "workflows: local reusable workflows called as ./.github/workflows/… (upstream actionlint rejects $/)",
+        if dollar_calls.is_empty() {
+            Verdict::Pass
+        } else {
+            Verdict::Fail(format!(
+                "`uses: $/…` at {}; write `uses: ./.github/workflows/…`",
+                dollar_calls.join(", ")
+            ))
+        },
+    );
 
     match on_path("actionlint") {
         None => r.missing_tool(
@@ -908,6 +1435,23 @@ fn workflow_lints(root: &Path, r: &mut Runner) {
             );
         }
     }
+}
+
+/// 1-based line numbers of `uses: $/…` in a workflow.
+pub fn dollar_slash_calls(workflow: &str) -> Vec<usize> {
+    workflow
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let t = l.trim_start().trim_start_matches("- ");
+            t.strip_prefix("uses:").is_some_and(|v| {
+                v.trim_start()
+                    .trim_start_matches(['"', '\''])
+                    .starts_with("$/")
+            })
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1218,7 +1762,8 @@ mod tests {
             failures: Vec::new(),
             reasons: Vec::new(),
         };
-        flake_checks(root, &mut r);
+        let nix_env = NixEnv::new().expect("private Nix dir");
+        flake_checks_in(root, &nix_env, &[], &mut r);
         (r.tally, r.failures, r.reasons.join("\n"))
     }
 
@@ -1298,6 +1843,42 @@ mod tests {
                 .flatten()
                 .any(|e| e.file_name().to_string_lossy().ends_with(".drv"))
         );
+
+        // The real-input half, with trixie's Nix (its compiled-in /etc/nix differs from
+        // Debian 12's), under the same hostile configuration, when it can run here.
+        let Some((copy, private_nix, inputs)) =
+            real_inputs_scratch("flake_step_ignores_the_machine_nix_configuration (real inputs)")
+        else {
+            return;
+        };
+        let control = capture(
+            copy.path(),
+            &private_nix,
+            &os(&["eval", "--expr", "1 + 1"]),
+            &inherited,
+            Duration::from_secs(60),
+        );
+        assert!(
+            !control.ok,
+            "the hostile configuration had no effect on Nix 2.26"
+        );
+        let mut r = Runner {
+            ci: true,
+            tally: Tally::default(),
+            failures: Vec::new(),
+            reasons: Vec::new(),
+        };
+        let nix_env = NixEnv::new().expect("private Nix dir");
+        real_input_checks_in(
+            copy.path(),
+            &private_nix,
+            &inputs,
+            &nix_env,
+            &inherited,
+            &mut r,
+        );
+        assert_eq!(r.failures, Vec::<String>::new(), "{}", r.reasons.join("\n"));
+        assert_eq!(r.tally.passed, 6);
     }
 
     #[test]
@@ -1385,6 +1966,166 @@ mod tests {
             "{failures:?}"
         );
     }
+    #[test]
+    fn dollar_slash_calls_found() {
+        let wf = "jobs:\n  a:\n    uses: ./.github/workflows/x.yml\n  b:\n    uses: $/.github/workflows/x.yml\n  c:\n    steps:\n      - uses: \"$/.github/workflows/y.yml\"\n      - run: echo uses: $/x\n";
+        assert_eq!(dollar_slash_calls(wf), vec![5, 8]);
+    }
+
+    #[test]
+    fn nix_version_read() {
+        assert_eq!(nix_version("nix (Nix) 2.26.3\n"), Some((2, 26)));
+        assert_eq!(nix_version("nix (Nix) 2.8.0"), Some((2, 8)));
+        assert_eq!(nix_version("nix (Nix) 2.31pre20260101_abc"), Some((2, 31)));
+        assert_eq!(nix_version("garbage"), None);
+        assert!(Some((2, 8)) < Some((2, 18)));
+    }
+
+    #[test]
+    fn registry_crates_from_a_lock() {
+        let lock = "version = 4\n\n[[package]]\nname = \"anyhow\"\nversion = \"1.0.0\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\nchecksum = \"00\"\n\n[[package]]\nname = \"infx-yaml\"\nversion = \"0.1.0\"\ndependencies = [\n \"anyhow\",\n]\n\n[[package]]\nname = \"serde\"\nversion = \"1.0.1\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n";
+        assert_eq!(
+            registry_crates(lock),
+            set(&["cargo-package-anyhow-1.0.0", "cargo-package-serde-1.0.1"])
+        );
+    }
+
+    #[test]
+    fn stub_names_checked_against_the_list() {
+        let list = "# comment\nlib\ngit # the VCS\n\nzlib\n";
+        assert!(names_outside_list(&set(&["git", "lib", "zlib"]), list).is_empty());
+        assert_eq!(
+            names_outside_list(&set(&["git", "gitt", "comment"]), list),
+            vec!["comment".to_string(), "gitt".to_string()]
+        );
+    }
+
+    #[test]
+    fn source_must_carry_tracked_test_inputs() {
+        let tracked: Vec<String> = [
+            "README.md",
+            "docs/a.md",
+            "flake.nix",
+            "crates/a/b.snap",
+            "xtask/src/main.rs",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert!(missing_from_source(&tracked, |_| true).is_empty());
+        assert_eq!(
+            missing_from_source(&tracked, |f| !f.starts_with("crates/") && f != "flake.nix"),
+            vec!["flake.nix".to_string(), "crates/a/b.snap".to_string()]
+        );
+    }
+
+    #[test]
+    fn toolchain_channel_read() {
+        assert_eq!(
+            toolchain_channel("[toolchain]\nchannel = \"1.95.0\"\ncomponents = [\"clippy\"]\n"),
+            Some("1.95.0".to_string())
+        );
+        assert_eq!(toolchain_channel("[toolchain]\n"), None);
+    }
+
+    /// A copy of every tracked file of the workspace in a fresh git repository, the private
+    /// Nix and the input tarballs; `None` (with a SKIP line) when one is missing.
+    fn real_inputs_scratch(test: &str) -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
+        let nix = private_nix();
+        let inputs = nix_inputs_dir();
+        let (true, Some(inputs), Some(_)) = (nix.is_file(), inputs, on_path("git")) else {
+            eprintln!(
+                "SKIP: {test}: needs {} (nix/install-private-nix.sh), ../shared/nix-inputs (or INFX_NIX_INPUTS) and git",
+                nix.display()
+            );
+            return None;
+        };
+        let src = crate::paths::workspace_root();
+        let dir = tempfile::tempdir().expect("tempdir");
+        for f in tracked_files(&src, &[]).expect("git ls-files") {
+            let from = src.join(&f);
+            if !from.is_file() {
+                continue; // deleted in the working tree
+            }
+            let to = dir.path().join(&f);
+            std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
+            std::fs::copy(&from, &to).expect("copy");
+        }
+        git(dir.path(), &["init", "-q"]);
+        git(dir.path(), &["add", "-A"]);
+        Some((dir, nix, inputs))
+    }
+
+    fn real_input_failures(root: &Path, nix: &Path, inputs: &Path) -> (Tally, Vec<String>, String) {
+        let mut r = Runner {
+            ci: true,
+            tally: Tally::default(),
+            failures: Vec::new(),
+            reasons: Vec::new(),
+        };
+        let nix_env = NixEnv::new().expect("private Nix dir");
+        real_input_checks_in(root, nix, inputs, &nix_env, &[], &mut r);
+        (r.tally, r.failures, r.reasons.join("\n"))
+    }
+
+    #[test]
+    fn real_inputs_pass_on_the_committed_flake() {
+        let Some((dir, nix, inputs)) =
+            real_inputs_scratch("real_inputs_pass_on_the_committed_flake")
+        else {
+            return;
+        };
+        let (tally, failures, why) = real_input_failures(dir.path(), &nix, &inputs);
+        assert_eq!(failures, Vec::<String>::new(), "{why}");
+        assert_eq!(tally.passed, 6);
+    }
+
+    #[test]
+    fn real_inputs_catch_a_misspelt_crane_function() {
+        let Some((dir, nix, inputs)) =
+            real_inputs_scratch("real_inputs_catch_a_misspelt_crane_function")
+        else {
+            return;
+        };
+        // The offline stub of crane has no say here: the real crane lacks the name.
+        edit(
+            &dir.path().join("flake.nix"),
+            "craneLib.buildDepsOnly",
+            "craneLib.buildDepsOnlyy",
+        );
+        let (_, failures, why) = real_input_failures(dir.path(), &nix, &inputs);
+        assert!(why.contains("buildDepsOnlyy"), "{why}");
+        assert!(
+            failures.iter().any(|f| f.contains("check --no-build")),
+            "{failures:?}"
+        );
+    }
+
+    #[test]
+    fn real_inputs_catch_a_fileset_without_crates() {
+        let Some((dir, nix, inputs)) =
+            real_inputs_scratch("real_inputs_catch_a_fileset_without_crates")
+        else {
+            return;
+        };
+        // crane's commonCargoSources still brings crates/**/*.rs and Cargo.toml: the
+        // snapshots and fixtures the tests read are what goes missing.
+        edit(
+            &dir.path().join("flake.nix"),
+            "              ./crates\n",
+            "",
+        );
+        let (_, failures, why) = real_input_failures(dir.path(), &nix, &inputs);
+        assert!(
+            why.contains("not in the fileset of flake.nix, e.g. crates/"),
+            "{why}"
+        );
+        assert_eq!(
+            failures,
+            vec!["flake (real inputs): the source fileset carries every file the build and tests read".to_string()]
+        );
+    }
+
     fn lint_failures(workflow: &str) -> Option<(Vec<String>, String)> {
         if on_path("actionlint").is_none() || on_path("zizmor").is_none() {
             return None;

@@ -323,13 +323,29 @@ fn unmerged_paths_are_checked_in_the_working_tree() {
     r.git(&["checkout", "-q", "main"]);
     r.write("f.txt", b"c \n");
     r.commit_all("main");
-    // The merge stops with conflicts (non-zero exit), leaving markers in f.txt.
-    let _ = duct::cmd("git", ["merge", "-q", "side"])
-        .dir(r.path())
-        .stdout_null()
-        .stderr_null()
-        .unchecked()
-        .run();
+    // The merge stops with conflicts (non-zero exit), leaving markers in f.txt. git wants an
+    // identity to start a merge: given with -c like Repo::git, and HOME pointed where the Nix
+    // build sandbox points it, so no identity from the machine's ~/.gitconfig can help.
+    let _ = duct::cmd(
+        "git",
+        [
+            "-c",
+            "user.name=infx",
+            "-c",
+            "user.email=infx@example.invalid",
+            "merge",
+            "-q",
+            "side",
+        ],
+    )
+    .env("HOME", "/homeless-shelter")
+    .env("GIT_CONFIG_NOSYSTEM", "1")
+    .env_remove("XDG_CONFIG_HOME")
+    .dir(r.path())
+    .stdout_null()
+    .stderr_null()
+    .unchecked()
+    .run();
     let git = r.assert_parity(None);
     assert_eq!(
         git.iter().filter(|k| k.2 == ConflictMarker).count(),

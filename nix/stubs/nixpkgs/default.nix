@@ -23,16 +23,17 @@ let
       // extra
     );
 
-  # A script is not run here, but it must at least parse: bash -n.
+  # A script is not run here, but it must at least parse: sh -n. /bin/sh, not bash: a Nix
+  # build sandbox (GitHub's runner) provides /bin/sh only.
   scriptDrv =
     name: text:
     derivation {
       inherit name system text;
       passAsFile = [ "text" ];
-      builder = "/bin/bash";
+      builder = "/bin/sh";
       args = [
         "-c"
-        ''/bin/bash -n "$textPath" && echo ${name} > "$out"''
+        ''/bin/sh -n "$textPath" && echo ${name} > "$out"''
       ];
     };
 
@@ -47,7 +48,9 @@ let
     runCommand = name: env: script: scriptDrv name script;
     writeShellScriptBin = name: text: scriptDrv name text;
 
-    # `nix develop` needs a bash builder and an `outputs` list (its env capture loops over it).
+    # `nix develop` needs a bash builder and an `outputs` list (its env capture loops over it):
+    # it runs its bash env-capture script with the builder. The flake step runs Nix with
+    # `sandbox = false` (docs/nix-and-ci.md), so the host's /bin/bash is there.
     mkShell =
       {
         name ? "nix-shell",
