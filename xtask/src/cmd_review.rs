@@ -22,6 +22,33 @@ pub enum ReviewCommand {
     /// Diff every point's rendered launch command and environment against the published
     /// cookbook commands of its config (Check 3; infx/cookbook/<config-key>.yaml).
     Cookbook(CookbookArgs),
+    /// Print the repository-decidable facts of a sign-off's additional-detail section as
+    /// markdown (what it cannot decide is listed as "to fill in").
+    Signoff(SignoffArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SignoffArgs {
+    /// The benchmark tree (default: the bundled inferencex-e2e/).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// Base revision: the change is base → working tree. Default: the last commit that changed
+    /// the tree's perf-changelog.yaml stands in (as in validate on a clean clone).
+    #[arg(long)]
+    pub base: Option<String>,
+    /// A directory of benchmark result JSON files (agg_bmk.json, bmk_agentic_*.json) for the
+    /// Pareto counts (Check 14).
+    #[arg(long, value_name = "DIR")]
+    pub run_artifacts: Option<PathBuf>,
+    /// Only these configs (default: the config keys of the appended changelog entries).
+    #[arg(long = "config-key")]
+    pub config_keys: Vec<String>,
+    /// The sign-off author (`@login`), for Check 0.
+    #[arg(long)]
+    pub signer: Option<String>,
+    /// Teams the signer belongs to (not readable offline).
+    #[arg(long = "member-of")]
+    pub member_of: Vec<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -109,6 +136,10 @@ pub fn run(cmd: ReviewCommand) -> anyhow::Result<ExitCode> {
         ReviewCommand::Owners(a) => run_owners(a),
         ReviewCommand::Pareto(a) => run_pareto(a),
         ReviewCommand::Cookbook(a) => run_cookbook(a),
+        ReviewCommand::Signoff(a) => {
+            print!("{}", signoff_markdown(&a)?);
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
@@ -437,6 +468,88 @@ fn run_pareto(a: ParetoArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// The change a sign-off describes: `--base` → working tree, else the last commit that changed
+/// the tree's perf-changelog.yaml. `None` outside git.
+fn signoff_change(
+    root: &Path,
+    base: Option<&str>,
+) -> anyhow::Result<Option<(infx_diff::Change, String, Option<String>)>> {
+    let short = |c: &str| c.chars().take(12).collect::<String>();
+    if let Some(base) = base {
+        let opts = infx_diff::ChangeOptions {
+            base: Some(base.to_string()),
+            ..Default::default()
+        };
+        let c = infx_diff::load_change(root, &opts).map_err(|d| anyhow::anyhow!("{d}"))?;
+        let commit = c.set.base.commit.clone();
+        let desc = format!(
+            "`{base}` ({}) → working tree",
+            short(commit.as_deref().unwrap_or("?"))
+        );
+        return Ok(Some((c, desc, commit)));
+    }
+    let Ok(repo) = infx_git::Repo::discover(root) else {
+        return Ok(None);
+    };
+    let Some(top) = repo.workdir() else {
+        return Ok(None);
+    };
+    let abs = root.canonicalize().unwrap_or(root.to_path_buf());
+    let rel = abs
+        .strip_prefix(top.canonicalize().unwrap_or(top.clone()))
+        .unwrap_or(Path::new(""))
+        .join("perf-changelog.yaml");
+    let Some((parent, commit)) =
+        infx_diff::last_commit_touching(&top, &rel).map_err(|d| anyhow::anyhow!("{d}"))?
+    else {
+        return Ok(None);
+    };
+    let opts = infx_diff::ChangeOptions {
+        base: Some(parent.clone()),
+        target: infx_diff::Target::Rev(commit.clone()),
+        untracked: false,
+        ..Default::default()
+    };
+    let c = infx_diff::load_change(&top, &opts).map_err(|d| anyhow::anyhow!("{d}"))?;
+    let desc = format!(
+        "commit `{}`, the last that changed `{}`, stands in (no --base); documents are read from the working tree",
+        short(&commit),
+        rel.display()
+    );
+    Ok(Some((c, desc, Some(parent))))
+}
+
+/// The sign-off section (`review signoff`).
+pub(crate) fn signoff_markdown(a: &SignoffArgs) -> anyhow::Result<String> {
+    let root = a.root.clone().unwrap_or_else(crate::paths::default_tree);
+    if !root.join("configs").is_dir() {
+        bail!(
+            "{}: no configs/ directory (pass --root <benchmark tree>)",
+            root.display()
+        );
+    }
+    let change = signoff_change(&root, a.base.as_deref())?;
+    let verdict = match &change {
+        Some((c, _, Some(base)))
+            if infx_review::signoff::added_entries(&root, c)
+                .iter()
+                .any(|e| e.append_only) =>
+        {
+            append_only_verdict(&c.set.root, base)
+        }
+        _ => None,
+    };
+    let opts = infx_review::signoff::Options {
+        tree: &root,
+        change: change.as_ref().map(|(c, d, _)| (c, d.clone())),
+        config_keys: a.config_keys.clone(),
+        run_artifacts: a.run_artifacts.as_deref(),
+        signer: signer(a.signer.clone(), a.member_of.clone()),
+        append_only_verdict: verdict,
+    };
+    infx_review::signoff::generate(&opts).map_err(|d| anyhow::anyhow!("{d}"))
+}
+
 /// Config keys with a cookbook file in the tree, sorted.
 fn cookbook_keys(root: &Path) -> Vec<String> {
     let dir = root.join(cookbook::COOKBOOK_DIR);
@@ -696,6 +809,46 @@ mod tests {
             run(&["validate", "--root", root, "--format", "json"]),
             ExitCode::from(1)
         );
+    }
+
+    /// The sign-off section of the bundled refresh commit (the last commit that changed the
+    /// bundled perf-changelog.yaml) with the seed-shaped result fixtures.
+    #[test]
+    fn signoff_of_the_bundled_refresh_commit() {
+        let tree = crate::paths::default_tree();
+        let fixtures = crate::paths::workspace_root().join("crates/review/tests/fixtures");
+        match infx_git::Repo::discover(&tree) {
+            Ok(r) if !r.is_shallow() => {}
+            _ => {
+                eprintln!("SKIP: signoff_of_the_bundled_refresh_commit: no full git history");
+                return;
+            }
+        }
+        let args = super::SignoffArgs {
+            root: None,
+            base: None,
+            run_artifacts: Some(fixtures),
+            config_keys: Vec::new(),
+            signer: Some("@ankur-singh".into()),
+            member_of: Vec::new(),
+        };
+        let text = super::signoff_markdown(&args).unwrap_or_else(|e| panic!("{e:#}"));
+        for section in [
+            "**Append-only (Check 12).**",
+            "**CODEOWNERS (Check 0).**",
+            "**Engine patches (Check 10).**",
+            "- **Image (Check 6).**",
+            "- **Cookbook (Check 3).** 9 points compared",
+            "**0 differences**",
+            "→ **3.51**",
+            "- **Draft precision (Check 13).**",
+            "- **Architecture hacks, event publication (Check 8).**",
+            "7 of 9 points on the frontier (PASS); dominated: TP4 C1, TP2 C1",
+            "### To fill in",
+        ] {
+            assert!(text.contains(section), "{section} missing:\n{text}");
+        }
+        insta::assert_snapshot!("signoff_bundled_refresh_commit", text);
     }
 
     #[test]

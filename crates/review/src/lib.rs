@@ -14,6 +14,7 @@ pub mod pareto;
 pub mod pareto_plot;
 pub mod patches;
 pub mod recipe;
+pub mod signoff;
 
 use infx_report::Diagnostic;
 use infx_yaml::Document;
