@@ -607,7 +607,9 @@ fn run_cookbook(a: CookbookArgs) -> anyhow::Result<ExitCode> {
             root.join(cookbook::COOKBOOK_DIR).display()
         );
     }
+    let t0 = std::time::Instant::now();
     let reports = cookbook_reports(&root, &keys)?;
+    let elapsed = t0.elapsed();
     let mut diags = Vec::new();
     let mut sources = SourceMap::new();
     for (cb, report) in &reports {
@@ -688,6 +690,11 @@ fn run_cookbook(a: CookbookArgs) -> anyhow::Result<ExitCode> {
             report.difference_count()
         );
     }
+    eprintln!(
+        "review cookbook: {} config(s) loaded, bound, rendered and compared in {:.1} ms",
+        reports.len(),
+        elapsed.as_secs_f64() * 1e3
+    );
     Ok(if total > 0 {
         ExitCode::from(1)
     } else {

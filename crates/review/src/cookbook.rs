@@ -884,9 +884,34 @@ pub fn cookbook_path(tree: &Path, config_key: &str) -> PathBuf {
 /// Reads the cookbook of `config_key` (`None` when the tree has none). Findings name the file
 /// relative to the tree.
 pub fn load_cookbook(tree: &Path, config_key: &str) -> Option<Result<Cookbook, Vec<Diagnostic>>> {
+    // Config keys come from the tree under review (hostile in CI, docs/security.md): a key that
+    // is not a plain file name, or a file that resolves outside the tree (symlink), is never read.
+    let plain = !config_key.is_empty()
+        && !config_key.starts_with('.')
+        && config_key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
+    if !plain {
+        return None;
+    }
     let abs = cookbook_path(tree, config_key);
     if !abs.is_file() {
         return None;
+    }
+    let inside = match (abs.canonicalize(), tree.canonicalize()) {
+        (Ok(file), Ok(root)) => file.starts_with(root),
+        _ => false,
+    };
+    if !inside {
+        let rel = PathBuf::from(COOKBOOK_DIR).join(format!("{config_key}.yaml"));
+        return Some(Err(vec![
+            Diagnostic::error(
+                CODE_FILE,
+                "the cookbook file resolves outside the tree; not read",
+            )
+            .with_path(&rel)
+            .with_help("commit the cookbook file itself, not a symlink out of the repository"),
+        ]));
     }
     let rel = PathBuf::from(COOKBOOK_DIR).join(format!("{config_key}.yaml"));
     let doc = match crate::load::load_doc(&abs, &rel) {

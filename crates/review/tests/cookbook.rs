@@ -155,3 +155,26 @@ fn a_point_missing_from_either_side_is_a_finding() {
         [cookbook::CODE_POINT_UNMATCHED, cookbook::CODE_POINT_MISSING]
     );
 }
+
+#[test]
+fn cookbook_files_outside_the_tree_are_never_read() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let tree = dir.path().join("tree");
+    std::fs::create_dir_all(tree.join(cookbook::COOKBOOK_DIR)).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("outside.yaml"), "config-key: k\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    // A key that walks out of the cookbook directory is not looked up at all.
+    assert!(cookbook::load_cookbook(&tree, "../../outside").is_none());
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(
+            dir.path().join("outside.yaml"),
+            tree.join(cookbook::COOKBOOK_DIR).join("k.yaml"),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        match cookbook::load_cookbook(&tree, "k") {
+            Some(Err(d)) => assert_eq!(d[0].code, cookbook::CODE_FILE),
+            other => panic!("a symlink out of the tree was read: {other:?}"),
+        }
+    }
+}
