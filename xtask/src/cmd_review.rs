@@ -627,7 +627,9 @@ fn run_cookbook(a: CookbookArgs) -> anyhow::Result<ExitCode> {
                     });
                     println!("{row}");
                 }
-                _ => {
+                // Workflow commands only: the findings are the annotations.
+                Format::Github => {}
+                Format::Human => {
                     println!(
                         "{} {} C{} <- {}: {} difference{}",
                         cb.config_key,
@@ -736,6 +738,26 @@ mod tests {
             run(&["review", "pareto", bad.to_str().unwrap_or("")]),
             ExitCode::from(1)
         );
+    }
+
+    #[test]
+    fn pareto_plot_writes_an_svg() {
+        let fixture = crate::paths::workspace_root()
+            .join("crates/review/tests/fixtures/pareto_seed_shape.json");
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let svg = dir.path().join("p.svg");
+        assert_eq!(
+            run(&[
+                "review",
+                "pareto",
+                fixture.to_str().unwrap_or(""),
+                "--plot",
+                svg.to_str().unwrap_or("")
+            ]),
+            ExitCode::SUCCESS
+        );
+        let text = std::fs::read_to_string(&svg).unwrap_or_else(|e| panic!("{e}"));
+        assert!(text.contains("TP2 C1 (dominated)") && text.contains("</svg>"));
     }
 
     #[test]
