@@ -3,7 +3,9 @@
 use crate::output::{Format, render};
 use anyhow::{Context, bail};
 use infx_report::{Diagnostic, SourceMap, sort_for_report};
-use infx_review::{Change, GoldenMode, Signer, codeowners, load, pareto, review_tree};
+use infx_review::{
+    Change, GoldenMode, Signer, codeowners, cookbook, load, pareto, pareto_plot, review_tree,
+};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -17,6 +19,48 @@ pub enum ReviewCommand {
     Owners(OwnersArgs),
     /// Pareto coverage of benchmark results (Check 14, advisory): frontier counts per curve.
     Pareto(ParetoArgs),
+    /// Diff every point's rendered launch command and environment against the published
+    /// cookbook commands of its config (Check 3; infx/cookbook/<config-key>.yaml).
+    Cookbook(CookbookArgs),
+    /// Print the repository-decidable facts of a sign-off's additional-detail section as
+    /// markdown (what it cannot decide is listed as "to fill in").
+    Signoff(SignoffArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SignoffArgs {
+    /// The benchmark tree (default: the bundled inferencex-e2e/).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// Base revision: the change is base → working tree. Default: the last commit that changed
+    /// the tree's perf-changelog.yaml stands in (as in validate on a clean clone).
+    #[arg(long)]
+    pub base: Option<String>,
+    /// A directory of benchmark result JSON files (agg_bmk.json, bmk_agentic_*.json) for the
+    /// Pareto counts (Check 14).
+    #[arg(long, value_name = "DIR")]
+    pub run_artifacts: Option<PathBuf>,
+    /// Only these configs (default: the config keys of the appended changelog entries).
+    #[arg(long = "config-key")]
+    pub config_keys: Vec<String>,
+    /// The sign-off author (`@login`), for Check 0.
+    #[arg(long)]
+    pub signer: Option<String>,
+    /// Teams the signer belongs to (not readable offline).
+    #[arg(long = "member-of")]
+    pub member_of: Vec<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CookbookArgs {
+    /// The benchmark tree (default: the bundled inferencex-e2e/).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// Only this config (default: every config with a cookbook file).
+    #[arg(long = "config-key")]
+    pub config_keys: Vec<String>,
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,6 +125,9 @@ pub struct ParetoArgs {
     /// agg_bmk.json, bmk_agentic_*.json, or the reference tool's curve list.
     #[arg(required = true)]
     pub artifacts: Vec<PathBuf>,
+    /// Also draw every curve (points, frontier, dominated points labelled) into this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
 }
@@ -90,6 +137,11 @@ pub fn run(cmd: ReviewCommand) -> anyhow::Result<ExitCode> {
         ReviewCommand::Check(a) => run_check(a),
         ReviewCommand::Owners(a) => run_owners(a),
         ReviewCommand::Pareto(a) => run_pareto(a),
+        ReviewCommand::Cookbook(a) => run_cookbook(a),
+        ReviewCommand::Signoff(a) => {
+            print!("{}", signoff_markdown(&a)?);
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
@@ -354,8 +406,18 @@ fn run_pareto(a: ParetoArgs) -> anyhow::Result<ExitCode> {
         Format::Human => {
             for c in &curves {
                 let r = pareto::assess(c);
+                let dominated: Vec<&str> = r
+                    .dominated_points(c)
+                    .iter()
+                    .map(|p| pareto_plot::short_label(&p.label))
+                    .collect();
+                let dominated = if dominated.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", dominated.join(", "))
+                };
                 println!(
-                    "{}\t{}: {}/{} frontier, {} measured, {} dominated, {} invalid{}",
+                    "{}\t{}: {}/{} frontier, {} measured, {} dominated{dominated}, {} invalid{}",
                     if r.pass() { "PASS" } else { "WARN" },
                     r.key,
                     r.frontier.len(),
@@ -390,9 +452,254 @@ fn run_pareto(a: ParetoArgs) -> anyhow::Result<ExitCode> {
         }
         Format::Github => diags.extend(pareto::check(&curves, &source)),
     }
+    if let Some(out) = &a.plot {
+        let svg = pareto_plot::plot_svg(&curves).map_err(|e| anyhow::anyhow!("{e}"))?;
+        std::fs::write(out, svg).with_context(|| format!("writing {}", out.display()))?;
+        eprintln!(
+            "review pareto: wrote {} ({} curves)",
+            out.display(),
+            curves.len()
+        );
+    }
     let input_errors = diags.iter().any(|d| d.is_error());
     print(&mut diags, &SourceMap::new(), a.format);
     Ok(if input_errors {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The change a sign-off describes: `--base` → working tree, else the last commit that changed
+/// the tree's perf-changelog.yaml. `None` outside git.
+fn signoff_change(
+    root: &Path,
+    base: Option<&str>,
+) -> anyhow::Result<Option<(infx_diff::Change, String, Option<String>)>> {
+    let short = |c: &str| c.chars().take(12).collect::<String>();
+    if let Some(base) = base {
+        let opts = infx_diff::ChangeOptions {
+            base: Some(base.to_string()),
+            ..Default::default()
+        };
+        let c = infx_diff::load_change(root, &opts).map_err(|d| anyhow::anyhow!("{d}"))?;
+        let commit = c.set.base.commit.clone();
+        let desc = format!(
+            "`{base}` ({}) → working tree",
+            short(commit.as_deref().unwrap_or("?"))
+        );
+        return Ok(Some((c, desc, commit)));
+    }
+    let Ok(repo) = infx_git::Repo::discover(root) else {
+        return Ok(None);
+    };
+    let Some(top) = repo.workdir() else {
+        return Ok(None);
+    };
+    let abs = root.canonicalize().unwrap_or(root.to_path_buf());
+    let rel = abs
+        .strip_prefix(top.canonicalize().unwrap_or(top.clone()))
+        .unwrap_or(Path::new(""))
+        .join("perf-changelog.yaml");
+    let Some((parent, commit)) =
+        infx_diff::last_commit_touching(&top, &rel).map_err(|d| anyhow::anyhow!("{d}"))?
+    else {
+        return Ok(None);
+    };
+    let opts = infx_diff::ChangeOptions {
+        base: Some(parent.clone()),
+        target: infx_diff::Target::Rev(commit.clone()),
+        untracked: false,
+        ..Default::default()
+    };
+    let c = infx_diff::load_change(&top, &opts).map_err(|d| anyhow::anyhow!("{d}"))?;
+    let desc = format!(
+        "commit `{}`, the last that changed `{}`, stands in (no --base); documents are read from the working tree",
+        short(&commit),
+        rel.display()
+    );
+    Ok(Some((c, desc, Some(parent))))
+}
+
+/// The sign-off section (`review signoff`).
+pub(crate) fn signoff_markdown(a: &SignoffArgs) -> anyhow::Result<String> {
+    let root = a.root.clone().unwrap_or_else(crate::paths::default_tree);
+    if !root.join("configs").is_dir() {
+        bail!(
+            "{}: no configs/ directory (pass --root <benchmark tree>)",
+            root.display()
+        );
+    }
+    let change = signoff_change(&root, a.base.as_deref())?;
+    let verdict = match &change {
+        Some((c, _, Some(base)))
+            if infx_review::signoff::added_entries(&root, c)
+                .iter()
+                .any(|e| e.append_only) =>
+        {
+            append_only_verdict(&c.set.root, base)
+        }
+        _ => None,
+    };
+    let opts = infx_review::signoff::Options {
+        tree: &root,
+        change: change.as_ref().map(|(c, d, _)| (c, d.clone())),
+        config_keys: a.config_keys.clone(),
+        run_artifacts: a.run_artifacts.as_deref(),
+        signer: signer(a.signer.clone(), a.member_of.clone()),
+        append_only_verdict: verdict,
+    };
+    infx_review::signoff::generate(&opts).map_err(|d| anyhow::anyhow!("{d}"))
+}
+
+/// Config keys with a cookbook file in the tree, sorted.
+fn cookbook_keys(root: &Path) -> Vec<String> {
+    let dir = root.join(cookbook::COOKBOOK_DIR);
+    let mut keys: Vec<String> = infx_yaml::yaml_files(&dir)
+        .unwrap_or_default()
+        .iter()
+        .filter(|p| p.parent() == Some(dir.as_path()))
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
+    keys.sort();
+    keys
+}
+
+/// One cookbook comparison per config: the report and the tree's sources for rendering.
+pub(crate) fn cookbook_reports(
+    root: &Path,
+    keys: &[String],
+) -> anyhow::Result<Vec<(cookbook::Cookbook, cookbook::Report)>> {
+    let (inputs, _) = load::load_tree(root);
+    let runners = cookbook::load_runners(root).map_err(|d| anyhow::anyhow!("{d}"))?;
+    let mut out = Vec::new();
+    for key in keys {
+        let cb = match cookbook::load_cookbook(root, key) {
+            None => bail!(
+                "{key}: no cookbook file {}",
+                cookbook::cookbook_path(root, key).display()
+            ),
+            Some(Err(d)) => {
+                let mut d = d;
+                print(&mut d, &SourceMap::new(), Format::Human);
+                bail!("{key}: the cookbook file is malformed");
+            }
+            Some(Ok(c)) => c,
+        };
+        let (points, mut bind_diags) =
+            cookbook::load_points(root, &inputs.masters, &runners.root, key);
+        let mut report = cookbook::compare(&cb, &points);
+        // Binding failures leave points uncompared: say so instead of passing silently.
+        report.unmatched.append(&mut bind_diags);
+        out.push((cb, report));
+    }
+    Ok(out)
+}
+
+fn run_cookbook(a: CookbookArgs) -> anyhow::Result<ExitCode> {
+    let root = a.root.clone().unwrap_or_else(crate::paths::default_tree);
+    let keys = if a.config_keys.is_empty() {
+        cookbook_keys(&root)
+    } else {
+        a.config_keys.clone()
+    };
+    if keys.is_empty() {
+        bail!(
+            "no cookbook files under {} (see docs/review.md, Check 3)",
+            root.join(cookbook::COOKBOOK_DIR).display()
+        );
+    }
+    let t0 = std::time::Instant::now();
+    let reports = cookbook_reports(&root, &keys)?;
+    let elapsed = t0.elapsed();
+    let mut diags = Vec::new();
+    let mut sources = SourceMap::new();
+    for (cb, report) in &reports {
+        for p in &report.points {
+            match a.format {
+                Format::Json => {
+                    let row = serde_json::json!({
+                        "config-key": cb.config_key,
+                        "deployment": p.deployment,
+                        "conc": p.conc,
+                        "variant": p.label,
+                        "differences": p.differences.len(),
+                        "excluded": p.excluded.iter().map(|(s, why)| serde_json::json!({"setting": s, "reason": why})).collect::<Vec<_>>(),
+                        "rendered": p.rendered.to_json(),
+                    });
+                    println!("{row}");
+                }
+                // Workflow commands only: the findings are the annotations.
+                Format::Github => {}
+                Format::Human => {
+                    println!(
+                        "{} {} C{} <- {}: {} difference{}",
+                        cb.config_key,
+                        p.deployment,
+                        p.conc,
+                        p.label,
+                        p.differences.len(),
+                        if p.differences.len() == 1 { "" } else { "s" }
+                    );
+                    for proc in p
+                        .rendered
+                        .processes
+                        .iter()
+                        .filter(|x| x.kind != "benchmark")
+                    {
+                        for (k, v) in &proc.env {
+                            println!(
+                                "  {} env {k}={}",
+                                proc.kind,
+                                infx_recipe::render::shell_quote(v)
+                            );
+                        }
+                        let argv: Vec<String> = proc
+                            .argv
+                            .iter()
+                            .map(|x| infx_recipe::render::shell_quote(x))
+                            .collect();
+                        println!("  {} $ {}", proc.kind, argv.join(" "));
+                    }
+                    println!("  excluded (InferenceX-only):");
+                    for (s, why) in &p.excluded {
+                        println!("    {s}: {why}");
+                    }
+                }
+            }
+        }
+        diags.extend(report.diagnostics());
+    }
+    for d in &diags {
+        if let Some(p) = &d.path
+            && !sources.contains(p)
+            && let Ok(text) = std::fs::read_to_string(root.join(p))
+        {
+            sources.insert(p, text);
+        }
+    }
+    let total = diags.len();
+    print(&mut diags, &sources, a.format);
+    for (cb, report) in &reports {
+        let source = cb
+            .source
+            .iter()
+            .find(|(k, _)| k == "page")
+            .map(|(_, v)| v.as_str())
+            .unwrap_or("(no page recorded)");
+        eprintln!(
+            "cookbook {}: {} points compared, {} differences (source: {source})",
+            cb.config_key,
+            report.points.len(),
+            report.difference_count()
+        );
+    }
+    eprintln!(
+        "review cookbook: {} config(s) loaded, bound, rendered and compared in {:.1} ms",
+        reports.len(),
+        elapsed.as_secs_f64() * 1e3
+    );
+    Ok(if total > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -436,6 +743,26 @@ mod tests {
     }
 
     #[test]
+    fn pareto_plot_writes_an_svg() {
+        let fixture = crate::paths::workspace_root()
+            .join("crates/review/tests/fixtures/pareto_seed_shape.json");
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let svg = dir.path().join("p.svg");
+        assert_eq!(
+            run(&[
+                "review",
+                "pareto",
+                fixture.to_str().unwrap_or(""),
+                "--plot",
+                svg.to_str().unwrap_or("")
+            ]),
+            ExitCode::SUCCESS
+        );
+        let text = std::fs::read_to_string(&svg).unwrap_or_else(|e| panic!("{e}"));
+        assert!(text.contains("TP2 C1 (dominated)") && text.contains("</svg>"));
+    }
+
+    #[test]
     fn owners_signer_verdicts() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         std::fs::create_dir_all(dir.path().join(".github")).unwrap_or_else(|e| panic!("{e}"));
@@ -465,6 +792,94 @@ mod tests {
             run(&[&base[..], &["--signer", "@x", "--member-of", "@org/core"]].concat()),
             ExitCode::SUCCESS
         );
+    }
+
+    fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+        for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{e}")) {
+            let entry = entry.unwrap_or_else(|e| panic!("{e}"));
+            let target = to.join(entry.file_name());
+            if entry.path().is_dir() {
+                std::fs::create_dir_all(&target).unwrap_or_else(|e| panic!("{e}"));
+                copy_tree(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), &target).unwrap_or_else(|e| panic!("{e}"));
+            }
+        }
+    }
+
+    #[test]
+    fn cookbook_diff_gates_review_and_validate() {
+        let bundled = crate::paths::default_tree();
+        if !bundled.join("infx/cookbook").is_dir() {
+            eprintln!("SKIP: cookbook_diff_gates_review_and_validate: no bundled cookbook");
+            return;
+        }
+        assert_eq!(run(&["review", "cookbook"]), ExitCode::SUCCESS);
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        copy_tree(&bundled, dir.path());
+        let root = dir.path().to_str().unwrap_or("");
+        // Outside git the whole tree is in scope, so validate runs Check 3 too.
+        assert_eq!(
+            run(&["validate", "--root", root, "--format", "json"]),
+            ExitCode::SUCCESS
+        );
+        let recipe = dir.path().join(
+            "benchmarks/single_node/srt-slurm-recipes/dsv41flash/sglang/b300-fp4-mtp/agentic.yaml",
+        );
+        let text = std::fs::read_to_string(&recipe).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(
+            &recipe,
+            text.replace("tokenizer-worker-num: 8", "tokenizer-worker-num: 4"),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            run(&["review", "cookbook", "--root", root, "--format", "json"]),
+            ExitCode::from(1)
+        );
+        assert_eq!(
+            run(&["validate", "--root", root, "--format", "json"]),
+            ExitCode::from(1)
+        );
+    }
+
+    /// The sign-off section of the bundled refresh commit (the last commit that changed the
+    /// bundled perf-changelog.yaml) with the seed-shaped result fixtures.
+    #[test]
+    fn signoff_of_the_bundled_refresh_commit() {
+        let tree = crate::paths::default_tree();
+        let fixtures = crate::paths::workspace_root().join("crates/review/tests/fixtures");
+        match infx_git::Repo::discover(&tree) {
+            Ok(r) if !r.is_shallow() => {}
+            _ => {
+                eprintln!("SKIP: signoff_of_the_bundled_refresh_commit: no full git history");
+                return;
+            }
+        }
+        let args = super::SignoffArgs {
+            root: None,
+            base: None,
+            run_artifacts: Some(fixtures),
+            config_keys: Vec::new(),
+            signer: Some("@ankur-singh".into()),
+            member_of: Vec::new(),
+        };
+        let text = super::signoff_markdown(&args).unwrap_or_else(|e| panic!("{e:#}"));
+        for section in [
+            "**Append-only (Check 12).**",
+            "**CODEOWNERS (Check 0).**",
+            "**Engine patches (Check 10).**",
+            "- **Image (Check 6).**",
+            "- **Cookbook (Check 3).** 9 points compared",
+            "**0 differences**",
+            "→ **3.51**",
+            "- **Draft precision (Check 13).**",
+            "- **Architecture hacks, event publication (Check 8).**",
+            "7 of 9 points on the frontier (PASS); dominated: TP4 C1, TP2 C1",
+            "### To fill in",
+        ] {
+            assert!(text.contains(section), "{section} missing:\n{text}");
+        }
+        insta::assert_snapshot!("signoff_bundled_refresh_commit", text);
     }
 
     #[test]

@@ -445,7 +445,14 @@ pub fn validate(opts: &Options) -> Report {
 
         // review: the repository-decidable reviewer checks (last: it takes the documents).
         let t = Instant::now();
-        let review = check_review(
+        // Check 3 (docs/review.md): touched configs that have a cookbook file.
+        let cookbook = infx_review::cookbook::check_configs(
+            &root,
+            &loaded.masters,
+            loaded.runners.as_ref(),
+            touched.as_deref(),
+        );
+        let mut review = check_review(
             &root,
             std::mem::take(&mut loaded.masters),
             docs,
@@ -453,6 +460,7 @@ pub fn validate(opts: &Options) -> Report {
             diff.1.as_ref(),
             &change,
         );
+        review.diagnostics.extend(cookbook);
         checks.push(CheckResult {
             elapsed: t.elapsed(),
             ..review

@@ -204,7 +204,12 @@ fn nine_variants_match_the_worked_example() {
         );
         assert_eq!(flag(a, "--speculative-algorithm"), Some("DSPARK"));
         assert_eq!(flag(a, "--speculative-dspark-block-size"), Some("5"));
-        assert_eq!(flag(a, "--chunked-prefill-size"), Some("16384"));
+        let dp4 = *key == "override_dp4_c192";
+        // The cookbook's DEP4 command prefills in 32768-token chunks, the TP commands in 16384.
+        assert_eq!(
+            flag(a, "--chunked-prefill-size"),
+            Some(if dp4 { "32768" } else { "16384" })
+        );
         let bench = r
             .processes
             .iter()
@@ -227,7 +232,6 @@ fn nine_variants_match_the_worked_example() {
             bench.argv[2].ends_with("srt_agentic.sh"),
             "lane block supplies the client"
         );
-        let dp4 = *key == "override_dp4_c192";
         assert_eq!(flag(a, "--data-parallel-size"), dp4.then_some("4"));
         assert_eq!(a.iter().any(|x| x == "--enable-dp-attention"), dp4);
         let router = r.processes.iter().find(|p| p.kind == "router");

@@ -45,7 +45,7 @@ pub fn hundredths(t: &str) -> Option<i64> {
     v.is_finite().then(|| (v * 100.0).round() as i64)
 }
 
-fn fmt_al(h: i64) -> String {
+pub fn fmt_al(h: i64) -> String {
     format!("{}.{:02}", h / 100, (h % 100).abs())
 }
 
@@ -356,8 +356,8 @@ pub fn check_recipe(
     out
 }
 
-/// The golden cell for a variant: (AL hundredths, stem, thinking mode, k).
-fn lookup(
+/// The golden cell for a variant: (AL hundredths, stem, thinking mode, k), or why there is none.
+pub fn lookup(
     s: &SpecInfo<'_>,
     ctx: &Context,
     golden: &Golden,

@@ -5,13 +5,16 @@
 //! into [`ReviewInputs`]; [`review_tree`] runs every repository-decidable check on them.
 
 pub mod codeowners;
+pub mod cookbook;
 pub mod golden;
 pub mod images;
 pub mod load;
 pub mod masters;
 pub mod pareto;
+pub mod pareto_plot;
 pub mod patches;
 pub mod recipe;
+pub mod signoff;
 
 use infx_report::Diagnostic;
 use infx_yaml::Document;

@@ -44,6 +44,20 @@ impl Assessment {
     pub fn dominated(&self) -> usize {
         self.measured - self.invalid - self.frontier.len()
     }
+    /// The valid points of `curve` (the curve assessed) that are not on the frontier.
+    pub fn dominated_points<'a>(&self, curve: &'a Curve) -> Vec<&'a Point> {
+        curve
+            .points
+            .iter()
+            .filter(|p| eligible(p.x).is_some() && eligible(p.y).is_some())
+            .filter(|p| {
+                !self
+                    .frontier
+                    .iter()
+                    .any(|f| f.x == p.x && f.y == p.y && f.label == p.label)
+            })
+            .collect()
+    }
 }
 
 fn eligible(v: Option<f64>) -> Option<f64> {
@@ -270,7 +284,17 @@ pub fn curves_from_artifact(
     let mut used = 0;
     for (i, row) in rows.iter().enumerate() {
         let conc = text(row, &["conc", "concurrency"]);
-        let label = format!("{name}[{i}] conc {conc}");
+        // With the parallelism when the row has it (`TP4 C1`, `DP4 C192`): what a reviewer
+        // names the point by.
+        let label = match field(row, &["tp"]) {
+            Some(_) => {
+                let dp = field(row, &["dp_attention", "dp-attn", "dp_attn"])
+                    .is_some_and(|v| v.as_bool() == Some(true) || v.as_str() == Some("true"));
+                let tp = text(row, &["tp"]);
+                format!("{name}[{i}] {}{tp} C{conc}", if dp { "DP" } else { "TP" })
+            }
+            None => format!("{name}[{i}] conc {conc}"),
+        };
         if let Some(rm) = row.get("request_metrics") {
             let y = num(rm.pointer("/throughput/per_gpu/total_tput_tps"));
             for pct in ["p90", "p75"] {

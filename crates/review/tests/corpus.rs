@@ -166,7 +166,7 @@ fn bundled_tree() {
     assert_eq!(
         summary(&d),
         [
-            "review/dp-cuda-graph benchmarks/single_node/srt-slurm-recipes/dsv41flash/sglang/b300-fp4-mtp/agentic.yaml:40:35 decode cuda graphs capture batch 64 but each DP rank admits 96 (384 max-running-requests over 4 ranks)"
+            "review/dp-cuda-graph benchmarks/single_node/srt-slurm-recipes/dsv41flash/sglang/b300-fp4-mtp/agentic.yaml:44:35 decode cuda graphs capture batch 64 but each DP rank admits 96 (384 max-running-requests over 4 ranks)"
         ]
     );
     assert!(
