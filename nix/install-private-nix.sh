@@ -13,7 +13,21 @@ set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
 prefix=${1:-${INFX_PRIVATE_NIX:-$repo/target/private-nix}}
 suite=trixie
-mirror=http://deb.debian.org/debian
+# The Debian mirror the machine's apt already uses (deb822 .sources or a one-line list), or
+# INFX_DEBIAN_MIRROR: the script names no host of its own.
+mirror=${INFX_DEBIAN_MIRROR:-}
+if [ -z "$mirror" ]; then
+    mirror=$(sed -n 's|^URIs:[[:space:]]*\([^[:space:]]*/debian\)/\{0,1\}[[:space:]]*$|\1|p' \
+        /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1)
+fi
+if [ -z "$mirror" ]; then
+    mirror=$(awk '$1 == "deb" && $2 ~ /\/debian\/?$/ { sub(/\/$/, "", $2); print $2; exit }' \
+        /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null)
+fi
+if [ -z "$mirror" ]; then
+    echo "install-private-nix: no Debian mirror in the system's apt sources (set INFX_DEBIAN_MIRROR)" >&2
+    exit 1
+fi
 
 if [ -x "$prefix/bin/nix" ] && [ -f "$prefix/installed" ] && "$prefix/bin/nix" --version >/dev/null 2>&1; then
     echo "private Nix already in $prefix: $("$prefix/bin/nix" --version)"
