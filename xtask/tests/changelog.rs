@@ -123,6 +123,130 @@ fn two_appends_merge_cleanly_with_main_bytes_first() {
     assert_eq!(read(p), merged);
 }
 
+fn install_driver(p: &Path) {
+    let st = std::process::Command::new(XTASK)
+        .args([
+            "install-merge-driver",
+            "--repo",
+            &p.display().to_string(),
+            "--command",
+            XTASK,
+        ])
+        .status()
+        .expect("xtask runs");
+    assert!(st.success());
+}
+
+/// `changelog check --mode strict` of the work tree against `base`: the exit code and output.
+fn strict_against(p: &Path, base: &str) -> (i32, String) {
+    let o = std::process::Command::new(XTASK)
+        .args([
+            "changelog",
+            "check",
+            "--repo",
+            &p.display().to_string(),
+            "--base",
+            base,
+            "--mode",
+            "strict",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("xtask runs");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn pull_rebase_puts_mains_entries_first_and_passes_strict_append_only() {
+    let origin = repo();
+    let clone_dir = tempfile::tempdir().expect("tempdir");
+    let c = clone_dir.path().join("clone");
+    ok(
+        clone_dir.path(),
+        &["clone", "-q", &origin.path().display().to_string(), "clone"],
+    );
+    install_driver(&c);
+    // The contributor appends on their local main; meanwhile main upstream gains an entry.
+    append(&c, "c-b200-vllm", "pr entry");
+    append(origin.path(), "a-mi355x-sglang", "main entry");
+    let main_bytes = read(origin.path());
+    let out = git(&c, &["pull", "-q", "--rebase"]).expect("git pull");
+    assert!(
+        out.status.success(),
+        "pull --rebase failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rebased = read(&c);
+    assert_eq!(
+        rebased,
+        format!("{main_bytes}\n{}", entry("c-b200-vllm", "XXX")),
+        "main's entries first, then the PR's"
+    );
+    let (code, report) = strict_against(&c, "origin/main");
+    assert_eq!(code, 0, "the rebased change is a strict append: {report}");
+}
+
+#[test]
+fn rebase_and_cherry_pick_keep_the_receiving_branch_first() {
+    let d = repo();
+    let p = d.path();
+    ok(p, &["checkout", "-q", "-b", "feature"]);
+    append(p, "c-b200-vllm", "feature entry");
+    ok(p, &["checkout", "-q", "main"]);
+    append(p, "a-mi355x-sglang", "main entry");
+    let main_bytes = read(p);
+    let expected = format!("{main_bytes}\n{}", entry("c-b200-vllm", "XXX"));
+
+    ok(p, &["checkout", "-q", "feature"]);
+    let out = git(p, &["rebase", "-q", "main"]).expect("git rebase");
+    assert!(
+        out.status.success(),
+        "rebase failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(read(p), expected, "git rebase main");
+    let (code, report) = strict_against(p, "main");
+    assert_eq!(code, 0, "{report}");
+    ok(p, &["reset", "-q", "--hard", "ORIG_HEAD"]);
+
+    // The apply backend (rebase-apply/) as well.
+    let out = git(p, &["rebase", "-q", "--apply", "main"]).expect("git rebase --apply");
+    assert!(
+        out.status.success(),
+        "rebase --apply failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(read(p), expected, "git rebase --apply main");
+    ok(p, &["reset", "-q", "--hard", "ORIG_HEAD"]);
+
+    ok(p, &["checkout", "-q", "main"]);
+    ok(p, &["cherry-pick", "feature"]);
+    assert_eq!(read(p), expected, "git cherry-pick onto main");
+}
+
+#[test]
+fn a_broken_append_is_left_as_a_conflict() {
+    let d = repo();
+    let p = d.path();
+    ok(p, &["checkout", "-q", "-b", "feature"]);
+    // Text after the history that is not a whole entry (an orphan description block).
+    let mut t = read(p);
+    t.push_str("\n  description:\n    - not an entry\n");
+    std::fs::write(p.join("perf-changelog.yaml"), t).expect("write");
+    ok(p, &["commit", "-q", "-am", "broken append"]);
+    ok(p, &["checkout", "-q", "main"]);
+    append(p, "a-mi355x-sglang", "main entry");
+    ok(p, &["checkout", "-q", "feature"]);
+    let out = git(p, &["merge", "--no-edit", "main"]).expect("git merge");
+    assert!(!out.status.success(), "a broken append must conflict");
+    assert!(read(p).contains("<<<<<<< ours"));
+}
+
 #[test]
 fn editing_a_historical_entry_still_conflicts() {
     let d = repo();
