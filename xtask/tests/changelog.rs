@@ -467,3 +467,34 @@ fn conformance_changelog_agrees_on_every_case() {
     assert!(o.disagreements.is_empty(), "{:#?}", o.disagreements);
     assert_eq!(o.agree, o.total);
 }
+
+/// The seeded random differential against upstream's changelog functions (strict edits and
+/// merge resolution). A fresh seed per run, printed; `INFX_SEED` / `INFX_RANDOM_CASES` replay
+/// or enlarge a run.
+#[test]
+fn random_changelog_edits_and_merges_agree_with_upstream() {
+    let seed = std::env::var("INFX_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+        });
+    let count = std::env::var("INFX_RANDOM_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(400);
+    eprintln!(
+        "changelog random differential: {count} cases, seed {seed} (replay: INFX_SEED={seed})"
+    );
+    match xtask::conformance::changelog_random::run(count, seed) {
+        Ok(None) => {}
+        Ok(Some(o)) => {
+            eprintln!("{}", o.summary());
+            assert!(o.disagreements.is_empty(), "{}", o.disagreements.join("\n"));
+            assert_eq!(o.agree, count);
+        }
+        Err(e) => panic!("random differential failed to run: {e:#}"),
+    }
+}
