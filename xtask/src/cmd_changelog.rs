@@ -154,6 +154,17 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
         } => {
             let r = open(&repo.repo)?;
             let dialect: Dialect = repo.dialect.into();
+            // Upstream's gate runs process_changelog.py, which plans the sweep (and generates
+            // its rows) for every change: gate mode plans too, `--plan-out` only decides whether
+            // the plan is written (docs/changelog.md, gate mode). The plan is computed from
+            // commits, so it needs --head.
+            let gate_mode = matches!(mode, ModeArg::Gate | ModeArg::Both);
+            let plans = plan_out.is_some() || (gate_mode && head.is_some());
+            if gate_mode && head.is_none() {
+                eprintln!(
+                    "note: changelog check --mode gate without --head does not compute the sweep plan (upstream's process_changelog step); commit and pass --head REV to run it"
+                );
+            }
             let head_id = match &head {
                 Some(h) => Some(commit(&r, h)?),
                 None => None,
@@ -175,7 +186,7 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
                         .blob_at_layout(h, infx_changelog::CHANGELOG_PATH)
                         .map_err(|e| anyhow!("{e}"))?
                         .ok_or_else(|| anyhow!("perf-changelog.yaml not found at {h}"))?;
-                    let keys = if plan_out.is_some() {
+                    let keys = if plans {
                         // The plan needs the full trees anyway: parse once, share the keys.
                         let inputs = infx_changelog::matrix_gen::RevisionInputs::at(&r, h)
                             .map_err(|e| anyhow!(e))?;
@@ -251,7 +262,7 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
                 master.as_ref(),
                 &opts,
             ));
-            if let (Some(out), Some(h)) = (&plan_out, head_id) {
+            if let (true, Some(h)) = (plans, head_id) {
                 let opts = PlanOptions {
                     modifiers: Modifiers {
                         all_evals,
@@ -273,10 +284,10 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
                 ) {
                     Ok(v) => {
                         let json = serde_json::to_string(&v)?;
-                        if out.as_os_str() == "-" {
-                            println!("{json}");
-                        } else {
-                            std::fs::write(out, json + "\n")?;
+                        match &plan_out {
+                            Some(out) if out.as_os_str() == "-" => println!("{json}"),
+                            Some(out) => std::fs::write(out, json + "\n")?,
+                            None => {}
                         }
                     }
                     Err(e) => diags.push(

@@ -248,6 +248,38 @@ fn a_broken_append_is_left_as_a_conflict() {
 }
 
 #[test]
+fn gate_mode_plans_the_sweep_without_plan_out() {
+    // The masters of this repository cannot generate rows (no runners.yaml, no search space):
+    // upstream's gate fails in process_changelog; so must gate mode, --plan-out or not.
+    let d = repo();
+    let p = d.path();
+    append(p, "c-b200-vllm", "entry");
+    let o = std::process::Command::new(XTASK)
+        .args([
+            "changelog",
+            "check",
+            "--repo",
+            &p.display().to_string(),
+            "--base",
+            "HEAD~1",
+            "--head",
+            "HEAD",
+            "--mode",
+            "gate",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("xtask runs");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("changelog/plan-"), "{out}");
+    // Strict mode does not plan: the same change passes.
+    let (code, report) = strict_against(p, "HEAD~1");
+    assert_eq!(code, 0, "{report}");
+}
+
+#[test]
 fn editing_a_historical_entry_still_conflicts() {
     let d = repo();
     let p = d.path();
