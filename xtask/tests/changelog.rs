@@ -530,3 +530,93 @@ fn random_changelog_edits_and_merges_agree_with_upstream() {
         Err(e) => panic!("random differential failed to run: {e:#}"),
     }
 }
+
+/// Random merge cases of the differential replayed under real git, as `git merge main` from
+/// the PR branch and as `git rebase main`: the driver's result must be upstream's
+/// `resolve_conflict_bytes` result (clean) or a conflict (upstream refuses).
+#[test]
+fn random_merges_and_rebases_under_real_git_match_upstream() {
+    use xtask::conformance::changelog_random::{self as random, Case};
+    let seed = std::env::var("INFX_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+        });
+    let count = std::env::var("INFX_GIT_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(8);
+    eprintln!(
+        "changelog git differential: {count} merge cases x (merge, rebase), seed {seed} (replay: INFX_SEED={seed})"
+    );
+    let (python, utils) = match random::oracle() {
+        Ok(o) => o,
+        Err(why) => {
+            eprintln!("SKIP: changelog git differential: {why}");
+            return;
+        }
+    };
+    let cases: Vec<Case> = random::cases(count * 4, seed)
+        .into_iter()
+        .filter(|c| matches!(c, Case::Merge { .. }))
+        .take(count)
+        .collect();
+    let answers = random::run_oracle(&python, &utils, &cases).expect("oracle runs");
+    let mut failures = Vec::new();
+    for (i, (case, answer)) in cases.iter().zip(&answers).enumerate() {
+        let Case::Merge {
+            what,
+            base,
+            pr,
+            main,
+        } = case
+        else {
+            continue;
+        };
+        let upstream = answer["result"].as_str().map(|h| {
+            (0..h.len())
+                .step_by(2)
+                .filter_map(|j| u8::from_str_radix(&h[j..j + 2], 16).ok())
+                .collect::<Vec<u8>>()
+        });
+        for op in ["merge", "rebase"] {
+            let d = repo();
+            let p = d.path();
+            let file = p.join("perf-changelog.yaml");
+            std::fs::write(&file, base).expect("write");
+            ok(p, &["commit", "-q", "-am", "base"]);
+            ok(p, &["checkout", "-q", "-b", "feature"]);
+            std::fs::write(&file, pr).expect("write");
+            ok(p, &["commit", "-q", "-am", "pr"]);
+            ok(p, &["checkout", "-q", "main"]);
+            std::fs::write(&file, main).expect("write");
+            ok(p, &["commit", "-q", "-am", "main"]);
+            ok(p, &["checkout", "-q", "feature"]);
+            let out = match op {
+                "merge" => git(p, &["merge", "-q", "--no-edit", "main"]),
+                _ => git(p, &["rebase", "-q", "main"]),
+            }
+            .expect("git runs");
+            let result = std::fs::read(&file).expect("read");
+            let agree = match &upstream {
+                Some(want) => {
+                    out.status.success()
+                        && (&result == want || &random::canonicalized_tail(main, &result) == want)
+                }
+                None => !out.status.success(),
+            };
+            if !agree {
+                failures.push(format!(
+                    "case {i} {what} under git {op}: git ok={}, upstream ok={}\n{}",
+                    out.status.success(),
+                    upstream.is_some(),
+                    String::from_utf8_lossy(&result)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "seed {seed}:\n{}", failures.join("\n"));
+}

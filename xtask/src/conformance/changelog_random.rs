@@ -446,7 +446,7 @@ pub fn run_oracle(python: &Path, utils: &Path, cases: &[Case]) -> anyhow::Result
 
 /// `merged` with the placeholder `pr-link` lines after `main`'s bytes set to the PR's URL, as
 /// upstream's `resolve-conflict` writes them.
-fn canonicalized_tail(main: &[u8], merged: &[u8]) -> Vec<u8> {
+pub fn canonicalized_tail(main: &[u8], merged: &[u8]) -> Vec<u8> {
     let Some(tail) = merged.strip_prefix(main) else {
         return merged.to_vec();
     };
