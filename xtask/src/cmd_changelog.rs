@@ -4,7 +4,7 @@ use crate::output::{self, Format};
 use anyhow::{Context, anyhow, bail};
 use infx_changelog::plan::PlanOptions;
 use infx_changelog::{
-    CheckOptions, Dialect, Keep, LinkMode, MasterKeys, MergeOutcome, Mode, Modifiers,
+    CheckOptions, Dialect, GitOperation, LinkMode, MasterKeys, MergeOutcome, Mode, Modifiers,
 };
 use infx_git::{Oid, Repo};
 use infx_report::SourceMap;
@@ -154,6 +154,17 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
         } => {
             let r = open(&repo.repo)?;
             let dialect: Dialect = repo.dialect.into();
+            // Upstream's gate runs process_changelog.py, which plans the sweep (and generates
+            // its rows) for every change: gate mode plans too, `--plan-out` only decides whether
+            // the plan is written (docs/changelog.md, gate mode). The plan is computed from
+            // commits, so it needs --head.
+            let gate_mode = matches!(mode, ModeArg::Gate | ModeArg::Both);
+            let plans = plan_out.is_some() || (gate_mode && head.is_some());
+            if gate_mode && head.is_none() {
+                eprintln!(
+                    "note: changelog check --mode gate without --head does not compute the sweep plan (upstream's process_changelog step); commit and pass --head REV to run it"
+                );
+            }
             let head_id = match &head {
                 Some(h) => Some(commit(&r, h)?),
                 None => None,
@@ -175,7 +186,7 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
                         .blob_at_layout(h, infx_changelog::CHANGELOG_PATH)
                         .map_err(|e| anyhow!("{e}"))?
                         .ok_or_else(|| anyhow!("perf-changelog.yaml not found at {h}"))?;
-                    let keys = if plan_out.is_some() {
+                    let keys = if plans {
                         // The plan needs the full trees anyway: parse once, share the keys.
                         let inputs = infx_changelog::matrix_gen::RevisionInputs::at(&r, h)
                             .map_err(|e| anyhow!(e))?;
@@ -251,7 +262,7 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
                 master.as_ref(),
                 &opts,
             ));
-            if let (Some(out), Some(h)) = (&plan_out, head_id) {
+            if let (true, Some(h)) = (plans, head_id) {
                 let opts = PlanOptions {
                     modifiers: Modifiers {
                         all_evals,
@@ -273,10 +284,10 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
                 ) {
                     Ok(v) => {
                         let json = serde_json::to_string(&v)?;
-                        if out.as_os_str() == "-" {
-                            println!("{json}");
-                        } else {
-                            std::fs::write(out, json + "\n")?;
+                        match &plan_out {
+                            Some(out) if out.as_os_str() == "-" => println!("{json}"),
+                            Some(out) => std::fs::write(out, json + "\n")?,
+                            None => {}
                         }
                     }
                     Err(e) => diags.push(
@@ -347,24 +358,10 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
             let read =
                 |p: &Path| std::fs::read(p).with_context(|| format!("reading {}", p.display()));
             let (o, a, b) = (read(&ancestor)?, read(&ours)?, read(&theirs)?);
-            // Keep the upstream branch's bytes first: when the current branch is the upstream
-            // branch we are "ours"; when a feature branch merges main in, main is "theirs".
-            let keep = std::env::current_dir()
-                .ok()
-                .and_then(|d| Repo::discover(&d).ok())
-                .map(|r| {
-                    let cur = r.current_branch();
-                    let up = r
-                        .default_upstream()
-                        .map(|u| u.rsplit('/').next().unwrap_or(&u).to_string());
-                    match (cur, up) {
-                        (Some(c), Some(u)) if c == u => Keep::Ours,
-                        (Some(c), _) if c == "main" || c == "master" => Keep::Ours,
-                        _ => Keep::Theirs,
-                    }
-                })
-                .unwrap_or(Keep::Theirs);
-            match infx_changelog::merge(&o, &a, &b, keep) {
+            // Which side is upstream follows from what git is doing (docs/changelog.md, "The
+            // merge driver"), never from whether HEAD happens to be detached.
+            let keep = git_operation().keep();
+            match infx_changelog::merge(&o, &a, &b, keep, Dialect::Oct) {
                 MergeOutcome::Clean(bytes) => {
                     std::fs::write(&ours, bytes)?;
                     Ok(ExitCode::SUCCESS)
@@ -413,6 +410,55 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// What git is doing while it runs the merge driver (the driver's working directory is the
+/// work tree). A rebase leaves `rebase-merge/` or `rebase-apply/` in the git directory (also
+/// `git am`); `git merge` and `git pull` export `GITHEAD_<oid>=<name>` for the merged-in side
+/// and set `GIT_REFLOG_ACTION` to `merge …`/`pull …`; a cherry-pick or revert has neither.
+fn git_operation() -> GitOperation {
+    let repo = std::env::current_dir()
+        .ok()
+        .and_then(|d| Repo::discover(&d).ok());
+    let Some(repo) = repo else {
+        return GitOperation::Apply;
+    };
+    let dir = repo.git_dir();
+    if dir.join("rebase-merge").is_dir() || dir.join("rebase-apply").is_dir() {
+        return GitOperation::Rebase;
+    }
+    let merged: Vec<String> = std::env::vars()
+        .filter(|(k, _)| k.starts_with("GITHEAD_"))
+        .map(|(_, v)| v)
+        .collect();
+    let action = std::env::var("GIT_REFLOG_ACTION").unwrap_or_default();
+    let merging = !merged.is_empty()
+        || action.starts_with("merge")
+        || (action.starts_with("pull") && !action.contains("--rebase"));
+    if !merging {
+        return GitOperation::Apply;
+    }
+    let upstream_short = repo
+        .default_upstream()
+        .map(|u| branch_short_name(&u).to_string());
+    let is_upstream = |name: &str| {
+        let short = branch_short_name(name);
+        short == "main" || short == "master" || upstream_short.as_deref() == Some(short)
+    };
+    GitOperation::Merge {
+        current_is_upstream: repo.current_branch().is_some_and(|c| is_upstream(&c)),
+        merged_is_upstream: merged.iter().any(|m| is_upstream(m)),
+    }
+}
+
+/// `main` from `main`, `origin/main`, `refs/remotes/origin/main` or git pull's
+/// `branch 'main' of <url>`.
+fn branch_short_name(name: &str) -> &str {
+    let name = match name.strip_prefix("branch '") {
+        Some(rest) => rest.split('\'').next().unwrap_or(rest),
+        None => name,
+    };
+    name.rsplit('/').next().unwrap_or(name)
 }
 
 /// Master keys at a revision (layout-aware, legacy `.github/configs/` too), top keys only.

@@ -11,8 +11,12 @@ use std::process::ExitCode;
 #[derive(clap::Subcommand, Debug)]
 pub enum MatrixCommand {
     /// Every config (filters as upstream's full-sweep).
+    // The command line is read as argparse reads upstream's: a repeated option replaces the
+    // earlier one and an unambiguous prefix names its option (docs/matrix.md, "Command line").
+    #[command(infer_long_args = true, args_override_self = true)]
     FullSweep(Box<FullSweepArgs>),
     /// Selected config keys (as upstream's test-config).
+    #[command(infer_long_args = true, args_override_self = true)]
     TestConfig(Box<TestConfigArgs>),
 }
 
@@ -28,7 +32,7 @@ pub enum OutputFormat {
 #[derive(clap::Args, Debug, Clone)]
 pub struct CommonArgs {
     /// One or more master configs (YAML), walked in this order.
-    #[arg(long, num_args = 1.., required = true)]
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Set, required = true)]
     pub config_files: Vec<PathBuf>,
     /// Runner inventory.
     #[arg(long, default_value = "configs/runners.yaml")]
@@ -46,7 +50,7 @@ pub struct CommonArgs {
     #[arg(long)]
     pub runner_node_filter: Option<String>,
     /// Scenario type(s) to include (default: all).
-    #[arg(long, num_args = 1.., value_parser = ["fixed-seq-len", "agentic-coding"])]
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Set, value_parser = ["fixed-seq-len", "agentic-coding"])]
     pub scenario_type: Option<Vec<String>>,
     /// Directory relative paths are resolved against (messages keep the paths as given).
     #[arg(long, default_value = ".")]
@@ -68,16 +72,16 @@ pub struct FullSweepArgs {
     #[command(flatten)]
     pub common: CommonArgs,
     /// Keep configs whose key starts with any of these.
-    #[arg(long, num_args = 1..)]
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Set)]
     pub model_prefix: Option<Vec<String>>,
-    #[arg(long, num_args = 1..)]
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Set)]
     pub precision: Option<Vec<String>>,
-    #[arg(long, num_args = 1..)]
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Set)]
     pub framework: Option<Vec<String>>,
     /// Runner labels (keys of runners.yaml `labels`).
-    #[arg(long, num_args = 1..)]
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Set)]
     pub runner_type: Option<Vec<String>>,
-    #[arg(long, num_args = 1.., value_parser = ["1k1k", "8k1k"])]
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Set, value_parser = ["1k1k", "8k1k"])]
     pub seq_lens: Option<Vec<String>>,
     /// Concurrency step (must be > 1).
     #[arg(long, default_value_t = 2, allow_negative_numbers = true)]
@@ -105,15 +109,15 @@ pub struct TestConfigArgs {
     #[command(flatten)]
     pub common: CommonArgs,
     /// Exact keys or shell globs (`*`, `?`, `[..]`).
-    #[arg(long, num_args = 1.., required = true)]
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Set, required = true)]
     pub config_keys: Vec<String>,
     /// Keep only these concurrencies.
-    #[arg(long, num_args = 1.., allow_negative_numbers = true)]
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Set, allow_negative_numbers = true)]
     pub conc: Option<Vec<i64>>,
-    #[arg(long, num_args = 1.., value_parser = ["1k1k", "8k1k"])]
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Set, value_parser = ["1k1k", "8k1k"])]
     pub seq_lens: Option<Vec<String>>,
     /// [Oct] Keep only these exact exp-names; each must match exactly one row.
-    #[arg(long, num_args = 1..)]
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Set)]
     pub exp_names: Option<Vec<String>>,
 }
 
@@ -395,6 +399,72 @@ mod tests {
     fn usage_message(args: &[&str]) -> Option<(u8, String)> {
         let cmd = parse(args).ok()?;
         options(&cmd).err().map(|f| (f.code, f.message))
+    }
+
+    fn full_sweep(args: &[&str]) -> FullSweepArgs {
+        match parse(&[&["full-sweep"], args].concat()) {
+            Ok(MatrixCommand::FullSweep(a)) => *a,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_repeated_option_replaces_the_earlier_one_as_argparse() {
+        let a = full_sweep(&[
+            "--config-files",
+            "a.yaml",
+            "--seq-lens",
+            "1k1k",
+            "--seq-lens",
+            "8k1k",
+            "--max-conc",
+            "4",
+            "--max-conc",
+            "8",
+            "--single-node",
+            "--single-node",
+            "--config-files",
+            "b.yaml",
+            "c.yaml",
+        ]);
+        assert_eq!(a.seq_lens, Some(vec!["8k1k".to_string()]));
+        assert_eq!(a.max_conc, Some(8));
+        assert!(a.single_node);
+        assert_eq!(
+            a.common.config_files,
+            vec![PathBuf::from("b.yaml"), PathBuf::from("c.yaml")]
+        );
+    }
+
+    #[test]
+    fn unambiguous_prefixes_name_their_option_as_argparse() {
+        let a = full_sweep(&[
+            "--config-f",
+            "a.yaml",
+            "--max-c",
+            "16",
+            "--seq",
+            "1k1k",
+            "--no-e",
+        ]);
+        assert_eq!(a.common.config_files, vec![PathBuf::from("a.yaml")]);
+        assert_eq!(a.max_conc, Some(16));
+        assert_eq!(a.seq_lens, Some(vec!["1k1k".to_string()]));
+        assert!(a.common.no_evals);
+        // Ambiguous: --max-conc, --max-tp, --max-ep (argparse: "ambiguous option").
+        assert!(parse(&["full-sweep", "--config-files", "a.yaml", "--max", "1"]).is_err());
+        match parse(&[
+            "test-config",
+            "--config-files",
+            "a",
+            "--config-k",
+            "k",
+            "--con",
+            "4",
+        ]) {
+            Err(e) => assert!(e.to_string().contains("--con"), "{e}"),
+            Ok(c) => panic!("--con is ambiguous (--config-*, --conc): {c:?}"),
+        }
     }
 
     #[test]

@@ -123,6 +123,162 @@ fn two_appends_merge_cleanly_with_main_bytes_first() {
     assert_eq!(read(p), merged);
 }
 
+fn install_driver(p: &Path) {
+    let st = std::process::Command::new(XTASK)
+        .args([
+            "install-merge-driver",
+            "--repo",
+            &p.display().to_string(),
+            "--command",
+            XTASK,
+        ])
+        .status()
+        .expect("xtask runs");
+    assert!(st.success());
+}
+
+/// `changelog check --mode strict` of the work tree against `base`: the exit code and output.
+fn strict_against(p: &Path, base: &str) -> (i32, String) {
+    let o = std::process::Command::new(XTASK)
+        .args([
+            "changelog",
+            "check",
+            "--repo",
+            &p.display().to_string(),
+            "--base",
+            base,
+            "--mode",
+            "strict",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("xtask runs");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn pull_rebase_puts_mains_entries_first_and_passes_strict_append_only() {
+    let origin = repo();
+    let clone_dir = tempfile::tempdir().expect("tempdir");
+    let c = clone_dir.path().join("clone");
+    ok(
+        clone_dir.path(),
+        &["clone", "-q", &origin.path().display().to_string(), "clone"],
+    );
+    install_driver(&c);
+    // The contributor appends on their local main; meanwhile main upstream gains an entry.
+    append(&c, "c-b200-vllm", "pr entry");
+    append(origin.path(), "a-mi355x-sglang", "main entry");
+    let main_bytes = read(origin.path());
+    let out = git(&c, &["pull", "-q", "--rebase"]).expect("git pull");
+    assert!(
+        out.status.success(),
+        "pull --rebase failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rebased = read(&c);
+    assert_eq!(
+        rebased,
+        format!("{main_bytes}\n{}", entry("c-b200-vllm", "XXX")),
+        "main's entries first, then the PR's"
+    );
+    let (code, report) = strict_against(&c, "origin/main");
+    assert_eq!(code, 0, "the rebased change is a strict append: {report}");
+}
+
+#[test]
+fn rebase_and_cherry_pick_keep_the_receiving_branch_first() {
+    let d = repo();
+    let p = d.path();
+    ok(p, &["checkout", "-q", "-b", "feature"]);
+    append(p, "c-b200-vllm", "feature entry");
+    ok(p, &["checkout", "-q", "main"]);
+    append(p, "a-mi355x-sglang", "main entry");
+    let main_bytes = read(p);
+    let expected = format!("{main_bytes}\n{}", entry("c-b200-vllm", "XXX"));
+
+    ok(p, &["checkout", "-q", "feature"]);
+    let out = git(p, &["rebase", "-q", "main"]).expect("git rebase");
+    assert!(
+        out.status.success(),
+        "rebase failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(read(p), expected, "git rebase main");
+    let (code, report) = strict_against(p, "main");
+    assert_eq!(code, 0, "{report}");
+    ok(p, &["reset", "-q", "--hard", "ORIG_HEAD"]);
+
+    // The apply backend (rebase-apply/) as well.
+    let out = git(p, &["rebase", "-q", "--apply", "main"]).expect("git rebase --apply");
+    assert!(
+        out.status.success(),
+        "rebase --apply failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(read(p), expected, "git rebase --apply main");
+    ok(p, &["reset", "-q", "--hard", "ORIG_HEAD"]);
+
+    ok(p, &["checkout", "-q", "main"]);
+    ok(p, &["cherry-pick", "feature"]);
+    assert_eq!(read(p), expected, "git cherry-pick onto main");
+}
+
+#[test]
+fn a_broken_append_is_left_as_a_conflict() {
+    let d = repo();
+    let p = d.path();
+    ok(p, &["checkout", "-q", "-b", "feature"]);
+    // Text after the history that is not a whole entry (an orphan description block).
+    let mut t = read(p);
+    t.push_str("\n  description:\n    - not an entry\n");
+    std::fs::write(p.join("perf-changelog.yaml"), t).expect("write");
+    ok(p, &["commit", "-q", "-am", "broken append"]);
+    ok(p, &["checkout", "-q", "main"]);
+    append(p, "a-mi355x-sglang", "main entry");
+    ok(p, &["checkout", "-q", "feature"]);
+    let out = git(p, &["merge", "--no-edit", "main"]).expect("git merge");
+    assert!(!out.status.success(), "a broken append must conflict");
+    assert!(read(p).contains("<<<<<<< ours"));
+}
+
+#[test]
+fn gate_mode_plans_the_sweep_without_plan_out() {
+    // The masters of this repository cannot generate rows (no runners.yaml, no search space):
+    // upstream's gate fails in process_changelog; so must gate mode, --plan-out or not.
+    let d = repo();
+    let p = d.path();
+    append(p, "c-b200-vllm", "entry");
+    let o = std::process::Command::new(XTASK)
+        .args([
+            "changelog",
+            "check",
+            "--repo",
+            &p.display().to_string(),
+            "--base",
+            "HEAD~1",
+            "--head",
+            "HEAD",
+            "--mode",
+            "gate",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("xtask runs");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("changelog/plan-"), "{out}");
+    // Strict mode does not plan: the same change passes.
+    let (code, report) = strict_against(p, "HEAD~1");
+    assert_eq!(code, 0, "{report}");
+}
+
 #[test]
 fn editing_a_historical_entry_still_conflicts() {
     let d = repo();
@@ -342,4 +498,125 @@ fn conformance_changelog_agrees_on_every_case() {
     assert_eq!(o.total, 831 + 48, "831 commits + 48 plan cases");
     assert!(o.disagreements.is_empty(), "{:#?}", o.disagreements);
     assert_eq!(o.agree, o.total);
+}
+
+/// The seeded random differential against upstream's changelog functions (strict edits and
+/// merge resolution). A fresh seed per run, printed; `INFX_SEED` / `INFX_RANDOM_CASES` replay
+/// or enlarge a run.
+#[test]
+fn random_changelog_edits_and_merges_agree_with_upstream() {
+    let seed = std::env::var("INFX_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+        });
+    let count = std::env::var("INFX_RANDOM_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(400);
+    eprintln!(
+        "changelog random differential: {count} cases, seed {seed} (replay: INFX_SEED={seed})"
+    );
+    match xtask::conformance::changelog_random::run(count, seed) {
+        Ok(None) => {}
+        Ok(Some(o)) => {
+            eprintln!("{}", o.summary());
+            assert!(o.disagreements.is_empty(), "{}", o.disagreements.join("\n"));
+            assert_eq!(o.agree, count);
+        }
+        Err(e) => panic!("random differential failed to run: {e:#}"),
+    }
+}
+
+/// Random merge cases of the differential replayed under real git, as `git merge main` from
+/// the PR branch and as `git rebase main`: the driver's result must be upstream's
+/// `resolve_conflict_bytes` result (clean) or a conflict (upstream refuses).
+#[test]
+fn random_merges_and_rebases_under_real_git_match_upstream() {
+    use xtask::conformance::changelog_random::{self as random, Case};
+    let seed = std::env::var("INFX_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+        });
+    let count = std::env::var("INFX_GIT_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(8);
+    eprintln!(
+        "changelog git differential: {count} merge cases x (merge, rebase), seed {seed} (replay: INFX_SEED={seed})"
+    );
+    let (python, utils) = match random::oracle() {
+        Ok(o) => o,
+        Err(why) => {
+            eprintln!("SKIP: changelog git differential: {why}");
+            return;
+        }
+    };
+    let cases: Vec<Case> = random::cases(count * 4, seed)
+        .into_iter()
+        .filter(|c| matches!(c, Case::Merge { .. }))
+        .take(count)
+        .collect();
+    let answers = random::run_oracle(&python, &utils, &cases).expect("oracle runs");
+    let mut failures = Vec::new();
+    for (i, (case, answer)) in cases.iter().zip(&answers).enumerate() {
+        let Case::Merge {
+            what,
+            base,
+            pr,
+            main,
+        } = case
+        else {
+            continue;
+        };
+        let upstream = answer["result"].as_str().map(|h| {
+            (0..h.len())
+                .step_by(2)
+                .filter_map(|j| u8::from_str_radix(&h[j..j + 2], 16).ok())
+                .collect::<Vec<u8>>()
+        });
+        for op in ["merge", "rebase"] {
+            let d = repo();
+            let p = d.path();
+            let file = p.join("perf-changelog.yaml");
+            std::fs::write(&file, base).expect("write");
+            ok(p, &["commit", "-q", "-am", "base"]);
+            ok(p, &["checkout", "-q", "-b", "feature"]);
+            std::fs::write(&file, pr).expect("write");
+            ok(p, &["commit", "-q", "-am", "pr"]);
+            ok(p, &["checkout", "-q", "main"]);
+            std::fs::write(&file, main).expect("write");
+            ok(p, &["commit", "-q", "-am", "main"]);
+            ok(p, &["checkout", "-q", "feature"]);
+            let out = match op {
+                "merge" => git(p, &["merge", "-q", "--no-edit", "main"]),
+                _ => git(p, &["rebase", "-q", "main"]),
+            }
+            .expect("git runs");
+            let result = std::fs::read(&file).expect("read");
+            let agree = match &upstream {
+                Some(want) => {
+                    out.status.success()
+                        && (&result == want || &random::canonicalized_tail(main, &result) == want)
+                }
+                None => !out.status.success(),
+            };
+            if !agree {
+                failures.push(format!(
+                    "case {i} {what} under git {op}: git ok={}, upstream ok={}\n{}",
+                    out.status.success(),
+                    upstream.is_some(),
+                    String::from_utf8_lossy(&result)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "seed {seed}:\n{}", failures.join("\n"));
 }

@@ -114,6 +114,16 @@ pub fn gate(
     }
     let diff = infx_git::diff_lines(base, Some(head))
         .map_err(|e| GateError::new(GateStage::Deletion, format!("cannot diff {path}: {e}")))?;
+    if let Some(line) = undecodable_changed_line(base, head, &diff) {
+        let mut e = GateError::new(
+            GateStage::Yaml,
+            format!("{path}: the diff is not valid UTF-8 ('utf-8' codec can't decode it)"),
+        );
+        e.line = Some(line);
+        e.code = Some("changelog/encoding");
+        e.help = Some("save the file as UTF-8".into());
+        return Err(e);
+    }
     if let Some(d) = diff.deleted.iter().find(|d| !py_blank(&d.content)) {
         let mut e = GateError::new(
             GateStage::Deletion,
@@ -166,6 +176,18 @@ pub fn parse_added(
             "No additions found in the changelog file.",
         );
         e.help = Some("append a new entry at the end of the changelog".into());
+        return Err(e);
+    }
+    if let Some((line, what)) = pyyaml_reader_rejects(text) {
+        let mut e = GateError::new(
+            GateStage::Yaml,
+            format!("the added lines are not valid YAML: {what}"),
+        );
+        e.line = head_line(line);
+        e.help = Some(
+            "use spaces, not tabs, outside quoted strings; save the file without a byte order mark"
+                .into(),
+        );
         return Err(e);
     }
     let opts = LoadOptions {
@@ -228,6 +250,89 @@ pub fn parse_added(
     Ok(out)
 }
 
+/// The first head line (1-based) near a change that is not UTF-8. Upstream reads `git diff`'s
+/// output as text, so an undecodable byte in an added line or its three context lines fails
+/// the gate (docs/changelog.md, gate mode).
+fn undecodable_changed_line(
+    base: Option<&[u8]>,
+    head: &[u8],
+    diff: &infx_git::LineDiff,
+) -> Option<usize> {
+    let bad_line = |raw: &[u8]| {
+        std::str::from_utf8(raw)
+            .err()
+            .map(|e| crate::text::line_of_offset(raw, e.valid_up_to()))
+    };
+    let near =
+        |bad: usize, lines: &[infx_git::DiffLine]| lines.iter().any(|l| l.line.abs_diff(bad) <= 3);
+    if let Some(bad) = bad_line(head)
+        && near(bad, &diff.added)
+    {
+        return Some(bad);
+    }
+    // An undecodable base line next to a deletion; reported at the head's first added line.
+    match base.and_then(bad_line) {
+        Some(bad) if near(bad, &diff.deleted) => Some(diff.added.first().map_or(bad, |l| l.line)),
+        _ => None,
+    }
+}
+
+/// What PyYAML's scanner rejects and infx-yaml's parser accepts in the added text: a tab
+/// outside quoted scalars, comments and block scalars ("found character '\t' that cannot
+/// start any token"), and a byte order mark at the start of a line other than the first
+/// (PyYAML only skips one at the very start of the stream). `(line, message)`, 1-based.
+fn pyyaml_reader_rejects(text: &str) -> Option<(usize, String)> {
+    let mut block_indent: Option<usize> = None;
+    for (i, line) in text.split('\n').enumerate() {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        if let Some(parent) = block_indent {
+            if line.trim().is_empty() || indent > parent {
+                continue;
+            }
+            block_indent = None;
+        }
+        if i > 0 && line.trim_start_matches(' ').starts_with('\u{feff}') {
+            return Some((i + 1, "a byte order mark where a token starts".to_string()));
+        }
+        let mut quote: Option<char> = None;
+        let mut prev = ' ';
+        let mut content_end = 0;
+        for (at, c) in line.char_indices() {
+            match quote {
+                Some(q) if c == q => quote = None,
+                Some(_) => {}
+                None => match c {
+                    '#' if prev == ' ' || prev == '\t' || at == 0 => break,
+                    '\'' | '"' if matches!(prev, ' ' | '[' | '{' | ',' | ':' | '-') => {
+                        quote = Some(c)
+                    }
+                    '\t' => {
+                        return Some((
+                            i + 1,
+                            "found character '\\t' that cannot start any token".to_string(),
+                        ));
+                    }
+                    _ => {}
+                },
+            }
+            if c != ' ' {
+                content_end = at + c.len_utf8();
+            }
+            prev = c;
+        }
+        let code = line[..content_end].trim_end();
+        let indicator = code
+            .rsplit([' ', ':', '-'])
+            .next()
+            .unwrap_or("")
+            .trim_end_matches(|c: char| c.is_ascii_digit() || c == '+' || c == '-');
+        if quote.is_none() && (indicator == "|" || indicator == ">") {
+            block_indent = Some(indent);
+        }
+    }
+    None
+}
+
 /// Cross-entry rules checked before any generation (`changelog.md` §8.2).
 pub fn check_preconditions(entries: &[Entry], m: Modifiers) -> Result<(), GateError> {
     let any_ao = entries.iter().any(|e| e.append_only);
@@ -283,6 +388,37 @@ mod tests {
             Dialect::Aug,
             Modifiers::default(),
         )
+    }
+
+    #[test]
+    fn what_upstreams_reader_rejects_fails_the_gate() {
+        // A BOM before the appended entry: PyYAML reads `\u{feff}- config-keys` as a key.
+        let bom = format!("{E1}\n\u{feff}{E2}");
+        assert!(g(E1, &bom).is_err(), "BOM in an appended entry");
+        // A tab after a plain value cannot start a token in PyYAML.
+        let tab = format!("{E1}\n{}", E2.replace("    - b\n", "    - b\t\n"));
+        let e = g(E1, &tab).unwrap_err();
+        assert_eq!((e.stage, e.line), (GateStage::Yaml, Some(8)), "{e:?}");
+        // Tabs inside quotes, comments and block scalars are fine.
+        let fine = format!(
+            "{E1}\n{}",
+            E2.replace("    - two\n", "    - 'a\tb' # c\td\n    - |\n      x\ty\n")
+        );
+        assert!(g(E1, &fine).is_ok(), "{:?}", g(E1, &fine).err());
+        // Non-UTF-8 bytes: git diff's output does not decode.
+        let mut bad = format!("{E1}\n{E2}").into_bytes();
+        let at = bad.len() - 3;
+        bad[at] = 0xff;
+        let e = gate(
+            Some(E1.as_bytes()),
+            &bad,
+            "perf-changelog.yaml",
+            Dialect::Aug,
+            Modifiers::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e.code, Some("changelog/encoding"), "{e:?}");
+        assert_eq!(e.line, Some(11));
     }
 
     #[test]

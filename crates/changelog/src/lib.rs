@@ -17,7 +17,7 @@ mod text;
 pub use entry::{Dialect, Entry, EntryError, ScenarioType, validate_entry};
 pub use gate::{Added, GateError, GateStage, Modifiers, gate};
 pub use keys::{KeyError, MasterKeys, resolve_keys};
-pub use merge::{Keep, MergeOutcome, merge};
+pub use merge::{GitOperation, Keep, MergeOutcome, merge};
 pub use strict::{Comparison, LinkMode, StrictError, StrictStage, parse_changelog, strict_check};
 
 use infx_report::{Diagnostic, Span};

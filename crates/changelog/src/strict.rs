@@ -98,6 +98,14 @@ pub fn parse_changelog(raw: &[u8], label: &str, dialect: Dialect) -> Result<Pars
             e
         },
     )?;
+    if let Some(line) = merge_key_line(text) {
+        return Err(StrictError::new(
+            "yaml",
+            format!("{label} is not valid YAML: could not determine a constructor for the tag 'tag:yaml.org,2002:merge'"),
+        )
+        .line(line)
+        .help("write the keys out in each entry; the changelog's strict parser has no `<<` merge keys"));
+    }
     let Value::Seq(items) = root.value else {
         return Err(StrictError::new("root", format!("{label} root must be a YAML list")).line(1));
     };
@@ -105,10 +113,12 @@ pub fn parse_changelog(raw: &[u8], label: &str, dialect: Dialect) -> Result<Pars
         .filter(|l| l.starts_with("- config-keys:"))
         .count();
     if top != items.len() {
+        let line = entry_start_mismatch_line(text, &items);
         return Err(StrictError::new(
             "entry-start",
             format!("{label} has {top} top-level config entries but YAML parsed {} entries", items.len()),
         )
+        .line(line)
         .help("start every entry at column 0 with `- config-keys:` (config-keys must be the first key)"));
     }
     for (i, it) in items.iter().enumerate() {
@@ -135,6 +145,41 @@ pub fn parse_changelog(raw: &[u8], label: &str, dialect: Dialect) -> Result<Pars
         }
     }
     Ok(Parsed { entries: items })
+}
+
+/// The line of the first plain `<<` scalar. Upstream's strict loader replaces PyYAML's mapping
+/// constructor without merge-key support, so a `<<` anywhere fails to construct
+/// (docs/changelog.md, strict mode); infx-yaml itself merges it as `safe_load` does.
+fn merge_key_line(text: &str) -> Option<usize> {
+    use saphyr_parser::{Event, Parser, ScalarStyle};
+    let mut parser = Parser::new_from_str(text);
+    while let Some(Ok((ev, span))) = parser.next_event() {
+        if let Event::Scalar(value, ScalarStyle::Plain, _, None) = ev
+            && value == "<<"
+        {
+            return Some(span.start.line());
+        }
+    }
+    None
+}
+
+/// Where the `- config-keys:` lines and the parsed entries part: the first entry that does
+/// not start on such a line, or the first such line that starts no entry (e.g. inside a
+/// block scalar); the file's last line when neither (more lines than entries at the end).
+fn entry_start_mismatch_line(text: &str, items: &[Node]) -> usize {
+    let starts: Vec<usize> = py_splitlines(text)
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("- config-keys:"))
+        .map(|(i, _)| i + 1)
+        .collect();
+    let item_lines: Vec<usize> = items.iter().map(|it| it.span.start.line).collect();
+    let first_item_off = item_lines.iter().find(|l| !starts.contains(l)).copied();
+    let first_start_off = starts.iter().find(|l| !item_lines.contains(l)).copied();
+    match (first_item_off, first_start_off) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(a), None) | (None, Some(a)) => a,
+        (None, None) => py_splitlines(text).count().max(1),
+    }
 }
 
 /// The result of [`compare_entries`].
@@ -435,7 +480,7 @@ pub fn validate_raw_change(
 }
 
 /// Byte offsets of lines matching `^- config-keys:[^\r\n]*\n`.
-fn entry_starts(raw: &[u8]) -> Vec<usize> {
+pub(crate) fn entry_starts(raw: &[u8]) -> Vec<usize> {
     let mut out = Vec::new();
     let mut start = 0;
     while start < raw.len() {
@@ -564,6 +609,31 @@ mod tests {
             pr.into(),
             Dialect::Aug,
         )
+    }
+
+    #[test]
+    fn entry_start_findings_carry_the_line() {
+        // Entry 2 starts with description: its config-keys is not the first key.
+        let head =
+            format!("{E1}\n- description:\n    - two\n  config-keys:\n    - b\n  pr-link: XXX\n");
+        let e = parse_changelog(head.as_bytes(), "x", Dialect::Oct).unwrap_err();
+        assert_eq!((e.rule, e.line), ("entry-start", Some(7)), "{e:?}");
+        // An entry in flow form has no `- config-keys:` line.
+        let head = format!("{E1}\n- {{config-keys: [b], description: [x], pr-link: XXX}}\n");
+        let e = parse_changelog(head.as_bytes(), "x", Dialect::Oct).unwrap_err();
+        assert_eq!((e.rule, e.line), ("entry-start", Some(7)), "{e:?}");
+    }
+
+    #[test]
+    fn strict_parsing_rejects_merge_keys_as_upstream() {
+        let head =
+            format!("{E1}\n- config-keys:\n    - b\n  <<: {{description: [x]}}\n  pr-link: XXX\n");
+        let e = parse_changelog(head.as_bytes(), "x", Dialect::Oct).unwrap_err();
+        assert_eq!((e.rule, e.line), ("yaml", Some(9)), "{e:?}");
+        assert!(e.message.contains("tag:yaml.org,2002:merge"), "{e:?}");
+        // A quoted "<<" is an ordinary string.
+        let quoted = format!("{E1}\n{}", E3X.replace("three", "\"<<\""));
+        assert!(parse_changelog(quoted.as_bytes(), "x", Dialect::Oct).is_ok());
     }
 
     #[test]

@@ -243,14 +243,18 @@ pub fn detect_dialect(masters: &[Document], runners: Option<&Document>) -> Diale
     for d in masters {
         scan(&d.root, &mut found);
     }
-    if found.recipe_dir {
+    let oct_runners = runners.is_some_and(|r| r.root.get("clusters").is_some());
+    let aug_runners = runners.is_some() && !oct_runners;
+    if found.recipe_dir && !aug_runners {
         return Dialect::OctNewest;
     }
-    let oct_runners = runners.is_some_and(|r| r.root.get("clusters").is_some());
     match (oct_runners, found.legacy) {
         (true, false) => Dialect::OctNewest,
         (true, true) => Dialect::Oct,
-        (false, _) if found.oct_keys => Dialect::Oct,
+        // An [Aug]-shaped runners.yaml is tree-wide evidence: an October-only key in one
+        // master entry does not switch the tree; the [Aug] schema reports it at its line
+        // (docs/config.md, "Dialect"). Only a tree without a runner file goes by the keys.
+        (false, _) if found.oct_keys && runners.is_none() => Dialect::Oct,
         _ => Dialect::Aug,
     }
 }

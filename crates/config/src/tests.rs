@@ -1095,3 +1095,32 @@ mod props {
         }
     }
 }
+
+#[test]
+fn one_october_key_does_not_switch_an_august_tree() {
+    // August runners.yaml: the tree is [Aug]; the stray key is reported where it is written,
+    // and nothing else is.
+    let t = SINGLE.replace(
+        "  multinode: false\n",
+        "  multinode: false\n  srt-recipe: x.yaml\n",
+    );
+    let d = run_with(&t, RUNNERS_AUG, None);
+    expect_at(&d, "config/unknown-key", &t, "srt-recipe");
+    assert_eq!(codes(&d), ["config/unknown-key"], "{}", list(&d));
+    for key in [
+        "num-nodes: 1",
+        "require-power: true",
+        "srt-recipe-dir: recipes",
+    ] {
+        let t = SINGLE.replace(
+            "  multinode: false\n",
+            &format!("  multinode: false\n  {key}\n"),
+        );
+        let l = from_documents(
+            vec![doc("configs/nvidia-master.yaml", &t)],
+            Some(doc("configs/runners.yaml", RUNNERS_AUG)),
+            PathBuf::from("."),
+        );
+        assert_eq!(l.dialect, Dialect::Aug, "{key}");
+    }
+}

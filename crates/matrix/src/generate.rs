@@ -217,6 +217,7 @@ fn expand_inner(
                 if !full_sweep_selects(entry, fs) {
                     continue;
                 }
+                let first = rows.len();
                 expand_config(
                     entry,
                     runners,
@@ -227,12 +228,14 @@ fn expand_inner(
                     &mut rows,
                     origins,
                 )?;
+                check_new_rows(&rows[first..], &origins[first.min(origins.len())..])?;
             }
         }
         Selection::TestConfig(tc) => {
             let keys = expand_config_keys(&tc.config_keys, configs)?;
             for key in keys {
                 if let Some(entry) = configs.get(key) {
+                    let first = rows.len();
                     expand_config(
                         entry,
                         runners,
@@ -243,11 +246,29 @@ fn expand_inner(
                         &mut rows,
                         origins,
                     )?;
+                    check_new_rows(&rows[first..], &origins[first.min(origins.len())..])?;
                 }
             }
         }
     }
     Ok(rows)
+}
+
+/// Upstream validates every row as it is generated (`validate_matrix_entry`,
+/// `validate_agentic_matrix_entry`); the first invalid row stops the run.
+fn check_new_rows(rows: &[Object], origins: &[RowOrigin]) -> Result<(), Diagnostic> {
+    for (i, row) in rows.iter().enumerate() {
+        if let Err(message) = crate::rows::check_row(row) {
+            let mut d = Diagnostic::error("matrix/row", message).with_help(
+                "the generated row breaks upstream's output model; fix the search-space row or runners.yaml value it comes from",
+            );
+            if let Some(o) = origins.get(i) {
+                d = d.at(&o.path, o.span);
+            }
+            return Err(d);
+        }
+    }
+    Ok(())
 }
 
 fn full_sweep_selects(entry: &ConfigEntry<'_>, fs: &FullSweep) -> bool {

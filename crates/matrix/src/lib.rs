@@ -12,6 +12,7 @@ pub mod glob;
 pub mod inputs;
 pub mod json;
 pub mod nodes;
+pub mod rows;
 
 pub use generate::{
     EvalMode, FullSweep, Options, RowOrigin, ScenarioType, Selection, SeqLen, TestConfig, expand,

@@ -2,6 +2,7 @@
 //! outputs in ../shared/corpus. Each area lives in its own module.
 
 pub mod changelog;
+pub mod changelog_random;
 pub mod matrix;
 pub mod recipes;
 pub mod validation;
