@@ -7,21 +7,94 @@
 #      target < 100 ms;
 #   3. the bundled inferencex-e2e tree on a clean checkout (whole tree + last changelog commit).
 # Fresh process per run (process start included), runs interleaved, medians reported.
-# There is no reference tool for the whole job (upstream runs several tools by hand), so these
-# are absolute figures; the per-step ratios are in bench/{config,matrix,recipes,changelog,image,diff}.sh.
+# There is no reference tool for the whole job (upstream runs several tools by hand); its floor
+# is the YAML parse, so the same run also measures libyaml (0.2.5, the C parser behind PyYAML's
+# CLoader) on the same files: a small C event loop written here, built with the system's cc and
+# libyaml-dev, as a fresh process reading every file (the whole-tree floor) and in-process
+# (parse only, one thread), next to infx-yaml's loader in-process on one thread
+# (crates/yaml/examples/parse_speed.rs). Targets: whole tree <= 3x the floor, the YAML loader
+# <= 2x libyaml, the one-config change <= 30 ms. The per-step ratios against the reference tools
+# are in bench/{config,matrix,recipes,changelog,image,diff}.sh.
 #
 #   bench/validate.sh [RUNS]      (default 15; corpus: $INFX_CORPUS or ../shared/corpus)
+# Needs: python3, cc and libyaml-dev (apt-get install libyaml-dev) for the floor.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 runs="${1:-15}"
 corpus="${INFX_CORPUS:-$here/../shared/corpus}"
 aug="$corpus/inferencex-aug2026"
 [ -f "$aug/configs/nvidia-master.yaml" ] || { echo "no August corpus under $corpus" >&2; exit 2; }
-if [ -z "${NO_BUILD:-}" ]; then (cd "$here" && cargo build --quiet --release -p xtask); fi
+if [ -z "${NO_BUILD:-}" ]; then
+  (cd "$here" && cargo build --quiet --release -p xtask -p infx-yaml --bins --examples)
+fi
 bin="$here/target/release/xtask"
+parse_speed="$here/target/release/examples/parse_speed"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+# The libyaml floor: read each file, run the event parser to the end. Argument 1: loops
+# (0 = one pass including the reads, as a fresh process; N = median in-process parse time of N
+# passes over texts already read, printed in ms).
+cat >"$work/floor.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <yaml.h>
+static long events(const unsigned char *text, size_t len) {
+  yaml_parser_t p;
+  yaml_event_t e;
+  long n = 0;
+  yaml_parser_initialize(&p);
+  yaml_parser_set_input_string(&p, text, len);
+  for (;;) {
+    if (!yaml_parser_parse(&p, &e)) break;
+    int end = e.type == YAML_STREAM_END_EVENT;
+    yaml_event_delete(&e);
+    n++;
+    if (end) break;
+  }
+  yaml_parser_delete(&p);
+  return n;
+}
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+int main(int argc, char **argv) {
+  int loops = atoi(argv[1]);
+  int nfiles = argc - 2;
+  unsigned char **texts = calloc(nfiles, sizeof *texts);
+  size_t *lens = calloc(nfiles, sizeof *lens);
+  long total = 0;
+  for (int i = 0; i < nfiles; i++) {
+    FILE *f = fopen(argv[i + 2], "rb");
+    if (!f) continue;
+    fseek(f, 0, SEEK_END);
+    lens[i] = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    texts[i] = malloc(lens[i] + 1);
+    lens[i] = fread(texts[i], 1, lens[i], f);
+    fclose(f);
+    if (loops == 0) total += events(texts[i], lens[i]);
+  }
+  if (loops == 0) { printf("%ld events\n", total); return 0; }
+  double *ms = calloc(loops, sizeof *ms);
+  for (int l = 0; l < loops; l++) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (int i = 0; i < nfiles; i++) total += events(texts[i], lens[i]);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    ms[l] = (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6;
+  }
+  qsort(ms, loops, sizeof *ms, cmp);
+  printf("%.3f\n", ms[loops / 2]);
+  return total < 0;
+}
+C
+cc -O2 -o "$work/floor" "$work/floor.c" -lyaml
+# The files the whole-tree run parses: every YAML file of the tree.
+find "$aug" -type f \( -name '*.yaml' -o -name '*.yml' \) | sort >"$work/files.txt"
 # 2. A git repository holding the August tree under inferencex-e2e/, then a one-config change.
 repo="$work/repo"
 mkdir -p "$repo"
@@ -46,13 +119,17 @@ with open(cl, "a") as f:
     f.write(f"\n- config-keys:\n    - {key}\n  description:\n    - Add a point\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/9999\n")
 PY
 
-python3 - "$bin" "$aug" "$repo/inferencex-e2e" "$here/inferencex-e2e" "$runs" <<'PY'
-import statistics, subprocess, sys, time
-bin, aug, change_tree, bundled, runs = sys.argv[1:]
+printf 'machine: %s cores, load average %s\n' "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$bin" "$aug" "$repo/inferencex-e2e" "$here/inferencex-e2e" "$runs" "$work" "$parse_speed" <<'PY'
+import re, statistics, subprocess, sys, time
+bin, aug, change_tree, bundled, runs, work, parse_speed = sys.argv[1:]
 runs = int(runs)
+files = open(f"{work}/files.txt").read().split()
+floor = [f"{work}/floor", "0"] + files
 cases = [
     ("whole August corpus (no git: whole tree)", [bin, "validate", "--root", aug], 1000.0),
-    ("one-config change in a git repo of the August tree", [bin, "validate", "--root", change_tree], 100.0),
+    ("libyaml floor: read + parse the same YAML (fresh process)", floor, None),
+    ("one-config change in a git repo of the August tree", [bin, "validate", "--root", change_tree], 30.0),
     ("bundled inferencex-e2e (clean checkout)", [bin, "validate", "--root", bundled], None),
 ]
 times = {c[0]: [] for c in cases}
@@ -64,7 +141,19 @@ for _ in range(runs):
 for name, cmd, target in cases:
     med = statistics.median(times[name])
     verdict = "" if target is None else (f"  (target < {target:.0f} ms: {'met' if med < target else 'NOT met'})")
-    print(f"{name:55s} median {med:8.1f} ms  min {min(times[name]):8.1f} ms{verdict}")
+    print(f"{name:58s} median {med:8.1f} ms  min {min(times[name]):8.1f} ms{verdict}")
+whole = statistics.median(times[cases[0][0]])
+fl = statistics.median(times[cases[1][0]])
+print(f"whole tree / libyaml floor: {whole / fl:.2f}x (target <= 3x: {'met' if whole <= 3 * fl else 'NOT met'})")
+# The loader alone, in-process on one thread, against libyaml's event parser on the same texts.
+lib_ms = float(subprocess.run([f"{work}/floor", "9"] + files, capture_output=True, text=True).stdout)
+out = subprocess.run([parse_speed] + [aug], capture_output=True, text=True).stdout
+ours_ms = float(re.search(r"median ([0-9.]+) ms", out).group(1))
+print(f"YAML loader in-process, one thread: infx-yaml {ours_ms:.1f} ms, libyaml events {lib_ms:.1f} ms"
+      f" -> {ours_ms / lib_ms:.2f}x (target <= 2x: {'met' if ours_ms <= 2 * lib_ms else 'NOT met'}); {out.strip()}")
+summary = subprocess.run([bin, "validate", "--root", aug], capture_output=True, text=True).stdout
+print("whole tree, validate's own step times (one run):")
+print("\n".join("  " + l for l in summary.splitlines() if re.match(r"^[a-z-]+ +", l) or l.startswith("validate:")))
 # What the one-config run checked (its summary lines), so the figure is not of an empty run.
 out = subprocess.run(cases[1][1], capture_output=True, text=True)
 print("\none-config change, summary:\n" + "\n".join(l for l in out.stdout.splitlines() if l[:11].strip() in

@@ -8,6 +8,7 @@ use infx_report::{Diagnostic, Severity, SourceMap, sort_for_report};
 use infx_yaml::Document;
 
 mod steps;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -571,14 +572,17 @@ fn scoped_yaml_files(
     .filter(|p| p.is_file())
     .collect();
     files.extend(yaml_files(&root.join("configs/srt-recipes"), diags));
+    // A set, not `files.contains`: a tree-wide change lists tens of thousands of paths.
+    let mut listed: HashSet<PathBuf> = files.iter().cloned().collect();
     for rel in change.paths_under(root) {
         let p = root.join(&rel);
         let is_yaml = matches!(
             rel.extension().and_then(|e| e.to_str()),
             Some("yaml" | "yml")
         );
-        if is_yaml && p.is_file() && rel != Path::new("perf-changelog.yaml") && !files.contains(&p)
+        if is_yaml && rel != Path::new("perf-changelog.yaml") && !listed.contains(&p) && p.is_file()
         {
+            listed.insert(p.clone());
             files.push(p);
         }
     }

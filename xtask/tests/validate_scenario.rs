@@ -139,6 +139,25 @@ fn refresh_commit_validates_clean() {
     assert_eq!(errors(&diags), Vec::<String>::new(), "{diags:#?}");
 }
 
+#[test]
+fn refresh_on_an_autocrlf_checkout_validates_clean() {
+    // Git for Windows' default: the checkout holds CRLF, git commits LF, so a correct change
+    // must not fail on line endings (docs/diff.md).
+    let (_tmp, repo) = scenario();
+    git(&repo, &["config", "core.autocrlf", "true"]);
+    for rel in [MASTER, RECIPE, CHANGELOG] {
+        std::fs::remove_file(repo.join(rel)).unwrap();
+    }
+    git(&repo, &["checkout", "--", "."]);
+    let text = std::fs::read(repo.join(CHANGELOG)).unwrap();
+    assert!(
+        text.windows(2).any(|w| w == b"\r\n"),
+        "the checkout wrote CRLF"
+    );
+    let diags = run(&repo);
+    assert_eq!(errors(&diags), Vec::<String>::new(), "{diags:#?}");
+}
+
 fn line_of(repo: &Path, rel: &str, needle: &str) -> usize {
     let text = std::fs::read_to_string(repo.join(rel)).unwrap();
     text.lines()

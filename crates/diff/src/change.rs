@@ -494,6 +494,112 @@ struct Settings {
     big_file: u64,
     /// `core.autocrlf` is on (true or input): every text file may be converted on the way in.
     autocrlf: bool,
+    /// The attribute names any attribute source of this change mentions (`None`: not scanned,
+    /// look every attribute up).
+    attr_names: Option<AttrNames>,
+}
+
+/// The text of every attribute source a lookup for the change's paths can read: each
+/// `.gitattributes` in the index and in the working tree (tracked or not) along the changed
+/// paths, `$GIT_DIR/info/attributes`, `core.attributesFile` (or the XDG default) and the system
+/// file. An attribute whose name appears in none of them is unspecified for every path, so its
+/// lookup — libgit2 stats each ancestor's `.gitattributes` per call, about nine calls per file —
+/// is skipped (docs/diff.md). A substring match over-approximates, which only costs lookups.
+struct AttrNames {
+    text: String,
+    /// A source defines a macro (`[attr]`) or could not be read: names can hide, look all up.
+    everything: bool,
+}
+
+impl AttrNames {
+    fn scan<'p>(
+        repo: &Repository,
+        root: &Path,
+        changed: impl Iterator<Item = &'p Path>,
+    ) -> AttrNames {
+        let mut names = AttrNames {
+            text: String::new(),
+            everything: false,
+        };
+        // Working-tree files along every changed path (a new, untracked one counts too).
+        let mut dirs: HashSet<&Path> = HashSet::new();
+        for path in changed {
+            let mut dir = path.parent();
+            while let Some(d) = dir {
+                if !dirs.insert(d) {
+                    break;
+                }
+                dir = d.parent();
+            }
+        }
+        dirs.insert(Path::new(""));
+        for d in &dirs {
+            names.read(&root.join(d).join(".gitattributes"));
+        }
+        names.read(&repo.path().join("info").join("attributes"));
+        names.read(Path::new("/etc/gitattributes"));
+        let attributes_file = repo
+            .config()
+            .and_then(|c| c.get_path("core.attributesFile"))
+            .ok()
+            .or_else(|| {
+                let xdg = std::env::var_os("XDG_CONFIG_HOME")
+                    .map(PathBuf::from)
+                    .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")))?;
+                Some(xdg.join("git").join("attributes"))
+            });
+        if let Some(f) = attributes_file {
+            names.read(&f);
+        }
+        // Tracked ones anywhere (read from the index when missing from the working tree).
+        match repo.index() {
+            Ok(index) => {
+                for entry in index.iter() {
+                    let Ok(path) = std::str::from_utf8(&entry.path) else {
+                        names.everything = true;
+                        continue;
+                    };
+                    let path = Path::new(path);
+                    if path.file_name() != Some(std::ffi::OsStr::new(".gitattributes")) {
+                        continue;
+                    }
+                    if !path.parent().is_some_and(|d| dirs.contains(d)) {
+                        names.read(&root.join(path));
+                    }
+                    match repo.find_blob(entry.id) {
+                        Ok(b) => names.text.push_str(&String::from_utf8_lossy(b.content())),
+                        Err(_) => names.everything = true,
+                    }
+                }
+            }
+            Err(_) => names.everything = true,
+        }
+        if names.text.contains("[attr]") {
+            names.everything = true;
+        }
+        names
+    }
+
+    /// Adds one source. Only regular files are read here (a symlink or FIFO is libgit2's to
+    /// judge: its lookups then run as before).
+    fn read(&mut self, p: &Path) {
+        match std::fs::symlink_metadata(p) {
+            Ok(m) if m.is_file() => match std::fs::read(p) {
+                Ok(b) => self.text.push_str(&String::from_utf8_lossy(&b)),
+                Err(_) => self.everything = true,
+            },
+            Ok(_) => self.everything = true,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(_) => self.everything = true,
+        }
+    }
+
+    fn may_set(&self, name: &str) -> bool {
+        // The built-in `binary` macro unsets `diff` and `text`.
+        self.everything
+            || self.text.contains(name)
+            || (matches!(name, "diff" | "text") && self.text.contains("binary"))
+    }
 }
 
 impl Settings {
@@ -522,10 +628,14 @@ impl Settings {
             config_rule,
             big_file,
             autocrlf,
+            attr_names: None,
         })
     }
 
-    fn attr<'a>(repo: &'a Repository, path: &Path, name: &str) -> AttrValue<'a> {
+    fn attr<'a>(&self, repo: &'a Repository, path: &Path, name: &str) -> AttrValue<'a> {
+        if self.attr_names.as_ref().is_some_and(|n| !n.may_set(name)) {
+            return AttrValue::Unspecified;
+        }
         AttrValue::from_string(
             repo.get_attr(path, name, AttrCheckFlags::FILE_THEN_INDEX)
                 .ok()
@@ -534,7 +644,7 @@ impl Settings {
     }
 
     fn rule(&self, repo: &Repository, path: &Path) -> Result<WsRule, Diagnostic> {
-        let attr = match Self::attr(repo, path, "whitespace") {
+        let attr = match self.attr(repo, path, "whitespace") {
             AttrValue::True => WsAttr::Set,
             AttrValue::False => WsAttr::Unset,
             AttrValue::String(s) => WsAttr::Value(s.to_string()),
@@ -556,7 +666,7 @@ impl Settings {
         }
         let set = |name| {
             !matches!(
-                Self::attr(repo, path, name),
+                self.attr(repo, path, name),
                 AttrValue::Unspecified | AttrValue::False
             )
         };
@@ -568,16 +678,16 @@ impl Settings {
             || set("working-tree-encoding")
     }
 
-    fn marker_size(repo: &Repository, path: &Path) -> usize {
-        match Self::attr(repo, path, "conflict-marker-size") {
+    fn marker_size(&self, repo: &Repository, path: &Path) -> usize {
+        match self.attr(repo, path, "conflict-marker-size") {
             AttrValue::String(s) => ws::marker_size(Some(s)),
             _ => ws::marker_size(None),
         }
     }
 
     /// The `diff` attribute's verdict: `Some(true)` binary, `Some(false)` text, `None` sniff.
-    fn diff_attr_binary(repo: &Repository, path: &Path) -> Option<bool> {
-        match Self::attr(repo, path, "diff") {
+    fn diff_attr_binary(&self, repo: &Repository, path: &Path) -> Option<bool> {
+        match self.attr(repo, path, "diff") {
             AttrValue::True => Some(false),
             AttrValue::False => Some(true),
             AttrValue::String(driver) => {
@@ -661,14 +771,68 @@ fn texts_from_patch(diff: &git2::Diff<'_>, idx: usize) -> Result<Texts, Diagnost
     Ok((old, new, added))
 }
 
+/// The bytes git would commit for the working-tree file `path` (relative to the repository
+/// root): its clean conversion applied (`core.autocrlf`, `text`/`eol`/`crlf` attributes, ...),
+/// which is what `git diff` and `git diff --check` compare. On a `core.autocrlf=true` checkout
+/// (Git for Windows' default) a file checked out as CRLF reads back as the LF git stores, so a
+/// check of the raw bytes does not fail on line endings git would never commit
+/// (docs/diff.md). Without any conversion in effect these are the bytes on disk.
+pub fn worktree_bytes_to_commit(repo: &Path, path: &Path) -> Result<Vec<u8>, Diagnostic> {
+    let repo = open(repo)?;
+    let root = root_of(&repo);
+    let read = || {
+        std::fs::read(root.join(path)).map_err(|e| {
+            Diagnostic::error("diff/io", format!("cannot read {}: {e}", path.display()))
+                .with_path(path)
+        })
+    };
+    if repo.is_bare() || !Settings::load(&repo)?.may_convert(&repo, path) {
+        return read();
+    }
+    // libgit2 applies the clean filters to working-tree content it diffs: a whole-file diff of
+    // just this path against the empty tree carries the converted text as its added side.
+    let mut o = DiffOptions::new();
+    o.pathspec(path)
+        .disable_pathspec_match(true)
+        .include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .show_untracked_content(true)
+        .force_text(true)
+        .context_lines(WHOLE_FILE_CONTEXT)
+        .interhunk_lines(0);
+    let diff = repo
+        .diff_tree_to_workdir(None, Some(&mut o))
+        .map_err(|e| git_err(&e).with_path(path))?;
+    let idx = diff
+        .deltas()
+        .position(|d| d.new_file().path() == Some(path));
+    match idx {
+        Some(idx) => texts_from_patch(&diff, idx).map(|(_, new, _)| new),
+        // Not in the diff (ignored, or not a regular file): nothing converts it.
+        None => read(),
+    }
+}
+
 /// Loads the change set and the old/new texts of every changed text file, with the whitespace
 /// rule and conflict-marker size git would use for each (`core.whitespace`, `.gitattributes`).
 pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnostic> {
     let repo = open(repo)?;
-    let settings = Settings::load(&repo)?;
+    let mut settings = Settings::load(&repo)?;
     let resolved = resolve(&repo, opts)?;
     let diff = build_diff(&repo, &resolved, opts, true)?;
     let root = root_of(&repo);
+    // One scan of the attribute sources for the whole change instead of ~9 lookups per file.
+    let paths: Vec<PathBuf> = diff
+        .deltas()
+        .flat_map(|d| [d.old_file().path(), d.new_file().path()])
+        .flatten()
+        .map(Path::to_path_buf)
+        .collect();
+    settings.attr_names = Some(AttrNames::scan(
+        &repo,
+        &root,
+        paths.iter().map(PathBuf::as_path),
+    ));
     let mut files = Vec::new();
     let mut texts = Vec::new();
     let mut binary = Vec::new();
@@ -684,7 +848,7 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
         if skip {
             continue;
         }
-        let is_binary = match Settings::diff_attr_binary(&repo, &path) {
+        let is_binary = match settings.diff_attr_binary(&repo, &path) {
             Some(b) => b,
             None => {
                 let (head, size) = match &opts.target {
@@ -703,7 +867,7 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
             continue;
         }
         let rule = settings.rule(&repo, &path)?;
-        let marker_size = Settings::marker_size(&repo, &path);
+        let marker_size = settings.marker_size(&repo, &path);
         let text = match &opts.target {
             // Unmerged: git checks the working-tree file (markers and all) against the base.
             Target::WorkTree if conflicted => {

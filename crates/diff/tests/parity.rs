@@ -374,3 +374,44 @@ fn text_and_eol_attributes_normalise_before_checking() {
     assert_eq!(git.iter().filter(|k| k.0 == "x.t").count(), 1, "{git:?}");
     assert_eq!(git.iter().filter(|k| k.0 == "x.n").count(), 3, "{git:?}");
 }
+
+/// The attribute scan (one read of every attribute source per change instead of per-file
+/// lookups) must see every source git reads: an untracked `.gitattributes` along the path,
+/// `$GIT_DIR/info/attributes`, macros, and the built-in `binary` macro.
+#[test]
+fn attribute_sources_the_scan_must_not_miss() {
+    let r = Repo::new();
+    r.write(
+        ".gitattributes",
+        b"[attr]quiet -whitespace\n*.q quiet\n*.dat binary\n",
+    );
+    for f in ["sub/a.txt", "b.info", "c.q", "d.dat", "e.txt"] {
+        r.write(f, b"x\n");
+    }
+    r.commit_all("base");
+    // Untracked, in the changed file's directory only.
+    r.write("sub/.gitattributes", b"*.txt -whitespace\n");
+    r.write(".git/info/attributes", b"*.info -whitespace\n");
+    for f in ["sub/a.txt", "b.info", "c.q", "d.dat", "e.txt"] {
+        r.write(f, b"x\ntrailing \n");
+    }
+    let git = r.assert_parity(None);
+    // Only the file no attribute covers is reported.
+    assert_eq!(git, keys(&[("e.txt", 2, TrailingWhitespace)]));
+}
+
+#[test]
+fn no_attribute_source_at_all() {
+    let r = Repo::new();
+    r.write("a.txt", b"x\n");
+    r.commit_all("base");
+    r.write("a.txt", b"x\n\tspace \n<<<<<<< y\n");
+    let git = r.assert_parity(None);
+    assert_eq!(
+        git,
+        keys(&[
+            ("a.txt", 2, TrailingWhitespace),
+            ("a.txt", 3, ConflictMarker)
+        ])
+    );
+}

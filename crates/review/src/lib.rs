@@ -18,7 +18,7 @@ pub mod signoff;
 
 use infx_report::Diagnostic;
 use infx_yaml::Document;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 pub use codeowners::{ChangedPath, CodeOwners, Signer};
 pub use golden::{Golden, Mode as GoldenMode};
@@ -40,6 +40,9 @@ impl Change {
     /// (untracked files count as added).
     pub fn from_diff(c: &infx_diff::Change, pr: Option<u64>) -> Change {
         let slash = |p: &std::path::Path| p.to_string_lossy().replace('\\', "/");
+        // One lookup per changed file: a tree-wide change has tens of thousands of paths.
+        let texts: HashMap<&std::path::Path, &infx_diff::FileText> =
+            c.texts.iter().map(|t| (t.path.as_path(), t)).collect();
         let files = c
             .set
             .files
@@ -54,10 +57,8 @@ impl Change {
                     infx_diff::Status::Renamed => Status::Renamed,
                     _ => Status::Modified,
                 };
-                let added_lines = c
-                    .texts
-                    .iter()
-                    .find(|t| t.path == f.path)
+                let added_lines = texts
+                    .get(f.path.as_path())
                     .map(|t| {
                         let text = String::from_utf8_lossy(&t.new);
                         let lines: Vec<&str> = text.lines().collect();

@@ -14,7 +14,9 @@ mod walk;
 
 pub use edit::{Edit, apply_edits};
 pub use infx_report::{Pos, Span};
-pub use load::{DEFAULT_ALIAS_BUDGET, LoadOptions, load_file, parse_str, parse_str_with};
+pub use load::{
+    DEFAULT_ALIAS_BUDGET, LoadOptions, MAX_NESTING_DEPTH, load_file, parse_str, parse_str_with,
+};
 pub use value::{Float, Mapping, Node, ScalarStyle, Value};
 pub use walk::yaml_files;
 

@@ -14,9 +14,22 @@ use std::sync::Arc;
 /// expand a few hundred; a billion-laughs file needs billions.
 pub const DEFAULT_ALIAS_BUDGET: usize = 200_000;
 
+/// Lists and mappings nested inside each other (aliases counted as expanded) beyond which
+/// loading fails with `yaml/too-deep`. Real configs and recipes nest fewer than 20 levels;
+/// PyYAML's recursive composer gives up near 330, and the parser's own limit for flow
+/// collections (`[`/`{`) is this same 255. The bound also caps every recursive walk of a
+/// loaded tree (checks, `Drop`, `Clone`), so no input can exhaust the stack
+/// (docs/security.md).
+pub const MAX_NESTING_DEPTH: usize = 255;
+
+/// saphyr-parser's error for flow collections nested past its 255-level counter.
+const PARSER_FLOW_LIMIT: &str = "recursion limit exceeded";
+
 #[derive(Debug, Clone)]
 pub struct LoadOptions {
     pub alias_budget: usize,
+    /// Deepest nesting of lists and mappings accepted (see [`MAX_NESTING_DEPTH`]).
+    pub max_depth: usize,
     /// Reject a key written twice in one mapping (PyYAML keeps the last silently).
     pub reject_duplicate_keys: bool,
 }
@@ -25,6 +38,7 @@ impl Default for LoadOptions {
     fn default() -> Self {
         LoadOptions {
             alias_budget: DEFAULT_ALIAS_BUDGET,
+            max_depth: MAX_NESTING_DEPTH,
             reject_duplicate_keys: true,
         }
     }
@@ -86,13 +100,24 @@ enum Frame {
         start: Pos,
         anchor: usize,
         items: Vec<Node>,
+        /// Collection levels below this one so far (0: only scalars).
+        below: usize,
     },
     Map {
         start: Pos,
         anchor: usize,
         pairs: Vec<(Node, Node)>,
         key: Option<Node>,
+        below: usize,
     },
+}
+
+/// An anchored node with what an alias to it costs: its node count (the alias budget) and
+/// its collection levels (the depth limit).
+struct Anchored {
+    node: Node,
+    count: usize,
+    levels: usize,
 }
 
 struct Builder<'a> {
@@ -102,7 +127,7 @@ struct Builder<'a> {
     /// Byte offset of each char index, only built for non-ASCII text.
     char_to_byte: Option<Vec<usize>>,
     line_index: LineIndex,
-    anchors: HashMap<usize, Node>,
+    anchors: HashMap<usize, Anchored>,
     alias_nodes: usize,
     stack: Vec<Frame>,
 }
@@ -149,6 +174,9 @@ impl<'a> Builder<'a> {
                 Ok(ev) => ev,
                 Err(e) => {
                     let pos = self.pos(e.marker());
+                    if e.info() == PARSER_FLOW_LIMIT {
+                        return Err(self.too_deep(pos));
+                    }
                     return Err(self.err(
                         "yaml/syntax",
                         pos,
@@ -181,7 +209,8 @@ impl<'a> Builder<'a> {
                             "alias refers to an unknown anchor",
                         ));
                     };
-                    let n = target.count();
+                    let n = target.count;
+                    let levels = target.levels;
                     self.alias_nodes = self.alias_nodes.saturating_add(n);
                     if self.alias_nodes > self.opts.alias_budget {
                         return Err(self
@@ -195,15 +224,18 @@ impl<'a> Builder<'a> {
                             )
                             .with_help("write the data out instead of nesting aliases of aliases"));
                     }
-                    let node = target.clone();
-                    self.push_node(node, &mut root)?;
+                    let node = target.node.clone();
+                    if self.stack.len() + levels > self.opts.max_depth {
+                        return Err(self.too_deep(start));
+                    }
+                    self.push_node(node, levels, &mut root)?;
                 }
                 Event::Scalar(value, style, anchor, tag) => {
                     let node = self.scalar(&value, style, tag.as_deref(), Span { start, end })?;
                     if anchor != 0 {
-                        self.anchors.insert(anchor, node.clone());
+                        self.anchor(anchor, &node, 0);
                     }
-                    self.push_node(node, &mut root)?;
+                    self.push_node(node, 0, &mut root)?;
                 }
                 Event::SequenceStart(anchor, tag) => {
                     if let Some(t) = tag.as_deref()
@@ -211,10 +243,14 @@ impl<'a> Builder<'a> {
                     {
                         return Err(self.unknown_tag(start, Some(t)));
                     }
+                    if self.stack.len() >= self.opts.max_depth {
+                        return Err(self.too_deep(start));
+                    }
                     self.stack.push(Frame::Seq {
                         start,
                         anchor,
                         items: Vec::new(),
+                        below: 0,
                     });
                 }
                 Event::MappingStart(anchor, tag) => {
@@ -223,11 +259,15 @@ impl<'a> Builder<'a> {
                     {
                         return Err(self.unknown_tag(start, Some(t)));
                     }
+                    if self.stack.len() >= self.opts.max_depth {
+                        return Err(self.too_deep(start));
+                    }
                     self.stack.push(Frame::Map {
                         start,
                         anchor,
                         pairs: Vec::new(),
                         key: None,
+                        below: 0,
                     });
                 }
                 Event::SequenceEnd => {
@@ -235,6 +275,7 @@ impl<'a> Builder<'a> {
                         start: s,
                         anchor,
                         items,
+                        below,
                     }) = self.stack.pop()
                     else {
                         return Err(self.err("yaml/syntax", start, "unbalanced sequence end"));
@@ -242,9 +283,9 @@ impl<'a> Builder<'a> {
                     let mut node = Node::new(Value::Seq(items), Span { start: s, end });
                     node.style = ScalarStyle::Collection;
                     if anchor != 0 {
-                        self.anchors.insert(anchor, node.clone());
+                        self.anchor(anchor, &node, below + 1);
                     }
-                    self.push_node(node, &mut root)?;
+                    self.push_node(node, below + 1, &mut root)?;
                 }
                 Event::MappingEnd => {
                     let Some(Frame::Map {
@@ -252,6 +293,7 @@ impl<'a> Builder<'a> {
                         anchor,
                         pairs,
                         key: _,
+                        below,
                     }) = self.stack.pop()
                     else {
                         return Err(self.err("yaml/syntax", start, "unbalanced mapping end"));
@@ -260,14 +302,35 @@ impl<'a> Builder<'a> {
                     let mut node = Node::new(Value::Map(map), Span { start: s, end });
                     node.style = ScalarStyle::Collection;
                     if anchor != 0 {
-                        self.anchors.insert(anchor, node.clone());
+                        self.anchor(anchor, &node, below + 1);
                     }
-                    self.push_node(node, &mut root)?;
+                    self.push_node(node, below + 1, &mut root)?;
                 }
             }
         }
         let zero = self.line_index.pos(self.text, 0);
         Ok(root.unwrap_or_else(|| Node::new(Value::Null, Span::point(zero))))
+    }
+
+    fn anchor(&mut self, id: usize, node: &Node, levels: usize) {
+        let anchored = Anchored {
+            node: node.clone(),
+            count: node.count(),
+            levels,
+        };
+        self.anchors.insert(id, anchored);
+    }
+
+    fn too_deep(&self, pos: Pos) -> Diagnostic {
+        self.err(
+            "yaml/too-deep",
+            pos,
+            format!(
+                "lists and mappings nest deeper than {} levels here (aliases counted as expanded)",
+                self.opts.max_depth
+            ),
+        )
+        .with_help("flatten the structure: real configs and recipes nest fewer than 20 levels")
     }
 
     fn unknown_tag(&self, pos: Pos, tag: Option<&Tag>) -> Diagnostic {
@@ -279,17 +342,27 @@ impl<'a> Builder<'a> {
         )
     }
 
-    fn push_node(&mut self, node: Node, root: &mut Option<Node>) -> Result<(), Diagnostic> {
+    /// Adds a finished node (`levels`: its collection levels) to the open collection.
+    fn push_node(
+        &mut self,
+        node: Node,
+        levels: usize,
+        root: &mut Option<Node>,
+    ) -> Result<(), Diagnostic> {
         match self.stack.last_mut() {
             None => {
                 *root = Some(node);
                 Ok(())
             }
-            Some(Frame::Seq { items, .. }) => {
+            Some(Frame::Seq { items, below, .. }) => {
+                *below = (*below).max(levels);
                 items.push(node);
                 Ok(())
             }
-            Some(Frame::Map { pairs, key, .. }) => {
+            Some(Frame::Map {
+                pairs, key, below, ..
+            }) => {
+                *below = (*below).max(levels);
                 match key.take() {
                     None => {
                         if matches!(node.value, Value::Seq(_) | Value::Map(_))

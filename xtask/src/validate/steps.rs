@@ -86,10 +86,16 @@ impl ChangeInfo {
             .ok()??;
         Some(blob.data)
     }
-    /// The bytes of `file` (absolute) on the new side: the fallback commit or the working tree.
+    /// The bytes of `file` (absolute) on the new side: the fallback commit or the working tree
+    /// (as git would commit it: a CRLF checkout under `core.autocrlf` reads as LF).
     fn head_bytes(&self, file: &Path) -> Option<Vec<u8>> {
         match &self.head_rev {
-            None => std::fs::read(file).ok(),
+            None => match &self.repo_root {
+                Some(repo) => {
+                    infx_diff::worktree_bytes_to_commit(repo, &relative_to(repo, file)).ok()
+                }
+                None => std::fs::read(file).ok(),
+            },
             Some(rev) => {
                 let rel = relative_to(self.repo_root.as_ref()?, file);
                 let repo = self.repo()?;
