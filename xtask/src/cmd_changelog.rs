@@ -199,7 +199,7 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
                         .ok_or_else(|| {
                             anyhow!("perf-changelog.yaml not found in {}", wd.display())
                         })?;
-                    let bytes = std::fs::read(wd.join(&rel))?;
+                    let bytes = infx_fs::read(&wd.join(&rel))?;
                     let root = Path::new(&rel)
                         .parent()
                         .unwrap_or(Path::new(""))
@@ -333,7 +333,11 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(e) => {
-                    eprintln!("error[changelog/plan-{}]: {}", e.stage, e.message);
+                    eprintln!(
+                        "error[changelog/plan-{}]: {}",
+                        e.stage,
+                        crate::hygiene::escape_line(&e.message)
+                    );
                     Ok(ExitCode::from(1))
                 }
             }
@@ -344,8 +348,9 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
             theirs,
             path,
         } => {
-            let read =
-                |p: &Path| std::fs::read(p).with_context(|| format!("reading {}", p.display()));
+            let read = |p: &Path| {
+                infx_fs::read_unconfined(p).with_context(|| format!("reading {}", p.display()))
+            };
             let (o, a, b) = (read(&ancestor)?, read(&ours)?, read(&theirs)?);
             // Keep the upstream branch's bytes first: when the current branch is the upstream
             // branch we are "ours"; when a feature branch merges main in, main is "theirs".
@@ -371,9 +376,13 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
                 }
                 MergeOutcome::Conflict { text, reason } => {
                     std::fs::write(&ours, text)?;
-                    eprintln!(
-                        "changelog merge driver: {}: {reason}",
+                    let what = format!(
+                        "{}: {reason}",
                         path.as_deref().unwrap_or("perf-changelog.yaml")
+                    );
+                    eprintln!(
+                        "changelog merge driver: {}",
+                        crate::hygiene::escape_line(&what)
                     );
                     Ok(ExitCode::from(1))
                 }
@@ -442,7 +451,7 @@ fn master_keys_from_dir(dir: &Path) -> Result<MasterKeys, String> {
     let mut texts = Vec::new();
     for m in infx_changelog::MASTER_CONFIGS {
         let p = dir.join(m);
-        let t = std::fs::read_to_string(&p)
+        let t = infx_fs::read_to_string(&p)
             .map_err(|e| format!("Input file '{m}' does not exist. ({e})"))?;
         texts.push((m, t));
     }
@@ -487,7 +496,7 @@ pub fn install_merge_driver(args: InstallArgs) -> anyhow::Result<ExitCode> {
         &format!("{} changelog merge-driver %O %A %B %P", args.command),
     ])?;
     let attrs = wd.join(".gitattributes");
-    let existing = std::fs::read_to_string(&attrs).unwrap_or_default();
+    let existing = infx_fs::read_to_string(&attrs).unwrap_or_default();
     let missing: Vec<&str> = ATTRIBUTES
         .iter()
         .copied()

@@ -89,7 +89,7 @@ impl ChangeInfo {
     /// The bytes of `file` (absolute) on the new side: the fallback commit or the working tree.
     fn head_bytes(&self, file: &Path) -> Option<Vec<u8>> {
         match &self.head_rev {
-            None => std::fs::read(file).ok(),
+            None => infx_fs::read(file).ok(),
             Some(rev) => {
                 let rel = relative_to(self.repo_root.as_ref()?, file);
                 let repo = self.repo()?;
