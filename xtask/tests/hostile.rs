@@ -324,3 +324,35 @@ fn forged_workflow_commands_in_dry_run_output_stay_on_their_line() {
         "a forged workflow command line:\n{all}"
     );
 }
+
+#[test]
+fn symlink_to_the_checkout_token_in_git_config_is_refused() {
+    // actions/checkout leaves the job's token in .git/config; the link stays inside the
+    // repository, so confinement alone would not stop it.
+    let (tmp, t) = tree();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(tmp.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", tmp.path())
+            .output()
+            .unwrap()
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&[
+        "config",
+        "http.extraheader",
+        &format!("AUTHORIZATION: basic {SECRET}"),
+    ]);
+    symlink("../../../.git/config", lane_dir(&t).join("token.yaml")).unwrap();
+    for r in [validate(&t), run(&["review", "check", "--root", s(&t)])] {
+        let all = r.all();
+        assert!(!all.contains(SECRET), "the token leaked:\n{all}");
+        assert_eq!(r.code, Some(1), "{all}");
+        assert!(all.contains("fs/outside-root"), "{all}");
+    }
+}

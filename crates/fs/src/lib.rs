@@ -176,9 +176,16 @@ pub fn is_confining() -> bool {
     !ROOTS.read().unwrap_or_else(|p| p.into_inner()).is_empty()
 }
 
+/// Inside a registered root, and not inside a `.git` folder there: CI checkouts keep the job's
+/// token in `.git/config` (docs/security.md), so a link to it is as bad as one leaving the root.
 fn is_confined(canon: &Path) -> bool {
     let roots = ROOTS.read().unwrap_or_else(|p| p.into_inner());
-    roots.is_empty() || roots.iter().any(|r| canon.starts_with(r))
+    roots.is_empty()
+        || roots.iter().any(|r| {
+            canon
+                .strip_prefix(r)
+                .is_ok_and(|rest| !rest.components().any(|c| c.as_os_str() == ".git"))
+        })
 }
 
 /// The first symlink on `path`'s way down whose resolution leaves the roots: the link to name.

@@ -222,3 +222,21 @@ fn unconfined_reads_still_refuse_fifos_and_oversized_files() {
         .unwrap();
     assert_eq!(read_unconfined(&big).unwrap_err().code(), "fs/too-large");
 }
+
+#[test]
+fn symlink_into_the_git_folder_is_refused() {
+    let dir = tree(&[".git/config", "configs/a.yaml"]);
+    std::fs::write(
+        dir.path().join(".git/config"),
+        "[http]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n",
+    )
+    .unwrap();
+    let link = dir.path().join("configs/git.yaml");
+    symlink("../.git/config", &link).unwrap();
+    let e = read(&link).unwrap_err();
+    assert_eq!(e.code(), "fs/outside-root");
+    assert_eq!(e.path, link);
+    let walk = walk_yaml(&dir.path().join("configs"));
+    assert_eq!(rel(dir.path(), &walk.files), ["configs/a.yaml"]);
+    assert_eq!(walk.problems[0].code(), "fs/outside-root");
+}
