@@ -356,3 +356,22 @@ fn symlink_to_the_checkout_token_in_git_config_is_refused() {
         assert!(all.contains("fs/outside-root"), "{all}");
     }
 }
+
+#[test]
+fn oversized_file_is_refused_before_reading_and_never_echoed() {
+    let (_tmp, t) = tree();
+    // 17 MiB on one line: over the 16 MiB limit.
+    let big = lane_dir(&t).join("big.yaml");
+    let line = format!("k: {}\n", "x".repeat(17 * 1024 * 1024));
+    std::fs::write(&big, &line).unwrap();
+    for r in [validate(&t), run(&["review", "check", "--root", s(&t)])] {
+        let all = r.all();
+        assert_eq!(r.code, Some(1), "{}", &all[..all.len().min(2000)]);
+        assert!(
+            all.contains("fs/too-large"),
+            "{}",
+            &all[..all.len().min(2000)]
+        );
+        assert!(all.len() < 64 * 1024, "{} bytes of output", all.len());
+    }
+}
