@@ -210,7 +210,7 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
                         .ok_or_else(|| {
                             anyhow!("perf-changelog.yaml not found in {}", wd.display())
                         })?;
-                    let bytes = std::fs::read(wd.join(&rel))?;
+                    let bytes = infx_fs::read(&wd.join(&rel))?;
                     let root = Path::new(&rel)
                         .parent()
                         .unwrap_or(Path::new(""))
@@ -344,7 +344,11 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(e) => {
-                    eprintln!("error[changelog/plan-{}]: {}", e.stage, e.message);
+                    eprintln!(
+                        "error[changelog/plan-{}]: {}",
+                        e.stage,
+                        crate::hygiene::escape_line(&e.message)
+                    );
                     Ok(ExitCode::from(1))
                 }
             }
@@ -355,8 +359,9 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
             theirs,
             path,
         } => {
-            let read =
-                |p: &Path| std::fs::read(p).with_context(|| format!("reading {}", p.display()));
+            let read = |p: &Path| {
+                infx_fs::read_unconfined(p).with_context(|| format!("reading {}", p.display()))
+            };
             let (o, a, b) = (read(&ancestor)?, read(&ours)?, read(&theirs)?);
             // Which side is upstream follows from what git is doing (docs/changelog.md, "The
             // merge driver"), never from whether HEAD happens to be detached.
@@ -368,9 +373,13 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
                 }
                 MergeOutcome::Conflict { text, reason } => {
                     std::fs::write(&ours, text)?;
-                    eprintln!(
-                        "changelog merge driver: {}: {reason}",
+                    let what = format!(
+                        "{}: {reason}",
                         path.as_deref().unwrap_or("perf-changelog.yaml")
+                    );
+                    eprintln!(
+                        "changelog merge driver: {}",
+                        crate::hygiene::escape_line(&what)
                     );
                     Ok(ExitCode::from(1))
                 }
@@ -488,7 +497,7 @@ fn master_keys_from_dir(dir: &Path) -> Result<MasterKeys, String> {
     let mut texts = Vec::new();
     for m in infx_changelog::MASTER_CONFIGS {
         let p = dir.join(m);
-        let t = std::fs::read_to_string(&p)
+        let t = infx_fs::read_to_string(&p)
             .map_err(|e| format!("Input file '{m}' does not exist. ({e})"))?;
         texts.push((m, t));
     }
@@ -533,7 +542,7 @@ pub fn install_merge_driver(args: InstallArgs) -> anyhow::Result<ExitCode> {
         &format!("{} changelog merge-driver %O %A %B %P", args.command),
     ])?;
     let attrs = wd.join(".gitattributes");
-    let existing = std::fs::read_to_string(&attrs).unwrap_or_default();
+    let existing = infx_fs::read_to_string(&attrs).unwrap_or_default();
     let missing: Vec<&str> = ATTRIBUTES
         .iter()
         .copied()

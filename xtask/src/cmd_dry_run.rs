@@ -200,12 +200,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 DryFormat::Text => {
                     let label = if v.variant.label.is_empty() { "recipe".to_string() } else { v.variant.label.clone() };
                     let name = v.variant.name.clone().unwrap_or_else(|| "<no name>".into());
-                    println!("[{}/{total}] {label}: {name}{}", i + 1, if bad { "  (invalid)" } else { "" });
+                    let head = format!("[{}/{total}] {label}: {name}{}", i + 1, if bad { "  (invalid)" } else { "" });
+                    // Names and rendered values come from the recipe: no forged lines.
+                    println!("{}", crate::hygiene::escape_line(&head));
                     if !v.diagnostics.is_empty() {
                         print!("{}", output::render(&v.diagnostics, &sources, Format::Human));
                     }
                     if !args.quiet {
-                        print!("{}", v.rendered.to_text());
+                        print!("{}", crate::hygiene::escape_lines(&v.rendered.to_text()));
                     }
                 }
                 DryFormat::Json => jv.push(serde_json::json!({

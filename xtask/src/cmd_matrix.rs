@@ -310,7 +310,7 @@ fn print_findings(findings: &[infx_report::Diagnostic], base: &Path) {
     for d in findings {
         if let Some(p) = &d.path
             && !sources.contains(p)
-            && let Ok(text) = std::fs::read_to_string(base.join(p))
+            && let Ok(text) = infx_fs::read_to_string(&base.join(p))
         {
             sources.insert(p.clone(), text);
         }
@@ -363,7 +363,7 @@ pub fn run(cmd: MatrixCommand) -> anyhow::Result<ExitCode> {
                 Some(d) if d.path.is_some() => {
                     let mut sources = infx_report::SourceMap::default();
                     if let Some(p) = &d.path
-                        && let Ok(text) = std::fs::read_to_string(root.join(p))
+                        && let Ok(text) = infx_fs::read_to_string(&root.join(p))
                     {
                         sources.insert(p.clone(), text);
                     }
@@ -376,7 +376,7 @@ pub fn run(cmd: MatrixCommand) -> anyhow::Result<ExitCode> {
                         )
                     );
                 }
-                _ => eprintln!("error: {}", f.message),
+                _ => eprintln!("error: {}", crate::hygiene::escape_line(&f.message)),
             }
             Ok(ExitCode::from(f.code))
         }

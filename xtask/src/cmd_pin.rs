@@ -62,7 +62,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let files = match collect_files(&args.root, &args.paths) {
         Ok(f) => f,
-        Err(e) => return Ok(usage(&e)),
+        Err(Refused::Usage(e)) => return Ok(usage(&e)),
+        // An unreadable folder or a refused file is a failure of the tree, not of the command
+        // line: exit 1, not the usage code 2.
+        Err(Refused::Tree(e)) => {
+            eprintln!("error: {}", crate::hygiene::escape_line(&e));
+            return Ok(ExitCode::from(1));
+        }
     };
     let client = registry_client(
         args.hermetic,
@@ -140,15 +146,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let mut out = std::io::stdout().lock();
     for c in &plan.changes {
-        writeln!(
-            out,
+        // File names and references come from the tree: one line each, no forged commands.
+        let line = format!(
             "{}:{}:{}: {} -> {}",
             c.path.display(),
             c.span.start.line,
             c.span.start.col,
             c.before,
             c.after
-        )?;
+        );
+        writeln!(out, "{}", crate::hygiene::escape_line(&line))?;
     }
     if !args.dry_run {
         pin::write_all(&plan.files).map_err(|e| anyhow::anyhow!("writing pins: {e}"))?;
@@ -233,24 +240,37 @@ fn parse_overrides(list: &[String]) -> Result<BTreeMap<String, String>, String> 
     Ok(out)
 }
 
-fn collect_files(root: &Path, paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+/// Why no file list came out of the arguments.
+enum Refused {
+    /// The command line names nothing usable (exit 2).
+    Usage(String),
+    /// The tree could not be read as the command line asks (exit 1).
+    Tree(String),
+}
+
+fn collect_files(root: &Path, paths: &[PathBuf]) -> Result<Vec<PathBuf>, Refused> {
     if paths.is_empty() {
         if !root.is_dir() {
-            return Err(format!(
+            return Err(Refused::Usage(format!(
                 "{} is not a directory (use --root or give PATHS)",
                 root.display()
-            ));
+            )));
         }
-        return pin::discover(root).map_err(|e| format!("reading {}: {e}", root.display()));
+        return pin::discover(root)
+            .map_err(|e| Refused::Tree(format!("reading {}: {e}", root.display())));
     }
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
-            pin::yaml_files(p, &mut out).map_err(|e| format!("reading {}: {e}", p.display()))?;
+            pin::yaml_files(p, &mut out)
+                .map_err(|e| Refused::Tree(format!("reading {}: {e}", p.display())))?;
         } else if p.is_file() {
             out.push(p.clone());
         } else {
-            return Err(format!("{}: no such file or directory", p.display()));
+            return Err(Refused::Usage(format!(
+                "{}: no such file or directory",
+                p.display()
+            )));
         }
     }
     Ok(out)
@@ -270,7 +290,10 @@ fn load_credentials() -> BTreeMap<String, Credential> {
             .and_then(|t| infx_image::parse_docker_config(&t))
         {
             Ok(c) => creds = c,
-            Err(e) => eprintln!("warning: ignoring {}: {e}", file.display()),
+            Err(e) => eprintln!(
+                "warning: ignoring {}",
+                crate::hygiene::escape_line(&format!("{}: {e}", file.display()))
+            ),
         }
     }
     if let (Ok(host), Ok(user), Ok(pass)) = (

@@ -319,7 +319,9 @@ fn run_owners(a: OwnersArgs) -> anyhow::Result<ExitCode> {
                 Some(r) => (format!("line {}", r.line), "catch-all"),
                 None => ("-".to_string(), "unowned"),
             };
-            println!("{}\t{}\t{kind} ({line})", po.path, po.owners().join(" "));
+            // Paths are the PR's file names: a newline in one must not forge a line.
+            let row = format!("{}\t{}\t{kind} ({line})", po.path, po.owners().join(" "));
+            println!("{}", crate::hygiene::escape_line(&row));
         }
         let specific = owners.iter().filter(|p| p.is_specific()).count();
         println!(
@@ -354,7 +356,7 @@ fn run_owners(a: OwnersArgs) -> anyhow::Result<ExitCode> {
         let ok = !diags.iter().any(|d| d.is_error());
         let mut sources = SourceMap::new();
         if let Some((abs, shown)) = load::find_codeowners(&root) {
-            sources.insert(shown, std::fs::read_to_string(abs).unwrap_or_default());
+            sources.insert(shown, infx_fs::read_to_string(&abs).unwrap_or_default());
         }
         print(&mut diags, &sources, a.format);
         if a.format == Format::Human {
@@ -386,8 +388,8 @@ fn run_pareto(a: ParetoArgs) -> anyhow::Result<ExitCode> {
     let mut curves = Vec::new();
     let mut diags = Vec::new();
     for p in &a.artifacts {
-        let text =
-            std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+        let text = infx_fs::read_unconfined_to_string(p)
+            .with_context(|| format!("reading {}", p.display()))?;
         let json: serde_json::Value = match serde_json::from_str(&text) {
             Ok(j) => j,
             Err(e) => {

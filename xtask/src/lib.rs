@@ -4,11 +4,14 @@
 pub mod cmd_changelog;
 pub mod cmd_diff_check;
 pub mod cmd_dry_run;
+pub mod cmd_fuzz;
 pub mod cmd_matrix;
 pub mod cmd_pin;
 pub mod cmd_review;
 pub mod cmd_test;
+pub mod confine;
 pub mod conformance;
+pub mod hygiene;
 pub mod output;
 pub mod paths;
 pub mod validate;
@@ -54,6 +57,8 @@ pub enum Command {
     Conformance(conformance::Args),
     /// Run the whole test suite (the README's test command).
     Test(cmd_test::Args),
+    /// Build the fuzz targets in fuzz/ (nightly) and run each for a while.
+    Fuzz(cmd_fuzz::Args),
 }
 
 /// Parses `args` (including the program name) and runs the subcommand.
@@ -71,6 +76,9 @@ where
             return ExitCode::from(code);
         }
     };
+    // A pull request's tree is hostile input: from here on no file outside the repository is
+    // read (docs/security.md).
+    confine::confine(&cli.command);
     let result = match cli.command {
         Command::Validate(a) => validate::run(a),
         Command::Matrix(a) => cmd_matrix::run(a),
@@ -82,6 +90,7 @@ where
         Command::Review(a) => cmd_review::run(a),
         Command::Conformance(a) => conformance::run(a),
         Command::Test(a) => cmd_test::run(a),
+        Command::Fuzz(a) => cmd_fuzz::run(a),
     };
     match result {
         Ok(code) => code,

@@ -3,6 +3,23 @@
 
 use std::process::ExitCode;
 
+/// Exit code of a run whose stdout closed under it before it could finish (`| head -1`): not
+/// a pass, since the run did not complete (docs/security.md, "Output").
+const STDOUT_CLOSED: u8 = 1;
+
 fn main() -> ExitCode {
-    xtask::main_with_args(std::env::args_os())
+    // `print!` panics when the reader of stdout has gone; that is no crash to report.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !xtask::hygiene::is_broken_pipe_panic(info.payload()) {
+            default_hook(info);
+        }
+    }));
+    match std::panic::catch_unwind(|| xtask::main_with_args(std::env::args_os())) {
+        Ok(code) => code,
+        Err(payload) if xtask::hygiene::is_broken_pipe_panic(payload.as_ref()) => {
+            ExitCode::from(STDOUT_CLOSED)
+        }
+        Err(payload) => std::panic::resume_unwind(payload),
+    }
 }

@@ -176,12 +176,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let report = validate(&opts);
     let diags = report.diagnostics();
     let rendered = output::render(&diags, &report.sources.0, args.format);
-    print!("{rendered}");
+    // A reader that went away (`| head -1`) ends the output, not the verdict.
+    crate::hygiene::print_stdout(&rendered);
     let summary = summary_text(&report);
     match args.format {
         // Machine formats keep stdout parseable; the summary goes to stderr.
         Format::Json => eprint!("{summary}"),
-        Format::Human | Format::Github => print!("{summary}"),
+        Format::Human | Format::Github => crate::hygiene::print_stdout(&summary),
     }
     Ok(if report.has_errors() {
         ExitCode::from(1)
@@ -484,7 +485,7 @@ pub fn validate(opts: &Options) -> Report {
                         p.clone()
                     };
                     if !sources.contains(&shown)
-                        && let Ok(text) = std::fs::read_to_string(&abs)
+                        && let Ok(text) = infx_fs::read_to_string(&abs)
                     {
                         sources.insert(&shown, text);
                     }
@@ -539,7 +540,7 @@ fn parse_files(files: &[PathBuf]) -> (Vec<Document>, Vec<Diagnostic>, Vec<(PathB
         match loaded {
             Ok(doc) => docs.push(doc),
             Err(d) => {
-                if let Ok(text) = std::fs::read_to_string(f) {
+                if let Ok(text) = infx_fs::read_to_string(f) {
                     raw.push((f.clone(), text));
                 }
                 diags.push(d);
@@ -643,17 +644,11 @@ fn is_image_bearing(root: &Path, p: &Path) -> bool {
     let s = rel.to_string_lossy();
     s.ends_with("-master.yaml") || s.starts_with("benchmarks/")
 }
-/// Every YAML file under `dir`; a directory that cannot be listed is an error finding (its
-/// files would otherwise silently drop out of the check).
+/// Every YAML file under `dir`; a folder that cannot be listed, a symlink out of the
+/// repository or into its own ancestry, a FIFO: each is an error finding naming that path (its
+/// files would otherwise silently drop out of the check; docs/security.md).
 fn yaml_files(dir: &Path, diags: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
-    infx_yaml::yaml_files(dir).unwrap_or_else(|e| {
-        diags.push(
-            Diagnostic::error(
-                "yaml/io",
-                format!("cannot list the YAML files under {}: {e}", dir.display()),
-            )
-            .with_path(dir),
-        );
-        Vec::new()
-    })
+    let walk = infx_yaml::walk_yaml(dir);
+    diags.extend(walk.problems.iter().map(infx_fs::FsError::to_diagnostic));
+    walk.files
 }

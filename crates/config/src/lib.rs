@@ -268,37 +268,42 @@ struct Markers {
     oct_keys: bool,
 }
 
-fn scan(n: &Node, found: &mut Markers) {
-    match &n.value {
-        infx_yaml::Value::Map(m) => {
-            for (k, _, v) in m.iter() {
-                match k {
-                    "srt-recipe-dir" => found.recipe_dir = true,
-                    "srt-recipe" | "eval-srt-recipe" => {
-                        found.oct_keys = true;
-                        if v.as_str().is_some_and(|s| {
-                            s.starts_with("benchmarks/") || s.starts_with("recipes/")
-                        }) {
-                            found.legacy = true;
+/// Every node of the tree, with an explicit stack: a hostile file nested a million levels
+/// deep must not overflow the call stack (docs/security.md).
+fn scan(root: &Node, found: &mut Markers) {
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        match &n.value {
+            infx_yaml::Value::Map(m) => {
+                for (k, _, v) in m.iter() {
+                    match k {
+                        "srt-recipe-dir" => found.recipe_dir = true,
+                        "srt-recipe" | "eval-srt-recipe" => {
+                            found.oct_keys = true;
+                            if v.as_str().is_some_and(|s| {
+                                s.starts_with("benchmarks/") || s.starts_with("recipes/")
+                            }) {
+                                found.legacy = true;
+                            }
                         }
+                        "worker" | "num-nodes" | "require-power" => found.oct_keys = true,
+                        _ => {}
                     }
-                    "worker" | "num-nodes" | "require-power" => found.oct_keys = true,
-                    _ => {}
+                    stack.push(v);
                 }
-                scan(v, found);
             }
-        }
-        infx_yaml::Value::Seq(items) => {
-            for it in items {
-                if it.as_str().is_some_and(|s| {
-                    s.starts_with("CONFIG_FILE=") || s.starts_with("EVAL_CONFIG_FILE=")
-                }) {
-                    found.legacy = true;
+            infx_yaml::Value::Seq(items) => {
+                for it in items {
+                    if it.as_str().is_some_and(|s| {
+                        s.starts_with("CONFIG_FILE=") || s.starts_with("EVAL_CONFIG_FILE=")
+                    }) {
+                        found.legacy = true;
+                    }
+                    stack.push(it);
                 }
-                scan(it, found);
             }
+            _ => {}
         }
-        _ => {}
     }
 }
 

@@ -20,11 +20,12 @@ pub fn discover(root: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let configs = root.join("configs");
     if configs.is_dir() {
-        let mut masters: Vec<PathBuf> = std::fs::read_dir(&configs)?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file() && sites::is_master_config(p))
+        // infx-fs lists the folder (confined, sorted; docs/security.md) and `load` refuses
+        // what is not a regular file.
+        let masters: Vec<PathBuf> = infx_fs::list_dir(&configs)?
+            .into_iter()
+            .filter(|p| !p.is_dir() && sites::is_master_config(p))
             .collect();
-        masters.sort();
         out.extend(masters);
         yaml_files(&configs.join("srt-recipes"), &mut out)?;
     }
@@ -289,7 +290,7 @@ pub fn write_all(files: &[FileUpdate]) -> std::io::Result<()> {
             fh.sync_all()?;
         }
         for f in files {
-            if std::fs::read_to_string(&f.path)? != f.original {
+            if infx_fs::read_to_string(&f.path)? != f.original {
                 return Err(std::io::Error::other(format!(
                     "{} changed while pinning; nothing written",
                     f.path.display()

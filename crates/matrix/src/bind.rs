@@ -123,6 +123,10 @@ pub fn bind(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> BindReport {
     let mut usage: BTreeMap<String, (Vec<String>, HashMap<String, usize>)> = BTreeMap::new();
     let mut reported: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut composed: HashMap<(String, Lane), Result<RecipeFile, ()>> = HashMap::new();
+    // Expansion copies the lane content into every variant: once per (file, lane, selector),
+    // not once per point, so a huge lane block costs linear time (docs/security.md).
+    let mut expanded: HashMap<(String, Lane, String), Result<Vec<Variant>, Diagnostic>> =
+        HashMap::new();
 
     for (index, (row, origin)) in points.iter().enumerate() {
         if row.get("eval-only").is_some_and(Json::truthy) {
@@ -191,18 +195,22 @@ pub fn bind(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> BindReport {
             continue;
         };
         // B4.
-        let variants =
-            match composed_file.expand_with(r.selector.as_ref(), ExpandOptions::inferencex()) {
-                Ok(v) => v,
-                Err(d) => {
-                    diags.push(at(Diagnostic::error(
-                        "matrix/recipe-variants",
-                        format!("{}: {reference}: {}", origin.key, d.message),
-                    )
-                    .with_help("fix the selector or the recipe's variant blocks")));
-                    continue;
-                }
-            };
+        let selector_key = format!("{:?}", r.selector);
+        let variants = match expanded
+            .entry((path.clone(), lane, selector_key))
+            .or_insert_with(|| {
+                composed_file.expand_with(r.selector.as_ref(), ExpandOptions::inferencex())
+            }) {
+            Ok(v) => &*v,
+            Err(d) => {
+                diags.push(at(Diagnostic::error(
+                    "matrix/recipe-variants",
+                    format!("{}: {reference}: {}", origin.key, d.message),
+                )
+                .with_help("fix the selector or the recipe's variant blocks")));
+                continue;
+            }
+        };
         let conc: Vec<i64> = match row.get("conc") {
             Some(Json::Int(c)) => vec![*c],
             Some(Json::List(l)) => l.iter().filter_map(Json::as_i64).collect(),
@@ -214,7 +222,7 @@ pub fn bind(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> BindReport {
                 .entry(path.clone())
                 .or_insert_with(|| (Vec::new(), HashMap::new()));
             if r.selector.is_none() {
-                for v in &variants {
+                for v in variants {
                     if !entry.0.contains(&v.label) {
                         entry.0.push(v.label.clone());
                     }
@@ -275,7 +283,7 @@ pub fn bind(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> BindReport {
             .with_help(
                 "add a selector (base, override_<name> or zip_override_<name>[<i>]) to srt-recipe",
             );
-            for v in &variants {
+            for v in variants {
                 d = d.with_note(label(v));
             }
             diags.push(at(d));

@@ -257,52 +257,105 @@ fn dram_diag(path: &std::path::Path, at: &Node, key_path: &str, value: &str) -> 
     ))
 }
 
+/// One step on the way from the fragment's root to a node, for key paths built only when a
+/// diagnostic needs one.
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// The key path of crumb `at` (`a.b[2].c`), below `prefix`.
+fn key_path(prefix: &str, crumbs: &[(usize, Step<'_>)], mut at: usize) -> String {
+    let mut steps = Vec::new();
+    while at != usize::MAX {
+        let (up, step) = &crumbs[at];
+        steps.push(step);
+        at = *up;
+    }
+    let mut p = prefix.to_string();
+    for s in steps.into_iter().rev() {
+        p = match s {
+            Step::Key(k) => join_key(&p, k),
+            Step::Index(i) => join_index(&p, *i),
+        };
+    }
+    p
+}
+
+/// The `'@dram.*'` rule over every node below `root`. Iterative, with key paths kept as parent
+/// links: a fragment nested a million levels deep costs memory linear in its size and no call
+/// stack (docs/security.md).
 fn check_dram(
-    n: &Node,
+    root: &Node,
     p: &str,
     path: &std::path::Path,
     out: &mut Vec<Diagnostic>,
     parent: Option<&str>,
 ) {
-    match &n.value {
-        Value::Map(m) => {
-            for (k, _, v) in m.iter() {
-                let kp = join_key(p, k);
-                if dram_key(k, parent) {
-                    match v.as_str() {
-                        Some(s) if is_dram_ref(s) => {}
-                        _ => out.push(dram_diag(path, v, &kp, &py_repr(v))),
+    // (node, crumb of the node (usize::MAX: the root), the key of its closest mapping)
+    let mut crumbs: Vec<(usize, Step<'_>)> = Vec::new();
+    let mut stack: Vec<(&Node, usize, Option<&str>)> = vec![(root, usize::MAX, parent)];
+    while let Some((n, at, parent)) = stack.pop() {
+        // Children are pushed in reverse, so diagnostics keep the document order.
+        let mut children = Vec::new();
+        match &n.value {
+            Value::Map(m) => {
+                for (k, _, v) in m.iter() {
+                    crumbs.push((at, Step::Key(k)));
+                    let here = crumbs.len() - 1;
+                    if dram_key(k, parent) {
+                        match v.as_str() {
+                            Some(s) if is_dram_ref(s) => {}
+                            _ => out.push(dram_diag(
+                                path,
+                                v,
+                                &key_path(p, &crumbs, here),
+                                &py_repr(v),
+                            )),
+                        }
+                        continue;
                     }
-                    continue;
+                    children.push((v, here, Some(k)));
                 }
-                check_dram(v, &kp, path, out, Some(k));
             }
-        }
-        Value::Seq(items) => {
-            for (i, it) in items.iter().enumerate() {
-                let prev = i.checked_sub(1).and_then(|j| items[j].as_str());
-                if let Some(flag) = prev
-                    && flag.starts_with("--")
-                    && dram_key(flag, None) | dram_key(flag.trim_start_matches('-'), None)
-                    && !it.as_str().is_some_and(is_dram_ref)
+            Value::Seq(items) => {
+                for (i, it) in items.iter().enumerate() {
+                    crumbs.push((at, Step::Index(i)));
+                    let here = crumbs.len() - 1;
+                    let prev = i.checked_sub(1).and_then(|j| items[j].as_str());
+                    if let Some(flag) = prev
+                        && flag.starts_with("--")
+                        && dram_key(flag, None) | dram_key(flag.trim_start_matches('-'), None)
+                        && !it.as_str().is_some_and(is_dram_ref)
+                    {
+                        out.push(dram_diag(
+                            path,
+                            it,
+                            &key_path(p, &crumbs, here),
+                            &py_repr(it),
+                        ));
+                        continue;
+                    }
+                    children.push((it, here, parent));
+                }
+            }
+            Value::Str(s) if s.trim_start().starts_with('{') => {
+                // serde_json refuses nesting deeper than 128 levels: json_dram's recursion is
+                // bounded.
+                if let Ok(serde_json::Value::Object(obj)) =
+                    serde_json::from_str::<serde_json::Value>(s)
                 {
-                    out.push(dram_diag(path, it, &join_index(p, i), &py_repr(it)));
-                    continue;
-                }
-                check_dram(it, &join_index(p, i), path, out, parent);
-            }
-        }
-        Value::Str(s) if s.trim_start().starts_with('{') => {
-            if let Ok(serde_json::Value::Object(obj)) = serde_json::from_str::<serde_json::Value>(s)
-            {
-                let mut bad = Vec::new();
-                json_dram(&obj, None, &mut bad);
-                for (k, v) in bad {
-                    out.push(dram_diag(path, n, &format!("{p} (JSON key {k})"), &v));
+                    let mut bad = Vec::new();
+                    json_dram(&obj, None, &mut bad);
+                    let kp = key_path(p, &crumbs, at);
+                    for (k, v) in bad {
+                        out.push(dram_diag(path, n, &format!("{kp} (JSON key {k})"), &v));
+                    }
                 }
             }
+            _ => {}
         }
-        _ => {}
+        stack.extend(children.into_iter().rev());
     }
 }
 

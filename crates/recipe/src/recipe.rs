@@ -196,11 +196,18 @@ fn read_text(full: &Path, shown: &Path) -> Result<String, Diagnostic> {
 
 /// Loads a recipe file given on the command line (no root restriction).
 pub fn load_recipe_file(path: &Path) -> Result<RecipeFile, Diagnostic> {
-    if !path.is_file() {
+    // A directory or FIFO is not "missing": infx-fs names what it is.
+    if !path.exists() {
         return Err(missing(path, &path.display().to_string()));
     }
-    let bytes = std::fs::read(path).map_err(|e| {
-        code_err("recipe/io", format!("cannot read {}: {e}", path.display())).with_path(path)
+    // infx-fs: regular files only, size-limited, confined when the command confines
+    // (docs/security.md).
+    let bytes = infx_fs::read(path).map_err(|e| {
+        let code = match e.kind {
+            infx_fs::FsErrorKind::Unreadable => "recipe/io",
+            _ => e.code(),
+        };
+        code_err(code, e.message.clone()).with_path(path)
     })?;
     let text = String::from_utf8(bytes)
         .map_err(|_| code_err("yaml/encoding", "file is not valid UTF-8").with_path(path))?;

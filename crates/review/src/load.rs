@@ -15,8 +15,9 @@ use std::sync::Arc;
 
 /// Reads a YAML file and names it by `rel` (the path diagnostics show).
 pub fn load_doc(abs: &Path, rel: &Path) -> Result<Document, Diagnostic> {
-    let text = std::fs::read_to_string(abs).map_err(|e| {
-        Diagnostic::error("review/io", format!("cannot read {}: {e}", abs.display())).with_path(rel)
+    // infx-fs: confined to the repository, regular files only, size-limited (docs/security.md).
+    let text = infx_fs::read_to_string(abs).map_err(|e| {
+        Diagnostic::error("review/io", format!("cannot read {}: {e}", rel.display())).with_path(rel)
     })?;
     // Duplicate keys are the YAML check's finding; here PyYAML's reading (last value wins) is
     // what the launcher sees.
@@ -32,9 +33,33 @@ pub fn load_doc(abs: &Path, rel: &Path) -> Result<Document, Diagnostic> {
     })
 }
 
-fn yaml_files_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    // An unreadable directory holds no input for review; the YAML check reports files.
-    out.extend(infx_yaml::yaml_files(dir).unwrap_or_default());
+fn yaml_files_under(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
+    // A folder that cannot be walked is an error: its recipes would otherwise silently drop
+    // out of review and the check would pass on nothing (docs/security.md).
+    let walk = infx_yaml::walk_yaml(dir);
+    diags.extend(walk.problems.iter().map(infx_fs::FsError::to_diagnostic));
+    out.extend(walk.files);
+}
+
+/// True when `p` exists; an error (other than absence) in finding out is reported, so that an
+/// unreadable `configs/` is not mistaken for one without master configs.
+fn present(p: &Path, diags: &mut Vec<Diagnostic>) -> bool {
+    match std::fs::symlink_metadata(p) {
+        Ok(_) => true,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(e) => {
+            let dir = p.parent().unwrap_or(p);
+            diags.push(
+                Diagnostic::error(
+                    "fs/unreadable",
+                    format!("cannot read the folder {}: {e}", dir.display()),
+                )
+                .with_path(dir)
+                .with_help("check the permissions of the folder"),
+            );
+            false
+        }
+    }
 }
 
 fn rel(root: &Path, p: &Path) -> PathBuf {
@@ -66,7 +91,7 @@ pub fn find_codeowners(root: &Path) -> Option<(PathBuf, PathBuf)> {
 /// Parses the CODEOWNERS file of a tree, if any.
 pub fn load_codeowners(root: &Path, diags: &mut Vec<Diagnostic>) -> Option<CodeOwners> {
     let (abs, shown) = find_codeowners(root)?;
-    match std::fs::read_to_string(&abs) {
+    match infx_fs::read_to_string(&abs) {
         Ok(text) => {
             let (co, d) = codeowners::parse(&shown, &text);
             diags.extend(d);
@@ -94,7 +119,7 @@ pub fn load_golden(root: &Path, diags: &mut Vec<Diagnostic>) -> Golden {
     ];
     for dir in dirs.iter().filter(|d| d.is_dir()) {
         let mut files = Vec::new();
-        yaml_files_under(dir, &mut files);
+        yaml_files_under(dir, &mut files, diags);
         for f in files {
             let Some(stem) = f.file_stem().map(|s| s.to_string_lossy().to_string()) else {
                 continue;
@@ -124,7 +149,7 @@ pub fn load_tree(root: &Path) -> (ReviewInputs, Vec<Diagnostic>) {
     let mut inputs = ReviewInputs::default();
     for name in ["nvidia-master.yaml", "amd-master.yaml"] {
         let abs = root.join("configs").join(name);
-        if abs.is_file() {
+        if present(&abs, &mut diags) {
             match load_doc(&abs, &rel(root, &abs)) {
                 Ok(d) => inputs.masters.push(d),
                 Err(d) => diags.push(d),
@@ -136,7 +161,7 @@ pub fn load_tree(root: &Path) -> (ReviewInputs, Vec<Diagnostic>) {
         "benchmarks/multi_node/srt-slurm-recipes",
         "benchmarks/single_node/srt-slurm-recipes",
     ] {
-        yaml_files_under(&root.join(sub), &mut recipe_files);
+        yaml_files_under(&root.join(sub), &mut recipe_files, &mut diags);
     }
     for f in recipe_files {
         match load_doc(&f, &rel(root, &f)) {
@@ -145,7 +170,7 @@ pub fn load_tree(root: &Path) -> (ReviewInputs, Vec<Diagnostic>) {
         }
     }
     let mut lanes = Vec::new();
-    yaml_files_under(&root.join("configs/srt-recipes"), &mut lanes);
+    yaml_files_under(&root.join("configs/srt-recipes"), &mut lanes, &mut diags);
     for f in lanes {
         match load_doc(&f, &rel(root, &f)) {
             Ok(d) => inputs.lanes.push(d),
@@ -162,11 +187,11 @@ pub fn load_tree(root: &Path) -> (ReviewInputs, Vec<Diagnostic>) {
 pub fn load_waivers(root: &Path) -> Waivers {
     let mut w = Waivers::new();
     let dir = root.join("docs/waiver");
-    let Ok(rd) = std::fs::read_dir(&dir) else {
+    // No waiver folder (or an unreadable one) waives nothing: fail closed.
+    let Ok(entries) = infx_fs::list_dir(&dir) else {
         return w;
     };
-    for e in rd.flatten() {
-        let p = e.path();
+    for p in entries {
         let Some(n) = p
             .file_stem()
             .and_then(|s| s.to_str())
@@ -175,7 +200,7 @@ pub fn load_waivers(root: &Path) -> Waivers {
             continue;
         };
         if p.extension().is_some_and(|x| x == "md")
-            && let Ok(text) = std::fs::read_to_string(&p)
+            && let Ok(text) = infx_fs::read_to_string(&p)
         {
             w.insert(n, (format!("docs/waiver/{n}.md"), text));
         }

@@ -10,15 +10,15 @@ mod edit;
 mod load;
 mod resolve;
 mod value;
-mod walk;
 
 pub use edit::{Edit, apply_edits};
+/// The one walker and reader of tree files (docs/security.md).
+pub use infx_fs::{FsError, Walk, walk_yaml, yaml_files};
 pub use infx_report::{Pos, Span};
 pub use load::{
     DEFAULT_ALIAS_BUDGET, LoadOptions, MAX_NESTING_DEPTH, load_file, parse_str, parse_str_with,
 };
 pub use value::{Float, Mapping, Node, ScalarStyle, Value};
-pub use walk::yaml_files;
 
 use infx_report::{Diagnostic, LineIndex};
 use std::path::{Path, PathBuf};

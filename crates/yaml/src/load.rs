@@ -44,11 +44,16 @@ impl Default for LoadOptions {
     }
 }
 
-/// Reads and parses a file. Errors: unreadable file (`yaml/io`), not UTF-8 (`yaml/encoding`),
-/// and every parse error of [`parse_str`].
+/// Reads (through infx-fs: confined, regular files only, size-limited; docs/security.md) and
+/// parses a file. Errors: unreadable file (`yaml/io`), refused file (`fs/…`), not UTF-8
+/// (`yaml/encoding`), and every parse error of [`parse_str`].
 pub fn load_file(path: &Path) -> Result<Document, Diagnostic> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        Diagnostic::error("yaml/io", format!("cannot read {}: {e}", path.display())).with_path(path)
+    let bytes = infx_fs::read(path).map_err(|e| {
+        let mut d = e.to_diagnostic();
+        if e.kind == infx_fs::FsErrorKind::Unreadable {
+            d.code = "yaml/io".into();
+        }
+        d
     })?;
     let text = decode(path, bytes)?;
     let root = parse_str(path, &text)?;

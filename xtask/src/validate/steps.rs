@@ -94,7 +94,7 @@ impl ChangeInfo {
                 Some(repo) => {
                     infx_diff::worktree_bytes_to_commit(repo, &relative_to(repo, file)).ok()
                 }
-                None => std::fs::read(file).ok(),
+                None => infx_fs::read(file).ok(),
             },
             Some(rev) => {
                 let rel = relative_to(self.repo_root.as_ref()?, file);

@@ -1,0 +1,516 @@
+//! infx-fs: the one way infx reads a repository tree. A pull request's tree is hostile input
+//! in CI (docs/security.md), so every read and every directory walk goes through here:
+//!
+//! - **Confinement.** After [`confine_to`], a path whose resolved form (all symlinks followed)
+//!   leaves the registered root is refused (`fs/outside-root`) before anything is opened; the
+//!   error names the link, never the content.
+//! - **Regular files only.** FIFOs, sockets, devices and directories are refused from their
+//!   metadata, before `open` (`fs/not-regular`): a FIFO would block `open` forever.
+//! - **Limits.** One file may hold at most [`MAX_FILE_BYTES`] (`fs/too-large`); one process
+//!   reads at most [`TOTAL_READ_BUDGET`] bytes in all (`fs/budget`).
+//! - **Walks.** [`walk_yaml`] is iterative, follows a directory symlink at most once per
+//!   directory (by device and inode) and reports a link back into its own ancestry
+//!   (`fs/symlink-loop`); a folder it cannot list is an error (`fs/unreadable`), never skipped.
+
+use infx_report::Diagnostic;
+use std::collections::HashSet;
+use std::fmt;
+use std::io::Read as _;
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Path, PathBuf};
+use std::sync::RwLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The largest file read from a tree (16 MiB). The largest real file (the perf changelog) is
+/// well under 1 MiB.
+pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Bytes one process may read from trees in all (1 GiB): a tree of many files just under the
+/// per-file limit fails instead of exhausting memory.
+pub const TOTAL_READ_BUDGET: u64 = 1024 * 1024 * 1024;
+
+static ROOTS: RwLock<Vec<PathBuf>> = RwLock::new(Vec::new());
+static BYTES_READ: AtomicU64 = AtomicU64::new(0);
+
+/// Why a tree path was not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FsErrorKind {
+    OutsideRoot,
+    NotRegular,
+    TooLarge,
+    Budget,
+    Unreadable,
+    SymlinkLoop,
+}
+
+impl FsErrorKind {
+    /// The stable diagnostic code.
+    pub fn code(self) -> &'static str {
+        match self {
+            FsErrorKind::OutsideRoot => "fs/outside-root",
+            FsErrorKind::NotRegular => "fs/not-regular",
+            FsErrorKind::TooLarge => "fs/too-large",
+            FsErrorKind::Budget => "fs/budget",
+            FsErrorKind::Unreadable => "fs/unreadable",
+            FsErrorKind::SymlinkLoop => "fs/symlink-loop",
+        }
+    }
+}
+
+/// A refused or failed read. `path` is the path as the caller gave it (the link, for a symlink).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FsError {
+    pub kind: FsErrorKind,
+    pub path: PathBuf,
+    pub message: String,
+    /// The underlying OS error kind, for [`FsErrorKind::Unreadable`].
+    pub io_kind: Option<std::io::ErrorKind>,
+}
+
+impl FsError {
+    fn new(kind: FsErrorKind, path: &Path, message: String) -> FsError {
+        FsError {
+            kind,
+            path: path.to_path_buf(),
+            message,
+            io_kind: None,
+        }
+    }
+
+    fn io(path: &Path, what: &str, e: &std::io::Error) -> FsError {
+        FsError {
+            io_kind: Some(e.kind()),
+            ..FsError::new(
+                FsErrorKind::Unreadable,
+                path,
+                format!("cannot {what} {}: {e}", shown(path)),
+            )
+        }
+    }
+
+    pub fn code(&self) -> &'static str {
+        self.kind.code()
+    }
+
+    /// True when the path does not exist at all (callers may treat that as "absent").
+    pub fn is_not_found(&self) -> bool {
+        self.io_kind == Some(std::io::ErrorKind::NotFound)
+    }
+
+    pub fn help(&self) -> &'static str {
+        match self.kind {
+            FsErrorKind::OutsideRoot => {
+                "files read from the tree must stay inside the repository; replace the symlink with the file"
+            }
+            FsErrorKind::NotRegular => "only regular files and directories are read from the tree",
+            FsErrorKind::TooLarge => "files in the tree are limited to 16 MiB (docs/security.md)",
+            FsErrorKind::Budget => {
+                "the tree holds more than 1 GiB of files to read (docs/security.md)"
+            }
+            FsErrorKind::Unreadable => "check the permissions of the file or folder",
+            FsErrorKind::SymlinkLoop => "remove the symlink: it leads back into its own folder",
+        }
+    }
+
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        Diagnostic::error(self.code(), self.message.clone())
+            .with_path(&self.path)
+            .with_help(self.help())
+    }
+}
+
+impl fmt::Display for FsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} [{}]", self.message, self.code())
+    }
+}
+
+impl std::error::Error for FsError {}
+
+impl From<FsError> for std::io::Error {
+    fn from(e: FsError) -> std::io::Error {
+        let kind = match e.kind {
+            FsErrorKind::Unreadable => e.io_kind.unwrap_or(std::io::ErrorKind::Other),
+            FsErrorKind::OutsideRoot => std::io::ErrorKind::PermissionDenied,
+            _ => std::io::ErrorKind::InvalidData,
+        };
+        std::io::Error::new(kind, e)
+    }
+}
+
+/// A path for messages: control characters escaped, so a file name cannot forge output lines.
+fn shown(p: &Path) -> String {
+    let s = p.display().to_string();
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Confines every later read and walk of this process to `root` (after resolving symlinks).
+/// Called once per command with the repository root; several calls allow several roots. A
+/// root that cannot be resolved is still registered (as given, made absolute), so that the
+/// process never falls back to reading unconfined; the error says why.
+pub fn confine_to(root: &Path) -> Result<(), FsError> {
+    let (canon, result) = match root.canonicalize() {
+        Ok(c) => (c, Ok(())),
+        Err(e) => (
+            std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()),
+            Err(FsError::io(root, "resolve", &e)),
+        ),
+    };
+    let mut roots = ROOTS.write().unwrap_or_else(|p| p.into_inner());
+    if !roots.contains(&canon) {
+        roots.push(canon);
+    }
+    result
+}
+
+/// True once [`confine_to`] was called in this process.
+pub fn is_confining() -> bool {
+    !ROOTS.read().unwrap_or_else(|p| p.into_inner()).is_empty()
+}
+
+/// Inside a registered root, and not inside a `.git` folder there: CI checkouts keep the job's
+/// token in `.git/config` (docs/security.md), so a link to it is as bad as one leaving the root.
+fn is_confined(canon: &Path) -> bool {
+    let roots = ROOTS.read().unwrap_or_else(|p| p.into_inner());
+    roots.is_empty()
+        || roots.iter().any(|r| {
+            canon
+                .strip_prefix(r)
+                .is_ok_and(|rest| !rest.components().any(|c| c.as_os_str() == ".git"))
+        })
+}
+
+/// The first symlink on `path`'s way down whose resolution leaves the roots: the link to name.
+fn escaping_link(path: &Path) -> Option<PathBuf> {
+    let mut prefix = PathBuf::new();
+    for c in path.components() {
+        prefix.push(c);
+        let is_link = std::fs::symlink_metadata(&prefix).is_ok_and(|m| m.file_type().is_symlink());
+        if is_link
+            && prefix
+                .canonicalize()
+                .is_ok_and(|resolved| !is_confined(&resolved))
+        {
+            return Some(prefix);
+        }
+    }
+    None
+}
+
+/// Resolves `path` and checks confinement; the canonical path on success.
+pub fn resolve(path: &Path) -> Result<PathBuf, FsError> {
+    let canon = path
+        .canonicalize()
+        .map_err(|e| FsError::io(path, "resolve", &e))?;
+    if !is_confined(&canon) {
+        return Err(match escaping_link(path) {
+            Some(link) => FsError::new(
+                FsErrorKind::OutsideRoot,
+                &link,
+                format!(
+                    "{} is a symlink that leads outside the repository; it is not read",
+                    shown(&link)
+                ),
+            ),
+            None => FsError::new(
+                FsErrorKind::OutsideRoot,
+                path,
+                format!("{} is outside the repository; it is not read", shown(path)),
+            ),
+        });
+    }
+    Ok(canon)
+}
+
+fn file_type_name(m: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt as _;
+    let t = m.file_type();
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Checks `path` (confined, a regular file, within the size limit) without opening it.
+pub fn check_file(path: &Path) -> Result<(PathBuf, std::fs::Metadata), FsError> {
+    let canon = resolve(path)?;
+    let meta = std::fs::metadata(&canon).map_err(|e| FsError::io(path, "read", &e))?;
+    if !meta.is_file() {
+        return Err(FsError::new(
+            FsErrorKind::NotRegular,
+            path,
+            format!(
+                "{} is {}; only regular files are read",
+                shown(path),
+                file_type_name(&meta)
+            ),
+        ));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(too_large(path, meta.len()));
+    }
+    Ok((canon, meta))
+}
+
+fn too_large(path: &Path, len: u64) -> FsError {
+    FsError::new(
+        FsErrorKind::TooLarge,
+        path,
+        format!(
+            "{} has {len} bytes or more; the limit is {MAX_FILE_BYTES} bytes",
+            shown(path)
+        ),
+    )
+}
+
+/// Reads a tree file: confined, regular, at most [`MAX_FILE_BYTES`], within the budget.
+pub fn read(path: &Path) -> Result<Vec<u8>, FsError> {
+    let (canon, meta) = check_file(path)?;
+    read_checked(path, &canon, &meta)
+}
+
+/// Reads a file the invoker named that is not part of a tree (a `review pareto` artifact, the
+/// three files git hands the merge driver): regular files only, size-limited and within the
+/// budget, but not confined.
+pub fn read_unconfined(path: &Path) -> Result<Vec<u8>, FsError> {
+    let meta = std::fs::metadata(path).map_err(|e| FsError::io(path, "read", &e))?;
+    if !meta.is_file() {
+        return Err(FsError::new(
+            FsErrorKind::NotRegular,
+            path,
+            format!(
+                "{} is {}; only regular files are read",
+                shown(path),
+                file_type_name(&meta)
+            ),
+        ));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(too_large(path, meta.len()));
+    }
+    read_checked(path, path, &meta)
+}
+
+fn read_checked(path: &Path, canon: &Path, meta: &std::fs::Metadata) -> Result<Vec<u8>, FsError> {
+    let before = BYTES_READ.fetch_add(meta.len(), Ordering::Relaxed);
+    if before.saturating_add(meta.len()) > TOTAL_READ_BUDGET {
+        return Err(FsError::new(
+            FsErrorKind::Budget,
+            path,
+            format!(
+                "reading {} would pass the budget of {TOTAL_READ_BUDGET} bytes read in all",
+                shown(path)
+            ),
+        ));
+    }
+    let file = std::fs::File::open(canon).map_err(|e| FsError::io(path, "read", &e))?;
+    // The file was checked before `open`; check again that `open` got that very file (not a
+    // FIFO swapped in meanwhile), and never read past the limit if it grows.
+    let opened = file.metadata().map_err(|e| FsError::io(path, "read", &e))?;
+    if !opened.is_file() || opened.ino() != meta.ino() || opened.dev() != meta.dev() {
+        return Err(FsError::new(
+            FsErrorKind::NotRegular,
+            path,
+            format!("{} changed while it was being read", shown(path)),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| FsError::io(path, "read", &e))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(path, bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// [`read`], then UTF-8 (an invalid file is [`std::io::ErrorKind::InvalidData`]).
+pub fn read_to_string(path: &Path) -> std::io::Result<String> {
+    utf8(path, read(path)?)
+}
+
+/// [`read_unconfined`], then UTF-8.
+pub fn read_unconfined_to_string(path: &Path) -> std::io::Result<String> {
+    utf8(path, read_unconfined(path)?)
+}
+
+fn utf8(path: &Path, bytes: Vec<u8>) -> std::io::Result<String> {
+    String::from_utf8(bytes).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{} is not valid UTF-8: {e}", shown(path)),
+        )
+    })
+}
+
+/// The entries of one tree directory, sorted, hidden entries (`.git`, editor files) left out.
+/// The directory itself must be confined and readable.
+pub fn list_dir(dir: &Path) -> Result<Vec<PathBuf>, FsError> {
+    resolve(dir)?;
+    let rd = std::fs::read_dir(dir).map_err(|e| FsError::io(dir, "list the folder", &e))?;
+    let mut entries = Vec::new();
+    for e in rd {
+        let e = e.map_err(|e| FsError::io(dir, "list the folder", &e))?;
+        if !e.file_name().to_string_lossy().starts_with('.') {
+            entries.push(e.path());
+        }
+    }
+    entries.sort();
+    Ok(entries)
+}
+
+/// The result of a walk: files in sorted depth-first order, and every problem met on the way.
+#[derive(Debug, Default)]
+pub struct Walk {
+    pub files: Vec<PathBuf>,
+    pub problems: Vec<FsError>,
+}
+
+fn is_yaml(p: &Path) -> bool {
+    matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
+}
+
+/// Every `*.yaml` / `*.yml` file below `dir`, depth first in sorted order, hidden entries
+/// skipped. An absent `dir` has none. Problems (an unreadable folder, a symlink out of the
+/// root or into its own ancestry, a FIFO named `*.yaml`) are collected, never skipped silently.
+pub fn walk_yaml(dir: &Path) -> Walk {
+    let mut walk = Walk::default();
+    match std::fs::symlink_metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return walk,
+        Err(e) => {
+            walk.problems
+                .push(FsError::io(&blocking_folder(dir), "list the folder", &e));
+            return walk;
+        }
+        Ok(_) => {}
+    }
+    let top = match resolve(dir) {
+        Ok(c) => c,
+        Err(e) => {
+            walk.problems.push(e);
+            return walk;
+        }
+    };
+    let Ok(top_meta) = std::fs::metadata(&top) else {
+        return walk;
+    };
+    if !top_meta.is_dir() {
+        return walk;
+    }
+    let mut seen: HashSet<(u64, u64)> = HashSet::new();
+    seen.insert((top_meta.dev(), top_meta.ino()));
+    // An explicit stack (reversed sorted entries) keeps the order of a recursive walk without
+    // recursion proportional to the tree's depth.
+    let mut stack: Vec<PathBuf> = Vec::new();
+    push_entries(dir, &mut stack, &mut walk);
+    while let Some(p) = stack.pop() {
+        let Ok(lmeta) = std::fs::symlink_metadata(&p) else {
+            continue;
+        };
+        let is_link = lmeta.file_type().is_symlink();
+        if lmeta.is_dir() || is_link {
+            let canon = match resolve(&p) {
+                Ok(c) => c,
+                Err(e) if is_link && e.is_not_found() && !is_yaml(&p) => continue,
+                Err(e) => {
+                    walk.problems.push(e);
+                    continue;
+                }
+            };
+            let meta = match std::fs::metadata(&canon) {
+                Ok(m) => m,
+                Err(e) => {
+                    walk.problems.push(FsError::io(&p, "read", &e));
+                    continue;
+                }
+            };
+            if meta.is_dir() {
+                // A link to one of its own ancestors would walk the tree again and again.
+                let parent = p.parent().and_then(|q| q.canonicalize().ok());
+                if is_link && parent.is_some_and(|q| q.starts_with(&canon)) {
+                    walk.problems.push(FsError::new(
+                        FsErrorKind::SymlinkLoop,
+                        &p,
+                        format!(
+                            "{} is a symlink to one of its own parent folders",
+                            shown(&p)
+                        ),
+                    ));
+                    continue;
+                }
+                // A second way to a folder walked already: walk it once.
+                if !seen.insert((meta.dev(), meta.ino())) {
+                    continue;
+                }
+                push_entries(&p, &mut stack, &mut walk);
+                continue;
+            }
+            if is_yaml(&p) {
+                file_found(&p, &meta, &mut walk);
+            }
+        } else if is_yaml(&p) {
+            file_found(&p, &lmeta, &mut walk);
+        }
+    }
+    walk
+}
+
+/// The folder that keeps `dir` from being reached: its closest ancestor that can be looked at
+/// (but, evidently, not into). Names `benchmarks/` rather than a path below it.
+fn blocking_folder(dir: &Path) -> PathBuf {
+    dir.ancestors()
+        .skip(1)
+        .find(|a| !a.as_os_str().is_empty() && std::fs::symlink_metadata(a).is_ok())
+        .unwrap_or(dir)
+        .to_path_buf()
+}
+
+fn file_found(p: &Path, meta: &std::fs::Metadata, walk: &mut Walk) {
+    if meta.is_file() {
+        walk.files.push(p.to_path_buf());
+    } else {
+        walk.problems.push(FsError::new(
+            FsErrorKind::NotRegular,
+            p,
+            format!(
+                "{} is {}; only regular files are read",
+                shown(p),
+                file_type_name(meta)
+            ),
+        ));
+    }
+}
+
+fn push_entries(dir: &Path, stack: &mut Vec<PathBuf>, walk: &mut Walk) {
+    match list_dir(dir) {
+        Ok(entries) => stack.extend(entries.into_iter().rev()),
+        Err(e) => walk.problems.push(e),
+    }
+}
+
+/// [`walk_yaml`] for callers that stop at the first problem.
+pub fn yaml_files(dir: &Path) -> Result<Vec<PathBuf>, FsError> {
+    let walk = walk_yaml(dir);
+    match walk.problems.into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(walk.files),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,90 @@
+//! Which folders a command may read (docs/security.md, "What each command reads"): before a
+//! command runs, the repository around each tree it was given is registered with infx-fs, and
+//! from then on no file outside those roots is read, whatever symlinks the tree holds.
+
+use crate::Command;
+use std::path::{Path, PathBuf};
+
+/// The repository a tree belongs to: the git work tree containing `dir`, else `dir` itself.
+/// (The Oct layout's CODEOWNERS sits one level above `inferencex-e2e/`, in the repository.)
+pub fn repository_root(dir: &Path) -> PathBuf {
+    infx_git::Repo::discover(dir)
+        .ok()
+        .and_then(|r| r.workdir())
+        .unwrap_or_else(|| dir.to_path_buf())
+}
+
+/// The folder a file named on the command line lives in, as a tree to confine to.
+fn around_file(p: &Path) -> PathBuf {
+    let parent = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    repository_root(&parent)
+}
+
+fn cwd() -> PathBuf {
+    std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+}
+
+/// The roots `cmd` may read below; `None` for commands that read no tree (test, conformance,
+/// fuzz, the merge driver whose three files git chooses).
+pub fn roots_of(cmd: &Command) -> Option<Vec<PathBuf>> {
+    use crate::cmd_changelog::ChangelogCommand as C;
+    use crate::cmd_matrix::MatrixCommand as M;
+    use crate::cmd_review::ReviewCommand as R;
+    let repo_or_cwd = |r: &Option<PathBuf>| repository_root(r.as_deref().unwrap_or(&cwd()));
+    let tree_or_default = |r: &Option<PathBuf>| {
+        repository_root(&r.clone().unwrap_or_else(crate::paths::default_tree))
+    };
+    Some(match cmd {
+        Command::Validate(a) => vec![repository_root(&a.root)],
+        Command::Matrix(M::FullSweep(a)) => vec![repository_root(&a.common.root)],
+        Command::Matrix(M::TestConfig(a)) => vec![repository_root(&a.common.root)],
+        Command::DryRun(a) => {
+            let mut roots = vec![repository_root(&a.tree)];
+            for t in &a.target {
+                // `file.yaml:selector`: the file part is up to the first ':' that leaves an
+                // existing path, else the whole argument.
+                let file = t
+                    .char_indices()
+                    .filter(|(_, c)| *c == ':')
+                    .map(|(i, _)| &t[..i])
+                    .find(|f| Path::new(f).exists())
+                    .unwrap_or(t);
+                roots.push(around_file(Path::new(file)));
+            }
+            roots
+        }
+        Command::Changelog(C::Check { repo, .. })
+        | Command::Changelog(C::Plan { repo, .. })
+        | Command::Changelog(C::Replay { repo, .. }) => vec![repo_or_cwd(&repo.repo)],
+        Command::Changelog(C::MergeDriver { .. }) => return None,
+        Command::InstallMergeDriver(a) => vec![repo_or_cwd(&a.repo)],
+        Command::Pin(a) => {
+            let mut roots = vec![repository_root(&a.root)];
+            for p in &a.paths {
+                roots.push(if p.is_dir() {
+                    repository_root(p)
+                } else {
+                    around_file(p)
+                });
+            }
+            roots
+        }
+        Command::DiffCheck(_) => vec![repository_root(&cwd())],
+        Command::Review(R::Check(a)) => vec![tree_or_default(&a.root)],
+        Command::Review(R::Owners(a)) => vec![repo_or_cwd(&a.root)],
+        Command::Review(R::Pareto(_)) => return None,
+        Command::Conformance(_) | Command::Test(_) | Command::Fuzz(_) => return None,
+    })
+}
+
+/// Registers the roots of `cmd` with infx-fs.
+pub fn confine(cmd: &Command) {
+    for root in roots_of(cmd).unwrap_or_default() {
+        // A root that does not resolve is registered as given (infx-fs never falls back to
+        // unconfined reads); the command itself reports the missing folder.
+        let _ = infx_fs::confine_to(&root);
+    }
+}
