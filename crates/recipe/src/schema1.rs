@@ -43,6 +43,8 @@ enum T {
     Obj(&'static [F]),
     Backend,
     Concurrencies,
+    /// `list[float] | str` (benchmark.prefix_ratios).
+    FloatsOrStr,
     ReqRate,
     BoolOrMap,
 }
@@ -57,6 +59,8 @@ enum D {
     B(bool),
     EmptyMap,
     EmptyList,
+    /// A list of strings.
+    StrList(&'static [&'static str]),
     /// A nested object filled with its defaults.
     Obj,
     /// The default SGLang backend.
@@ -225,7 +229,7 @@ const DYNAMO: &[F] = &[
     f("wheel", T::Str, D::Null),
     f("request_plane", T::Str, D::S("tcp")),
     f("event_plane", T::Str, D::Null),
-    f("cargo_patches", T::Raw, D::Null),
+    f("cargo_patches", T::ListStr, D::Null),
 ];
 const BENCHMARK: &[F] = &[
     f("type", T::Str, D::S("manual")),
@@ -249,7 +253,7 @@ const BENCHMARK: &[F] = &[
     f("top_k", T::Int, D::Null),
     f("num_requests", T::Int, D::Null),
     f("concurrency", T::Int, D::Null),
-    f("prefix_ratios", T::Raw, D::Null),
+    f("prefix_ratios", T::FloatsOrStr, D::Null),
     f("mooncake_workload", T::Str, D::Null),
     f("ttft_threshold_ms", T::Int, D::Null),
     f("itl_threshold_ms", T::Int, D::Null),
@@ -277,7 +281,7 @@ const STEPS: &[F] = &[
 ];
 const PROFILING: &[F] = &[
     f("type", T::Str, D::S("none")),
-    f("extra_nsys_args", T::Raw, D::Null),
+    f("extra_nsys_args", T::ListStr, D::Null),
     f("prefill", T::Obj(STEPS), D::Null),
     f("decode", T::Obj(STEPS), D::Null),
     f("aggregated", T::Obj(STEPS), D::Null),
@@ -297,7 +301,7 @@ const INFRA: &[F] = &[
 const EXPORTER: &[F] = &[
     f("container_image", T::Str, D::Req),
     f("port", T::Int, D::Req),
-    f("command", T::Raw, D::Null),
+    f("command", T::Str, D::Null),
 ];
 const TACHOMETER: &[F] = &[
     f("enabled", T::Bool, D::B(false)),
@@ -360,7 +364,36 @@ const TOP: &[F] = &[
     f("enable_config_dump", T::Bool, D::B(true)),
     f("setup_script", T::Str, D::Null),
     f("identity", T::Obj(IDENTITY), D::Obj),
-    f("reporting", T::Raw, D::Null),
+    f("reporting", T::Obj(REPORTING), D::Null),
+];
+const REPORTING_STATUS: &[F] = &[
+    f("endpoint", T::Str, D::Null),
+    f("endpoints", T::ListStr, D::Null),
+];
+const AI_ANALYSIS: &[F] = &[
+    f("enabled", T::Bool, D::B(false)),
+    f("openrouter_api_key", T::Str, D::Null),
+    f("gh_token", T::Str, D::Null),
+    f(
+        "repos_to_search",
+        T::ListStr,
+        D::StrList(&["sgl-project/sglang", "ai-dynamo/dynamo"]),
+    ),
+    f("pr_search_days", T::Int, D::I(14)),
+    f("prompt", T::Str, D::Null),
+];
+const S3: &[F] = &[
+    f("bucket", T::Str, D::Req),
+    f("prefix", T::Str, D::Null),
+    f("region", T::Str, D::Null),
+    f("endpoint_url", T::Str, D::Null),
+    f("access_key_id", T::Str, D::Null),
+    f("secret_access_key", T::Str, D::Null),
+];
+const REPORTING: &[F] = &[
+    f("status", T::Obj(REPORTING_STATUS), D::Null),
+    f("ai_analysis", T::Obj(AI_ANALYSIS), D::Null),
+    f("s3", T::Obj(S3), D::Null),
 ];
 
 struct Ctx {
@@ -396,6 +429,7 @@ fn default_value(d: D, t: T, ctx: &mut Ctx, path: &[String], span: Span) -> Opti
         D::B(b) => J::Bool(b),
         D::EmptyMap => J::Object(Map::new()),
         D::EmptyList => J::Array(vec![]),
+        D::StrList(items) => J::Array(items.iter().map(|s| J::String(s.to_string())).collect()),
         D::Obj => match t {
             T::Obj(fields) => {
                 let empty = Node::new(Value::Map(Mapping::new()), span);
@@ -412,7 +446,12 @@ fn default_value(d: D, t: T, ctx: &mut Ctx, path: &[String], span: Span) -> Opti
 
 fn obj(fields: &[F], node: &Node, ctx: &mut Ctx, path: &[String]) -> J {
     let Some(m) = node.as_map() else {
-        ctx.err(path, NOT_MAP, node.span);
+        if path.is_empty() {
+            ctx.err(path, NOT_MAP, node.span);
+        } else {
+            // marshmallow's Nested field reports a non-mapping under `_schema`.
+            ctx.err(&push(path, "_schema"), "Invalid input type.", node.span);
+        }
         return J::Null;
     };
     let mut out = Map::new();
@@ -539,6 +578,30 @@ fn value(t: T, n: &Node, ctx: &mut Ctx, path: &[String]) -> Option<J> {
                 Err(_) => {
                     let first = if n.as_seq().is_some() {
                         "Not a valid integer."
+                    } else {
+                        NOT_LIST
+                    };
+                    ctx.err(
+                        path,
+                        format!("[ValidationError('{first}'), ValidationError('{NOT_STR}')]"),
+                        n.span,
+                    );
+                    None
+                }
+            }
+        }
+        T::FloatsOrStr => {
+            if let Some(items) = n.as_seq() {
+                let floats: Option<Vec<J>> = items.iter().map(|i| to_float(i).ok()).collect();
+                if let Some(v) = floats {
+                    return Some(J::Array(v));
+                }
+            }
+            match to_str(n) {
+                Ok(s) => Some(s),
+                Err(_) => {
+                    let first = if n.as_seq().is_some() {
+                        NOT_NUM
                     } else {
                         NOT_LIST
                     };
