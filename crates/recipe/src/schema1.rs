@@ -797,6 +797,15 @@ pub fn load(tree: &Node) -> Result<J, Failure> {
     let mut ctx = Ctx { errs: Vec::new() };
     let dump = obj(TOP, tree, &mut ctx, &[]);
     if !ctx.errs.is_empty() {
+        let dynamo_loaded = dump["dynamo"].is_object()
+            && !ctx
+                .errs
+                .iter()
+                .any(|e| e.path.first().is_some_and(|p| p == "dynamo"));
+        if dynamo_loaded {
+            let mut probe = dump.clone();
+            dynamo_post_init(&mut probe, tree)?;
+        }
         return Err(Failure::Fields(ctx.errs));
     }
     let mut dump = dump;
@@ -851,7 +860,13 @@ fn safe_subdir(s: &str) -> bool {
 }
 
 fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
-    // dynamo rules first: they run in DynamoConfig's own post-init.
+    dynamo_post_init(c, tree)?;
+    top_post_init(c, tree)
+}
+
+/// DynamoConfig's own post-init. It runs while marshmallow loads the `dynamo` field, and its
+/// ValueError escapes the load, so it wins over field errors anywhere else (docs/recipe.md).
+fn dynamo_post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
     {
         let d = &c["dynamo"];
         let mut srcs = Vec::new();
@@ -886,9 +901,7 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
                 return Err(rule(
                     tree,
                     "dynamo.wheel",
-                    format!(
-                        "dynamo.wheel must be a package version like '1.2.0.dev20260426', not a filename (got {w:?})"
-                    ),
+                    "dynamo.wheel must be a package version like '1.2.0.dev20260426', not a filename",
                 ));
             }
         }
@@ -920,6 +933,10 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             c["dynamo"]["version"] = J::Null;
         }
     }
+    Ok(())
+}
+
+fn top_post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
     let r = &c["resources"];
     let disagg = !r["prefill_nodes"].is_null() || !r["decode_nodes"].is_null();
     let backend = c["backend"]["type"]
@@ -958,14 +975,14 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
                     return Err(rule(
                         tree,
                         "profiling",
-                        "Disaggregated mode requires both profiling.prefill and profiling.decode.",
+                        "Disaggregated mode requires both profiling.prefill and profiling.decode to be set when profiling is enabled.",
                     ));
                 }
                 if int(&r["prefill_workers"]) <= 0 || int(&r["decode_workers"]) <= 0 {
                     return Err(rule(
                         tree,
                         "resources",
-                        "Profiling in disaggregated mode requires prefill_workers and decode_workers > 0.",
+                        "Disaggregated mode requires prefill_workers and decode_workers to be > 0.",
                     ));
                 }
             } else {
@@ -980,28 +997,35 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
                     return Err(rule(
                         tree,
                         "profiling",
-                        "Aggregated mode requires profiling.aggregated.",
+                        "Aggregated mode requires profiling.aggregated to be set when profiling is enabled.",
                     ));
                 }
                 if int(&r["agg_workers"]) <= 0 {
                     return Err(rule(
                         tree,
                         "resources.agg_workers",
-                        "Profiling in aggregated mode requires agg_workers > 0.",
+                        "Aggregated mode requires agg_workers to be > 0.",
                     ));
                 }
             }
             if ptype == "nsys" && backend == "vllm" {
                 for mode in ["prefill", "decode", "aggregated"] {
-                    if let Some(m) = c["backend"]["vllm_config"][mode].as_object()
-                        && m.keys()
-                            .any(|k| k.replace('_', "-").starts_with("profiler-config"))
-                    {
+                    let bad: Vec<String> = c["backend"]["vllm_config"][mode]
+                        .as_object()
+                        .map(|m| {
+                            m.keys()
+                                .filter(|k| k.replace('_', "-").starts_with("profiler-config"))
+                                .map(|k| format!("'{k}'"))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    if !bad.is_empty() {
                         return Err(rule(
                             tree,
                             "backend.vllm_config",
                             format!(
-                                "vllm_config.{mode}.profiler-config conflicts with nsys profiling"
+                                "vllm_config.{mode} sets [{}], but profiler-config.* is derived automatically from the profiling: block when nsys profiling is enabled. Remove these keys.",
+                                bad.join(", ")
                             ),
                         ));
                     }
@@ -1026,14 +1050,14 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
                 return Err(rule(
                     tree,
                     "observability.tachometer.dcgm_exporter",
-                    "observability.tachometer.dcgm_exporter cannot be used together with telemetry (both scrape DCGM)",
+                    "configure the shared DCGM exporter under telemetry, not observability.tachometer, when DCGM power telemetry is enabled",
                 ));
             }
             if t["storage_subdir"] == tel["storage_subdir"] {
                 return Err(rule(
                     tree,
                     "observability.tachometer.storage_subdir",
-                    "observability.tachometer.storage_subdir must differ from telemetry.storage_subdir",
+                    "observability.tachometer.storage_subdir and telemetry.storage_subdir must be different",
                 ));
             }
         }
@@ -1074,21 +1098,23 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             return Err(rule(
                 tree,
                 "observability.tachometer.default_frequency",
-                "observability.tachometer.default_frequency must be > 0",
+                "observability.tachometer.default_frequency must be positive",
             ));
         }
-        if int(&t["sync_interval_secs"]) < 0 || int(&t["compaction_threads"]) < 0 {
-            return Err(rule(
-                tree,
-                "observability.tachometer",
-                "observability.tachometer.sync_interval_secs and compaction_threads must be >= 0",
-            ));
+        for knob in ["sync_interval_secs", "compaction_threads"] {
+            if int(&t[knob]) < 0 {
+                return Err(rule(
+                    tree,
+                    &format!("observability.tachometer.{knob}"),
+                    format!("observability.tachometer.{knob} must be >= 0"),
+                ));
+            }
         }
         if !safe_subdir(t["storage_subdir"].as_str().unwrap_or("")) {
             return Err(rule(
                 tree,
                 "observability.tachometer.storage_subdir",
-                "observability.tachometer.storage_subdir must be a safe relative path",
+                "observability.tachometer.storage_subdir must be a safe relative path below the run log directory",
             ));
         }
     }
@@ -1102,53 +1128,62 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
                 "telemetry.dcgm_exporter is required when telemetry is enabled",
             ));
         }
-        if e["container_image"]
-            .as_str()
-            .is_none_or(|s| s.trim().is_empty())
-            || !(1..=65535).contains(&int(&e["port"]))
-        {
+        if e["container_image"].as_str().is_none_or(str::is_empty) {
             return Err(rule(
                 tree,
-                "telemetry.dcgm_exporter",
-                "telemetry.dcgm_exporter needs a non-empty container_image and a port in 1..65535",
+                "telemetry.dcgm_exporter.container_image",
+                "telemetry.dcgm_exporter.container_image must be non-empty",
             ));
+        }
+        if !(1..=65535).contains(&int(&e["port"])) {
+            return Err(rule(
+                tree,
+                "telemetry.dcgm_exporter.port",
+                "telemetry.dcgm_exporter.port must be in 1..65535",
+            ));
+        }
+        for knob in [
+            "default_frequency",
+            "startup_timeout_seconds",
+            "request_timeout_seconds",
+        ] {
+            let v = tel[knob].as_f64().unwrap_or(0.0);
+            if !(v.is_finite() && v > 0.0) {
+                return Err(rule(
+                    tree,
+                    &format!("telemetry.{knob}"),
+                    format!("telemetry.{knob} must be finite and positive"),
+                ));
+            }
         }
         let freq = tel["default_frequency"].as_f64().unwrap_or(0.0);
-        let st = tel["startup_timeout_seconds"].as_f64().unwrap_or(0.0);
         let rt = tel["request_timeout_seconds"].as_f64().unwrap_or(0.0);
-        if freq <= 0.0 || st <= 0.0 || rt <= 0.0 {
-            return Err(rule(
-                tree,
-                "telemetry",
-                "telemetry.default_frequency, startup_timeout_seconds and request_timeout_seconds must be > 0",
-            ));
-        }
         if freq > 3.0 {
             return Err(rule(
                 tree,
                 "telemetry.default_frequency",
-                "telemetry.default_frequency must be <= 3.0",
+                format!(
+                    "telemetry.default_frequency={} exceeds the 3.0s max sample gap the power validator accepts; every window would fail sample_gap_exceeded. Set it to the intended collector period (e.g. 1.0).",
+                    crate::pystr::py_float(freq)
+                ),
             ));
         }
         let floor = 2.0 * (2.0 * rt + 1.0);
         let join = tel["collector_join_timeout_seconds"]
             .as_f64()
             .unwrap_or(floor + 2.0);
-        if join <= floor {
+        if !(join.is_finite() && join > 0.0) || join <= floor {
             return Err(rule(
                 tree,
                 "telemetry.collector_join_timeout_seconds",
-                format!(
-                    "telemetry.collector_join_timeout_seconds must be > {}",
-                    crate::pystr::py_float(floor)
-                ),
+                "telemetry.collector_join_timeout_seconds must be finite, positive, and greater than two full collector cycles (2 * (2 * telemetry.request_timeout_seconds + 1 second))",
             ));
         }
         if !safe_subdir(tel["storage_subdir"].as_str().unwrap_or("")) {
             return Err(rule(
                 tree,
                 "telemetry.storage_subdir",
-                "telemetry.storage_subdir must be a safe relative path",
+                "telemetry.storage_subdir must be a safe relative path below the run log directory",
             ));
         }
         let b = &c["benchmark"];
@@ -1170,7 +1205,7 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             return Err(rule(
                 tree,
                 "infra.etcd_nats_dedicated_node",
-                "telemetry requires infra.etcd_nats_dedicated_node: false",
+                "telemetry requires infra.etcd_nats_dedicated_node: false, because a dedicated infra node moves nodes.head off the batch host and power samples would no longer share the benchmark's clock",
             ));
         }
         let concs: Vec<i64> = match &b["concurrencies"] {
@@ -1188,7 +1223,7 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             return Err(rule(
                 tree,
                 "benchmark.concurrencies",
-                "telemetry requires benchmark.concurrencies to be a non-empty list of unique positive values",
+                "telemetry requires a non-empty list of unique positive benchmark.concurrencies",
             ));
         }
     }
@@ -1228,7 +1263,7 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
                 return Err(rule(
                     tree,
                     "backend.mooncake_kv_store",
-                    "mooncake_kv_store is set but neither vllm_config.prefill nor vllm_config.decode has a kv-transfer-config using mooncake.",
+                    "mooncake_kv_store is set but neither vllm_config.prefill nor vllm_config.decode has a kv-transfer-config that references a Mooncake connector. Set kv-transfer-config to a JSON value whose kv_connector is MooncakeStoreConnector (or MultiConnector wrapping one) so workers actually use the mooncake master srtslurm launches for you.",
                 ));
             }
         }
@@ -1246,7 +1281,7 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             return Err(rule(
                 tree,
                 "resources.het_jobs",
-                "het_jobs=true requires at least one prefill node and one decode node",
+                "het_jobs=true requires prefill_nodes >= 1 and decode_nodes >= 1",
             ));
         }
         if backend != "sglang" {
@@ -1254,7 +1289,7 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
                 tree,
                 "resources.het_jobs",
                 format!(
-                    "het_jobs=true is only supported with backend.type: sglang (got '{backend}')"
+                    "het_jobs=true is only supported on the sglang backend; got backend.type='{backend}'"
                 ),
             ));
         }
@@ -1264,7 +1299,7 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             return Err(rule(
                 tree,
                 "resources.het_jobs",
-                "het_jobs=true does not support frontend.dedicated_node/benchmark.client_dedicated_node",
+                "frontend.dedicated_node/benchmark.client_dedicated_node are not supported together with het_jobs=true (a dedicated frontend/client node is not carved out of a het allocation)",
             ));
         }
     }
@@ -1307,16 +1342,14 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             return Err(rule(
                 tree,
                 "frontend.enable_multiple_frontends",
-                "frontend.type: trtllm_serve requires frontend.enable_multiple_frontends: false",
+                "frontend.type: trtllm_serve uses one public endpoint; set frontend.enable_multiple_frontends: false",
             ));
         }
         if !disagg && agg_workers != 1 {
             return Err(rule(
                 tree,
                 "resources.agg_workers",
-                format!(
-                    "frontend.type: trtllm_serve supports exactly one aggregate worker, got {agg_workers}."
-                ),
+                "frontend.type: trtllm_serve aggregate mode requires exactly one aggregate worker (set resources.agg_workers: 1)",
             ));
         }
     }
@@ -1333,7 +1366,7 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             return Err(rule(
                 tree,
                 "frontend.enable_multiple_frontends",
-                "frontend.type: vllm requires frontend.enable_multiple_frontends: false",
+                "frontend.type: vllm binds vllm serve directly; set frontend.enable_multiple_frontends: false",
             ));
         }
         if disagg {
@@ -1348,7 +1381,7 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
                 tree,
                 "resources.agg_workers",
                 format!(
-                    "frontend.type: vllm supports exactly one aggregate worker, got {agg_workers}."
+                    "frontend.type: vllm supports exactly one aggregate worker, got {agg_workers}. vllm serve owns the public port directly and there is no router to load-balance replicas, so extra workers would either idle or collide on the port. Use frontend.type: dynamo to run multiple aggregate workers, or scale a single worker across nodes with resources.agg_nodes."
                 ),
             ));
         }

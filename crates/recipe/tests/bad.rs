@@ -340,3 +340,41 @@ fn schema1_typed_holes() {
             "pr_search_days": 14, "prompt": null}, "s3": null})
     );
 }
+
+/// DynamoConfig's post-init runs while its field loads, so its error wins over field errors
+/// elsewhere; post-init messages are srtctl's own wording.
+#[test]
+fn schema1_rule_order_and_wording() {
+    use infx_recipe::schema1::{Failure, load};
+    let head = "name: r\nmodel: {path: /m, container: /c.sqsh, precision: fp8}\n";
+    let outcome = |extra: &str| -> Failure {
+        let tree = infx_yaml::parse_str(Path::new("r.yaml"), &format!("{head}{extra}")).unwrap();
+        load(&tree).unwrap_err()
+    };
+    let agg = "resources: {gpu_type: h100, agg_nodes: 1, agg_workers: 1}\n";
+    match outcome(&format!(
+        "{agg}dynamo: {{cargo_patches: [a]}}\nprofiling: {{extra_nsys_args: 5}}\n"
+    )) {
+        Failure::Rule { message, .. } => assert_eq!(
+            message,
+            "dynamo.cargo_patches requires a source build — set dynamo.hash to a commit"
+        ),
+        other => panic!("{other:?}"),
+    }
+    let disagg = "resources: {gpu_type: h100, prefill_nodes: 1, decode_nodes: 1, \
+                  prefill_workers: 1, decode_workers: 1}\n";
+    match outcome(&format!("{disagg}profiling: {{type: nsys}}\n")) {
+        Failure::Rule { message, .. } => assert_eq!(
+            message,
+            "Disaggregated mode requires both profiling.prefill and profiling.decode to be set when profiling is enabled."
+        ),
+        other => panic!("{other:?}"),
+    }
+    match outcome(&format!("{agg}profiling: {{type: nsys}}\n")) {
+        Failure::Rule { message, .. } => assert_eq!(
+            message,
+            "Aggregated mode requires profiling.aggregated to be set when profiling is enabled."
+        ),
+        other => panic!("{other:?}"),
+    }
+}

@@ -489,6 +489,17 @@ pub fn run(corpus: &Path, count: usize, seed: u64) -> anyhow::Result<super::Outc
     let cases: Vec<Case> = (0..count)
         .filter_map(|i| make_case(&seeds, seed, i))
         .collect();
+    // `INFX_RANDOM_DUMP=<dir>` keeps every case's recipe (`<i>.yaml`) for a closer look with
+    // `cargo xtask dry-run <dir>/<i>.yaml[:selector]` or srtctl itself.
+    if let Some(dir) = std::env::var_os("INFX_RANDOM_DUMP") {
+        let dir = PathBuf::from(dir);
+        std::fs::create_dir_all(&dir)?;
+        for (i, c) in cases.iter().enumerate() {
+            let sel = c.selector.as_deref().unwrap_or("");
+            let text = format!("# case {} selector '{sel}': {}\n{}", c.id, c.what, c.recipe);
+            std::fs::write(dir.join(format!("{i}.yaml")), text)?;
+        }
+    }
     let results = run_oracle(&python, &cases)?;
     for (case, theirs) in cases.iter().zip(&results) {
         o.total += 1;
