@@ -476,9 +476,10 @@ impl RecipeFile {
     }
 
     fn base_name(base: &Node) -> String {
+        // srtctl: `base.get("name", "unnamed")`, so an explicit null or "" is used as written.
         match base.get("name") {
-            Some(n) if is_truthy(n) => py_str(n),
-            _ => "unnamed".into(),
+            Some(n) => py_str(n),
+            None => "unnamed".into(),
         }
     }
 

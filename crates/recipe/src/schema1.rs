@@ -643,19 +643,22 @@ fn backend(n: &Node, ctx: &mut Ctx, path: &[String]) -> Option<J> {
         return None;
     };
     let ty = match n.get("type") {
-        None => "sglang".to_string(),
-        Some(t) => py_str(t),
+        None => "sglang",
+        Some(t) => t.as_str().unwrap_or(""),
     };
-    let fields = match ty.as_str() {
+    let fields = match ty {
         "sglang" => SGLANG,
         "trtllm" => TRTLLM,
         "vllm" => VLLM,
         "mocker" => MOCKER,
-        other => {
+        _ => {
+            // Raised by the backend field's own deserializer, so marshmallow files it under
+            // `backend`, with the value's Python repr (`'x'`, `None`, `False`).
+            let shown = n.get("type").map(crate::pystr::py_repr).unwrap_or_default();
             ctx.err(
-                &push(path, "type"),
+                path,
                 format!(
-                    "Unknown backend type: '{other}'. Supported types: sglang, trtllm, vllm, mocker"
+                    "Unknown backend type: {shown}. Supported types: sglang, trtllm, vllm, mocker"
                 ),
                 n.get("type").map(|t| t.span).unwrap_or(n.span),
             );
