@@ -6,7 +6,7 @@
 use xtask::conformance::recipes_random;
 
 /// Cases per test run: enough to touch every mutation kind many times, small enough for CI
-/// (about 0.7 s a case on the loaded 2-core VM once the venv exists, so ~2 min).
+/// (0.4 s a case on the shared 2-core VM once the venv exists: about a minute).
 /// `INFX_RANDOM_CASES` and `INFX_RANDOM_SEED` override.
 const CASES: usize = 150;
 
