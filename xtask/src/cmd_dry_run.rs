@@ -68,6 +68,10 @@ pub struct Args {
     /// Validate only: print diagnostics and the summary, not the launch commands.
     #[arg(long)]
     pub quiet: bool,
+    /// Also print each resolved variant: the recipe srtctl would submit after the selector,
+    /// the merge and its YAML round trip (JSON: a `resolved` object per variant).
+    #[arg(long)]
+    pub resolved: bool,
 }
 
 struct FileRun {
@@ -206,6 +210,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     if !v.diagnostics.is_empty() {
                         print!("{}", output::render(&v.diagnostics, &sources, Format::Human));
                     }
+                    if args.resolved {
+                        println!("--- resolved");
+                        print!("{}", infx_recipe::emit::to_yaml(&v.variant.tree));
+                        println!("---");
+                    }
                     if !args.quiet {
                         print!("{}", crate::hygiene::escape_lines(&v.rendered.to_text()));
                     }
@@ -217,6 +226,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     "ok": !bad,
                     "diagnostics": v.diagnostics,
                     "rendered": if args.quiet { serde_json::Value::Null } else { v.rendered.to_json() },
+                    "resolved": if args.resolved { resolved_json(&v.variant.tree) } else { serde_json::Value::Null },
                 })),
             }
         }
@@ -248,4 +258,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The resolved tree as JSON for `--format json --resolved` (dates stay their text).
+fn resolved_json(n: &infx_yaml::Node) -> serde_json::Value {
+    use infx_yaml::Value;
+    use serde_json::Value as J;
+    match &n.value {
+        Value::Null => J::Null,
+        Value::Bool(b) => J::Bool(*b),
+        Value::Int(i) => J::from(*i),
+        Value::Float(f) => serde_json::Number::from_f64(f.value)
+            .map(J::Number)
+            .unwrap_or_else(|| J::String(f.text.clone())),
+        Value::Str(s) | Value::Timestamp(s) => J::String(s.clone()),
+        Value::Seq(items) => J::Array(items.iter().map(resolved_json).collect()),
+        Value::Map(m) => J::Object(
+            m.iter_nodes()
+                .map(|(k, v)| (infx_recipe::pystr::py_str(k), resolved_json(v)))
+                .collect(),
+        ),
+    }
 }

@@ -39,6 +39,15 @@ pub fn failure_diagnostics(v: &Variant, f: &Failure) -> Vec<Diagnostic> {
                         "remove the key or fix its spelling (srtctl rejects unknown keys)",
                     ),
                     "recipe/missing-field" => d.with_help("add the required key"),
+                    _ if e.message == crate::coerce::NOT_STR
+                        && matches!(v.selector, Some(crate::reference::Selector::Zip { .. })) =>
+                    {
+                        // docs/recipe.md, "Zip variants": quotes do not survive srtctl's re-read.
+                        d.with_help(
+                            "srtctl re-reads zip variants as YAML 1.1 without quotes, so 'yes'/'on' \
+                             become booleans and '8:00:00' an integer; write 08:00:00 or 'true' instead",
+                        )
+                    }
                     _ if e.message == crate::coerce::NOT_STR => {
                         d.with_help("quote the value: this field takes a string")
                     }

@@ -36,6 +36,7 @@
 //! validate(variant: &Variant) -> Vec<Diagnostic>          // schema 1 or 2 by the `schema` key
 //! render(variant: &Variant) -> Rendered                  // .to_text() / .to_json()
 //! dry_run(file: &RecipeFile, selector: Option<&Selector>) -> Result<Vec<VariantReport>, Diagnostic>
+//! emit::to_yaml(tree: &Node) -> String                  // block YAML that reads back the same
 //! schema1::load(tree: &Node) -> Result<serde_json::Value, schema1::Failure>  // srtctl's defaulted dump
 //! srtctl::dry_run(file, selector, cluster: Option<&Node>) -> srtctl::Run      // c88ef731 emulation
 //! ```
@@ -46,6 +47,7 @@
 
 pub mod check;
 pub mod coerce;
+pub mod emit;
 pub mod lane;
 pub mod merge;
 pub mod pystr;

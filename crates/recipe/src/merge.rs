@@ -101,6 +101,104 @@ pub fn drop_nulls(node: &mut Node, path: &str, origins: &mut Origins) {
     }
 }
 
+/// srtctl c88ef731 builds a zip variant as a plain-dict merge of base and slice, merges that
+/// back into the comment-preserving base, dumps it and re-reads the text with PyYAML (see
+/// docs/recipe.md, "zip variants"). Two things change on the way, and this applies both to
+/// `tree` (the base with the slice merged in, slice nulls keeping the base value):
+/// - a `null` the base wrote and the slice did not touch is deleted, so the default returns;
+/// - every string scalar outside the subtrees kept verbatim (keys the slice set to `null`) is
+///   written unquoted when it is a plain string in YAML 1.2 and read back by YAML 1.1, so
+///   `'yes'`/`'off'` become booleans and `'8:00:00'` the sexagesimal integer 28800.
+pub fn srtctl_zip_reread(
+    tree: &mut Node,
+    base: &Node,
+    slice: Option<&Node>,
+    path: &str,
+    origins: &mut Origins,
+) {
+    let (Value::Map(t), Value::Map(b)) = (&mut tree.value, &base.value) else {
+        retype_strings(tree);
+        return;
+    };
+    let slice_map = slice.and_then(Node::as_map);
+    for (k, kn, bv) in b.iter() {
+        let p = join_key(path, k);
+        let touched = slice_map.and_then(|s| s.get(k));
+        match touched {
+            // The plain merge popped the key, so the base's own node survives untouched.
+            Some(sv) if sv.is_null() => {}
+            None if bv.is_null() => {
+                if kn.as_str().is_some() && t.shift_remove(k).is_some() {
+                    origins.remove_below(&p);
+                }
+            }
+            _ => {
+                if let Some(tv) = t.get_mut(k) {
+                    if bv.as_map().is_some() && touched.is_none_or(|s| s.as_map().is_some()) {
+                        srtctl_zip_reread(tv, bv, touched, &p, origins);
+                    } else {
+                        retype_strings(tv);
+                    }
+                }
+            }
+        }
+    }
+    let new_keys: Vec<String> = t
+        .keys()
+        .filter(|k| !b.contains_key(k))
+        .map(str::to_string)
+        .collect();
+    for k in new_keys {
+        if let Some(tv) = t.get_mut(&k) {
+            retype_strings(tv);
+        }
+    }
+}
+
+/// Re-types every string scalar below `n` as a YAML 1.2 dump read back by YAML 1.1 would.
+fn retype_strings(n: &mut Node) {
+    match &mut n.value {
+        Value::Str(s) => {
+            if let Some(v) = reread_plain_string(s) {
+                n.value = v;
+                n.style = infx_yaml::ScalarStyle::Plain;
+            }
+        }
+        Value::Seq(items) => items.iter_mut().for_each(retype_strings),
+        Value::Map(m) => {
+            let keys: Vec<String> = m.keys().map(str::to_string).collect();
+            for k in keys {
+                if let Some(v) = m.get_mut(&k) {
+                    retype_strings(v);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The value a string gets when a YAML 1.2 emitter writes it plain and a YAML 1.1 reader reads
+/// it back, when that differs from the string: the 1.1-only booleans (`yes`, `No`, `on`, `OFF`,
+/// …) and sexagesimal numbers (`8:00:00`, `1:20.5`). Every other 1.1 non-string (`true`, `~`,
+/// `017`, `1_000`, dates) is also a non-string in 1.2, so the emitter quotes it and it stays a
+/// string.
+pub fn reread_plain_string(s: &str) -> Option<Value> {
+    let candidate = s.contains(':')
+        || matches!(
+            s,
+            "yes" | "Yes" | "YES" | "no" | "No" | "NO" | "on" | "On" | "ON" | "off" | "Off" | "OFF"
+        );
+    if !candidate || s.trim() != s || s.contains('\n') {
+        return None;
+    }
+    let node = infx_yaml::parse_str(std::path::Path::new("<zip value>"), s).ok()?;
+    match node.value {
+        Value::Bool(_) => Some(node.value),
+        Value::Int(_) | Value::Float(_) if s.contains(':') => Some(node.value),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,6 @@
 //! Loading a recipe file and expanding it into variants.
 
-use crate::merge::{NullMode, drop_nulls, merge_into};
+use crate::merge::{NullMode, drop_nulls, merge_into, srtctl_zip_reread};
 use crate::pystr::py_str;
 use crate::reference::{Selector, fnmatch};
 use crate::source::{Origin, Origins, Source, Sources, join_key};
@@ -36,7 +36,9 @@ pub struct RecipeFile {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ZipNulls {
     /// What srtctl c88ef731 validates and submits: a `null` in a zip block does not delete the
-    /// base value (recipes-schema1.md §6.6). The default.
+    /// base value, a `null` in the base is deleted (its default returns), and strings are
+    /// re-typed by the YAML round trip (`'yes'` → true, `'8:00:00'` → 28800; docs/recipe.md).
+    /// The default.
     #[default]
     KeepBase,
     /// What InferenceX's own expander does (and srtctl documents): zip variants drop every
@@ -481,9 +483,10 @@ impl RecipeFile {
     }
 
     fn base_name(base: &Node) -> String {
+        // srtctl: `base.get("name", "unnamed")`, so an explicit null or "" is used as written.
         match base.get("name") {
-            Some(n) if is_truthy(n) => py_str(n),
-            _ => "unnamed".into(),
+            Some(n) => py_str(n),
+            None => "unnamed".into(),
         }
     }
 
@@ -624,8 +627,11 @@ impl RecipeFile {
                 ZipNulls::Drop => NullMode::Delete,
             };
             merge_into(&mut tree, &slice, "", &mut origins, &origin, nulls);
-            if opts.zip_nulls == ZipNulls::Drop {
-                drop_nulls(&mut tree, "", &mut origins);
+            match opts.zip_nulls {
+                ZipNulls::Drop => drop_nulls(&mut tree, "", &mut origins),
+                ZipNulls::KeepBase => {
+                    srtctl_zip_reread(&mut tree, &base.0, Some(&slice), "", &mut origins)
+                }
             }
             if !name_is_list {
                 let name = format!("{}_{group}_{i}", Self::base_name(&base.0));

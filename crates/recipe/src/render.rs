@@ -640,10 +640,14 @@ pub fn render(v: &Variant) -> Rendered {
                             .get_path(&["resources", "gpu_type"])
                             .map(py_str)
                             .unwrap_or_default();
-                        let numa = match engine_get("numa_memory_bind") {
-                            Some(n) if !n.is_null() => is_truthy(n),
-                            _ => gpu_type == "gb200",
-                        };
+                        // srtctl binds memory to both NUMA nodes on Grace hosts (gb200, gb300)
+                        // unless `numa_memory_bind` says otherwise, and only for disaggregated
+                        // prefill/decode workers (docs/recipe.md, "Rendering").
+                        let numa = matches!(mode, "prefill" | "decode")
+                            && match engine_get("numa_memory_bind") {
+                                Some(n) if !n.is_null() => is_truthy(n),
+                                _ => matches!(gpu_type.as_str(), "gb200" | "gb300"),
+                            };
                         if numa {
                             argv.extend(["numactl", "-m", "0,1"].map(String::from));
                         }

@@ -43,6 +43,8 @@ enum T {
     Obj(&'static [F]),
     Backend,
     Concurrencies,
+    /// `list[float] | str` (benchmark.prefix_ratios).
+    FloatsOrStr,
     ReqRate,
     BoolOrMap,
 }
@@ -57,6 +59,8 @@ enum D {
     B(bool),
     EmptyMap,
     EmptyList,
+    /// A list of strings.
+    StrList(&'static [&'static str]),
     /// A nested object filled with its defaults.
     Obj,
     /// The default SGLang backend.
@@ -225,7 +229,7 @@ const DYNAMO: &[F] = &[
     f("wheel", T::Str, D::Null),
     f("request_plane", T::Str, D::S("tcp")),
     f("event_plane", T::Str, D::Null),
-    f("cargo_patches", T::Raw, D::Null),
+    f("cargo_patches", T::ListStr, D::Null),
 ];
 const BENCHMARK: &[F] = &[
     f("type", T::Str, D::S("manual")),
@@ -249,7 +253,7 @@ const BENCHMARK: &[F] = &[
     f("top_k", T::Int, D::Null),
     f("num_requests", T::Int, D::Null),
     f("concurrency", T::Int, D::Null),
-    f("prefix_ratios", T::Raw, D::Null),
+    f("prefix_ratios", T::FloatsOrStr, D::Null),
     f("mooncake_workload", T::Str, D::Null),
     f("ttft_threshold_ms", T::Int, D::Null),
     f("itl_threshold_ms", T::Int, D::Null),
@@ -277,7 +281,7 @@ const STEPS: &[F] = &[
 ];
 const PROFILING: &[F] = &[
     f("type", T::Str, D::S("none")),
-    f("extra_nsys_args", T::Raw, D::Null),
+    f("extra_nsys_args", T::ListStr, D::Null),
     f("prefill", T::Obj(STEPS), D::Null),
     f("decode", T::Obj(STEPS), D::Null),
     f("aggregated", T::Obj(STEPS), D::Null),
@@ -297,7 +301,7 @@ const INFRA: &[F] = &[
 const EXPORTER: &[F] = &[
     f("container_image", T::Str, D::Req),
     f("port", T::Int, D::Req),
-    f("command", T::Raw, D::Null),
+    f("command", T::Str, D::Null),
 ];
 const TACHOMETER: &[F] = &[
     f("enabled", T::Bool, D::B(false)),
@@ -360,7 +364,36 @@ const TOP: &[F] = &[
     f("enable_config_dump", T::Bool, D::B(true)),
     f("setup_script", T::Str, D::Null),
     f("identity", T::Obj(IDENTITY), D::Obj),
-    f("reporting", T::Raw, D::Null),
+    f("reporting", T::Obj(REPORTING), D::Null),
+];
+const REPORTING_STATUS: &[F] = &[
+    f("endpoint", T::Str, D::Null),
+    f("endpoints", T::ListStr, D::Null),
+];
+const AI_ANALYSIS: &[F] = &[
+    f("enabled", T::Bool, D::B(false)),
+    f("openrouter_api_key", T::Str, D::Null),
+    f("gh_token", T::Str, D::Null),
+    f(
+        "repos_to_search",
+        T::ListStr,
+        D::StrList(&["sgl-project/sglang", "ai-dynamo/dynamo"]),
+    ),
+    f("pr_search_days", T::Int, D::I(14)),
+    f("prompt", T::Str, D::Null),
+];
+const S3: &[F] = &[
+    f("bucket", T::Str, D::Req),
+    f("prefix", T::Str, D::Null),
+    f("region", T::Str, D::Null),
+    f("endpoint_url", T::Str, D::Null),
+    f("access_key_id", T::Str, D::Null),
+    f("secret_access_key", T::Str, D::Null),
+];
+const REPORTING: &[F] = &[
+    f("status", T::Obj(REPORTING_STATUS), D::Null),
+    f("ai_analysis", T::Obj(AI_ANALYSIS), D::Null),
+    f("s3", T::Obj(S3), D::Null),
 ];
 
 struct Ctx {
@@ -396,6 +429,7 @@ fn default_value(d: D, t: T, ctx: &mut Ctx, path: &[String], span: Span) -> Opti
         D::B(b) => J::Bool(b),
         D::EmptyMap => J::Object(Map::new()),
         D::EmptyList => J::Array(vec![]),
+        D::StrList(items) => J::Array(items.iter().map(|s| J::String(s.to_string())).collect()),
         D::Obj => match t {
             T::Obj(fields) => {
                 let empty = Node::new(Value::Map(Mapping::new()), span);
@@ -412,7 +446,12 @@ fn default_value(d: D, t: T, ctx: &mut Ctx, path: &[String], span: Span) -> Opti
 
 fn obj(fields: &[F], node: &Node, ctx: &mut Ctx, path: &[String]) -> J {
     let Some(m) = node.as_map() else {
-        ctx.err(path, NOT_MAP, node.span);
+        if path.is_empty() {
+            ctx.err(path, NOT_MAP, node.span);
+        } else {
+            // marshmallow's Nested field reports a non-mapping under `_schema`.
+            ctx.err(&push(path, "_schema"), "Invalid input type.", node.span);
+        }
         return J::Null;
     };
     let mut out = Map::new();
@@ -551,6 +590,30 @@ fn value(t: T, n: &Node, ctx: &mut Ctx, path: &[String]) -> Option<J> {
                 }
             }
         }
+        T::FloatsOrStr => {
+            if let Some(items) = n.as_seq() {
+                let floats: Option<Vec<J>> = items.iter().map(|i| to_float(i).ok()).collect();
+                if let Some(v) = floats {
+                    return Some(J::Array(v));
+                }
+            }
+            match to_str(n) {
+                Ok(s) => Some(s),
+                Err(_) => {
+                    let first = if n.as_seq().is_some() {
+                        NOT_NUM
+                    } else {
+                        NOT_LIST
+                    };
+                    ctx.err(
+                        path,
+                        format!("[ValidationError('{first}'), ValidationError('{NOT_STR}')]"),
+                        n.span,
+                    );
+                    None
+                }
+            }
+        }
         T::ReqRate => match (to_str(n), to_int(n)) {
             (Ok(s), _) => Some(s),
             (_, Ok(i)) if !matches!(n.value, Value::Str(_)) => Some(i),
@@ -580,19 +643,22 @@ fn backend(n: &Node, ctx: &mut Ctx, path: &[String]) -> Option<J> {
         return None;
     };
     let ty = match n.get("type") {
-        None => "sglang".to_string(),
-        Some(t) => py_str(t),
+        None => "sglang",
+        Some(t) => t.as_str().unwrap_or(""),
     };
-    let fields = match ty.as_str() {
+    let fields = match ty {
         "sglang" => SGLANG,
         "trtllm" => TRTLLM,
         "vllm" => VLLM,
         "mocker" => MOCKER,
-        other => {
+        _ => {
+            // Raised by the backend field's own deserializer, so marshmallow files it under
+            // `backend`, with the value's Python repr (`'x'`, `None`, `False`).
+            let shown = n.get("type").map(crate::pystr::py_repr).unwrap_or_default();
             ctx.err(
-                &push(path, "type"),
+                path,
                 format!(
-                    "Unknown backend type: '{other}'. Supported types: sglang, trtllm, vllm, mocker"
+                    "Unknown backend type: {shown}. Supported types: sglang, trtllm, vllm, mocker"
                 ),
                 n.get("type").map(|t| t.span).unwrap_or(n.span),
             );
@@ -734,6 +800,15 @@ pub fn load(tree: &Node) -> Result<J, Failure> {
     let mut ctx = Ctx { errs: Vec::new() };
     let dump = obj(TOP, tree, &mut ctx, &[]);
     if !ctx.errs.is_empty() {
+        let dynamo_loaded = dump["dynamo"].is_object()
+            && !ctx
+                .errs
+                .iter()
+                .any(|e| e.path.first().is_some_and(|p| p == "dynamo"));
+        if dynamo_loaded {
+            let mut probe = dump.clone();
+            dynamo_post_init(&mut probe, tree)?;
+        }
         return Err(Failure::Fields(ctx.errs));
     }
     let mut dump = dump;
@@ -788,7 +863,13 @@ fn safe_subdir(s: &str) -> bool {
 }
 
 fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
-    // dynamo rules first: they run in DynamoConfig's own post-init.
+    dynamo_post_init(c, tree)?;
+    top_post_init(c, tree)
+}
+
+/// DynamoConfig's own post-init. It runs while marshmallow loads the `dynamo` field, and its
+/// ValueError escapes the load, so it wins over field errors anywhere else (docs/recipe.md).
+fn dynamo_post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
     {
         let d = &c["dynamo"];
         let mut srcs = Vec::new();
@@ -823,9 +904,7 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
                 return Err(rule(
                     tree,
                     "dynamo.wheel",
-                    format!(
-                        "dynamo.wheel must be a package version like '1.2.0.dev20260426', not a filename (got {w:?})"
-                    ),
+                    "dynamo.wheel must be a package version like '1.2.0.dev20260426', not a filename",
                 ));
             }
         }
@@ -857,6 +936,10 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             c["dynamo"]["version"] = J::Null;
         }
     }
+    Ok(())
+}
+
+fn top_post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
     let r = &c["resources"];
     let disagg = !r["prefill_nodes"].is_null() || !r["decode_nodes"].is_null();
     let backend = c["backend"]["type"]
@@ -895,14 +978,14 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
                     return Err(rule(
                         tree,
                         "profiling",
-                        "Disaggregated mode requires both profiling.prefill and profiling.decode.",
+                        "Disaggregated mode requires both profiling.prefill and profiling.decode to be set when profiling is enabled.",
                     ));
                 }
                 if int(&r["prefill_workers"]) <= 0 || int(&r["decode_workers"]) <= 0 {
                     return Err(rule(
                         tree,
                         "resources",
-                        "Profiling in disaggregated mode requires prefill_workers and decode_workers > 0.",
+                        "Disaggregated mode requires prefill_workers and decode_workers to be > 0.",
                     ));
                 }
             } else {
@@ -917,28 +1000,35 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
                     return Err(rule(
                         tree,
                         "profiling",
-                        "Aggregated mode requires profiling.aggregated.",
+                        "Aggregated mode requires profiling.aggregated to be set when profiling is enabled.",
                     ));
                 }
                 if int(&r["agg_workers"]) <= 0 {
                     return Err(rule(
                         tree,
                         "resources.agg_workers",
-                        "Profiling in aggregated mode requires agg_workers > 0.",
+                        "Aggregated mode requires agg_workers to be > 0.",
                     ));
                 }
             }
             if ptype == "nsys" && backend == "vllm" {
                 for mode in ["prefill", "decode", "aggregated"] {
-                    if let Some(m) = c["backend"]["vllm_config"][mode].as_object()
-                        && m.keys()
-                            .any(|k| k.replace('_', "-").starts_with("profiler-config"))
-                    {
+                    let bad: Vec<String> = c["backend"]["vllm_config"][mode]
+                        .as_object()
+                        .map(|m| {
+                            m.keys()
+                                .filter(|k| k.replace('_', "-").starts_with("profiler-config"))
+                                .map(|k| format!("'{k}'"))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    if !bad.is_empty() {
                         return Err(rule(
                             tree,
                             "backend.vllm_config",
                             format!(
-                                "vllm_config.{mode}.profiler-config conflicts with nsys profiling"
+                                "vllm_config.{mode} sets [{}], but profiler-config.* is derived automatically from the profiling: block when nsys profiling is enabled. Remove these keys.",
+                                bad.join(", ")
                             ),
                         ));
                     }
@@ -963,14 +1053,14 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
                 return Err(rule(
                     tree,
                     "observability.tachometer.dcgm_exporter",
-                    "observability.tachometer.dcgm_exporter cannot be used together with telemetry (both scrape DCGM)",
+                    "configure the shared DCGM exporter under telemetry, not observability.tachometer, when DCGM power telemetry is enabled",
                 ));
             }
             if t["storage_subdir"] == tel["storage_subdir"] {
                 return Err(rule(
                     tree,
                     "observability.tachometer.storage_subdir",
-                    "observability.tachometer.storage_subdir must differ from telemetry.storage_subdir",
+                    "observability.tachometer.storage_subdir and telemetry.storage_subdir must be different",
                 ));
             }
         }
@@ -1011,21 +1101,23 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             return Err(rule(
                 tree,
                 "observability.tachometer.default_frequency",
-                "observability.tachometer.default_frequency must be > 0",
+                "observability.tachometer.default_frequency must be positive",
             ));
         }
-        if int(&t["sync_interval_secs"]) < 0 || int(&t["compaction_threads"]) < 0 {
-            return Err(rule(
-                tree,
-                "observability.tachometer",
-                "observability.tachometer.sync_interval_secs and compaction_threads must be >= 0",
-            ));
+        for knob in ["sync_interval_secs", "compaction_threads"] {
+            if int(&t[knob]) < 0 {
+                return Err(rule(
+                    tree,
+                    &format!("observability.tachometer.{knob}"),
+                    format!("observability.tachometer.{knob} must be >= 0"),
+                ));
+            }
         }
         if !safe_subdir(t["storage_subdir"].as_str().unwrap_or("")) {
             return Err(rule(
                 tree,
                 "observability.tachometer.storage_subdir",
-                "observability.tachometer.storage_subdir must be a safe relative path",
+                "observability.tachometer.storage_subdir must be a safe relative path below the run log directory",
             ));
         }
     }
@@ -1039,53 +1131,62 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
                 "telemetry.dcgm_exporter is required when telemetry is enabled",
             ));
         }
-        if e["container_image"]
-            .as_str()
-            .is_none_or(|s| s.trim().is_empty())
-            || !(1..=65535).contains(&int(&e["port"]))
-        {
+        if e["container_image"].as_str().is_none_or(str::is_empty) {
             return Err(rule(
                 tree,
-                "telemetry.dcgm_exporter",
-                "telemetry.dcgm_exporter needs a non-empty container_image and a port in 1..65535",
+                "telemetry.dcgm_exporter.container_image",
+                "telemetry.dcgm_exporter.container_image must be non-empty",
             ));
+        }
+        if !(1..=65535).contains(&int(&e["port"])) {
+            return Err(rule(
+                tree,
+                "telemetry.dcgm_exporter.port",
+                "telemetry.dcgm_exporter.port must be in 1..65535",
+            ));
+        }
+        for knob in [
+            "default_frequency",
+            "startup_timeout_seconds",
+            "request_timeout_seconds",
+        ] {
+            let v = tel[knob].as_f64().unwrap_or(0.0);
+            if !(v.is_finite() && v > 0.0) {
+                return Err(rule(
+                    tree,
+                    &format!("telemetry.{knob}"),
+                    format!("telemetry.{knob} must be finite and positive"),
+                ));
+            }
         }
         let freq = tel["default_frequency"].as_f64().unwrap_or(0.0);
-        let st = tel["startup_timeout_seconds"].as_f64().unwrap_or(0.0);
         let rt = tel["request_timeout_seconds"].as_f64().unwrap_or(0.0);
-        if freq <= 0.0 || st <= 0.0 || rt <= 0.0 {
-            return Err(rule(
-                tree,
-                "telemetry",
-                "telemetry.default_frequency, startup_timeout_seconds and request_timeout_seconds must be > 0",
-            ));
-        }
         if freq > 3.0 {
             return Err(rule(
                 tree,
                 "telemetry.default_frequency",
-                "telemetry.default_frequency must be <= 3.0",
+                format!(
+                    "telemetry.default_frequency={} exceeds the 3.0s max sample gap the power validator accepts; every window would fail sample_gap_exceeded. Set it to the intended collector period (e.g. 1.0).",
+                    crate::pystr::py_float(freq)
+                ),
             ));
         }
         let floor = 2.0 * (2.0 * rt + 1.0);
         let join = tel["collector_join_timeout_seconds"]
             .as_f64()
             .unwrap_or(floor + 2.0);
-        if join <= floor {
+        if !(join.is_finite() && join > 0.0) || join <= floor {
             return Err(rule(
                 tree,
                 "telemetry.collector_join_timeout_seconds",
-                format!(
-                    "telemetry.collector_join_timeout_seconds must be > {}",
-                    crate::pystr::py_float(floor)
-                ),
+                "telemetry.collector_join_timeout_seconds must be finite, positive, and greater than two full collector cycles (2 * (2 * telemetry.request_timeout_seconds + 1 second))",
             ));
         }
         if !safe_subdir(tel["storage_subdir"].as_str().unwrap_or("")) {
             return Err(rule(
                 tree,
                 "telemetry.storage_subdir",
-                "telemetry.storage_subdir must be a safe relative path",
+                "telemetry.storage_subdir must be a safe relative path below the run log directory",
             ));
         }
         let b = &c["benchmark"];
@@ -1107,7 +1208,7 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             return Err(rule(
                 tree,
                 "infra.etcd_nats_dedicated_node",
-                "telemetry requires infra.etcd_nats_dedicated_node: false",
+                "telemetry requires infra.etcd_nats_dedicated_node: false, because a dedicated infra node moves nodes.head off the batch host and power samples would no longer share the benchmark's clock",
             ));
         }
         let concs: Vec<i64> = match &b["concurrencies"] {
@@ -1125,7 +1226,7 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             return Err(rule(
                 tree,
                 "benchmark.concurrencies",
-                "telemetry requires benchmark.concurrencies to be a non-empty list of unique positive values",
+                "telemetry requires a non-empty list of unique positive benchmark.concurrencies",
             ));
         }
     }
@@ -1165,7 +1266,7 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
                 return Err(rule(
                     tree,
                     "backend.mooncake_kv_store",
-                    "mooncake_kv_store is set but neither vllm_config.prefill nor vllm_config.decode has a kv-transfer-config using mooncake.",
+                    "mooncake_kv_store is set but neither vllm_config.prefill nor vllm_config.decode has a kv-transfer-config that references a Mooncake connector. Set kv-transfer-config to a JSON value whose kv_connector is MooncakeStoreConnector (or MultiConnector wrapping one) so workers actually use the mooncake master srtslurm launches for you.",
                 ));
             }
         }
@@ -1183,7 +1284,7 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             return Err(rule(
                 tree,
                 "resources.het_jobs",
-                "het_jobs=true requires at least one prefill node and one decode node",
+                "het_jobs=true requires prefill_nodes >= 1 and decode_nodes >= 1",
             ));
         }
         if backend != "sglang" {
@@ -1191,7 +1292,7 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
                 tree,
                 "resources.het_jobs",
                 format!(
-                    "het_jobs=true is only supported with backend.type: sglang (got '{backend}')"
+                    "het_jobs=true is only supported on the sglang backend; got backend.type='{backend}'"
                 ),
             ));
         }
@@ -1201,7 +1302,7 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             return Err(rule(
                 tree,
                 "resources.het_jobs",
-                "het_jobs=true does not support frontend.dedicated_node/benchmark.client_dedicated_node",
+                "frontend.dedicated_node/benchmark.client_dedicated_node are not supported together with het_jobs=true (a dedicated frontend/client node is not carved out of a het allocation)",
             ));
         }
     }
@@ -1244,16 +1345,14 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             return Err(rule(
                 tree,
                 "frontend.enable_multiple_frontends",
-                "frontend.type: trtllm_serve requires frontend.enable_multiple_frontends: false",
+                "frontend.type: trtllm_serve uses one public endpoint; set frontend.enable_multiple_frontends: false",
             ));
         }
         if !disagg && agg_workers != 1 {
             return Err(rule(
                 tree,
                 "resources.agg_workers",
-                format!(
-                    "frontend.type: trtllm_serve supports exactly one aggregate worker, got {agg_workers}."
-                ),
+                "frontend.type: trtllm_serve aggregate mode requires exactly one aggregate worker (set resources.agg_workers: 1)",
             ));
         }
     }
@@ -1270,7 +1369,7 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             return Err(rule(
                 tree,
                 "frontend.enable_multiple_frontends",
-                "frontend.type: vllm requires frontend.enable_multiple_frontends: false",
+                "frontend.type: vllm binds vllm serve directly; set frontend.enable_multiple_frontends: false",
             ));
         }
         if disagg {
@@ -1285,7 +1384,7 @@ fn post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
                 tree,
                 "resources.agg_workers",
                 format!(
-                    "frontend.type: vllm supports exactly one aggregate worker, got {agg_workers}."
+                    "frontend.type: vllm supports exactly one aggregate worker, got {agg_workers}. vllm serve owns the public port directly and there is no router to load-balance replicas, so extra workers would either idle or collide on the port. Use frontend.type: dynamo to run multiple aggregate workers, or scale a single worker across nodes with resources.agg_nodes."
                 ),
             ));
         }

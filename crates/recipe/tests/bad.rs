@@ -279,3 +279,102 @@ override_bad:
         "base"
     );
 }
+
+/// Fields srtctl types that infx used to pass through unchecked: `reporting`,
+/// `profiling.extra_nsys_args`, `dynamo.cargo_patches`, `benchmark.prefix_ratios`, exporter
+/// `command`; a non-mapping for a nested object is marshmallow's `_schema` error.
+#[test]
+fn schema1_typed_holes() {
+    use infx_recipe::schema1::{Failure, dotted, load};
+    let head = "name: r\nmodel: {path: /m, container: /c.sqsh, precision: fp8}\n\
+                resources: {gpu_type: h100, agg_nodes: 1, agg_workers: 1}\n";
+    let fields = |extra: &str| -> Vec<String> {
+        let tree = infx_yaml::parse_str(Path::new("r.yaml"), &format!("{head}{extra}")).unwrap();
+        match load(&tree) {
+            Ok(_) => vec![],
+            Err(Failure::Fields(errs)) => errs.iter().map(|e| dotted(&e.path)).collect(),
+            Err(Failure::Rule { path, .. }) => vec![format!("rule:{path}")],
+        }
+    };
+    assert_eq!(fields("reporting: 3\n"), ["reporting._schema"]);
+    assert_eq!(
+        fields("reporting: {status: {endpoint: [a]}}\n"),
+        ["reporting.status.endpoint"]
+    );
+    assert_eq!(
+        fields("reporting: {ai_analysis: {enabled: null}}\n"),
+        ["reporting.ai_analysis.enabled"]
+    );
+    assert_eq!(
+        fields("reporting: {s3: {region: x}}\n"),
+        ["reporting.s3.bucket"]
+    );
+    assert_eq!(fields("reporting: {bogus: 1}\n"), ["reporting.bogus"]);
+    assert_eq!(
+        fields("profiling: {extra_nsys_args: [1]}\n"),
+        ["profiling.extra_nsys_args.0"]
+    );
+    assert_eq!(
+        fields("dynamo: {cargo_patches: 0.5}\n"),
+        ["dynamo.cargo_patches"]
+    );
+    assert_eq!(
+        fields("benchmark: {prefix_ratios: {k: 1}}\n"),
+        ["benchmark.prefix_ratios"]
+    );
+    assert_eq!(fields("benchmark: 7\n"), ["benchmark._schema"]);
+    assert!(
+        fields("benchmark: {prefix_ratios: [0.1, 1]}\nreporting: {s3: {bucket: b}}\n").is_empty()
+    );
+    let tree = infx_yaml::parse_str(
+        Path::new("r.yaml"),
+        &format!("{head}reporting: {{ai_analysis: {{}}}}\n"),
+    )
+    .unwrap();
+    let dumped = load(&tree).unwrap();
+    assert_eq!(
+        dumped["reporting"],
+        serde_json::json!({"status": null, "ai_analysis": {"enabled": false,
+            "openrouter_api_key": null, "gh_token": null,
+            "repos_to_search": ["sgl-project/sglang", "ai-dynamo/dynamo"],
+            "pr_search_days": 14, "prompt": null}, "s3": null})
+    );
+}
+
+/// DynamoConfig's post-init runs while its field loads, so its error wins over field errors
+/// elsewhere; post-init messages are srtctl's own wording.
+#[test]
+fn schema1_rule_order_and_wording() {
+    use infx_recipe::schema1::{Failure, load};
+    let head = "name: r\nmodel: {path: /m, container: /c.sqsh, precision: fp8}\n";
+    let outcome = |extra: &str| -> Failure {
+        let tree = infx_yaml::parse_str(Path::new("r.yaml"), &format!("{head}{extra}")).unwrap();
+        load(&tree).unwrap_err()
+    };
+    let agg = "resources: {gpu_type: h100, agg_nodes: 1, agg_workers: 1}\n";
+    match outcome(&format!(
+        "{agg}dynamo: {{cargo_patches: [a]}}\nprofiling: {{extra_nsys_args: 5}}\n"
+    )) {
+        Failure::Rule { message, .. } => assert_eq!(
+            message,
+            "dynamo.cargo_patches requires a source build — set dynamo.hash to a commit"
+        ),
+        other => panic!("{other:?}"),
+    }
+    let disagg = "resources: {gpu_type: h100, prefill_nodes: 1, decode_nodes: 1, \
+                  prefill_workers: 1, decode_workers: 1}\n";
+    match outcome(&format!("{disagg}profiling: {{type: nsys}}\n")) {
+        Failure::Rule { message, .. } => assert_eq!(
+            message,
+            "Disaggregated mode requires both profiling.prefill and profiling.decode to be set when profiling is enabled."
+        ),
+        other => panic!("{other:?}"),
+    }
+    match outcome(&format!("{agg}profiling: {{type: nsys}}\n")) {
+        Failure::Rule { message, .. } => assert_eq!(
+            message,
+            "Aggregated mode requires profiling.aggregated to be set when profiling is enabled."
+        ),
+        other => panic!("{other:?}"),
+    }
+}

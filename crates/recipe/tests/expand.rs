@@ -342,3 +342,74 @@ proptest! {
         }
     }
 }
+
+/// srtctl re-reads a zip variant as YAML: 1.1-only booleans and sexagesimals written quoted
+/// lose their quotes, and a `null` the base wrote is deleted (the default returns). A `null` in
+/// the zip block still keeps the base value verbatim. InferenceX's expander does neither.
+#[test]
+fn zip_variant_round_trip_retypes_and_drops_base_nulls() {
+    let text = "\
+base:
+  name: z
+  slurm: {time_limit: \"8:00:00\", account: 'yes'}
+  environment: {A: 'on', B: \"true\", C: \"1:30\"}
+  backend: {connector: null, keep: 'off'}
+  frontend: {args: {x: 'no'}}
+zip_override_g:
+  benchmark: {isl: [1, 2]}
+  frontend: {args: null}
+";
+    let f = RecipeFile::parse(Path::new("z.yaml"), text.into()).unwrap();
+    let v = f
+        .expand(Some(&Selector::Zip {
+            key: "zip_override_g".into(),
+            index: Some(1),
+        }))
+        .unwrap()
+        .remove(0);
+    let want = y("\
+name: z_g_1
+slurm: {time_limit: 28800, account: true}
+environment: {A: true, B: \"true\", C: 90}
+backend: {keep: false}
+frontend: {args: {x: 'no'}}
+benchmark: {isl: 2}
+");
+    let got_keys: Vec<&str> = v.tree.as_map().unwrap().keys().collect();
+    assert_eq!(
+        got_keys,
+        [
+            "name",
+            "slurm",
+            "environment",
+            "backend",
+            "frontend",
+            "benchmark"
+        ]
+    );
+    assert_eq!(v.tree.get("slurm"), want.get("slurm"));
+    assert_eq!(v.tree.get("environment"), want.get("environment"));
+    assert_eq!(v.tree.get("backend"), want.get("backend"));
+    assert_eq!(v.tree.get("frontend"), want.get("frontend"));
+    assert_eq!(v.tree.get("benchmark"), want.get("benchmark"));
+    // The InferenceX binder's expander keeps the strings.
+    let ix = f
+        .expand_with(None, ExpandOptions::inferencex())
+        .unwrap()
+        .remove(0);
+    assert_eq!(
+        ix.tree.get_path(&["slurm", "time_limit"]),
+        Some(&y("'8:00:00'"))
+    );
+    // Override variants keep quotes and base nulls.
+    let o = RecipeFile::parse(
+        Path::new("o.yaml"),
+        "base: {name: o, t: '8:00:00', n: null}\noverride_a: {x: 1}\n".into(),
+    )
+    .unwrap()
+    .expand(None)
+    .unwrap()
+    .remove(0);
+    assert_eq!(o.tree.get("t"), Some(&y("'8:00:00'")));
+    assert_eq!(o.tree.get("n"), Some(&y("null")));
+}

@@ -91,3 +91,45 @@ fn engine_args_rules() {
         "--b-flag --a 1 --a 2 --f 0.8 --map {'k': 1} --TP 2"
     );
 }
+
+/// srtctl prefixes disaggregated TRT-LLM workers with `numactl -m 0,1` on gb200 and gb300
+/// (never aggregated ones), unless `numa_memory_bind` decides.
+#[test]
+fn trtllm_numactl_on_grace_hosts() {
+    let recipe = |gpu: &str, layout: &str, bind: &str| {
+        format!(
+            "name: t\nmodel: {{path: /m, container: /c.sqsh, precision: fp4}}\n\
+             resources: {{gpu_type: {gpu}, gpus_per_node: 4, {layout}}}\n\
+             backend: {{type: trtllm{bind}}}\n"
+        )
+    };
+    let numactl_lines = |text: String| -> (usize, usize) {
+        let f = RecipeFile::parse(Path::new("t.yaml"), text).unwrap();
+        let v = f.expand(None).unwrap().remove(0);
+        let workers: Vec<String> = render(&v)
+            .processes
+            .iter()
+            .filter(|p| p.kind == "worker")
+            .map(|p| p.argv.join(" "))
+            .collect();
+        let bound = workers
+            .iter()
+            .filter(|w| w.starts_with("numactl -m 0,1 "))
+            .count();
+        (bound, workers.len())
+    };
+    let disagg = "prefill_nodes: 1, decode_nodes: 1, prefill_workers: 1, decode_workers: 1";
+    let agg = "agg_nodes: 1, agg_workers: 1";
+    assert_eq!(numactl_lines(recipe("gb300", disagg, "")), (2, 2));
+    assert_eq!(numactl_lines(recipe("gb200", disagg, "")), (2, 2));
+    assert_eq!(numactl_lines(recipe("b200", disagg, "")), (0, 2));
+    assert_eq!(numactl_lines(recipe("gb300", agg, "")), (0, 1));
+    assert_eq!(
+        numactl_lines(recipe("gb300", disagg, ", numa_memory_bind: false")),
+        (0, 2)
+    );
+    assert_eq!(
+        numactl_lines(recipe("b200", disagg, ", numa_memory_bind: true")),
+        (2, 2)
+    );
+}

@@ -5,6 +5,7 @@ pub mod changelog;
 pub mod changelog_random;
 pub mod matrix;
 pub mod recipes;
+pub mod recipes_random;
 pub mod validation;
 
 use std::process::ExitCode;
@@ -16,6 +17,12 @@ pub struct Args {
     /// Print every disagreement and every explained (deliberately stricter) case.
     #[arg(long)]
     pub verbose: bool,
+    /// Also run N seeded random cases against the reference tools (recipes: srtctl dry-run).
+    #[arg(long, value_name = "N")]
+    pub random: Option<usize>,
+    /// Seed of the random cases (default: from the clock; printed so a run can be replayed).
+    #[arg(long, value_name = "S", requires = "random")]
+    pub seed: Option<u64>,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +50,14 @@ impl Outcome {
     }
 }
 
+/// A fresh seed per run, from the clock.
+pub fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let Some(corpus) = crate::paths::corpus_dir() else {
         eprintln!("SKIP: conformance: ../shared/corpus not found (set INFX_CORPUS to its path)");
@@ -58,6 +73,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ],
     };
     let mut failed = false;
+    let seed = args.seed.unwrap_or_else(clock_seed);
     for area in areas {
         let outcome = match area {
             Area::Validation => validation::run(&corpus),
@@ -65,28 +81,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Area::Matrix => matrix::run(&corpus),
             Area::Changelog => changelog::run(&corpus),
         };
-        match outcome {
-            Ok(o) => {
-                println!("{}", o.summary());
-                for d in &o.disagreements {
-                    println!("  disagree: {d}");
-                }
-                if args.verbose {
-                    for e in &o.explained {
-                        println!("  explained: {e}");
-                    }
-                } else if !o.explained.is_empty() {
-                    println!(
-                        "  ({} deliberate differences counted as agreement; --verbose lists them)",
-                        o.explained.len()
-                    );
-                }
-                failed |= o.agree != o.total;
-            }
-            Err(e) => {
-                println!("{area:?}: error: {e:#}");
-                failed = true;
-            }
+        failed |= report(*area, outcome, args.verbose);
+        if *area == Area::Recipes
+            && let Some(n) = args.random
+        {
+            println!(
+                "recipes: {n} random cases against srtctl, seed {seed} (replay: --random {n} --seed {seed})"
+            );
+            failed |= report(*area, recipes_random::run(&corpus, n, seed), args.verbose);
         }
     }
     Ok(if failed {
@@ -94,4 +96,33 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Prints one area's outcome; true when it did not fully agree.
+fn report(area: Area, outcome: anyhow::Result<Outcome>, verbose: bool) -> bool {
+    let mut failed = false;
+    match outcome {
+        Ok(o) => {
+            println!("{}", o.summary());
+            for d in &o.disagreements {
+                println!("  disagree: {d}");
+            }
+            if verbose {
+                for e in &o.explained {
+                    println!("  explained: {e}");
+                }
+            } else if !o.explained.is_empty() {
+                println!(
+                    "  ({} deliberate differences counted as agreement; --verbose lists them)",
+                    o.explained.len()
+                );
+            }
+            failed |= o.agree != o.total;
+        }
+        Err(e) => {
+            println!("{area:?}: error: {e:#}");
+            failed = true;
+        }
+    }
+    failed
 }

@@ -250,7 +250,7 @@ fn mask(argv: &[String]) -> String {
     toks.join(" ")
 }
 
-fn describe(e: &RunError) -> String {
+pub(super) fn describe(e: &RunError) -> String {
     match e {
         RunError::Diag(d) => d.message.clone(),
         RunError::Load {
@@ -264,7 +264,7 @@ fn describe(e: &RunError) -> String {
     }
 }
 
-fn compare_failure(e: &RunError, golden: &str) -> Result<(), String> {
+pub(super) fn compare_failure(e: &RunError, golden: &str) -> Result<(), String> {
     match e {
         RunError::Load {
             failure: Failure::Fields(errs),
@@ -328,7 +328,7 @@ fn check_resolve(dir: &Path, file: &RecipeFile, golden_ok: bool) -> Result<(), S
     }
 }
 
-fn first_diff(want: &J, got: &J, path: &str) -> String {
+pub(super) fn first_diff(want: &J, got: &J, path: &str) -> String {
     match (want, got) {
         (J::Object(a), J::Object(b)) => {
             let ka: Vec<&String> = a.keys().collect();

@@ -1,0 +1,515 @@
+//! `cargo xtask conformance recipes --random N --seed S`: a seeded random recipe mutator run
+//! against srtctl c88ef731 itself (unpacked from ../shared/reference and installed into a venv
+//! under target/), compared case by case with infx's emulation: verdict, every variant's
+//! defaulted configuration and, on rejection, the failing fields or message (docs/recipe.md,
+//! "Random differential").
+//!
+//! Seeds are the srtctl-golden recipes srtctl accepts. Each case rewrites one of them as JSON
+//! (a YAML subset both sides read alike, with every string quoted) after one mutation: a zip
+//! variant that re-sets a value (quoted 1.1-only booleans and sexagesimals, nulls, originals), a
+//! `null` in the base, a wrong-typed value at a field, or an unknown key.
+
+use super::recipes::compare_failure;
+use infx_recipe::RecipeFile;
+use infx_recipe::reference::Selector;
+use infx_recipe::srtctl::dry_run;
+use infx_yaml::{Node, Value};
+use serde_json::{Map, Value as J, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Where the reference tarballs are: `INFX_REFERENCE`, else `reference/` beside the corpus.
+fn reference_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("INFX_REFERENCE") {
+        Some(p) => PathBuf::from(p),
+        None => crate::paths::workspace_root()
+            .parent()?
+            .join("shared")
+            .join("reference"),
+    };
+    dir.join("srt-slurm.tar.gz").is_file().then_some(dir)
+}
+
+/// The oracle's Python: `target/srtctl-oracle/V/bin/python` with srtctl installed editable
+/// from the unpacked tarball. Made once; later runs reuse it (the marker file says it is
+/// complete). `Err` carries the reason to print as a SKIP.
+pub fn oracle_python() -> Result<PathBuf, String> {
+    let reference = reference_dir().ok_or("../shared/reference/srt-slurm.tar.gz not found")?;
+    let home = crate::paths::workspace_root()
+        .join("target")
+        .join("srtctl-oracle");
+    let python = home.join("V/bin/python");
+    let marker = home.join("ready");
+    if marker.is_file() && python.is_file() {
+        return Ok(python);
+    }
+    std::fs::create_dir_all(&home).map_err(|e| format!("{}: {e}", home.display()))?;
+    let step = |cmd: &mut Command, what: &str| -> Result<(), String> {
+        let out = cmd
+            .current_dir(&home)
+            .output()
+            .map_err(|e| format!("{what}: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let tail: String = err.lines().rev().take(3).collect::<Vec<_>>().join(" | ");
+            Err(format!("{what} failed: {tail}"))
+        }
+    };
+    step(
+        Command::new("tar")
+            .arg("xzf")
+            .arg(reference.join("srt-slurm.tar.gz")),
+        "unpacking srt-slurm.tar.gz",
+    )?;
+    step(
+        Command::new("python3").args(["-m", "venv", "V"]),
+        "python3 -m venv",
+    )?;
+    step(
+        Command::new(&python).args(["-m", "pip", "install", "-q", "-e", "./srt-slurm"]),
+        "pip install -e srt-slurm (needs PyPI)",
+    )?;
+    std::fs::write(&marker, "").map_err(|e| e.to_string())?;
+    Ok(python)
+}
+
+/// splitmix64: small, seedable and the same on every platform, so a printed seed replays.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
+        items.get(self.below(items.len()))
+    }
+}
+
+/// One generated case.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub id: String,
+    pub what: String,
+    pub recipe: String,
+    pub selector: Option<String>,
+}
+
+/// A recipe tree as JSON (the mutator's working form). Timestamps become strings, which is
+/// what a quoted date is; none of the seed recipes has one.
+fn to_json(n: &Node) -> J {
+    match &n.value {
+        Value::Null => J::Null,
+        Value::Bool(b) => J::Bool(*b),
+        Value::Int(i) => json!(i),
+        Value::Float(f) => serde_json::Number::from_f64(f.value)
+            .map(J::Number)
+            .unwrap_or(J::Null),
+        Value::Str(s) | Value::Timestamp(s) => J::String(s.clone()),
+        Value::Seq(items) => J::Array(items.iter().map(to_json).collect()),
+        Value::Map(m) => J::Object(
+            m.iter_nodes()
+                .map(|(k, v)| (infx_recipe::pystr::py_str(k), to_json(v)))
+                .collect(),
+        ),
+    }
+}
+
+/// The seed recipes: the plain root or the bundle's `base` of every accepted srtctl-golden
+/// dry-run case without an srtslurm.yaml, deduplicated.
+pub fn seeds(corpus: &Path) -> Vec<(String, Map<String, J>)> {
+    let mut out: Vec<(String, Map<String, J>)> = Vec::new();
+    let cases = corpus.join("srtctl-golden/cases");
+    let Ok(index) = std::fs::read_to_string(corpus.join("srtctl-golden/index.tsv")) else {
+        return out;
+    };
+    for line in index.lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() < 6 || f[2] != "dry-run" || f[5].trim() != "0" {
+            continue;
+        }
+        let dir = cases.join(f[0]);
+        if dir.join("srtslurm.yaml").exists() {
+            continue;
+        }
+        let Some(file) = std::fs::read_to_string(dir.join("meta.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<J>(&t).ok())
+            .and_then(|m| m["recipe_file"].as_str().map(str::to_string))
+        else {
+            continue;
+        };
+        let Ok(text) = std::fs::read_to_string(dir.join(&file)) else {
+            continue;
+        };
+        let Ok(root) = infx_yaml::parse_str(Path::new(&file), &text) else {
+            continue;
+        };
+        let tree = root.get("base").unwrap_or(&root);
+        if root.get("sweep").is_some() || tree.get("sweep").is_some() {
+            continue;
+        }
+        if let J::Object(m) = to_json(tree)
+            && !out.iter().any(|(_, seen)| *seen == m)
+        {
+            out.push((f[0].to_string(), m));
+        }
+    }
+    out
+}
+
+/// Every path to a scalar or list leaf (`["backend", "type"]`), mappings recursed.
+fn leaf_paths(v: &J, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    if let J::Object(m) = v {
+        for (k, child) in m {
+            prefix.push(k.clone());
+            if child.is_object() && !child.as_object().is_some_and(Map::is_empty) {
+                out.push(prefix.clone());
+                leaf_paths(child, prefix, out);
+            } else {
+                out.push(prefix.clone());
+            }
+            prefix.pop();
+        }
+    }
+}
+
+fn set_path(root: &mut Map<String, J>, path: &[String], value: J) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let mut cur = root;
+    for p in parents {
+        let slot = cur
+            .entry(p.clone())
+            .or_insert_with(|| J::Object(Map::new()));
+        if !slot.is_object() {
+            *slot = J::Object(Map::new());
+        }
+        let J::Object(next) = slot else { return };
+        cur = next;
+    }
+    cur.insert(last.clone(), value);
+}
+
+fn get_path<'a>(root: &'a Map<String, J>, path: &[String]) -> Option<&'a J> {
+    let (first, rest) = path.split_first()?;
+    let mut cur = root.get(first)?;
+    for p in rest {
+        cur = cur.as_object()?.get(p)?;
+    }
+    Some(cur)
+}
+
+/// Values the YAML round trip of a zip variant treats differently from a direct load.
+const TRICKY: &[&str] = &[
+    "yes", "no", "on", "off", "Yes", "OFF", "8:00:00", "1:30", "0:30", "true", "017", "1_000", "~",
+    "y", "4:00:00", "",
+];
+
+/// Fields where infx's schema had holes, and other often-typed ones, for the type faults.
+const FIELDS: &[&[&str]] = &[
+    &["reporting"],
+    &["reporting", "status"],
+    &["reporting", "status", "endpoint"],
+    &["reporting", "ai_analysis"],
+    &["reporting", "ai_analysis", "enabled"],
+    &["reporting", "s3"],
+    &["reporting", "s3", "bucket"],
+    &["profiling", "extra_nsys_args"],
+    &["profiling", "type"],
+    &["dynamo", "cargo_patches"],
+    &["dynamo", "version"],
+    &["benchmark", "prefix_ratios"],
+    &["benchmark", "isl"],
+    &["slurm", "time_limit"],
+    &["health_check", "max_attempts"],
+    &["frontend", "args"],
+    &["environment"],
+];
+
+fn random_value(rng: &mut Rng, original: Option<&J>) -> J {
+    match rng.below(11) {
+        0 => J::Null,
+        1 => json!(rng.below(9) as i64 - 1),
+        2 => json!(rng.below(2) == 1),
+        3 => json!([rng.below(4), "x"]),
+        4 => json!({"k": rng.below(3)}),
+        5 => json!(["a", "b"]),
+        6 => json!(0.5),
+        7 => original.cloned().unwrap_or(J::Null),
+        _ => J::String(rng.pick(TRICKY).copied().unwrap_or("yes").to_string()),
+    }
+}
+
+/// Builds case `i` of a run seeded with `seed`.
+pub fn make_case(seeds: &[(String, Map<String, J>)], seed: u64, i: usize) -> Option<Case> {
+    let mut rng = Rng::new(seed ^ (i as u64).wrapping_mul(0xA24B_AED4_963E_E407));
+    let (seed_id, base) = rng.pick(seeds)?;
+    let mut base = base.clone();
+    let mut paths = Vec::new();
+    leaf_paths(&J::Object(base.clone()), &mut Vec::new(), &mut paths);
+    let field = |rng: &mut Rng| -> Vec<String> {
+        if rng.below(2) == 0
+            && let Some(p) = rng.pick(&paths)
+        {
+            return p.clone();
+        }
+        rng.pick(FIELDS)
+            .map(|f| f.iter().map(|s| s.to_string()).collect())
+            .unwrap_or_default()
+    };
+    let kind = rng.below(5);
+    let (what, doc, selector) = match kind {
+        // A zip variant re-setting one or two values (broadcast or two variants), optionally
+        // with a base null elsewhere.
+        0..=2 => {
+            let mut zip = Map::new();
+            let mut desc = Vec::new();
+            let n = 1 + rng.below(2);
+            for _ in 0..1 + rng.below(2) {
+                let p = field(&mut rng);
+                let orig = get_path(&base, &p).cloned();
+                let vals: Vec<J> = (0..n)
+                    .map(|_| random_value(&mut rng, orig.as_ref()))
+                    .collect();
+                desc.push(format!("zip {}={}", p.join("."), J::Array(vals.clone())));
+                set_path(&mut zip, &p, J::Array(vals));
+            }
+            if kind == 2 {
+                let p = field(&mut rng);
+                let v = if rng.below(2) == 0 {
+                    J::Null
+                } else {
+                    J::String(rng.pick(TRICKY).copied().unwrap_or("yes").to_string())
+                };
+                desc.push(format!("base {}={v}", p.join(".")));
+                set_path(&mut base, &p, v);
+            }
+            let index = rng.below(n);
+            let selector = match rng.below(3) {
+                0 => None,
+                _ => Some(format!("zip_override_r[{index}]")),
+            };
+            let doc = json!({"base": J::Object(base), "zip_override_r": J::Object(zip)});
+            (desc.join("; "), doc, selector)
+        }
+        // One value replaced (a type fault most of the time) in a plain recipe.
+        3 => {
+            let p = field(&mut rng);
+            let orig = get_path(&base, &p).cloned();
+            let v = random_value(&mut rng, orig.as_ref());
+            let desc = format!("set {}={v}", p.join("."));
+            set_path(&mut base, &p, v);
+            (desc, J::Object(base), None)
+        }
+        // An override variant with a null (deletes) or a value.
+        _ => {
+            let p = field(&mut rng);
+            let orig = get_path(&base, &p).cloned();
+            let v = random_value(&mut rng, orig.as_ref());
+            let mut over = Map::new();
+            set_path(&mut over, &p, v.clone());
+            let desc = format!("override {}={v}", p.join("."));
+            let doc = json!({"base": J::Object(base), "override_r": J::Object(over)});
+            (desc, doc, Some("override_r".to_string()))
+        }
+    };
+    let recipe = serde_json::to_string_pretty(&doc).ok()? + "\n";
+    Some(Case {
+        id: format!("{seed}/{i}"),
+        what: format!("{seed_id}: {what}"),
+        recipe,
+        selector,
+    })
+}
+
+/// srtctl's answer for one case.
+#[derive(Debug)]
+pub struct OracleResult {
+    pub exit: i32,
+    pub stdout: String,
+    pub configs: Vec<J>,
+}
+
+const FILE: &str = "r.yaml";
+
+/// Runs the driver over `cases` in one Python process (env as the golden corpus was made).
+pub fn run_oracle(python: &Path, cases: &[Case]) -> anyhow::Result<Vec<OracleResult>> {
+    let input: Vec<J> = cases
+        .iter()
+        .map(|c| json!({"id": c.id, "file": FILE, "recipe": c.recipe, "selector": c.selector}))
+        .collect();
+    let dir = tempfile::tempdir()?;
+    let cases_file = dir.path().join("cases.json");
+    std::fs::write(&cases_file, serde_json::to_vec(&input)?)?;
+    let driver = dir.path().join("srtctl_driver.py");
+    std::fs::write(&driver, include_str!("oracle/srtctl_driver.py"))?;
+    let bin = python.parent().map(Path::to_path_buf).unwrap_or_default();
+    let child = Command::new(python)
+        .arg(&driver)
+        .arg(&cases_file)
+        .env_clear()
+        .env(
+            "PATH",
+            format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display()),
+        )
+        .env("HOME", dir.path())
+        .env("LANG", "C.UTF-8")
+        .env("LC_ALL", "C.UTF-8")
+        .env("TZ", "UTC")
+        .env("TERM", "dumb")
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "300")
+        .env("PYTHONHASHSEED", "0")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let out = child.wait_with_output()?;
+    let mut results = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let v: J = serde_json::from_str(line)?;
+        results.push(OracleResult {
+            exit: v["exit"].as_i64().unwrap_or(-1) as i32,
+            stdout: v["stdout"].as_str().unwrap_or_default().to_string(),
+            configs: v["configs"].as_array().cloned().unwrap_or_default(),
+        });
+    }
+    if results.len() != cases.len() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        anyhow::bail!(
+            "srtctl driver answered {} of {} cases: {}",
+            results.len(),
+            cases.len(),
+            err.lines().last().unwrap_or("")
+        );
+    }
+    Ok(results)
+}
+
+fn srtctl_error(stdout: &str) -> String {
+    let text = match stdout.rfind("Error: ") {
+        Some(i) => &stdout[i + 7..],
+        None => stdout,
+    };
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// infx's answer for one case compared with srtctl's; `Err` describes the disagreement.
+pub fn compare(case: &Case, theirs: &OracleResult) -> Result<(), String> {
+    let path = Path::new(FILE);
+    let file = match RecipeFile::parse(path, case.recipe.clone()) {
+        Ok(f) => f,
+        Err(d) if theirs.exit != 0 => {
+            let _ = d;
+            return Ok(());
+        }
+        Err(d) => return Err(format!("infx could not load: {}", d.message)),
+    };
+    let selector = match &case.selector {
+        None => None,
+        Some(s) => match Selector::parse_srtctl(s) {
+            Ok(sel) => Some(sel),
+            Err(d) => return Err(format!("selector: {}", d.message)),
+        },
+    };
+    let run = dry_run(&file, selector.as_ref(), None);
+    for (i, (v, cfg)) in run.configs.iter().enumerate() {
+        match theirs.configs.get(i) {
+            Some(want) if want == cfg => {}
+            Some(want) => {
+                return Err(format!(
+                    "variant {} ({}) config differs: {}",
+                    i + 1,
+                    v.label,
+                    super::recipes::first_diff(want, cfg, "")
+                ));
+            }
+            None if theirs.exit == 0 => {
+                return Err(format!("infx accepted variant {} srtctl did not", i + 1));
+            }
+            None => {}
+        }
+    }
+    match (&run.error, theirs.exit == 0) {
+        (None, true) if run.configs.len() == theirs.configs.len() => Ok(()),
+        (None, true) => Err(format!(
+            "{} variants from infx, {} from srtctl",
+            run.configs.len(),
+            theirs.configs.len()
+        )),
+        (None, false) => Err(format!(
+            "srtctl rejected ({}), infx accepted",
+            srtctl_error(&theirs.stdout)
+        )),
+        (Some(e), true) => Err(format!(
+            "infx rejected ({}), srtctl accepted",
+            super::recipes::describe(e)
+        )),
+        (Some(e), false) => compare_failure(e, &srtctl_error(&theirs.stdout)),
+    }
+}
+
+/// Runs `count` cases from `seed`; the outcome counts agreement per case.
+pub fn run(corpus: &Path, count: usize, seed: u64) -> anyhow::Result<super::Outcome> {
+    let mut o = super::Outcome {
+        area: "recipes (random vs srtctl)",
+        ..Default::default()
+    };
+    let python = match oracle_python() {
+        Ok(p) => p,
+        Err(why) => {
+            println!("SKIP: recipe random differential: {why}");
+            return Ok(o);
+        }
+    };
+    let seeds = seeds(corpus);
+    anyhow::ensure!(
+        !seeds.is_empty(),
+        "no seed recipes in the srtctl-golden corpus"
+    );
+    let cases: Vec<Case> = (0..count)
+        .filter_map(|i| make_case(&seeds, seed, i))
+        .collect();
+    // `INFX_RANDOM_DUMP=<dir>` keeps every case's recipe (`<i>.yaml`) for a closer look with
+    // `cargo xtask dry-run <dir>/<i>.yaml[:selector]` or srtctl itself.
+    if let Some(dir) = std::env::var_os("INFX_RANDOM_DUMP") {
+        let dir = PathBuf::from(dir);
+        std::fs::create_dir_all(&dir)?;
+        for (i, c) in cases.iter().enumerate() {
+            let sel = c.selector.as_deref().unwrap_or("");
+            let text = format!("# case {} selector '{sel}': {}\n{}", c.id, c.what, c.recipe);
+            std::fs::write(dir.join(format!("{i}.yaml")), text)?;
+        }
+    }
+    let results = run_oracle(&python, &cases)?;
+    for (case, theirs) in cases.iter().zip(&results) {
+        o.total += 1;
+        match compare(case, theirs) {
+            Ok(()) => o.agree += 1,
+            Err(why) => o
+                .disagreements
+                .push(format!("case {} [{}]: {why}", case.id, case.what)),
+        }
+    }
+    let _ = std::io::stdout().flush();
+    Ok(o)
+}
