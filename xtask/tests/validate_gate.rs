@@ -471,3 +471,80 @@ fn github_actions_reads_the_event_from_its_environment() {
     );
     assert!(md.contains("`override_tp2_c16`"), "{md}");
 }
+
+#[test]
+fn matrix_bind_prints_the_same_variant_column() {
+    let ws = xtask::paths::workspace_root();
+    let tree = ws.join(TREE);
+    let out = duct::cmd(
+        env!("CARGO_BIN_EXE_xtask"),
+        [
+            "matrix",
+            "test-config",
+            "--config-files",
+            "configs/nvidia-master.yaml",
+            "--config-keys",
+            KEY,
+            "--no-evals",
+            "--bind",
+            "--root",
+            tree.to_str().unwrap(),
+        ],
+    )
+    .dir(&tree)
+    .stdout_capture()
+    .stderr_capture()
+    .unchecked()
+    .run()
+    .expect("xtask runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // The matrix on stdout stays upstream's JSON.
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON rows");
+    let n = rows.as_array().map_or(0, Vec::len);
+    let table: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("agentic.yaml"))
+        .collect();
+    assert_eq!(table.len(), n, "{stderr}");
+    assert!(
+        table
+            .iter()
+            .any(|l| l.contains("override_tp2_c16") && l.contains("mem-fraction-static=0.8 ")),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_comment_only_recipe_edit_needs_no_entry_but_a_base_value_change_does() {
+    let (_tmp, repo) = fork();
+    edit(&repo, RECIPE, |t| {
+        t.replacen(
+            "override_tp2_c16:\n",
+            "override_tp2_c16:  # sized for 32 in flight\n",
+            1,
+        )
+    });
+    let report = run(&repo);
+    assert_eq!(
+        errors(&report),
+        Vec::<String>::new(),
+        "{:#?}",
+        report.diagnostics()
+    );
+    assert!(report.impact.is_empty(), "{:?}", report.impact);
+    // A base value reaches every variant: every point can change.
+    edit(&repo, RECIPE, |t| {
+        t.replacen(
+            "chunked-prefill-size: 16384",
+            "chunked-prefill-size: 8192",
+            1,
+        )
+    });
+    let line = line_of(&repo, RECIPE, "chunked-prefill-size: 8192");
+    let report = run(&repo);
+    assert_eq!(
+        errors(&report),
+        [format!("changelog/entry-required {RECIPE}:{line}:1")]
+    );
+}

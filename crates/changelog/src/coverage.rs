@@ -1,5 +1,5 @@
-//! Whether the change's appended changelog entries cover its impact (docs/changelog.md,
-//! "Coverage"): `changelog/entry-required` for an impacted config no appended entry plans a row
+//! Whether the change's appended changelog entries cover its impact (README.md,
+//! "Before you open a PR"): `changelog/entry-required` for an impacted config no appended entry plans a row
 //! for, `changelog/empty-plan` for an appended entry whose plan has no row at all.
 
 use crate::entry::Entry;

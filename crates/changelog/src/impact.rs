@@ -1,5 +1,5 @@
 //! The impact of a change: the config keys whose benchmark can change between the base and the
-//! working tree, each with the changed lines that caused it (docs/changelog.md, "Coverage").
+//! working tree, each with the changed lines that caused it (README.md, "Before you open a PR").
 //!
 //! Values are compared parsed, not as text, so a comment-only or formatting-only edit impacts
 //! nothing. Four sources: a master entry whose value changed (its image pin included), a recipe

@@ -1,4 +1,4 @@
-//! The PR's sweep labels (`pr/labels`, docs/changelog.md "Sweep labels"): exactly one primary
+//! The PR's sweep labels (`pr/labels`, README.md "Before you open a PR"): exactly one primary
 //! label when the change can affect benchmark performance, modifiers only beside a primary,
 //! and the plan modifiers the labels turn on.
 

@@ -218,7 +218,10 @@ pub fn human_table(records: &[BindingRecord]) -> String {
     }
     for key in keys {
         let rows: Vec<&BindingRecord> = records.iter().filter(|r| r.config_key == key).collect();
-        s.push_str(&format!("\nplanned rows of {key} → recipe variant:\n"));
+        s.push_str(&format!(
+            "\nplanned rows of {} → recipe variant:\n",
+            plain(key)
+        ));
         let w_recipe = rows
             .iter()
             .map(|r| r.recipe.len())
@@ -244,14 +247,14 @@ pub fn human_table(records: &[BindingRecord]) -> String {
         for r in rows {
             s.push_str(&format!(
                 "  {:<w_scen$} {:>3} {:>3} {:<7} {:>5}  {:<w_recipe$}  {:<w_variant$}  {}\n",
-                r.scenario,
-                r.tp,
-                r.ep,
-                r.dp_attn,
-                r.conc,
-                r.recipe,
-                r.variant,
-                r.args.join(" ")
+                plain(&r.scenario),
+                plain(&r.tp),
+                plain(&r.ep),
+                plain(&r.dp_attn),
+                plain(&r.conc),
+                plain(&r.recipe),
+                plain(&r.variant),
+                plain(&r.args.join(" "))
             ));
         }
     }
@@ -288,6 +291,13 @@ pub fn markdown_tables(records: &[BindingRecord]) -> String {
     s
 }
 
+/// Terminal-safe text: tree content must not move the cursor or recolour the terminal.
+fn plain(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}
+
 /// Table-safe text: pipes, backticks, angle brackets and control characters would break the
 /// markdown (or inject markup) from hostile tree content.
 pub fn md_escape(s: &str) -> String {
@@ -298,4 +308,36 @@ pub fn md_escape(s: &str) -> String {
             c => c,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(key: &str) -> BindingRecord {
+        BindingRecord {
+            config_key: key.into(),
+            scenario: "agentic-coding".into(),
+            tp: "2".into(),
+            ep: "1".into(),
+            dp_attn: "false".into(),
+            conc: "16".into(),
+            recipe: "r.yaml".into(),
+            variant: "override_tp2_c16".into(),
+            args: vec!["mem-fraction-static=0.8".into()],
+        }
+    }
+
+    #[test]
+    fn tables_escape_hostile_text() {
+        let t = human_table(&[record("k\u{1b}[31m")]);
+        assert!(!t.contains('\u{1b}'), "{t}");
+        assert!(
+            t.contains("override_tp2_c16  mem-fraction-static=0.8"),
+            "{t}"
+        );
+        let md = markdown_tables(&[record("k|`<b>")]);
+        assert!(md.contains("#### `k   b `"), "{md}");
+        assert!(md.contains("| agentic-coding | 2 | 1 | false | 16 | `r.yaml` | `override_tp2_c16` | mem-fraction-static=0.8 |"), "{md}");
+    }
 }
