@@ -59,7 +59,8 @@ pub struct CommonArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Json)]
     pub format: OutputFormat,
     /// Also bind every generated point to exactly one srt-recipe variant of the tree at
-    /// `--root`; binding errors fail the run and print no matrix.
+    /// `--root` and print each point's recipe and variant on stderr (as validate's report);
+    /// binding errors fail the run and print no matrix.
     #[arg(long)]
     pub bind: bool,
     /// Jobs per chunk for `--format github` (at most 256).
@@ -286,8 +287,14 @@ pub fn generate_checked(
     if bind {
         let points = infx_matrix::expand_with_origins(&configs, &runners, opts)
             .map_err(Failure::from_diag)?;
-        let recipes = infx_matrix::bind::load_recipes(points.iter().map(|(r, _)| r), base);
-        let findings = infx_matrix::bind::bind_points(&points, &recipes);
+        // The same row → variant column as validate's report (stderr: stdout is the matrix).
+        let mut keys: Vec<String> = Vec::new();
+        for (_, o) in &points {
+            if !keys.contains(&o.key) {
+                keys.push(o.key.clone());
+            }
+        }
+        let (findings, records) = crate::validate::binding::bind_and_record(&points, base, &keys);
         let errors = findings.iter().filter(|d| d.is_error()).count();
         if errors > 0 {
             return Err(Failure {
@@ -298,6 +305,7 @@ pub fn generate_checked(
             });
         }
         print_findings(&findings, base);
+        eprint!("{}", crate::validate::binding::human_table(&records));
     }
     Ok(rows)
 }

@@ -7,6 +7,9 @@ use crate::output::{self, Format};
 use infx_report::{Diagnostic, Severity, SourceMap, sort_for_report};
 use infx_yaml::Document;
 
+pub mod binding;
+mod contribution;
+pub mod pr;
 mod steps;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -39,6 +42,17 @@ pub struct Args {
     /// No network at all: any attempt is an error. Implied inside a Nix build sandbox.
     #[arg(long)]
     pub hermetic: bool,
+    /// The PR's labels, comma-separated (`full-sweep-fail-fast,all-evals`; `""` = none). Checks
+    /// the sweep labels and feeds `all-evals` / `evals-only` to the plan.
+    #[arg(long, value_delimiter = ',', num_args = 0..=1)]
+    pub labels: Option<Vec<String>>,
+    /// The PR number (canonical pr-link in the entry skeleton; review's waiver lookup).
+    #[arg(long)]
+    pub pr: Option<u64>,
+    /// A `pull_request` event payload to read labels, PR number and head commit from (default
+    /// inside GitHub Actions on a pull_request event: $GITHUB_EVENT_PATH).
+    #[arg(long)]
+    pub event: Option<PathBuf>,
 }
 
 /// Whether a check ran, and if not, why.
@@ -66,19 +80,21 @@ impl CheckResult {
             .filter(|d| d.severity == sev)
             .count()
     }
+    /// `ok`, `ok, 1 warning`, `2 errors`, … of a check that ran.
+    fn verdict(&self) -> String {
+        let (e, w) = (self.count(Severity::Error), self.count(Severity::Warning));
+        match (e, w) {
+            (0, 0) => "ok".to_string(),
+            (0, w) => format!("ok, {w} warning{}", plural(w)),
+            (e, 0) => format!("{e} error{}", plural(e)),
+            (e, w) => format!("{e} error{}, {w} warning{}", plural(e), plural(w)),
+        }
+    }
     /// The summary line: `  config      ok        3 files          0.4 ms`.
     pub fn summary_line(&self) -> String {
         let verdict = match &self.status {
             Status::Skipped(why) => format!("skipped ({why})"),
-            Status::Ran => {
-                let (e, w) = (self.count(Severity::Error), self.count(Severity::Warning));
-                match (e, w) {
-                    (0, 0) => "ok".to_string(),
-                    (0, w) => format!("ok, {w} warning{}", plural(w)),
-                    (e, 0) => format!("{e} error{}", plural(e)),
-                    (e, w) => format!("{e} error{}, {w} warning{}", plural(e), plural(w)),
-                }
-            }
+            Status::Ran => self.verdict(),
         };
         let scope = if self.scope.is_empty() {
             String::new()
@@ -114,6 +130,10 @@ pub fn format_duration(d: Duration) -> String {
 #[derive(Debug)]
 pub struct Report {
     pub checks: Vec<CheckResult>,
+    /// Configs whose benchmark the change can alter, with the causing lines.
+    pub impact: infx_changelog::impact::Impact,
+    /// Every planned point of the configs in view → the recipe variant it selects.
+    pub bindings: Vec<binding::BindingRecord>,
     pub sources: SourceMapHolder,
     pub elapsed: Duration,
 }
@@ -172,6 +192,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         all: args.all,
         online: args.online,
         hermetic,
+        labels: args
+            .labels
+            .map(|l| l.into_iter().filter(|s| !s.trim().is_empty()).collect()),
+        pr: args.pr,
+        event: args.event.or_else(pr::event_path_from_env),
     };
     let report = validate(&opts);
     let diags = report.diagnostics();
@@ -181,14 +206,89 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let summary = summary_text(&report);
     match args.format {
         // Machine formats keep stdout parseable; the summary goes to stderr.
-        Format::Json => eprint!("{summary}"),
-        Format::Human | Format::Github => crate::hygiene::print_stdout(&summary),
+        Format::Json => {
+            for r in &report.impact.keys {
+                crate::hygiene::print_stdout(&format!("{}\n", impact_json(r)));
+            }
+            for b in &report.bindings {
+                crate::hygiene::print_stdout(&format!("{}\n", b.to_json()));
+            }
+            eprint!("{summary}");
+        }
+        Format::Human => {
+            crate::hygiene::print_stdout(&summary);
+            crate::hygiene::print_stdout(&crate::hygiene::escape_lines(&binding::human_table(
+                &report.bindings,
+            )));
+        }
+        Format::Github => {
+            crate::hygiene::print_stdout(&summary);
+            if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") {
+                write_step_summary(Path::new(&path), &report);
+            }
+        }
     }
     Ok(if report.has_errors() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// One impacted config as a JSON record (README, `--format json`).
+fn impact_json(k: &infx_changelog::impact::Impacted) -> serde_json::Value {
+    serde_json::json!({
+        "record": "impact",
+        "config-key": k.key,
+        "causes": k.causes.iter().map(|c| serde_json::json!({
+            "path": c.path.to_string_lossy(),
+            "line": c.line,
+            "why": c.why,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Appends the job summary: the checks table and the planned rows per config (markdown).
+/// A summary that cannot be written is reported on stderr; the verdict stands.
+fn write_step_summary(path: &Path, report: &Report) {
+    use std::io::Write;
+    let mut md = String::from(
+        "### cargo xtask validate\n\n| check | verdict | time | scope |\n| --- | --- | --- | --- |\n",
+    );
+    for c in &report.checks {
+        let verdict = match &c.status {
+            Status::Skipped(why) => format!("skipped ({why})"),
+            Status::Ran => c.verdict(),
+        };
+        md.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            c.name,
+            binding::md_escape(&verdict),
+            format_duration(c.elapsed),
+            binding::md_escape(&c.scope)
+        ));
+    }
+    let errors: usize = report.checks.iter().map(|c| c.count(Severity::Error)).sum();
+    md.push_str(&format!(
+        "\n**validate: {}** ({errors} error{})\n",
+        if errors == 0 { "passed" } else { "FAILED" },
+        plural(errors)
+    ));
+    if !report.bindings.is_empty() {
+        md.push_str("\n### Planned rows → recipe variants\n");
+        md.push_str(&binding::markdown_tables(&report.bindings));
+    }
+    let written = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(md.as_bytes()));
+    if let Err(e) = written {
+        eprintln!(
+            "warning: cannot write the job summary {}: {e}",
+            path.display()
+        );
+    }
 }
 
 pub fn summary_text(report: &Report) -> String {
@@ -221,6 +321,28 @@ pub struct Options {
     pub all: bool,
     pub online: bool,
     pub hermetic: bool,
+    /// The PR's labels (`--labels`); `None` = unknown (then the event's, if any).
+    pub labels: Option<Vec<String>>,
+    /// The PR number (`--pr`); `None` = the event's, if any.
+    pub pr: Option<u64>,
+    /// A `pull_request` event payload (GitHub Actions).
+    pub event: Option<PathBuf>,
+}
+
+impl Options {
+    /// A run of `root` with the defaults (change-scoped, offline, no PR context).
+    pub fn new(root: impl Into<PathBuf>) -> Options {
+        Options {
+            root: root.into(),
+            base: None,
+            all: false,
+            online: false,
+            hermetic: false,
+            labels: None,
+            pr: None,
+            event: None,
+        }
+    }
 }
 
 /// Runs every check. Never panics on repository content; problems become diagnostics.
@@ -242,6 +364,41 @@ pub fn validate(opts: &Options) -> Report {
         elapsed: t.elapsed(),
         scope: change.describe(),
     });
+
+    // The PR: --labels / --pr, else the pull_request event payload (GitHub Actions).
+    let t = Instant::now();
+    let mut event_diags = Vec::new();
+    let event = match opts.event.as_deref().map(pr::read_event) {
+        Some(Ok(e)) => e,
+        Some(Err(d)) => {
+            event_diags.push(d);
+            None
+        }
+        None => None,
+    };
+    let pr_number = opts.pr.or(event.as_ref().and_then(|e| e.number));
+    let pr_context = match (&opts.labels, &event) {
+        (Some(labels), _) => Some(infx_changelog::labels::PrContext {
+            labels: labels.clone(),
+            ..Default::default()
+        }),
+        (None, Some(e)) => Some(infx_changelog::labels::PrContext {
+            labels: e.labels.clone(),
+            ci_event: true,
+            ..Default::default()
+        }),
+        (None, None) => None,
+    }
+    .map(|mut p| {
+        // Upstream reads the PR head's message (the checkout is GitHub's merge commit).
+        p.skip_sweep = event
+            .as_ref()
+            .and_then(|e| e.head_sha.as_deref())
+            .and_then(|sha| change.commit_message(sha))
+            .is_some_and(|m| m.contains(infx_changelog::labels::SKIP_SWEEP));
+        p
+    });
+    let event_elapsed = t.elapsed();
 
     // diff-check needs only the change: run it beside everything else.
     std::thread::scope(|scope| {
@@ -311,10 +468,50 @@ pub fn validate(opts: &Options) -> Report {
 
         // changelog: append-only against the base; new entries valid; their keys resolve.
         let t = Instant::now();
-        let (changelog_result, changelog_scope) = check_changelog(&root, &change, &loaded);
+        let modifiers = infx_changelog::labels::modifiers(
+            pr_context.as_ref().map_or(&[][..], |p| &p.labels[..]),
+        );
+        let (changelog_result, changelog_scope) =
+            check_changelog(&root, &change, &loaded, modifiers);
         let changelog_check = CheckResult {
             elapsed: t.elapsed(),
             ..changelog_result
+        };
+
+        // coverage: every config the change can benchmark differently has an appended entry
+        // that plans a row for it; labels: the PR starts exactly one sweep.
+        let t = Instant::now();
+        let impact = if config_failed {
+            Default::default()
+        } else {
+            contribution::change_impact(&root, &change, &loaded)
+        };
+        let coverage = if config_failed {
+            skipped("coverage", "master configs have errors; fix those first")
+        } else {
+            contribution::check_coverage(
+                &change,
+                &mut loaded,
+                &changelog_scope,
+                &impact,
+                modifiers,
+                pr_number,
+            )
+        };
+        let coverage_check = CheckResult {
+            elapsed: t.elapsed(),
+            ..coverage
+        };
+        let t = Instant::now();
+        let mut labels = contribution::check_pr_labels(
+            pr_context.as_ref(),
+            !changelog_scope.appended.is_empty(),
+            &impact,
+        );
+        labels.diagnostics.extend(event_diags.iter().cloned());
+        let labels_check = CheckResult {
+            elapsed: t.elapsed() + event_elapsed,
+            ..labels
         };
         let touched = touched_keys(&root, &change, &loaded, &changelog_scope.keys, opts.all);
         if !whole_tree {
@@ -347,9 +544,19 @@ pub fn validate(opts: &Options) -> Report {
         });
         checks.push(config_check);
         checks.push(changelog_check);
+        checks.push(coverage_check);
+        checks.push(labels_check);
 
         // matrix: rows for the touched configs; every point binds exactly one recipe variant.
+        // The bindings of the configs the change impacts or its entries name are shown.
         let t = Instant::now();
+        let mut bindings = Vec::new();
+        let mut shown: Vec<String> = impact.keys.iter().map(|k| k.key.clone()).collect();
+        for k in &changelog_scope.keys {
+            if !shown.contains(k) {
+                shown.push(k.clone());
+            }
+        }
         let matrix = if config_failed {
             skipped("matrix", "master configs have errors; fix those first")
         } else {
@@ -363,12 +570,14 @@ pub fn validate(opts: &Options) -> Report {
                         Ok(configs) => {
                             let mut runners = infx_matrix::Runners::from_node(&rdoc.root);
                             runners.tree_root = Some(root.clone());
-                            let d = infx_matrix::bind::bind_configs(
+                            let (d, records) = bind_with_records(
                                 &configs,
                                 &runners,
                                 keys.as_deref(),
                                 &root,
+                                &shown,
                             );
+                            bindings = records;
                             ran(
                                 "matrix",
                                 d,
@@ -456,6 +665,7 @@ pub fn validate(opts: &Options) -> Report {
         );
         let mut review = check_review(
             &root,
+            pr_number,
             std::mem::take(&mut loaded.masters),
             docs,
             changelog_scope.append_only,
@@ -495,10 +705,40 @@ pub fn validate(opts: &Options) -> Report {
         }
         Report {
             checks,
+            impact,
+            bindings,
             sources: SourceMapHolder(sources),
             elapsed: started.elapsed(),
         }
     })
+}
+
+/// The matrix step's binding (as `infx_matrix::bind::bind_configs`) plus the records of the
+/// points whose config is in `shown`.
+fn bind_with_records(
+    configs: &infx_matrix::MasterConfigs<'_>,
+    runners: &infx_matrix::Runners<'_>,
+    keys: Option<&[String]>,
+    root: &Path,
+    shown: &[String],
+) -> (Vec<Diagnostic>, Vec<binding::BindingRecord>) {
+    let selection = match keys {
+        Some(k) => infx_matrix::Selection::TestConfig(infx_matrix::TestConfig {
+            config_keys: k.to_vec(),
+            ..Default::default()
+        }),
+        None => infx_matrix::Selection::FullSweep(infx_matrix::FullSweep::default()),
+    };
+    let opts = infx_matrix::Options {
+        selection,
+        evals: infx_matrix::EvalMode::None,
+        runner_node_filter: None,
+        scenario_types: None,
+    };
+    match infx_matrix::expand_with_origins(configs, runners, &opts) {
+        Ok(points) => binding::bind_and_record(&points, root, shown),
+        Err(d) => (vec![d], Vec::new()),
+    }
 }
 
 fn ran(name: &'static str, diagnostics: Vec<Diagnostic>, scope: String) -> CheckResult {

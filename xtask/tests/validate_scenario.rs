@@ -115,11 +115,8 @@ fn scenario() -> (tempfile::TempDir, PathBuf) {
 
 fn run(repo: &Path) -> Vec<Diagnostic> {
     let report = validate(&Options {
-        root: repo.join("inferencex-e2e"),
-        base: None,
-        all: false,
-        online: false,
         hermetic: true,
+        ..Options::new(repo.join("inferencex-e2e"))
     });
     report.diagnostics()
 }

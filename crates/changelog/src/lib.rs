@@ -4,9 +4,12 @@
 //!
 //! Everything here is pure: callers load bytes (see `infx-git`) and get [`Diagnostic`]s.
 
+pub mod coverage;
 pub mod entry;
 pub mod gate;
+pub mod impact;
 pub mod keys;
+pub mod labels;
 pub mod matrix_gen;
 pub mod merge;
 pub mod plan;

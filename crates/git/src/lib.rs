@@ -178,6 +178,15 @@ impl Repo {
             .map_err(ge("revision", format!("'{rev}' is not a commit")))
     }
 
+    /// The full message of a commit (lossy UTF-8), e.g. to look for `[skip-sweep]`.
+    pub fn commit_message(&self, id: Oid) -> Result<String, GitError> {
+        let c = self
+            .inner
+            .find_commit(id)
+            .map_err(ge("object", format!("commit {id} not found")))?;
+        Ok(String::from_utf8_lossy(c.message_bytes()).into_owned())
+    }
+
     /// The short name of the checked-out branch (`None` when detached or unborn).
     pub fn current_branch(&self) -> Option<String> {
         let head = self.inner.head().ok()?;

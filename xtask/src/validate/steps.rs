@@ -74,11 +74,20 @@ impl ChangeInfo {
             .as_deref()
             .and_then(|b| infx_git::Oid::from_str(b).ok())
     }
+    /// The base revision's generation inputs (append-only plans compare against them).
+    pub(super) fn base_inputs(&self) -> Option<infx_changelog::matrix_gen::RevisionInputs> {
+        infx_changelog::matrix_gen::RevisionInputs::at(&self.repo()?, self.base_oid()?).ok()
+    }
+    /// The head commit message of `sha` (the PR's head), if this repository has it.
+    pub(super) fn commit_message(&self, sha: &str) -> Option<String> {
+        let oid = infx_git::Oid::from_str(sha).ok()?;
+        self.repo()?.commit_message(oid).ok()
+    }
     fn repo(&self) -> Option<infx_git::Repo> {
         infx_git::Repo::open(self.repo_root.as_ref()?).ok()
     }
     /// The bytes of `file` (absolute) at the base, following the move into `inferencex-e2e/`.
-    fn base_bytes(&self, file: &Path) -> Option<Vec<u8>> {
+    pub(super) fn base_bytes(&self, file: &Path) -> Option<Vec<u8>> {
         let rel = relative_to(self.repo_root.as_ref()?, file);
         let repo = self.repo()?;
         let blob = repo
@@ -88,7 +97,7 @@ impl ChangeInfo {
     }
     /// The bytes of `file` (absolute) on the new side: the fallback commit or the working tree
     /// (as git would commit it: a CRLF checkout under `core.autocrlf` reads as LF).
-    fn head_bytes(&self, file: &Path) -> Option<Vec<u8>> {
+    pub(super) fn head_bytes(&self, file: &Path) -> Option<Vec<u8>> {
         match &self.head_rev {
             None => match &self.repo_root {
                 Some(repo) => {
@@ -186,31 +195,7 @@ pub fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
     info
 }
 
-/// The top-level keys of a master config with the byte range of each one's section (from its
-/// key line to the next key line). A line scan, not a parse: master configs write one
-/// `key:` per entry at column 0, which is all this needs; comments and blank lines between
-/// entries belong to the section before.
-pub fn top_level_sections(text: &str) -> Vec<(&str, std::ops::Range<usize>)> {
-    let mut out: Vec<(&str, std::ops::Range<usize>)> = Vec::new();
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        let start = offset;
-        offset += line.len();
-        let first = line.as_bytes().first().copied().unwrap_or(b' ');
-        if matches!(first, b' ' | b'\t' | b'#' | b'-' | b'\n' | b'\r') || line.starts_with("...") {
-            continue;
-        }
-        let Some(colon) = line.find(':') else {
-            continue;
-        };
-        let key = line[..colon].trim().trim_matches(|c| c == '"' || c == '\'');
-        if let Some(last) = out.last_mut() {
-            last.1.end = start;
-        }
-        out.push((key, start..text.len()));
-    }
-    out
-}
+pub use infx_changelog::impact::top_level_sections;
 
 /// What the change's new changelog entries select.
 #[derive(Debug, Default)]
@@ -219,6 +204,14 @@ pub struct ChangelogScope {
     pub keys: Vec<String>,
     /// Some new entry is `append-only: true` (review Check 12 applies).
     pub append_only: bool,
+    /// The appended entries (gate reading), with the head line each starts on and its keys
+    /// resolved (an entry whose keys do not resolve is the changelog check's finding).
+    pub appended: Vec<(infx_changelog::Entry, usize, Vec<String>)>,
+    /// The changelog was compared with a base (coverage can be judged).
+    pub has_history: bool,
+    /// The gate could not read the additions (a deleted line, broken YAML, …): which entries
+    /// the change appends is unknown until the changelog finding is fixed.
+    pub additions_unreadable: bool,
 }
 
 /// The changelog check; also returns the config keys the change's new entries select.
@@ -226,6 +219,7 @@ pub fn check_changelog(
     root: &Path,
     change: &ChangeInfo,
     loaded: &infx_config::LoadedConfigs,
+    modifiers: infx_changelog::Modifiers,
 ) -> (CheckResult, ChangelogScope) {
     let file = root.join("perf-changelog.yaml");
     if !file.is_file() {
@@ -256,6 +250,7 @@ pub fn check_changelog(
     };
     let copts = infx_changelog::CheckOptions {
         dialect,
+        modifiers,
         ..Default::default()
     };
     if !has_history {
@@ -280,19 +275,30 @@ pub fn check_changelog(
     let mut selected = Vec::new();
     let mut new_entries = 0;
     let mut append_only = false;
-    if let Ok(added) = infx_changelog::gate(
+    let mut appended = Vec::new();
+    let gated = infx_changelog::gate(
         base.as_deref(),
         &head,
         "perf-changelog.yaml",
         dialect,
         Default::default(),
-    ) {
+    );
+    let additions_unreadable = gated.as_ref().is_err_and(|e| {
+        !matches!(
+            e.stage,
+            infx_changelog::GateStage::NoAdditions | infx_changelog::GateStage::NoEntries
+        )
+    });
+    if let Ok(added) = gated {
         new_entries = added.entries.len();
         append_only = added.entries.iter().any(|e| e.append_only);
         for e in &added.entries {
-            if let Ok(k) = infx_changelog::resolve_keys(&e.config_keys, &keys) {
-                selected.extend(k);
-            }
+            let resolved = infx_changelog::resolve_keys(&e.config_keys, &keys).unwrap_or_default();
+            selected.extend(resolved.iter().cloned());
+            let line = added
+                .head_line(e.span.start.line)
+                .unwrap_or(e.span.start.line);
+            appended.push((e.clone(), line, resolved));
         }
     }
     let scope = if base.is_none() {
@@ -308,6 +314,9 @@ pub fn check_changelog(
         ChangelogScope {
             keys: selected,
             append_only,
+            appended,
+            has_history: true,
+            additions_unreadable,
         },
     )
 }
@@ -405,10 +414,11 @@ pub fn touched_keys(
 }
 
 /// One recipe file as a config in scope uses it: its lane and the model the launcher binds.
-struct RecipeUse<'a> {
+pub(super) struct RecipeUse<'a> {
+    pub(super) key: &'a str,
     /// Relative to the tree (`benchmarks/<single|multi>_node/srt-slurm-recipes/<dir>/<file>`).
-    rel: String,
-    lane: infx_recipe::Lane,
+    pub(super) rel: String,
+    pub(super) lane: infx_recipe::Lane,
     model: &'a str,
     image: &'a str,
     precision: &'a str,
@@ -416,7 +426,7 @@ struct RecipeUse<'a> {
 
 /// Every `srt-recipe` / `eval-srt-recipe` of the configs in scope (`None` = all), resolved
 /// against their `srt-recipe-dir` (SR3), in config order.
-fn recipe_uses<'a>(
+pub(super) fn recipe_uses<'a>(
     loaded: &'a infx_config::LoadedConfigs,
     keys: Option<&[String]>,
 ) -> Vec<RecipeUse<'a>> {
@@ -450,6 +460,7 @@ fn recipe_uses<'a>(
                     {
                         let file = reference.split(':').next().unwrap_or(reference);
                         out.push(RecipeUse {
+                            key: &e.key,
                             rel: format!("{recipes_root}/{dir}/{file}"),
                             lane,
                             model: field("model"),
@@ -637,8 +648,10 @@ pub fn check_diff(change: &ChangeInfo) -> (CheckResult, Option<infx_diff::Change
 }
 
 /// The reviewer checks, on the documents already parsed.
+#[allow(clippy::too_many_arguments)]
 pub fn check_review(
     root: &Path,
+    pr: Option<u64>,
     masters: Vec<Document>,
     docs: Vec<Document>,
     append_only: bool,
@@ -663,7 +676,7 @@ pub fn check_review(
     inputs.codeowners = infx_review::load::load_codeowners(root, &mut diags);
     inputs.waivers = infx_review::load::load_waivers(root);
     if let Some(c) = diff {
-        inputs.change = Some(infx_review::Change::from_diff(c, None));
+        inputs.change = Some(infx_review::Change::from_diff(c, pr));
     }
     if change.base.is_some() {
         // Only the base's top-level keys are needed (which configs are new): read them from

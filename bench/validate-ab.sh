@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Before/after: two `xtask` binaries on bench/validate.sh's one-config change (the August tree
+# committed in a temporary git repository, one master-config entry edited and one changelog
+# entry appended in the working tree), runs interleaved in one go, medians reported. Used to
+# show what a change to validate costs (e.g. the contribution checks: impact, coverage, labels,
+# binding records).
+#
+#   bench/validate-ab.sh BEFORE_BIN AFTER_BIN [RUNS]    (default 31; corpus: $INFX_CORPUS or ../shared/corpus)
+#
+# BEFORE_BIN is typically main built into its own target dir:
+#   git archive main | tar -x -C /tmp/main-src && (cd /tmp/main-src && CARGO_TARGET_DIR=/tmp/main-target cargo build --release -p xtask)
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+before="${1:?before binary}"
+after="${2:?after binary}"
+runs="${3:-31}"
+corpus="${INFX_CORPUS:-$here/../shared/corpus}"
+aug="$corpus/inferencex-aug2026"
+[ -f "$aug/configs/nvidia-master.yaml" ] || { echo "no August corpus under $corpus" >&2; exit 2; }
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+repo="$work/repo"
+mkdir -p "$repo"
+cp -r "$aug" "$repo/inferencex-e2e"
+git -C "$repo" init -q -b main
+git -C "$repo" -c user.email=b@example.com -c user.name=bench add -A
+git -C "$repo" -c user.email=b@example.com -c user.name=bench commit -q -m base
+git -C "$repo" checkout -q -b change
+python3 - "$repo/inferencex-e2e" <<'PY'
+import re, sys
+root = sys.argv[1]
+p = root + "/configs/nvidia-master.yaml"
+text = open(p).read()
+m = re.search(r"conc-list: \[([0-9, ]+)\]", text)
+new = m.group(0)[:-1] + ", 512]"
+text = text[: m.start()] + new + text[m.end():]
+open(p, "w").write(text)
+key = next(l[:-1] for l in text.splitlines() if l and not l[0].isspace() and not l.startswith("#") and l.endswith(":"))
+cl = root + "/perf-changelog.yaml"
+with open(cl, "a") as f:
+    f.write(f"\n- config-keys:\n    - {key}\n  description:\n    - Add a point\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/9999\n")
+PY
+
+python3 - "$before" "$after" "$repo/inferencex-e2e" "$runs" <<'PY'
+import os, statistics, subprocess, sys, time
+before, after, tree, runs = sys.argv[1:]
+runs = int(runs)
+cmds = {"before": [before, "validate", "--root", tree], "after": [after, "validate", "--root", tree]}
+times = {k: [] for k in cmds}
+cpu = {k: [] for k in cmds}
+for _ in range(runs):
+    for name, cmd in cmds.items():
+        t = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, _, ru = os.wait4(p.pid, 0)
+        times[name].append((time.perf_counter() - t) * 1000)
+        # CPU time (user + system) is less sensitive than wall time to a loaded machine.
+        cpu[name].append((ru.ru_utime + ru.ru_stime) * 1000)
+for name in cmds:
+    print(f"one-config change, {name:6s}: wall median {statistics.median(times[name]):7.1f} ms (min {min(times[name]):7.1f})"
+          f"  cpu median {statistics.median(cpu[name]):7.1f} ms  ({runs} runs)")
+d = statistics.median(times["after"]) - statistics.median(times["before"])
+c = statistics.median(cpu["after"]) - statistics.median(cpu["before"])
+print(f"after - before: wall {d:+.1f} ms, cpu {c:+.1f} ms (medians)")
+for name, cmd in cmds.items():
+    out = subprocess.run(cmd, capture_output=True, text=True).stdout
+    print(f"\n{name}, summary:\n" + "\n".join(l for l in out.splitlines() if l[:11].strip() in
+          {"change", "yaml", "config", "changelog", "coverage", "labels", "matrix", "recipe", "image", "diff-check", "review", "validate:"}))
+PY

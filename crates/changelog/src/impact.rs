@@ -1,0 +1,443 @@
+//! The impact of a change: the config keys whose benchmark can change between the base and the
+//! working tree, each with the changed lines that caused it (README.md, "Before you open a PR").
+//!
+//! Values are compared parsed, not as text, so a comment-only or formatting-only edit impacts
+//! nothing. Four sources: a master entry whose value changed (its image pin included), a recipe
+//! file or lane block whose resolved variants changed for the entries that use it, and the
+//! runners.yaml facts of an entry's runner. Pure: callers hand in the texts of both sides.
+
+use infx_recipe::{ExpandOptions, Lane, RecipeFile, compose_lane};
+use infx_yaml::{Document, Node};
+use std::collections::BTreeSet;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// One changed line that makes a config's benchmark change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cause {
+    /// Relative to the benchmark tree's root.
+    pub path: PathBuf,
+    /// 1-based line on the new side.
+    pub line: usize,
+    /// Why it impacts the config ("master entry changed", "recipe variants changed", …).
+    pub why: String,
+}
+
+/// A config key whose benchmark can change, with its causes in discovery order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Impacted {
+    pub key: String,
+    pub causes: Vec<Cause>,
+}
+
+/// The impacted keys, first-seen order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Impact {
+    pub keys: Vec<Impacted>,
+}
+
+impl Impact {
+    fn add(&mut self, key: &str, cause: Cause) {
+        match self.keys.iter_mut().find(|k| k.key == key) {
+            Some(k) => {
+                if !k.causes.contains(&cause) {
+                    k.causes.push(cause);
+                }
+            }
+            None => self.keys.push(Impacted {
+                key: key.to_string(),
+                causes: vec![cause],
+            }),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+    pub fn get(&self, key: &str) -> Option<&Impacted> {
+        self.keys.iter().find(|k| k.key == key)
+    }
+}
+
+/// The top-level keys of a master config with the byte range of each one's section (from its
+/// key line to the next key line). A line scan, not a parse: master configs write one `key:`
+/// per entry at column 0; comments and blank lines between entries belong to the section before.
+pub fn top_level_sections(text: &str) -> Vec<(&str, Range<usize>)> {
+    let mut out: Vec<(&str, Range<usize>)> = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let first = line.as_bytes().first().copied().unwrap_or(b' ');
+        if matches!(first, b' ' | b'\t' | b'#' | b'-' | b'\n' | b'\r') || line.starts_with("...") {
+            continue;
+        }
+        let Some(colon) = line.find(':') else {
+            continue;
+        };
+        let key = line[..colon].trim().trim_matches(|c| c == '"' || c == '\'');
+        if let Some(last) = out.last_mut() {
+            last.1.end = start;
+        }
+        out.push((key, start..text.len()));
+    }
+    out
+}
+
+/// Whether the text may define a YAML anchor (`&name` outside a comment). Sections of such a
+/// file are not independent (an alias elsewhere can change with them), so they are compared on
+/// whole-file parses. Conservative: a `&` in a quoted value also counts.
+fn may_define_anchor(text: &str) -> bool {
+    text.lines().any(|l| {
+        let code = l.split(" #").next().unwrap_or(l);
+        let b = code.as_bytes();
+        b.windows(2).enumerate().any(|(i, w)| {
+            w[0] == b'&' && w[1].is_ascii_alphanumeric() && (i == 0 || b[i - 1] == b' ')
+        })
+    })
+}
+
+/// 1-based line of byte `offset` in `text`.
+fn line_at(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// Lines added on the new side (1-based, relative to `new`), skipping blank and comment-only
+/// lines: they cannot carry the value change. Falls back to nothing on a diff failure.
+fn added_lines(old: Option<&str>, new: &str) -> Vec<usize> {
+    let Ok(d) = infx_git::diff_lines(old.map(str::as_bytes), Some(new.as_bytes())) else {
+        return Vec::new();
+    };
+    d.added
+        .iter()
+        .filter(|l| {
+            let t = l.content.trim();
+            !t.is_empty() && !t.starts_with('#')
+        })
+        .map(|l| l.line)
+        .collect()
+}
+
+/// Impact of a master config file: every entry whose parsed value differs from the base's, or
+/// that is new. `rel` is the file relative to the tree, `base` its base text (`None` = new
+/// file), `head` the parsed working-tree document.
+pub fn master_impact(rel: &Path, base: Option<&str>, head: &Document, out: &mut Impact) {
+    let Some(map) = head.root.as_map() else {
+        return;
+    };
+    let head_text: &str = &head.text;
+    let head_sections = top_level_sections(head_text);
+    let section_of = |key: &str| head_sections.iter().find(|(k, _)| *k == key);
+    let key_line = |key: &str, fallback: &Node| {
+        section_of(key).map_or(fallback.span.start.line, |(_, r)| {
+            line_at(head_text, r.start)
+        })
+    };
+    let Some(base) = base else {
+        for (key, knode, _) in map.iter() {
+            out.add(key, new_config(rel, key_line(key, knode)));
+        }
+        return;
+    };
+    let base_sections = top_level_sections(base);
+    let whole_file = may_define_anchor(base) || may_define_anchor(head_text);
+    let base_root: std::cell::OnceCell<Option<Node>> = std::cell::OnceCell::new();
+    let base_entry = |key: &str| {
+        base_root
+            .get_or_init(|| infx_yaml::parse_str(rel, base).ok())
+            .as_ref()
+            .and_then(|r| r.get(key).cloned())
+    };
+    for (key, knode, value) in map.iter() {
+        let head_range = section_of(key).map(|(_, r)| r.clone());
+        let base_range = base_sections
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, r)| r.clone());
+        let (head_section, base_section) = (
+            head_range.as_ref().and_then(|r| head_text.get(r.clone())),
+            base_range.as_ref().and_then(|r| base.get(r.clone())),
+        );
+        if !whole_file && head_section.is_some() && head_section == base_section {
+            continue;
+        }
+        // The base value: from the section alone when sections are independent (cheap),
+        // else (or when the section does not parse alone) from the whole base file.
+        let base_value = if base_range.is_none() && !whole_file {
+            None
+        } else {
+            let alone = (!whole_file)
+                .then(|| base_section.and_then(|s| infx_yaml::parse_str(rel, s).ok()))
+                .flatten();
+            match alone {
+                Some(root) => root.get(key).cloned(),
+                None => base_entry(key),
+            }
+        };
+        let Some(base_value) = base_value else {
+            out.add(key, new_config(rel, key_line(key, knode)));
+            continue;
+        };
+        if base_value == *value {
+            continue;
+        }
+        let start = head_range
+            .as_ref()
+            .map_or(knode.span.start.line, |r| line_at(head_text, r.start));
+        let lines = match head_section {
+            Some(h) => added_lines(base_section, h)
+                .into_iter()
+                .map(|l| start + l - 1)
+                .collect(),
+            None => Vec::new(),
+        };
+        let why = format!("master entry '{key}' changed");
+        if lines.is_empty() {
+            out.add(key, cause(rel, start, &why));
+        }
+        for l in lines {
+            out.add(key, cause(rel, l, &why));
+        }
+    }
+}
+
+fn cause(rel: &Path, line: usize, why: &str) -> Cause {
+    Cause {
+        path: rel.to_path_buf(),
+        line,
+        why: why.to_string(),
+    }
+}
+
+fn new_config(rel: &Path, line: usize) -> Cause {
+    cause(rel, line, "new config")
+}
+
+/// One recipe file as a config uses it.
+#[derive(Debug, Clone)]
+pub struct RecipeUse<'a> {
+    pub key: &'a str,
+    /// Relative to the tree.
+    pub rel: &'a str,
+    pub lane: Lane,
+}
+
+/// Reads a file of one side of the change (tree-relative path); `None` = absent.
+pub type ReadSide<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// Impact of changed recipe files and lane blocks: every use whose recipe file or lane block
+/// changed and whose resolved variants (lane block merged under the fragment, every variant
+/// expanded) differ between the sides. `changed` holds the tree-relative changed paths.
+pub fn recipe_impact(
+    uses: &[RecipeUse<'_>],
+    changed: &BTreeSet<PathBuf>,
+    base: ReadSide<'_>,
+    head: ReadSide<'_>,
+    out: &mut Impact,
+) {
+    let mut done: Vec<(&str, Lane, bool)> = Vec::new();
+    for u in uses {
+        let block = u.lane.block_path();
+        let file_changed = changed.contains(Path::new(u.rel));
+        let block_changed = changed.contains(Path::new(block));
+        if !file_changed && !block_changed {
+            continue;
+        }
+        let verdict = match done.iter().find(|(r, l, _)| *r == u.rel && *l == u.lane) {
+            Some((_, _, v)) => *v,
+            None => {
+                let v = variants(u.rel, u.lane, &base) != variants(u.rel, u.lane, &head);
+                done.push((u.rel, u.lane, v));
+                v
+            }
+        };
+        if !verdict {
+            continue;
+        }
+        for (path, changed_here, what) in [
+            (u.rel, file_changed, "recipe"),
+            (block, block_changed, "lane block"),
+        ] {
+            if !changed_here {
+                continue;
+            }
+            let Some(new) = head(path) else {
+                continue;
+            };
+            let why = format!("{what} {path} resolves to different variants");
+            let lines = added_lines(base(path).as_deref(), &new);
+            if lines.is_empty() {
+                out.add(u.key, cause(Path::new(path), 1, &why));
+            }
+            for l in lines {
+                out.add(u.key, cause(Path::new(path), l, &why));
+            }
+        }
+    }
+}
+
+/// The resolved variants of `rel` in `lane` on one side: (label, tree) in expansion order;
+/// `None` when the file or block is absent or does not resolve (then any text change counts).
+fn variants(
+    rel: &str,
+    lane: Lane,
+    side: ReadSide<'_>,
+) -> Option<Result<Vec<(String, Node)>, String>> {
+    let file_text = side(rel)?;
+    let block_text = side(lane.block_path())?;
+    let resolve = || -> Option<Vec<(String, Node)>> {
+        let file = RecipeFile::parse(Path::new(rel), file_text.clone()).ok()?;
+        let block = RecipeFile::parse(Path::new(lane.block_path()), block_text.clone()).ok()?;
+        let composed = compose_lane(&file, lane, &block);
+        Some(
+            composed
+                .expand_with(None, ExpandOptions::inferencex())
+                .ok()?
+                .into_iter()
+                .map(|v| (v.label, v.tree))
+                .collect(),
+        )
+    };
+    // An unresolvable side is compared by its text, so an edit of a broken recipe still counts.
+    Some(resolve().ok_or_else(|| format!("{file_text}\u{0}{block_text}")))
+}
+
+/// Impact of a runners.yaml change: every entry whose runner's facts differ — its label's node
+/// list and the records of the clusters those nodes sit in (`labels.cluster:<id>` →
+/// `clusters.<id>`); a flat file (runner → nodes, the older shape) compares the runner's list.
+/// `entries` = (config key, runner label) in master order.
+pub fn runners_impact(
+    rel: &Path,
+    base: Option<&str>,
+    head: &Document,
+    entries: &[(&str, &str)],
+    out: &mut Impact,
+) {
+    let base_root = base.and_then(|b| infx_yaml::parse_str(rel, b).ok());
+    let changed_lines = added_lines(base, &head.text);
+    for (key, runner) in entries {
+        let before = base_root.as_ref().map(|r| runner_facts(r, runner));
+        let after = runner_facts(&head.root, runner);
+        if before.as_ref() == Some(&after) {
+            continue;
+        }
+        let labels = head.root.get("labels").unwrap_or(&head.root);
+        let at = labels
+            .as_map()
+            .and_then(|m| m.get_entry(runner))
+            .map(|(k, _)| k.span.start.line);
+        let why = format!("runners.yaml facts of runner '{runner}' changed");
+        match (changed_lines.first(), at) {
+            (Some(l), _) => out.add(key, cause(rel, *l, &why)),
+            (None, Some(l)) => out.add(key, cause(rel, l, &why)),
+            (None, None) => out.add(key, cause(rel, 1, &why)),
+        }
+    }
+}
+
+fn runner_facts(root: &Node, runner: &str) -> Vec<Option<Node>> {
+    let Some(labels) = root.get("labels") else {
+        return vec![root.get(runner).cloned()];
+    };
+    let nodes = labels.get(runner).cloned();
+    let mut facts = vec![nodes.clone()];
+    let names: Vec<&str> = nodes
+        .as_ref()
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Node::as_str)
+        .collect();
+    if let Some(map) = labels.as_map() {
+        for (label, _, members) in map.iter() {
+            let Some(id) = label.strip_prefix("cluster:") else {
+                continue;
+            };
+            let holds = members
+                .as_seq()
+                .unwrap_or_default()
+                .iter()
+                .filter_map(Node::as_str)
+                .any(|n| names.contains(&n));
+            if holds || label == runner {
+                facts.push(root.get("clusters").and_then(|c| c.get(id)).cloned());
+            }
+        }
+    }
+    facts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn doc(path: &str, text: &str) -> Document {
+        Document {
+            path: PathBuf::from(path),
+            text: Arc::from(text),
+            root: infx_yaml::parse_str(Path::new(path), text).unwrap(),
+        }
+    }
+
+    const BASE: &str = "# header\na:\n  image: x@sha256:1\n  conc: [1, 4]\nb:\n  image: y\n";
+
+    fn master(head: &str) -> Vec<(String, Vec<usize>)> {
+        let mut out = Impact::default();
+        master_impact(
+            Path::new("configs/m.yaml"),
+            Some(BASE),
+            &doc("m", head),
+            &mut out,
+        );
+        out.keys
+            .into_iter()
+            .map(|k| (k.key, k.causes.iter().map(|c| c.line).collect()))
+            .collect()
+    }
+
+    #[test]
+    fn comment_and_formatting_edits_impact_nothing() {
+        let head = "# header\na:\n  # why four\n  image: x@sha256:1\n  conc: [1,   4]\n\nb:\n  image: 'y'\n";
+        assert_eq!(master(head), vec![]);
+    }
+
+    #[test]
+    fn a_value_change_impacts_its_entry_at_the_changed_line() {
+        let head = "# header\na:\n  image: x@sha256:2\n  conc: [1, 4]\nb:\n  image: y\n";
+        assert_eq!(master(head), vec![("a".to_string(), vec![3])]);
+        let head =
+            "# header\na:\n  image: x@sha256:1\n  conc: [1, 4]\nb:\n  image: y\nc:\n  image: z\n";
+        assert_eq!(master(head), vec![("c".to_string(), vec![7])]);
+    }
+
+    #[test]
+    fn anchors_compare_whole_files() {
+        let base = "a: &common\n  image: x\nb:\n  <<: *common\n";
+        let head = "a: &common\n  image: z\nb:\n  <<: *common\n";
+        let mut out = Impact::default();
+        master_impact(Path::new("m"), Some(base), &doc("m", head), &mut out);
+        let keys: Vec<&str> = out.keys.iter().map(|k| k.key.as_str()).collect();
+        assert_eq!(keys, ["a", "b"]);
+    }
+
+    #[test]
+    fn runner_facts_follow_clusters() {
+        let base = "labels:\n  b300: [n1, n2]\n  cluster:x: [n1, n2]\n  h100: [m1]\nclusters:\n  x: {gpus: 8}\n";
+        let head = "labels:\n  b300: [n1, n2]\n  cluster:x: [n1, n2]\n  h100: [m1]\nclusters:\n  x: {gpus: 4}\n";
+        let mut out = Impact::default();
+        runners_impact(
+            Path::new("configs/runners.yaml"),
+            Some(base),
+            &doc("r", head),
+            &[("k1", "b300"), ("k2", "h100"), ("k3", "cluster:x")],
+            &mut out,
+        );
+        let keys: Vec<&str> = out.keys.iter().map(|k| k.key.as_str()).collect();
+        assert_eq!(keys, ["k1", "k3"]);
+        assert_eq!(out.keys[0].causes[0].line, 6);
+    }
+}

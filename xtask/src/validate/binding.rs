@@ -1,0 +1,343 @@
+//! The row → recipe-variant binding, shown: for each config in view, every generated point with
+//! the recipe file and variant it selects and the settings that tell points apart (tp, ep,
+//! dp-attn, conc, and the variant's per-point args). Shared by `validate` and `matrix --bind`.
+
+use infx_matrix::bind::{bind, load_recipes, recipe_path};
+use infx_matrix::{Json, Object, RowOrigin};
+use infx_recipe::{ExpandOptions, Lane, RecipeRef, Variant};
+use infx_report::Diagnostic;
+use infx_yaml::{Node, Value};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// One generated point and the variant it selects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BindingRecord {
+    pub config_key: String,
+    pub scenario: String,
+    pub tp: String,
+    pub ep: String,
+    pub dp_attn: String,
+    pub conc: String,
+    /// Tree-relative recipe file.
+    pub recipe: String,
+    /// The selected variant (`override_tp2_c4`), or the reference's selector for multinode.
+    pub variant: String,
+    /// Args that differ between the file's variants, `name=value`, in recipe order.
+    pub args: Vec<String>,
+}
+
+impl BindingRecord {
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "record": "binding",
+            "config-key": self.config_key,
+            "scenario": self.scenario,
+            "tp": self.tp,
+            "ep": self.ep,
+            "dp-attn": self.dp_attn,
+            "conc": self.conc,
+            "recipe": self.recipe,
+            "variant": self.variant,
+            "args": self.args,
+        })
+    }
+}
+
+/// Binds every throughput point of `points` (the validate matrix step's findings) and returns
+/// the records of the points whose config is in `shown`.
+pub fn bind_and_record(
+    points: &[(Object, RowOrigin)],
+    root: &Path,
+    shown: &[String],
+) -> (Vec<Diagnostic>, Vec<BindingRecord>) {
+    let recipes = load_recipes(points.iter().map(|(r, _)| r), root);
+    let report = bind(points, &recipes);
+    let bound: HashMap<usize, &str> = report
+        .bindings
+        .iter()
+        .map(|(i, l)| (*i, l.as_str()))
+        .collect();
+    let mut args_of: HashMap<(String, Lane), HashMap<String, Vec<String>>> = HashMap::new();
+    let mut records = Vec::new();
+    for (i, (row, origin)) in points.iter().enumerate() {
+        if !shown.contains(&origin.key) || row.get("eval-only").is_some_and(Json::truthy) {
+            continue;
+        }
+        let Some(reference) = row.get_str("srt-recipe") else {
+            continue;
+        };
+        let parsed = RecipeRef::parse_inferencex(reference).ok();
+        let recipe = parsed
+            .as_ref()
+            .map_or_else(|| reference.to_string(), |r| recipe_path(&r.path));
+        let lane = Lane::of(
+            row.get_str("scenario-type") == Some("agentic-coding"),
+            row.contains("prefill"),
+        );
+        let variant = match bound.get(&i) {
+            Some(l) => l.to_string(),
+            None => parsed
+                .as_ref()
+                .and_then(|r| r.selector.as_ref())
+                .map_or_else(|| "-".to_string(), |s| s.to_string()),
+        };
+        let args = args_of
+            .entry((recipe.clone(), lane))
+            .or_insert_with(|| per_point_args(root, &recipe, lane))
+            .get(&variant)
+            .cloned()
+            .unwrap_or_default();
+        let text = |k: &str| row.get(k).map_or_else(|| "-".to_string(), json_text);
+        records.push(BindingRecord {
+            config_key: origin.key.clone(),
+            scenario: row.get_str("scenario-type").map_or_else(
+                || format!("{}/{}", text("isl"), text("osl")),
+                str::to_string,
+            ),
+            tp: text("tp"),
+            ep: text("ep"),
+            dp_attn: text("dp-attn"),
+            conc: text("conc"),
+            recipe,
+            variant,
+            args,
+        });
+    }
+    (report.diagnostics, records)
+}
+
+fn json_text(j: &Json) -> String {
+    match j {
+        Json::Str(s) => s.clone(),
+        Json::List(l) => l.iter().map(json_text).collect::<Vec<_>>().join(" "),
+        Json::Int(i) => i.to_string(),
+        Json::Float(f) => f.to_string(),
+        Json::Bool(b) => b.to_string(),
+        Json::Null => "-".into(),
+        Json::Object(_) => "{…}".into(),
+    }
+}
+
+/// Per variant label of `rel` composed in `lane`: the worker args whose values differ between
+/// the file's variants (tensor/expert parallel sizes are the tp/ep columns already).
+fn per_point_args(root: &Path, rel: &str, lane: Lane) -> HashMap<String, Vec<String>> {
+    let variants: Vec<Variant> = (|| {
+        let file = infx_recipe::load_recipe(root, rel).ok()?;
+        let block = infx_recipe::load_recipe(root, lane.block_path()).ok()?;
+        infx_recipe::compose_lane(&file, lane, &block)
+            .expand_with(None, ExpandOptions::inferencex())
+            .ok()
+    })()
+    .unwrap_or_default();
+    let flat: Vec<(String, Vec<(String, String)>)> = variants
+        .iter()
+        .map(|v| {
+            let mut out = Vec::new();
+            collect_args(&v.tree, false, &mut out);
+            (label(v), out)
+        })
+        .collect();
+    let mut names: Vec<String> = Vec::new();
+    for (_, args) in &flat {
+        for (n, _) in args {
+            if !names.contains(n)
+                && !matches!(n.as_str(), "tensor-parallel-size" | "expert-parallel-size")
+            {
+                names.push(n.clone());
+            }
+        }
+    }
+    let value = |args: &[(String, String)], n: &str| {
+        args.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone())
+    };
+    names.retain(|n| {
+        let first = flat.first().map(|(_, a)| value(a, n));
+        flat.iter().any(|(_, a)| Some(value(a, n)) != first)
+    });
+    flat.iter()
+        .map(|(l, a)| {
+            let shown = names
+                .iter()
+                .filter_map(|n| value(a, n).map(|v| format!("{n}={v}")))
+                .collect();
+            (l.clone(), shown)
+        })
+        .collect()
+}
+
+fn label(v: &Variant) -> String {
+    if v.label.is_empty() {
+        v.name.clone().unwrap_or_else(|| "base".into())
+    } else {
+        v.label.clone()
+    }
+}
+
+/// Scalar leaves below any `args` mapping, keyed by their own name.
+fn collect_args(n: &Node, in_args: bool, out: &mut Vec<(String, String)>) {
+    match &n.value {
+        Value::Map(m) => {
+            for (k, _, v) in m.iter() {
+                if in_args && !matches!(v.value, Value::Map(_) | Value::Seq(_)) {
+                    out.push((k.to_string(), scalar_text(v)));
+                } else {
+                    collect_args(v, in_args || k == "args", out);
+                }
+            }
+        }
+        Value::Seq(items) => {
+            for i in items {
+                collect_args(i, in_args, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn scalar_text(n: &Node) -> String {
+    match &n.value {
+        Value::Str(s) => s.clone(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => f.text.clone(),
+        Value::Bool(b) => b.to_string(),
+        Value::Null => "null".into(),
+        Value::Timestamp(t) => t.clone(),
+        _ => String::new(),
+    }
+}
+
+/// The human table: one block per config.
+pub fn human_table(records: &[BindingRecord]) -> String {
+    let mut s = String::new();
+    let mut keys: Vec<&str> = Vec::new();
+    for r in records {
+        if !keys.contains(&r.config_key.as_str()) {
+            keys.push(&r.config_key);
+        }
+    }
+    for key in keys {
+        let rows: Vec<&BindingRecord> = records.iter().filter(|r| r.config_key == key).collect();
+        s.push_str(&format!(
+            "\nplanned rows of {} → recipe variant:\n",
+            plain(key)
+        ));
+        let w_recipe = rows
+            .iter()
+            .map(|r| r.recipe.len())
+            .max()
+            .unwrap_or(6)
+            .max(6);
+        let w_variant = rows
+            .iter()
+            .map(|r| r.variant.len())
+            .max()
+            .unwrap_or(7)
+            .max(7);
+        let w_scen = rows
+            .iter()
+            .map(|r| r.scenario.len())
+            .max()
+            .unwrap_or(8)
+            .max(8);
+        s.push_str(&format!(
+            "  {:<w_scen$} {:>3} {:>3} {:<7} {:>5}  {:<w_recipe$}  {:<w_variant$}  per-point args\n",
+            "scenario", "tp", "ep", "dp-attn", "conc", "recipe", "variant"
+        ));
+        for r in rows {
+            s.push_str(&format!(
+                "  {:<w_scen$} {:>3} {:>3} {:<7} {:>5}  {:<w_recipe$}  {:<w_variant$}  {}\n",
+                plain(&r.scenario),
+                plain(&r.tp),
+                plain(&r.ep),
+                plain(&r.dp_attn),
+                plain(&r.conc),
+                plain(&r.recipe),
+                plain(&r.variant),
+                plain(&r.args.join(" "))
+            ));
+        }
+    }
+    s
+}
+
+/// The markdown rows of the job summary (one table per config).
+pub fn markdown_tables(records: &[BindingRecord]) -> String {
+    let mut s = String::new();
+    let mut keys: Vec<&str> = Vec::new();
+    for r in records {
+        if !keys.contains(&r.config_key.as_str()) {
+            keys.push(&r.config_key);
+        }
+    }
+    for key in keys {
+        s.push_str(&format!("\n#### `{}`\n\n", md_escape(key)));
+        s.push_str("| scenario | tp | ep | dp-attn | conc | recipe | variant | per-point args |\n");
+        s.push_str("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        for r in records.iter().filter(|r| r.config_key == key) {
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {} | `{}` | `{}` | {} |\n",
+                md_escape(&r.scenario),
+                md_escape(&r.tp),
+                md_escape(&r.ep),
+                md_escape(&r.dp_attn),
+                md_escape(&r.conc),
+                md_escape(&r.recipe),
+                md_escape(&r.variant),
+                md_escape(&r.args.join(" "))
+            ));
+        }
+    }
+    s
+}
+
+/// Terminal-safe text: tree content must not move the cursor or recolour the terminal.
+fn plain(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}
+
+/// Table-safe text: pipes, backticks, angle brackets and control characters would break the
+/// markdown (or inject markup) from hostile tree content.
+pub fn md_escape(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '|' | '`' | '<' | '>' => ' ',
+            c if c.is_control() => ' ',
+            c => c,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(key: &str) -> BindingRecord {
+        BindingRecord {
+            config_key: key.into(),
+            scenario: "agentic-coding".into(),
+            tp: "2".into(),
+            ep: "1".into(),
+            dp_attn: "false".into(),
+            conc: "16".into(),
+            recipe: "r.yaml".into(),
+            variant: "override_tp2_c16".into(),
+            args: vec!["mem-fraction-static=0.8".into()],
+        }
+    }
+
+    #[test]
+    fn tables_escape_hostile_text() {
+        let t = human_table(&[record("k\u{1b}[31m")]);
+        assert!(!t.contains('\u{1b}'), "{t}");
+        assert!(
+            t.contains("override_tp2_c16  mem-fraction-static=0.8"),
+            "{t}"
+        );
+        let md = markdown_tables(&[record("k|`<b>")]);
+        assert!(md.contains("#### `k   b `"), "{md}");
+        assert!(md.contains("| agentic-coding | 2 | 1 | false | 16 | `r.yaml` | `override_tp2_c16` | mem-fraction-static=0.8 |"), "{md}");
+    }
+}

@@ -1,0 +1,191 @@
+//! Whether the contribution is complete: the change's impact (which configs can benchmark
+//! differently), its coverage by appended changelog entries, and the PR's sweep labels. The
+//! rules live in `infx_changelog::{impact, coverage, labels}`; this file loads their inputs.
+
+use super::steps::{ChangeInfo, ChangeMode, ChangelogScope, recipe_uses};
+use super::{CheckResult, ran, skipped};
+use infx_changelog::coverage::{Appended, coverage, planned_rows};
+use infx_changelog::impact::{Impact, RecipeUse, master_impact, recipe_impact, runners_impact};
+use infx_changelog::labels::{PrContext, check_labels};
+use infx_changelog::matrix_gen::{MatrixGenerator, RevisionInputs};
+use infx_report::Diagnostic;
+use infx_yaml::Node;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The configs whose benchmark the change can alter, with their causing lines.
+pub fn change_impact(
+    root: &Path,
+    change: &ChangeInfo,
+    loaded: &infx_config::LoadedConfigs,
+) -> Impact {
+    let mut impact = Impact::default();
+    if !matches!(change.mode, ChangeMode::Change | ChangeMode::Fallback) {
+        return impact;
+    }
+    let changed: BTreeSet<PathBuf> = change.paths_under(root).into_iter().collect();
+    let text = |b: Option<Vec<u8>>| b.and_then(|b| String::from_utf8(b).ok());
+    for doc in &loaded.masters {
+        let rel = super::relative_to(root, &doc.path);
+        if !changed.contains(&rel) {
+            continue;
+        }
+        let base = if change.base.is_some() {
+            text(change.base_bytes(&doc.path))
+        } else {
+            None
+        };
+        master_impact(&rel, base.as_deref(), doc, &mut impact);
+    }
+    let recipes_changed = changed.iter().any(|p| {
+        p.starts_with("configs/srt-recipes")
+            || (p.starts_with("benchmarks") && p.to_string_lossy().contains("srt-slurm-recipes/"))
+    });
+    if recipes_changed {
+        let uses = recipe_uses(loaded, None);
+        let uses: Vec<RecipeUse<'_>> = uses
+            .iter()
+            .map(|u| RecipeUse {
+                key: u.key,
+                rel: &u.rel,
+                lane: u.lane,
+            })
+            .collect();
+        let base = |rel: &str| {
+            if change.base.is_some() {
+                text(change.base_bytes(&root.join(rel)))
+            } else {
+                None
+            }
+        };
+        let head = |rel: &str| text(change.head_bytes(&root.join(rel)));
+        recipe_impact(&uses, &changed, &base, &head, &mut impact);
+    }
+    let runners_rel = Path::new("configs/runners.yaml");
+    if changed.contains(runners_rel)
+        && let Some(doc) = &loaded.runners
+    {
+        let base = if change.base.is_some() {
+            text(change.base_bytes(&doc.path))
+        } else {
+            None
+        };
+        let entries: Vec<(&str, &str)> = loaded
+            .entries
+            .iter()
+            .filter_map(|e| {
+                let runner = loaded.node(e)?.get("runner").and_then(Node::as_str)?;
+                Some((e.key.as_str(), runner))
+            })
+            .collect();
+        runners_impact(runners_rel, base.as_deref(), doc, &entries, &mut impact);
+    }
+    // Master order, so the report reads like the configs.
+    let order = |k: &str| {
+        loaded
+            .entries
+            .iter()
+            .position(|e| e.key == k)
+            .unwrap_or(usize::MAX)
+    };
+    impact.keys.sort_by_key(|k| order(&k.key));
+    impact
+}
+
+/// The coverage check (`changelog/entry-required`, `changelog/empty-plan`). Takes the master
+/// documents for the generator and hands them back.
+pub fn check_coverage(
+    change: &ChangeInfo,
+    loaded: &mut infx_config::LoadedConfigs,
+    scope: &ChangelogScope,
+    impact: &Impact,
+    modifiers: infx_changelog::Modifiers,
+    pr: Option<u64>,
+) -> CheckResult {
+    if !scope.has_history {
+        return skipped("coverage", "no base to compare with");
+    }
+    if scope.additions_unreadable {
+        return skipped(
+            "coverage",
+            "the appended entries cannot be read; fix the changelog findings first",
+        );
+    }
+    let appended: Vec<Appended<'_>> = scope
+        .appended
+        .iter()
+        .map(|(entry, line, keys)| Appended {
+            entry,
+            line: *line,
+            keys: keys.clone(),
+        })
+        .collect();
+    let described = format!(
+        "{} impacted config{}, {} appended entr{}",
+        impact.keys.len(),
+        super::plural(impact.keys.len()),
+        appended.len(),
+        if appended.len() == 1 { "y" } else { "ies" }
+    );
+    let changelog = Path::new("perf-changelog.yaml");
+    let rows = if appended.is_empty() {
+        Ok(Default::default())
+    } else {
+        let base = if appended.iter().any(|a| a.entry.append_only) {
+            change.base_inputs()
+        } else {
+            None
+        };
+        let mut generator = MatrixGenerator {
+            head: RevisionInputs {
+                masters: std::mem::take(&mut loaded.masters),
+                runners: loaded.runners.take(),
+            },
+            base,
+        };
+        let rows = planned_rows(&appended, modifiers, &mut generator);
+        loaded.masters = generator.head.masters;
+        loaded.runners = generator.head.runners;
+        rows
+    };
+    match rows {
+        Ok(rows) => ran(
+            "coverage",
+            coverage(impact, &appended, &rows, changelog, pr),
+            described,
+        ),
+        Err(e) => {
+            let d = Diagnostic::error(
+                "changelog/plan",
+                format!("the sweep plan of the appended entries fails ({}): {}", e.stage, e.message),
+            )
+            .with_path(changelog)
+            .with_help("the PR's sweep cannot start until the plan generates; fix the entry or the configs");
+            ran("coverage", vec![d], described)
+        }
+    }
+}
+
+/// The sweep-label check; skipped (visibly) when the labels are unknown.
+pub fn check_pr_labels(
+    pr: Option<&PrContext>,
+    appends_entry: bool,
+    impact: &Impact,
+) -> CheckResult {
+    let Some(pr) = pr else {
+        return skipped(
+            "labels",
+            "labels unknown: pass --labels; CI reads the event",
+        );
+    };
+    let scope = if pr.labels.is_empty() {
+        "no labels".to_string()
+    } else {
+        pr.labels.join(", ")
+    };
+    ran(
+        "labels",
+        check_labels(pr, appends_entry, !impact.is_empty()),
+        scope,
+    )
+}
