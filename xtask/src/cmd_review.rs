@@ -386,7 +386,7 @@ fn run_pareto(a: ParetoArgs) -> anyhow::Result<ExitCode> {
                 println!("{row}");
             }
         }
-        Format::Github => diags.extend(pareto::check(&curves, &source)),
+        Format::Github | Format::Sarif => diags.extend(pareto::check(&curves, &source)),
     }
     let input_errors = diags.iter().any(|d| d.is_error());
     print(&mut diags, &SourceMap::new(), a.format);

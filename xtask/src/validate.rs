@@ -177,7 +177,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let summary = summary_text(&report);
     match args.format {
         // Machine formats keep stdout parseable; the summary goes to stderr.
-        Format::Json => eprint!("{summary}"),
+        Format::Json | Format::Sarif => eprint!("{summary}"),
         Format::Human | Format::Github => print!("{summary}"),
     }
     Ok(if report.has_errors() {
