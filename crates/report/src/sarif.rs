@@ -1,5 +1,5 @@
 //! SARIF 2.1.0 output, so a workflow can upload findings to GitHub code scanning and see them
-//! inline on the pull request (docs/report.md describes the mapping).
+//! inline on the pull request (README, `cargo xtask validate` output formats).
 
 use crate::codes::describe;
 use crate::{Diagnostic, Severity, Span};
