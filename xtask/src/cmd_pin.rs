@@ -144,21 +144,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("pin: failed; nothing was written");
         return Ok(ExitCode::from(1));
     }
+    // Written first, reported after: a `before -> after` line is only printed for a pin that is
+    // on disk (or, with --dry-run, one that would be).
+    if !args.dry_run {
+        pin::write_all(&plan.files).map_err(|e| anyhow::anyhow!("writing pins: {e}"))?;
+    }
     let mut out = std::io::stdout().lock();
     for c in &plan.changes {
         // File names and references come from the tree: one line each, no forged commands.
         let line = format!(
             "{}:{}:{}: {} -> {}",
-            c.path.display(),
+            infx_report::escape_control(&c.path.display().to_string()),
             c.span.start.line,
             c.span.start.col,
             c.before,
             c.after
         );
         writeln!(out, "{}", crate::hygiene::escape_line(&line))?;
-    }
-    if !args.dry_run {
-        pin::write_all(&plan.files).map_err(|e| anyhow::anyhow!("writing pins: {e}"))?;
     }
     let verb = if args.dry_run { "would pin" } else { "pinned" };
     eprintln!(
@@ -219,16 +221,58 @@ fn parse_platforms(list: &[String]) -> Result<Vec<Platform>, String> {
         .collect()
 }
 
+/// Why the authority (`host[:port]`) of an override URL is unusable, if it is: an empty host,
+/// an empty or non-numeric port (`http://127.0.0.1:/` would silently mean port 80), a port
+/// above 65535, or user info.
+fn authority_problem(url: &str) -> Option<&'static str> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.contains('@') {
+        return Some("credentials in the URL are not accepted (use the Docker config)");
+    }
+    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+        match v6.split_once(']') {
+            Some((h, tail)) => (h, tail.strip_prefix(':')),
+            None => return Some("an IPv6 host needs its closing `]`"),
+        }
+    } else {
+        match authority.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (authority, None),
+        }
+    };
+    if host.is_empty() {
+        return Some("the host is empty");
+    }
+    match port {
+        Some("") => Some("the port after `:` is empty"),
+        Some(p) if !p.bytes().all(|b| b.is_ascii_digit()) || p.parse::<u16>().is_err() => {
+            Some("the port must be a number from 0 to 65535")
+        }
+        _ => None,
+    }
+}
+
 fn parse_overrides(list: &[String]) -> Result<BTreeMap<String, String>, String> {
     let mut out = BTreeMap::new();
-    for s in list {
-        let (name, url) = s
+    for raw in list {
+        // The value is echoed in errors: never raw (NUL, ESC, newlines).
+        let s = infx_report::escape_control(raw);
+        let (name, url) = raw
             .split_once('=')
             .ok_or_else(|| format!("--registry-override `{s}`: expected NAME=URL"))?;
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err(format!(
                 "--registry-override `{s}`: the URL must start with http:// or https://"
             ));
+        }
+        if url.chars().any(char::is_control) {
+            return Err(format!(
+                "--registry-override `{s}`: the URL contains control characters"
+            ));
+        }
+        if let Some(why) = authority_problem(url) {
+            return Err(format!("--registry-override `{s}`: {why}"));
         }
         let name = if name == "index.docker.io" {
             "docker.io"
@@ -528,6 +572,15 @@ mod tests {
         // Usage errors.
         assert_eq!(pin(&["--root", root, "--platform", "linux"]), 2);
         assert_eq!(
+            pin(&[
+                "--root",
+                root,
+                "--registry-override",
+                "docker.io=http://127.0.0.1:"
+            ]),
+            2
+        );
+        assert_eq!(
             pin(&["--root", root, "--registry-override", "docker.io"]),
             2
         );
@@ -535,5 +588,28 @@ mod tests {
         stop.store(true, std::sync::atomic::Ordering::SeqCst);
         let _ = std::net::TcpStream::connect(url.trim_start_matches("http://"));
         handle.join().unwrap();
+    }
+
+    #[test]
+    fn override_urls_need_a_host_and_a_real_port() {
+        let one = |v: &str| parse_overrides(&[v.to_string()]);
+        assert!(one("docker.io=http://127.0.0.1:5000").is_ok());
+        assert!(one("docker.io=https://mirror.example/").is_ok());
+        assert!(one("docker.io=http://[::1]:5000/").is_ok());
+        for (bad, why) in [
+            ("docker.io=http://127.0.0.1:", "port after `:` is empty"),
+            ("docker.io=http://127.0.0.1:/v2", "port after `:` is empty"),
+            ("docker.io=http://[::1]:", "port after `:` is empty"),
+            ("docker.io=http://:5000", "host is empty"),
+            ("docker.io=http://h:99999", "0 to 65535"),
+            ("docker.io=http://h:5x", "0 to 65535"),
+            ("docker.io=http://u:p@h:1", "credentials"),
+        ] {
+            let e = one(bad).expect_err(bad);
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+        let e = one("docker.io=http://h\0\u{1b}[2J:1").expect_err("control characters");
+        assert!(!e.contains('\0') && !e.contains('\u{1b}'), "{e:?}");
+        assert!(e.contains("\\u{0}"), "{e:?}");
     }
 }

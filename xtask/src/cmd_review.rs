@@ -452,7 +452,7 @@ fn run_pareto(a: ParetoArgs) -> anyhow::Result<ExitCode> {
                 println!("{row}");
             }
         }
-        Format::Github => diags.extend(pareto::check(&curves, &source)),
+        Format::Github | Format::Sarif => diags.extend(pareto::check(&curves, &source)),
     }
     if let Some(out) = &a.plot {
         let svg = pareto_plot::plot_svg(&curves).map_err(|e| anyhow::anyhow!("{e}"))?;

@@ -75,6 +75,15 @@ pub fn roots_of(cmd: &Command) -> Option<Vec<PathBuf>> {
         Command::DiffCheck(_) => vec![repository_root(&cwd())],
         Command::Review(R::Check(a)) => vec![tree_or_default(&a.root)],
         Command::Review(R::Owners(a)) => vec![repo_or_cwd(&a.root)],
+        Command::Review(R::Cookbook(a)) => vec![tree_or_default(&a.root)],
+        Command::Review(R::Signoff(a)) => {
+            let mut roots = vec![tree_or_default(&a.root)];
+            // Result artifacts may live outside the tree (a downloaded run).
+            if let Some(dir) = &a.run_artifacts {
+                roots.push(repository_root(dir));
+            }
+            roots
+        }
         Command::Review(R::Pareto(_)) => return None,
         Command::Conformance(_) | Command::Test(_) | Command::Fuzz(_) => return None,
     })

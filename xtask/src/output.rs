@@ -1,6 +1,6 @@
 //! Printing diagnostics in the format the user asked for.
 
-use infx_report::{Diagnostic, SourceMap, render_github, render_human, render_json};
+use infx_report::{Diagnostic, SourceMap, render_github, render_human, render_json, render_sarif};
 use std::io::IsTerminal;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -10,8 +10,10 @@ pub enum Format {
     Human,
     /// One JSON object per diagnostic per line (schema in the README).
     Json,
-    /// GitHub Actions workflow commands (`::error file=…,line=…,col=…::`).
+    /// GitHub Actions workflow commands (`::error file=…,line=…,col=…,endColumn=…::`).
     Github,
+    /// One SARIF 2.1.0 log (for GitHub code scanning), one rule per diagnostic code.
+    Sarif,
 }
 
 /// Renders diagnostics to a string in `format`.
@@ -20,6 +22,7 @@ pub fn render(diags: &[Diagnostic], sources: &SourceMap, format: Format) -> Stri
         Format::Human => render_human(diags, sources, use_color()),
         Format::Json => render_json(diags),
         Format::Github => render_github(diags),
+        Format::Sarif => render_sarif(diags, env!("CARGO_PKG_VERSION")),
     }
 }
 

@@ -215,6 +215,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             eprint!("{summary}");
         }
+        // SARIF is one document on stdout: the impact and binding records stay out of it.
+        Format::Sarif => eprint!("{summary}"),
         Format::Human => {
             crate::hygiene::print_stdout(&summary);
             crate::hygiene::print_stdout(&crate::hygiene::escape_lines(&binding::human_table(

@@ -81,6 +81,10 @@ pub struct ClientConfig {
     pub max_manifest_bytes: u64,
     /// Retries after a 429, a 5xx or a transport error.
     pub retries: u32,
+    /// Overall budget of one request with its retries: no retry starts after it has passed, so
+    /// a slow-loris registry costs at most `retry_deadline + timeout` per request
+    /// (docs/image.md), not `timeout × (retries + 1)`.
+    pub retry_deadline: Duration,
     pub backoff: Duration,
     /// Cap for one wait (also for `Retry-After`); a longer `Retry-After` fails the request.
     pub max_backoff: Duration,
@@ -100,6 +104,7 @@ impl Default for ClientConfig {
             connect_timeout: Duration::from_secs(10),
             max_manifest_bytes: 4 << 20,
             retries: 4,
+            retry_deadline: Duration::from_secs(45),
             backoff: Duration::from_millis(250),
             max_backoff: Duration::from_secs(30),
             overrides: BTreeMap::new(),
@@ -425,11 +430,16 @@ impl Client {
         let key = (base.clone(), r.repository.clone());
         let mut fresh_auth = false;
         let mut attempt = 0u32;
+        let started = Instant::now();
         loop {
             let auth = self.cached_auth(&key);
             let reply = match self.exchange(method, &url, auth.as_deref()) {
                 Ok(reply) => reply,
-                Err(e) if e.retryable() && attempt < self.cfg.retries => {
+                Err(e)
+                    if e.retryable()
+                        && attempt < self.cfg.retries
+                        && self.may_retry(started, attempt) =>
+                {
                     std::thread::sleep(self.backoff(attempt, None));
                     attempt += 1;
                     continue;
@@ -489,7 +499,8 @@ impl Client {
                         .and_then(|s| s.trim().parse::<u64>().ok())
                         .map(Duration::from_secs);
                     let too_long = retry_after.is_some_and(|d| d > self.cfg.max_backoff);
-                    if attempt >= self.cfg.retries || too_long {
+                    if attempt >= self.cfg.retries || too_long || !self.may_retry(started, attempt)
+                    {
                         let detail = rate_detail(&reply, retry_after);
                         return Err(if reply.status == 429 {
                             RegistryError::RateLimited { url, detail }
@@ -507,6 +518,11 @@ impl Client {
                 _ => return Ok(reply),
             }
         }
+    }
+
+    /// Whether another attempt (after its backoff) still starts within the retry deadline.
+    fn may_retry(&self, started: Instant, attempt: u32) -> bool {
+        started.elapsed() + self.backoff(attempt, None) < self.cfg.retry_deadline
     }
 
     fn backoff(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
@@ -650,6 +666,15 @@ impl Client {
                     url: current.clone(),
                     detail: format!("HTTP {status} without Location"),
                 })?;
+                if let Some(scheme) = foreign_scheme(&loc) {
+                    return Err(RegistryError::Protocol {
+                        url: current.clone(),
+                        detail: format!(
+                            "HTTP {status} redirect to a `{scheme}:` URL (`{}`), refused: only http and https are followed",
+                            infx_report::escape_control(&loc)
+                        ),
+                    });
+                }
                 current = resolve_location(&current, &loc);
                 continue;
             }
@@ -764,6 +789,17 @@ fn origin_of(url: &str) -> &str {
         .find(['/', '?', '#'])
         .map_or(url.len(), |i| after + i);
     &url[..end]
+}
+
+/// The scheme of an absolute `Location` that is not http(s) (`file`, `ftp`, `data`…), which a
+/// registry client must never follow; `None` for http(s) and for relative references.
+fn foreign_scheme(loc: &str) -> Option<String> {
+    let (scheme, _) = loc.split_once(':')?;
+    let mut chars = scheme.chars();
+    let is_scheme = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+    let lower = scheme.to_ascii_lowercase();
+    (is_scheme && lower != "http" && lower != "https").then_some(lower)
 }
 
 fn resolve_location(current: &str, loc: &str) -> String {
@@ -948,6 +984,18 @@ mod tests {
             Credential::from_user_password("user", "pass")
         );
         assert!(parse_docker_config("nope").is_err());
+    }
+
+    #[test]
+    fn redirects_to_other_schemes_are_named() {
+        assert_eq!(
+            foreign_scheme("file:///etc/passwd").as_deref(),
+            Some("file")
+        );
+        assert_eq!(foreign_scheme("FILE:/x").as_deref(), Some("file"));
+        assert_eq!(foreign_scheme("https://h/x"), None);
+        assert_eq!(foreign_scheme("/v2/x"), None);
+        assert_eq!(foreign_scheme("blobs/sha256:abc"), None);
     }
 
     #[test]

@@ -263,10 +263,48 @@ pub fn plan(
     plan
 }
 
+/// Removes `.<name>.infx-pin.<pid>.tmp` siblings of `target` left by a pin that was killed
+/// (its process no longer exists), so an interrupted run leaves no litter after the next one.
+/// A temporary of a pin still running is left alone.
+pub fn remove_stale_temps(target: &Path) {
+    let (Some(dir), Some(name)) = (target.parent(), target.file_name().and_then(|n| n.to_str()))
+    else {
+        return;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let prefix = format!(".{name}.infx-pin.");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let Some(pid) = file
+            .to_str()
+            .and_then(|f| f.strip_prefix(&prefix))
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let alive = pid
+            .parse::<u32>()
+            .is_ok_and(|p| p == std::process::id() || Path::new(&format!("/proc/{p}")).exists());
+        if !alive && e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// Writes every update or none: each file goes to a temporary sibling first (synced), every
 /// file is re-read to make sure nobody changed it meanwhile, then the temporaries are renamed
 /// over the originals. On any error before the renames, the temporaries are removed.
 pub fn write_all(files: &[FileUpdate]) -> std::io::Result<()> {
+    for f in files {
+        remove_stale_temps(&f.path);
+    }
     let mut temps: Vec<(PathBuf, &Path)> = Vec::new();
     let result = (|| {
         for f in files {
@@ -475,5 +513,34 @@ mod tests {
         write_all(&good).unwrap();
         assert_eq!(std::fs::read_to_string(&b).unwrap(), "b: 2\n");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn stale_temporaries_of_a_killed_pin_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.yaml");
+        std::fs::write(&path, "image: a\n").unwrap();
+        // pid_max on Linux is at most 2^22: this process cannot exist.
+        let stale = dir.path().join(".m.yaml.infx-pin.4294967295.tmp");
+        let other = dir.path().join(".other.yaml.infx-pin.4294967295.tmp");
+        let live = dir
+            .path()
+            .join(format!(".m.yaml.infx-pin.{}.tmp.keep", std::process::id()));
+        for p in [&stale, &other, &live] {
+            std::fs::write(p, "half").unwrap();
+        }
+        write_all(&[FileUpdate {
+            path: path.clone(),
+            original: "image: a\n".into(),
+            updated: "image: b\n".into(),
+        }])
+        .unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "image: b\n");
+        assert!(!stale.exists(), "stale temporary left behind");
+        assert!(
+            other.exists(),
+            "another file's temporary is not ours to remove"
+        );
+        assert!(live.exists());
     }
 }

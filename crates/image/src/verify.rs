@@ -135,16 +135,21 @@ fn index_platforms(
             media_type: mt,
         });
     }
-    let entries = manifest::parse_index(bytes).map_err(|detail| RegistryError::Protocol {
+    let index = manifest::parse_index(bytes).map_err(|detail| RegistryError::Protocol {
         url: client.base_url(r),
         detail,
     })?;
-    let mut out = manifest::platforms(&entries);
-    for e in entries
+    let mut out = manifest::platforms(&index);
+    for e in index
+        .manifests()
         .iter()
-        .filter(|e| manifest::kind_of(&e.media_type) == Kind::Index)
+        .filter(|e| manifest::kind_of(&manifest::entry_media_type(e)) == Kind::Index)
     {
-        if let Some(child) = client.get_manifest(r, &e.digest.to_string())?
+        // parse_index has already checked every entry's digest.
+        let Ok(nested_digest) = manifest::entry_digest(e) else {
+            continue;
+        };
+        if let Some(child) = client.get_manifest(r, &nested_digest.to_string())?
             && let Ok(nested) = manifest::parse_index(&child.bytes)
         {
             out.extend(manifest::platforms(&nested));

@@ -282,3 +282,36 @@ fn unauthorized_without_challenge_and_hermetic() {
     ));
     assert_eq!(srv.requests().len(), 1, "the hermetic client sent nothing");
 }
+
+#[test]
+fn redirect_to_a_file_url_is_reported_as_such() {
+    let srv = FakeServer::start(|_req| Resp::new(302).header("Location", "file:///etc/passwd"));
+    let c = client(&srv.url(), |_| {});
+    match resolve(&c, &r("ns/img:v1"), &Platform::defaults()) {
+        Err(ResolveError::Registry(RegistryError::Protocol { detail, .. })) => {
+            assert!(detail.contains("`file:` URL"), "{detail}");
+        }
+        other => panic!("expected a refused redirect, got {other:?}"),
+    }
+    // Refused before any request to the redirect's target: one exchange, no retry.
+    assert_eq!(srv.requests().len(), 1);
+}
+
+#[test]
+fn slow_loris_is_bounded_by_the_retry_deadline() {
+    // Every attempt times out; without the deadline 9 retries × 300 ms would take ~3 s.
+    let srv = FakeServer::start(|_req| Resp::new(200).delay(Duration::from_secs(3)));
+    let c = client(&srv.url(), |cfg| {
+        cfg.timeout = Duration::from_millis(300);
+        cfg.retries = 9;
+        cfg.retry_deadline = Duration::from_millis(700);
+    });
+    let start = Instant::now();
+    let e = c.head_manifest(&r("ns/img"), "v1").expect_err("timeout");
+    let took = start.elapsed();
+    assert!(matches!(e, RegistryError::Timeout { .. }), "{e:?}");
+    // At most deadline + one attempt (+ scheduling slack on a loaded machine).
+    assert!(took < Duration::from_millis(1600), "{took:?}");
+    let attempts = srv.requests().len();
+    assert!((2..=4).contains(&attempts), "{attempts} attempts");
+}

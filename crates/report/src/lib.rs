@@ -4,9 +4,13 @@
 //! file it concerns, a [`Span`] inside that file, a message and optionally a `help:` line.
 //! Libraries only produce diagnostics; printing belongs to the xtask.
 
+pub mod codes;
 mod render;
+mod sarif;
 
-pub use render::{SourceMap, render_github, render_human, render_json};
+pub use codes::describe;
+pub use render::{SourceMap, escape_control, render_github, render_human, render_json};
+pub use sarif::render_sarif;
 
 use serde::Serialize;
 use std::fmt;
@@ -82,6 +86,16 @@ pub struct Diagnostic {
     pub help: Option<String>,
     /// Extra context lines (e.g. why each candidate variant did not match).
     pub notes: Vec<String>,
+    /// Secondary spans in the same file, each with its label ("first defined here").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<Label>,
+}
+
+/// A secondary span of a [`Diagnostic`], in the diagnostic's file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Label {
+    pub span: Span,
+    pub message: String,
 }
 
 impl Diagnostic {
@@ -94,6 +108,7 @@ impl Diagnostic {
             message: message.into(),
             help: None,
             notes: Vec::new(),
+            labels: Vec::new(),
         }
     }
     pub fn error(code: impl Into<String>, message: impl Into<String>) -> Self {
@@ -123,6 +138,14 @@ impl Diagnostic {
     }
     pub fn with_note(mut self, note: impl Into<String>) -> Self {
         self.notes.push(note.into());
+        self
+    }
+    /// Adds a secondary span with its label, shown beside the primary one.
+    pub fn with_label(mut self, span: Span, message: impl Into<String>) -> Self {
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+        });
         self
     }
     pub fn is_error(&self) -> bool {

@@ -1,6 +1,7 @@
 //! Renderers. Each takes the diagnostics in report order and returns the text to print.
 
-use crate::{Diagnostic, LineIndex, Severity};
+use crate::{Diagnostic, LineIndex, Severity, Span};
+use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -29,62 +30,291 @@ impl SourceMap {
     }
 }
 
-/// rustc-like text: a header line, the source line with a caret under the column, help and
-/// notes. `color` adds ANSI colours (only when printing to a terminal).
-pub fn render_human(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String {
-    let mut out = String::new();
-    for d in diags {
-        let (sev_on, bold, off, blue) = if color {
-            let c = match d.severity {
-                Severity::Error => "\x1b[1;31m",
-                Severity::Warning => "\x1b[1;33m",
-                Severity::Note => "\x1b[1;36m",
+/// The widest source line shown, in characters; a longer line is cut to a window around the
+/// span, with `…` marking the cuts (a 50 MB line is never echoed whole, docs/security.md).
+const MAX_LINE_CHARS: usize = 160;
+/// The most lines of one multi-line span shown.
+const MAX_SPAN_LINES: usize = 6;
+/// The most secondary labels shown per diagnostic.
+const MAX_LABELS: usize = 8;
+/// The most source snippets in one report; later diagnostics keep header, help and notes.
+const MAX_SNIPPETS: usize = 500;
+/// The longest message, help or note shown, in characters.
+const MAX_TEXT_CHARS: usize = 2000;
+
+/// Makes untrusted text safe to print on one line of a log: newline, carriage return, NUL, ESC
+/// and every other control character become visible escapes (`\n`, `\u{1b}`), so a file name or
+/// key cannot start a line of its own, forge a GitHub workflow command or drive the terminal;
+/// a leading `::` is broken up for the same reason; text longer than a cap is cut with a count
+/// of what was left out.
+pub fn escape_control(s: &str) -> String {
+    escape(s, false)
+}
+
+/// [`escape_control`], optionally keeping newlines (for formats that encode them themselves).
+fn escape(s: &str, keep_newlines: bool) -> String {
+    let mut out = String::with_capacity(s.len().min(MAX_TEXT_CHARS + 32));
+    for (shown, (i, c)) in s.char_indices().enumerate() {
+        if shown >= MAX_TEXT_CHARS {
+            out.push_str(&format!("… ({} more bytes)", s.len() - i));
+            break;
+        }
+        match c {
+            '\n' if keep_newlines => out.push('\n'),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push('\t'),
+            c if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    if out.trim_start().starts_with("::") {
+        out = out.replacen("::", "\\u{3a}:", 1);
+    }
+    out
+}
+
+/// One line's shown part: the characters `lo..hi` of it, with `…` where it was cut.
+struct ShownLine {
+    text: String,
+    lo: usize,
+    hi: usize,
+    cut_left: bool,
+}
+
+impl ShownLine {
+    /// Cuts `line` to at most [`MAX_LINE_CHARS`] characters around column `anchor` (1-based).
+    fn new(line: &str, anchor: usize) -> ShownLine {
+        // Counting stops early: a hostile line is never walked further than needed.
+        let long = line.chars().nth(MAX_LINE_CHARS).is_some();
+        if !long {
+            return ShownLine {
+                text: line.to_string(),
+                lo: 0,
+                hi: usize::MAX,
+                cut_left: false,
             };
-            (c, "\x1b[1m", "\x1b[0m", "\x1b[1;34m")
+        }
+        let lo = anchor.saturating_sub(1).saturating_sub(MAX_LINE_CHARS / 4);
+        let hi = lo + MAX_LINE_CHARS;
+        let mut text = String::new();
+        if lo > 0 {
+            text.push('…');
+        }
+        // An ASCII line is cut by byte index; only other lines need walking char by char.
+        let (middle, more) = if line.is_ascii() {
+            let a = lo.min(line.len());
+            let b = hi.min(line.len());
+            (&line[a..b], b < line.len())
         } else {
-            ("", "", "", "")
+            let mut it = line.char_indices().skip(lo);
+            let a = it.next().map_or(line.len(), |(i, _)| i);
+            let b = line[a..]
+                .char_indices()
+                .nth(MAX_LINE_CHARS)
+                .map_or(line.len(), |(i, _)| a + i);
+            (&line[a..b], b < line.len())
         };
+        text.push_str(middle);
+        if more {
+            text.push('…');
+        }
+        ShownLine {
+            text,
+            lo,
+            hi,
+            cut_left: lo > 0,
+        }
+    }
+
+    /// Byte offset in `text` of 1-based character column `col`, clamped to the shown part.
+    fn offset_of(&self, col: usize) -> usize {
+        let c = col.saturating_sub(1).clamp(self.lo, self.hi) - self.lo;
+        let skip = usize::from(self.cut_left);
+        self.text
+            .char_indices()
+            .nth(c + skip)
+            .map(|(i, _)| i)
+            .unwrap_or(self.text.len())
+    }
+}
+
+/// Lines apart at which a secondary span gets its own excerpt instead of sharing the primary's.
+const MAX_SHARED_LINES: usize = 12;
+
+/// A source excerpt: lines `first_line..` of a file (each cut to a window), and the byte ranges
+/// of the spans inside it.
+struct Excerpt {
+    first_line: usize,
+    text: String,
+    ranges: Vec<std::ops::Range<usize>>,
+}
+
+/// The last line of `span` shown (multi-line spans are capped).
+fn last_shown_line(span: Span) -> usize {
+    span.end
+        .line
+        .max(span.start.line)
+        .min(span.start.line + MAX_SPAN_LINES - 1)
+}
+
+/// One excerpt covering all `spans`, or `None` when the file or the first line is unknown.
+fn excerpt(sources: &SourceMap, path: &Path, spans: &[Span]) -> Option<Excerpt> {
+    let first = spans.iter().map(|s| s.start.line).min()?;
+    let last = spans.iter().map(|s| last_shown_line(*s)).max()?;
+    sources.line(path, first)?;
+    let mut text = String::new();
+    let mut lines: Vec<(usize, ShownLine)> = Vec::new();
+    for n in first..=last {
+        let line = sources.line(path, n).unwrap_or("");
+        let anchor = spans
+            .iter()
+            .filter(|s| s.start.line == n)
+            .map(|s| s.start.col)
+            .min()
+            .unwrap_or(1);
+        let shown = ShownLine::new(line, anchor);
+        lines.push((text.len(), shown));
+        text.push_str(&lines[lines.len() - 1].1.text);
+        if n < last {
+            text.push('\n');
+        }
+    }
+    let ranges = spans
+        .iter()
+        .map(|s| {
+            let (base, shown) = &lines[s.start.line - first];
+            let start = base + shown.offset_of(s.start.col);
+            let end_line = last_shown_line(*s);
+            let (ebase, eshown) = &lines[end_line - first];
+            let mut end = if end_line == s.end.line && s.end.col > 0 {
+                ebase + eshown.offset_of(s.end.col)
+            } else {
+                ebase + eshown.text.len()
+            };
+            if end <= start {
+                // A point: one character wide when there is one, as rustc shows it.
+                end = text[start..]
+                    .chars()
+                    .next()
+                    .filter(|c| *c != '\n')
+                    .map_or(start, |c| start + c.len_utf8());
+            }
+            start..end
+        })
+        .collect();
+    Some(Excerpt {
+        first_line: first,
+        text,
+        ranges,
+    })
+}
+
+/// rustc-like text rendered by `annotate-snippets` (the renderer rustc and cargo use): a header
+/// line, the source lines with the span underlined, secondary spans with their labels, then help
+/// and notes. `color` adds ANSI colours (only when printing to a terminal). Every piece of
+/// untrusted text goes through [`escape_control`]; source lines are cut to a window.
+pub fn render_human(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String {
+    let renderer = if color {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    };
+    let mut out = String::new();
+    let mut snippets = 0usize;
+    let mut omitted = 0usize;
+    for d in diags {
+        let level = match d.severity {
+            Severity::Error => Level::ERROR,
+            Severity::Warning => Level::WARNING,
+            Severity::Note => Level::NOTE,
+        };
+        let code = escape_control(&d.code);
+        let path = d
+            .path
+            .as_ref()
+            .map(|p| escape_control(&p.display().to_string()));
+        let mut group = Group::with_title(
+            level
+                .primary_title(escape_control(&d.message))
+                .id(code.as_str()),
+        );
+        // Excerpts: the primary span with the labels near it, then each far label on its own.
+        let mut excerpts: Vec<(Excerpt, Vec<Option<String>>)> = Vec::new();
+        if let (Some(p), Some(span)) = (&d.path, d.span)
+            && sources.line(p, span.start.line).is_some()
+        {
+            if snippets < MAX_SNIPPETS {
+                snippets += 1;
+                let labels: Vec<_> = d
+                    .labels
+                    .iter()
+                    .filter(|l| sources.line(p, l.span.start.line).is_some())
+                    .take(MAX_LABELS)
+                    .collect();
+                let near = |l: &&crate::Label| {
+                    l.span.start.line.abs_diff(span.start.line) <= MAX_SHARED_LINES
+                };
+                let mut spans = vec![span];
+                let mut texts = vec![None];
+                for l in labels.iter().filter(|l| near(l)) {
+                    spans.push(l.span);
+                    texts.push(Some(escape_control(&l.message)));
+                }
+                if let Some(x) = excerpt(sources, p, &spans) {
+                    excerpts.push((x, texts));
+                }
+                for l in labels.iter().filter(|l| !near(l)) {
+                    if let Some(x) = excerpt(sources, p, &[l.span]) {
+                        excerpts.push((x, vec![Some(escape_control(&l.message))]));
+                    }
+                }
+            } else {
+                omitted += 1;
+            }
+        }
+        if excerpts.is_empty() {
+            if let Some(p) = &path {
+                let mut origin = Origin::path(p.as_str());
+                if let Some(span) = d.span.filter(|s| s.start.line > 0) {
+                    origin = origin.line(span.start.line).char_column(span.start.col);
+                }
+                group = group.element(origin);
+            }
+        } else if let Some(p) = &path {
+            for (i, (x, labels)) in excerpts.iter().enumerate() {
+                let mut snippet = Snippet::source(x.text.as_str())
+                    .line_start(x.first_line)
+                    .path(p.as_str());
+                for (j, (range, label)) in x.ranges.iter().zip(labels).enumerate() {
+                    let kind = if i == 0 && j == 0 {
+                        AnnotationKind::Primary
+                    } else {
+                        AnnotationKind::Context
+                    };
+                    snippet = snippet.annotation(kind.span(range.clone()).label(label.as_deref()));
+                }
+                group = group.element(snippet);
+            }
+        }
+        let help = d.help.as_deref().map(escape_control);
+        let notes: Vec<String> = d.notes.iter().map(|n| escape_control(n)).collect();
+        if let Some(h) = &help {
+            group = group.element(Level::HELP.message(h.as_str()));
+        }
+        for n in &notes {
+            group = group.element(Level::NOTE.message(n.as_str()));
+        }
+        out.push_str(&renderer.render(&[group]));
+        out.push_str("\n\n");
+    }
+    if omitted > 0 {
         let _ = writeln!(
             out,
-            "{sev_on}{}[{}]{off}{bold}: {}{off}",
-            d.severity, d.code, d.message
+            "note: source excerpts of {omitted} later findings omitted (at most {MAX_SNIPPETS} per report)\n"
         );
-        let _ = writeln!(out, "  {blue}-->{off} {}", d.location());
-        if let (Some(path), Some(span)) = (&d.path, d.span)
-            && let Some(src) = sources.line(path, span.start.line)
-        {
-            let num = span.start.line.to_string();
-            let pad = " ".repeat(num.len());
-            // Width of the caret run: to the end of the span when it stays on the line.
-            let line_chars = src.chars().count();
-            let start_col = span.start.col.max(1);
-            let width = if span.end.line == span.start.line && span.end.col > start_col {
-                span.end.col - start_col
-            } else {
-                1
-            }
-            .min(line_chars.saturating_sub(start_col - 1).max(1));
-            // Keep tabs so the caret lines up under the same characters in any terminal.
-            let lead: String = src
-                .chars()
-                .take(start_col - 1)
-                .map(|c| if c == '\t' { '\t' } else { ' ' })
-                .collect();
-            let _ = writeln!(out, "  {blue}{pad} |{off}");
-            let _ = writeln!(out, "  {blue}{num} |{off} {src}");
-            let _ = writeln!(
-                out,
-                "  {blue}{pad} |{off} {lead}{sev_on}{}{off}",
-                "^".repeat(width)
-            );
-        }
-        if let Some(help) = &d.help {
-            let _ = writeln!(out, "  {bold}help{off}: {help}");
-        }
-        for n in &d.notes {
-            let _ = writeln!(out, "  {bold}note{off}: {n}");
-        }
-        out.push('\n');
     }
     out
 }
@@ -103,9 +333,9 @@ pub fn render_json(diags: &[Diagnostic]) -> String {
             "col": d.span.map(|s| s.start.col),
             "end_line": d.span.map(|s| s.end.line),
             "end_col": d.span.map(|s| s.end.col),
-            "message": d.message,
-            "help": d.help,
-            "notes": d.notes,
+            "message": clip(&d.message),
+            "help": d.help.as_deref().map(clip),
+            "notes": d.notes.iter().map(|n| clip(n)).collect::<Vec<_>>(),
         });
         out.push_str(&v.to_string());
         out.push('\n');
@@ -127,7 +357,7 @@ pub fn render_github(diags: &[Diagnostic]) -> String {
         if let Some(p) = &d.path {
             props.push(format!(
                 "file={}",
-                escape_property(&p.display().to_string())
+                escape_property(&clip(&p.display().to_string()))
             ));
             if let Some(s) = d.span {
                 props.push(format!("line={}", s.start.line));
@@ -135,21 +365,39 @@ pub fn render_github(diags: &[Diagnostic]) -> String {
                 if s.end.line >= s.start.line && s.end.line > 0 {
                     props.push(format!("endLine={}", s.end.line.max(s.start.line)));
                 }
+                // GitHub's endColumn is the last column of the range (inclusive); infx's end is
+                // the position after it. Only a range within one line has one.
+                if s.end.line == s.start.line && s.end.col > s.start.col + 1 {
+                    props.push(format!("endColumn={}", s.end.col - 1));
+                }
             }
         }
-        props.push(format!("title={}", escape_property(&d.code)));
-        let mut msg = d.message.clone();
+        props.push(format!(
+            "title={}",
+            escape_property(&escape_control(&d.code))
+        ));
+        // Newlines are percent-encoded by escape_data (the runner decodes them inside the
+        // annotation); every other control character is made visible first.
+        let mut msg = escape(&d.message, true);
         if let Some(h) = &d.help {
             msg.push_str("\nhelp: ");
-            msg.push_str(h);
+            msg.push_str(&escape(h, true));
         }
         for n in &d.notes {
             msg.push_str("\nnote: ");
-            msg.push_str(n);
+            msg.push_str(&escape(n, true));
         }
         let _ = writeln!(out, "::{level} {}::{}", props.join(","), escape_data(&msg));
     }
     out
+}
+
+/// Text cut to [`MAX_TEXT_CHARS`] characters (JSON escapes control characters itself).
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(MAX_TEXT_CHARS) {
+        Some((i, _)) => format!("{}… ({} more bytes)", &s[..i], s.len() - i),
+        None => s.to_string(),
+    }
 }
 
 fn escape_data(s: &str) -> String {
@@ -186,7 +434,7 @@ mod tests {
         let out = render_human(&[d], &sm, false);
         assert_eq!(
             out,
-            "error[config/T1]: tp must be an integer\n  --> c.yaml:2:7\n    |\n  2 |   tp: \"4\"\n    |       ^^^\n  help: write tp: 4\n\n"
+            "error[config/T1]: tp must be an integer\n --> c.yaml:2:7\n  |\n2 |   tp: \"4\"\n  |       ^^^\n  |\n  = help: write tp: 4\n\n"
         );
     }
 
@@ -216,6 +464,122 @@ mod tests {
         assert_eq!(
             out,
             "::warning file=a%2Cb.yaml,line=3,col=4,endLine=3,title=x/y::50%25 done%0Anext\n"
+        );
+    }
+
+    fn one_file(text: &str) -> (SourceMap, LineIndex) {
+        let mut sm = SourceMap::new();
+        sm.insert("f.yaml", text.to_string());
+        (sm, LineIndex::new(text))
+    }
+
+    #[test]
+    fn duplicate_key_shows_first_definition() {
+        let text = "a: 1\nb: 2\na: 3\n";
+        let (sm, idx) = one_file(text);
+        let d = Diagnostic::error("yaml/duplicate-key", "duplicate key a")
+            .at("f.yaml", idx.span(text, 10, 11))
+            .with_label(idx.span(text, 0, 1), "first defined here");
+        let out = render_human(&[d], &sm, false);
+        assert_eq!(
+            out,
+            "error[yaml/duplicate-key]: duplicate key a\n --> f.yaml:3:1\n  |\n1 | a: 1\n  | - first defined here\n2 | b: 2\n3 | a: 3\n  | ^\n\n"
+        );
+    }
+
+    #[test]
+    fn multi_line_span_is_underlined_across_lines() {
+        let text = "x:\n  - 1\n  - 2\ny: 0\n";
+        let (sm, idx) = one_file(text);
+        let d = Diagnostic::error("recipe/zip-length", "lists differ")
+            .at("f.yaml", idx.span(text, 5, 14));
+        let out = render_human(&[d], &sm, false);
+        assert_eq!(
+            out,
+            "error[recipe/zip-length]: lists differ\n --> f.yaml:2:3\n  |\n2 | /   - 1\n3 | |   - 2\n  | |_____^\n\n"
+        );
+    }
+
+    #[test]
+    fn control_characters_never_reach_the_output_raw() {
+        let text = "k: \"a\u{0}b\u{1b}[31m\"\n";
+        let (sm, idx) = one_file(text);
+        let d = Diagnostic::error("x/y", "bad key `k\n::error file=x::forged`\u{0}\u{1b}[2J")
+            .at("dir\n::warning::x/f.yaml", idx.span(text, 3, 10))
+            .with_help("::error::help")
+            .with_note("a\rb");
+        let mut sm2 = SourceMap::new();
+        sm2.insert("dir\n::warning::x/f.yaml", text.to_string());
+        drop(sm);
+        for out in [
+            render_human(std::slice::from_ref(&d), &sm2, false),
+            render_github(std::slice::from_ref(&d)),
+        ] {
+            for bad in ['\u{0}', '\u{1b}', '\r'] {
+                assert!(!out.contains(bad), "{bad:?} in {out:?}");
+            }
+            for line in out.lines() {
+                assert!(
+                    !line.trim_start().starts_with("::") || line.starts_with("::error file=dir"),
+                    "forged line {line:?} in {out}"
+                );
+            }
+        }
+        let human = render_human(&[d], &sm2, false);
+        assert!(
+            human.contains("bad key `k\\n::error file=x::forged`\\u{0}\\u{1b}[2J"),
+            "{human}"
+        );
+        assert!(human.contains("help: \\u{3a}:error::help"), "{human}");
+        assert!(human.contains("a␀b␛[31m"), "{human}");
+    }
+
+    #[test]
+    fn a_huge_line_is_cut_to_a_window() {
+        let mut text = "k: ".to_string();
+        text.push_str(&"x".repeat(50 << 20));
+        text.push_str(" BAD tail\n");
+        let at = text.find("BAD").unwrap();
+        let (sm, idx) = one_file(&text);
+        let d = Diagnostic::error("x/y", "bad").at("f.yaml", idx.span(&text, at, at + 3));
+        let t = std::time::Instant::now();
+        let out = render_human(&[d], &sm, false);
+        let took = t.elapsed();
+        assert!(out.len() < 2000, "{} bytes", out.len());
+        assert!(out.contains("…xxxx"), "{out}");
+        assert!(out.contains("BAD tail"), "{out}");
+        assert!(out.contains("^^^"), "{out}");
+        assert!(took < std::time::Duration::from_secs(2), "{took:?}");
+        let huge = Diagnostic::error("x/y", "y".repeat(10 << 20));
+        assert!(render_json(std::slice::from_ref(&huge)).len() < 10_000);
+        assert!(render_github(std::slice::from_ref(&huge)).len() < 10_000);
+        assert!(render_human(&[huge], &SourceMap::new(), false).len() < 10_000);
+    }
+
+    #[test]
+    fn snippets_are_capped_in_count() {
+        let text = "a: 1\n";
+        let (sm, idx) = one_file(text);
+        let d = Diagnostic::error("x/y", "m").at("f.yaml", idx.span(text, 0, 1));
+        let many = vec![d; MAX_SNIPPETS + 3];
+        let out = render_human(&many, &sm, false);
+        assert_eq!(out.matches("1 | a: 1").count(), MAX_SNIPPETS);
+        assert!(
+            out.contains("source excerpts of 3 later findings omitted"),
+            "{}",
+            &out[out.len() - 200..]
+        );
+    }
+
+    #[test]
+    fn github_has_end_column_for_ranges() {
+        let (d, _) = sample();
+        let out = render_github(&[d]);
+        assert!(
+            out.starts_with(
+                "::error file=c.yaml,line=2,col=7,endLine=2,endColumn=9,title=config/T1::"
+            ),
+            "{out}"
         );
     }
 }

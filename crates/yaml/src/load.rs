@@ -614,7 +614,8 @@ impl<'a> Builder<'a> {
                 Some((idx, _, slot)) => {
                     if own_seen.get(idx).copied().unwrap_or(true) && self.opts.reject_duplicate_keys
                     {
-                        let first = slot.0.span.start;
+                        let first_span = slot.0.span;
+                        let first = first_span.start;
                         let shown = self.text.get(k.span.byte_range()).unwrap_or("?");
                         return Err(self
                             .err(
@@ -625,7 +626,8 @@ impl<'a> Builder<'a> {
                                     first.line, first.col
                                 ),
                             )
-                            .with_help("remove one of the two entries"));
+                            .with_help("remove one of the two entries")
+                            .with_label(first_span, "first defined here"));
                     }
                     if let Some(seen) = own_seen.get_mut(idx) {
                         *seen = true;

@@ -1,0 +1,200 @@
+//! SARIF 2.1.0 output, so a workflow can upload findings to GitHub code scanning and see them
+//! inline on the pull request (README, `cargo xtask validate` output formats).
+
+use crate::codes::describe;
+use crate::{Diagnostic, Severity, Span};
+use serde_json::{Value, json};
+
+/// One SARIF log with one run: the rule table holds every code seen (in first-seen order), each
+/// with its one-line description; results refer to rules by id and index. Columns count Unicode
+/// code points, as infx's do, and the run says so (`columnKind`).
+pub fn render_sarif(diags: &[Diagnostic], tool_version: &str) -> String {
+    let mut rule_ids: Vec<&str> = Vec::new();
+    for d in diags {
+        if !rule_ids.contains(&d.code.as_str()) {
+            rule_ids.push(&d.code);
+        }
+    }
+    let rules: Vec<Value> = rule_ids
+        .iter()
+        .map(|id| {
+            json!({
+                "id": id,
+                "shortDescription": { "text": describe(id) },
+            })
+        })
+        .collect();
+    let results: Vec<Value> = diags
+        .iter()
+        .map(|d| result(d, rule_ids.iter().position(|r| *r == d.code).unwrap_or(0)))
+        .collect();
+    let log = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": "infx",
+                "version": tool_version,
+                "rules": rules,
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    });
+    let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+fn result(d: &Diagnostic, rule_index: usize) -> Value {
+    let level = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "note",
+    };
+    let mut text = d.message.clone();
+    if let Some(h) = &d.help {
+        text.push_str("\nhelp: ");
+        text.push_str(h);
+    }
+    for n in &d.notes {
+        text.push_str("\nnote: ");
+        text.push_str(n);
+    }
+    let mut r = json!({
+        "ruleId": d.code,
+        "ruleIndex": rule_index,
+        "level": level,
+        "message": { "text": text },
+    });
+    // A finding about the repository as a whole has no file: SARIF allows a result without
+    // locations; code scanning lists it without an inline position.
+    if let Some(path) = &d.path {
+        let uri = uri_of(&path.to_string_lossy());
+        r["locations"] = json!([location(&uri, d.span, None)]);
+        if !d.labels.is_empty() {
+            let related: Vec<Value> = d
+                .labels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    let mut loc = location(&uri, Some(l.span), Some(&l.message));
+                    loc["id"] = json!(i);
+                    loc
+                })
+                .collect();
+            r["relatedLocations"] = Value::Array(related);
+        }
+    }
+    r
+}
+
+fn location(uri: &str, span: Option<Span>, message: Option<&str>) -> Value {
+    let mut physical = json!({
+        "artifactLocation": { "uri": uri, "uriBaseId": "%SRCROOT%" },
+    });
+    if let Some(region) = span.and_then(region) {
+        physical["region"] = region;
+    }
+    let mut loc = json!({ "physicalLocation": physical });
+    if let Some(m) = message {
+        loc["message"] = json!({ "text": m });
+    }
+    loc
+}
+
+/// SARIF regions are 1-based with an exclusive `endColumn`, which is exactly infx's `end` (the
+/// position after the last character). Line 0 means "unknown line": no region then.
+fn region(span: Span) -> Option<Value> {
+    if span.start.line == 0 {
+        return None;
+    }
+    let mut r = json!({ "startLine": span.start.line });
+    if span.start.col > 0 {
+        r["startColumn"] = json!(span.start.col);
+    }
+    if span.end.line > span.start.line
+        || (span.end.line == span.start.line && span.end.col > span.start.col)
+    {
+        r["endLine"] = json!(span.end.line);
+        if span.end.col > 0 {
+            r["endColumn"] = json!(span.end.col);
+        }
+    }
+    Some(r)
+}
+
+/// A relative URI reference for a repository path: `/` separators, everything outside the
+/// RFC 3986 unreserved set and `/` percent-encoded (a path with a space, `#` or a newline stays
+/// one valid URI).
+fn uri_of(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.replace('\\', "/").bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{LineIndex, Pos};
+
+    #[test]
+    fn uris_are_percent_encoded() {
+        assert_eq!(uri_of("configs/a b#c.yaml"), "configs/a%20b%23c.yaml");
+        assert_eq!(uri_of("x\ny"), "x%0Ay");
+        assert_eq!(uri_of("ü"), "%C3%BC");
+    }
+
+    #[test]
+    fn one_rule_per_code_and_regions_with_end() {
+        let text = "a: 1\na: 2\n";
+        let idx = LineIndex::new(text);
+        let first = idx.span(text, 0, 1);
+        let second = idx.span(text, 5, 6);
+        let dup = Diagnostic::error("yaml/duplicate-key", "duplicate key a")
+            .at("c.yaml", second)
+            .with_label(first, "first defined here");
+        let repo = Diagnostic::warning("change/x", "no history");
+        let point = Diagnostic::error("yaml/duplicate-key", "again").at(
+            "d.yaml",
+            Span::point(Pos {
+                offset: 0,
+                line: 3,
+                col: 2,
+            }),
+        );
+        let v: Value = serde_json::from_str(&render_sarif(&[dup, repo, point], "0.1.0")).unwrap();
+        let run = &v["runs"][0];
+        let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+        assert_eq!(rules.len(), 2);
+        assert_eq!(rules[0]["id"], "yaml/duplicate-key");
+        let r0 = &run["results"][0];
+        assert_eq!(r0["ruleIndex"], 0);
+        let region = &r0["locations"][0]["physicalLocation"]["region"];
+        assert_eq!(
+            (
+                &region["startLine"],
+                &region["startColumn"],
+                &region["endLine"],
+                &region["endColumn"]
+            ),
+            (&json!(2), &json!(1), &json!(2), &json!(2))
+        );
+        assert_eq!(
+            r0["relatedLocations"][0]["message"]["text"],
+            "first defined here"
+        );
+        assert!(run["results"][1].get("locations").is_none());
+        assert_eq!(run["results"][1]["ruleIndex"], 1);
+        assert_eq!(run["results"][1]["level"], "warning");
+        let point_region = &run["results"][2]["locations"][0]["physicalLocation"]["region"];
+        assert!(point_region.get("endColumn").is_none());
+        assert_eq!(point_region["startColumn"], 2);
+    }
+}
