@@ -631,8 +631,8 @@ fn run_cookbook(a: CookbookArgs) -> anyhow::Result<ExitCode> {
                     });
                     println!("{row}");
                 }
-                // Workflow commands only: the findings are the annotations.
-                Format::Github => {}
+                // Workflow commands (or one SARIF document) only: the findings are the output.
+                Format::Github | Format::Sarif => {}
                 Format::Human => {
                     println!(
                         "{} {} C{} <- {}: {} difference{}",
