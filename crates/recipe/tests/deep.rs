@@ -1,11 +1,12 @@
 //! A hostile fragment nested far deeper than any recipe: the fragment check walks it without
 //! recursion (docs/security.md, "Depth"). The check runs on a thread with a 64 KiB stack, where
-//! the recursive walk of 3,000 levels (about 640 bytes a level) overflowed.
+//! the recursive walk (about 640 bytes a level) overflowed well before the 250 levels used here,
+//! just under the loader's own limit (infx_yaml::MAX_NESTING_DEPTH).
 
 use infx_recipe::{Lane, RecipeFile, check_fragment};
 use std::path::Path;
 
-const DEPTH: usize = 3_000;
+const DEPTH: usize = 250;
 
 /// Block sequences nested `depth` levels on one line (`- - - leaf`): 2 bytes a level.
 fn nested(depth: usize, leaf: &str) -> String {
