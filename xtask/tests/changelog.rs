@@ -505,14 +505,7 @@ fn conformance_changelog_agrees_on_every_case() {
 /// or enlarge a run.
 #[test]
 fn random_changelog_edits_and_merges_agree_with_upstream() {
-    let seed = std::env::var("INFX_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        });
+    let seed = xtask::conformance::test_seed("INFX_SEED");
     let count = std::env::var("INFX_RANDOM_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -537,14 +530,7 @@ fn random_changelog_edits_and_merges_agree_with_upstream() {
 #[test]
 fn random_merges_and_rebases_under_real_git_match_upstream() {
     use xtask::conformance::changelog_random::{self as random, Case};
-    let seed = std::env::var("INFX_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        });
+    let seed = xtask::conformance::test_seed("INFX_SEED");
     let count = std::env::var("INFX_GIT_CASES")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -7,6 +7,8 @@ use std::os::unix::fs::{PermissionsExt as _, symlink};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+mod support;
+use support::copy_dir;
 
 const SECRET: &str = "infx-test-secret-7f3a9c";
 
@@ -73,19 +75,6 @@ fn run(args: &[&str]) -> Run {
     let mut c = xtask();
     c.args(args);
     run_with_deadline(c, Duration::from_secs(60))
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
 }
 
 /// A copy of the bundled tree (no git repository: the tree is its own root).

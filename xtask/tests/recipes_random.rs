@@ -1,5 +1,5 @@
 //! The seeded random recipe differential against srtctl c88ef731 (docs/recipe.md, "Random
-//! differential"): a bounded number of cases per run with a fresh seed, printed so a failure
+//! differential"): a bounded number of cases per run with a fresh seed (in CI, the commit under test), printed so a failure
 //! replays with `cargo xtask conformance recipes --random N --seed S`. Skips visibly without
 //! ../shared (corpus or reference) or when the srtctl venv cannot be made.
 
@@ -24,10 +24,7 @@ fn random_recipes_agree_with_srtctl() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(CASES);
-    let seed = std::env::var("INFX_RANDOM_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(xtask::conformance::clock_seed);
+    let seed = xtask::conformance::test_seed("INFX_RANDOM_SEED");
     println!(
         "recipe random differential: {count} cases, seed {seed} \
          (replay: cargo xtask conformance recipes --random {count} --seed {seed})"

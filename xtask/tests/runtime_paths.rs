@@ -2,36 +2,8 @@
 //! in (defaults come from the current directory at run time; see xtask/src/paths.rs).
 
 use std::path::Path;
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = duct::cmd("git", args)
-        .dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .stdout_capture()
-        .stderr_capture()
-        .unchecked()
-        .run()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("read_dir") {
-        let e = e.expect("entry");
-        let dest = to.join(e.file_name());
-        if e.file_type().expect("file type").is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).expect("copy");
-        }
-    }
-}
+mod support;
+use support::{copy_dir, git};
 
 /// Runs the copied binary in `cwd`; returns (exit code, stdout, stderr).
 fn run_in(bin: &Path, cwd: &Path, args: &[&str]) -> (Option<i32>, String, String) {

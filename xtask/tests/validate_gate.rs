@@ -6,6 +6,8 @@
 use infx_report::{Diagnostic, Severity};
 use std::path::{Path, PathBuf};
 use xtask::validate::{Options, Report, validate};
+mod support;
+use support::{copy_dir, edit, git};
 
 const TREE: &str = "inferencex-e2e";
 const RECIPE: &str = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/sglang/b300-fp4-mtp/agentic.yaml";
@@ -13,45 +15,6 @@ const MASTER: &str = "inferencex-e2e/configs/nvidia-master.yaml";
 const CHANGELOG: &str = "inferencex-e2e/perf-changelog.yaml";
 const KEY: &str = "dsv41flash-fp4-b300-sglang-agentic-dspark";
 const OTHER_KEY: &str = "dsr1-fp4-b300-sglang";
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = duct::cmd("git", args)
-        .dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .stdout_capture()
-        .stderr_capture()
-        .unchecked()
-        .run()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
-}
-
-fn edit(repo: &Path, rel: &str, f: impl FnOnce(String) -> String) {
-    let p = repo.join(rel);
-    let before = std::fs::read_to_string(&p).unwrap();
-    let after = f(before.clone());
-    assert_ne!(before, after, "the edit of {rel} changed nothing");
-    std::fs::write(&p, after).unwrap();
-}
 
 /// A fork's clone: `origin/main` holds the bundled tree as it is at test time; the checked-out
 /// branch `change` starts there. Returns (tempdir guard, clone).

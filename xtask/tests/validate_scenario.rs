@@ -5,50 +5,14 @@
 use infx_report::{Diagnostic, Severity};
 use std::path::{Path, PathBuf};
 use xtask::validate::{Options, validate};
+mod support;
+use support::{copy_dir, edit, git};
 
 const RECIPE: &str = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/sglang/b300-fp4-mtp/agentic.yaml";
 const MASTER: &str = "inferencex-e2e/configs/nvidia-master.yaml";
 const CHANGELOG: &str = "inferencex-e2e/perf-changelog.yaml";
 const NEW_IMAGE: &str = "lmsysorg/sglang:nightly-dev-cu13-20261004-295a53c9@sha256:7cfd4dd8e0e902d2a3c0560565963c4e172091e1586aaed15ff5a0a131394d34";
 const OLD_IMAGE: &str = "lmsysorg/sglang:nightly-dev-cu13-20260915-8d1e0f3a@sha256:0b9a7c55e1f2d3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9012345";
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = duct::cmd("git", args)
-        .dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .stdout_capture()
-        .stderr_capture()
-        .unchecked()
-        .run()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
-}
-
-fn edit(repo: &Path, rel: &str, f: impl FnOnce(String) -> String) {
-    let p = repo.join(rel);
-    let before = std::fs::read_to_string(&p).unwrap();
-    let after = f(before.clone());
-    assert_ne!(before, after, "the edit of {rel} changed nothing");
-    std::fs::write(&p, after).unwrap();
-}
 
 /// A repository whose `main` holds the curve before the refresh and whose checked-out branch
 /// `refresh` holds the bundled tree as it is (the refresh commit).

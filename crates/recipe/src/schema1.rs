@@ -873,13 +873,15 @@ fn dynamo_post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
     {
         let d = &c["dynamo"];
         let mut srcs = Vec::new();
-        if truthy(&d["hash"]) {
+        // srtctl counts `hash` and `wheel` as sources when they are not None (an empty string
+        // counts), `top_of_tree` by truthiness.
+        if !d["hash"].is_null() {
             srcs.push("hash");
         }
         if d["top_of_tree"] == true {
             srcs.push("top_of_tree");
         }
-        if truthy(&d["wheel"]) {
+        if !d["wheel"].is_null() {
             srcs.push("wheel");
         }
         if srcs.len() > 1 {
@@ -908,7 +910,7 @@ fn dynamo_post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
                 ));
             }
         }
-        if truthy(&d["cargo_patches"]) && !truthy(&d["hash"]) {
+        if truthy(&d["cargo_patches"]) && d["hash"].is_null() {
             return Err(rule(
                 tree,
                 "dynamo.cargo_patches",

@@ -378,3 +378,27 @@ fn schema1_rule_order_and_wording() {
         other => panic!("{other:?}"),
     }
 }
+
+/// srtctl counts `dynamo.hash` and `dynamo.wheel` as install sources when they are not None, so
+/// an empty hash clears the default version and an empty wheel is a second source (found by the
+/// random differential, seed 1796167166511964523 case 28).
+#[test]
+fn dynamo_sources_count_when_not_none() {
+    use infx_recipe::schema1::{Failure, load};
+    let head = "name: r\nmodel: {path: /m, container: /c.sqsh, precision: fp8}\n\
+                resources: {gpu_type: h100, agg_nodes: 1, agg_workers: 1}\n";
+    let parse =
+        |extra: &str| infx_yaml::parse_str(Path::new("r.yaml"), &format!("{head}{extra}")).unwrap();
+    let dumped = load(&parse("dynamo: {hash: ''}\n")).unwrap();
+    assert_eq!(dumped["dynamo"]["version"], serde_json::Value::Null);
+    assert_eq!(dumped["dynamo"]["hash"], "");
+    let kept = load(&parse("dynamo: {}\n")).unwrap();
+    assert_eq!(kept["dynamo"]["version"], "0.8.0");
+    match load(&parse("dynamo: {hash: '', wheel: ''}\n")).unwrap_err() {
+        Failure::Rule { message, .. } => assert_eq!(
+            message,
+            "Cannot specify both Dynamo install sources: hash, wheel"
+        ),
+        other => panic!("{other:?}"),
+    }
+}

@@ -6,6 +6,7 @@
 //! `xtask/oracle/changelog_oracle.py`, in a venv with pydantic and pyyaml; the whole run is one
 //! Python process. See docs/changelog.md, "Random differential".
 
+use super::oracle::Rng;
 use anyhow::{Context, anyhow};
 use infx_changelog::{Dialect, Keep, LinkMode, MergeOutcome};
 use serde_json::{Value as J, json};
@@ -17,82 +18,16 @@ use std::process::{Command, Stdio};
 const PR: u64 = 7;
 const PR_LINK: &str = "https://github.com/SemiAnalysisAI/InferenceX/pull/7";
 
-/// Where the reference tarballs are: `INFX_REFERENCE`, else `reference/` beside the corpus.
-fn reference_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("INFX_REFERENCE") {
-        Some(p) => PathBuf::from(p),
-        None => crate::paths::workspace_root()
-            .parent()?
-            .join("shared")
-            .join("reference"),
-    };
-    dir.join("inferencex-tools.tar.gz").is_file().then_some(dir)
-}
-
 /// `(python, utils dir)`: `target/inferencex-oracle/V/bin/python` with pydantic and pyyaml,
-/// and the unpacked upstream `utils/`. Made once, reused while the marker file exists. `Err`
-/// carries the reason to print as a SKIP.
+/// and the unpacked upstream `utils/` (made once, then reused). `Err` carries the reason to
+/// print as a SKIP.
 pub fn oracle() -> Result<(PathBuf, PathBuf), String> {
-    let reference =
-        reference_dir().ok_or("../shared/reference/inferencex-tools.tar.gz not found")?;
-    let home = crate::paths::workspace_root()
-        .join("target")
-        .join("inferencex-oracle");
-    let python = home.join("V/bin/python");
-    let utils = home.join("inferencex/utils");
-    let marker = home.join("ready");
-    if marker.is_file() && python.is_file() {
-        return Ok((python, utils));
-    }
-    std::fs::create_dir_all(&home).map_err(|e| format!("{}: {e}", home.display()))?;
-    let step = |cmd: &mut Command, what: &str| -> Result<(), String> {
-        let out = cmd
-            .current_dir(&home)
-            .output()
-            .map_err(|e| format!("{what}: {e}"))?;
-        if out.status.success() {
-            Ok(())
-        } else {
-            let err = String::from_utf8_lossy(&out.stderr);
-            let tail: String = err.lines().rev().take(3).collect::<Vec<_>>().join(" | ");
-            Err(format!("{what} failed: {tail}"))
-        }
-    };
-    step(
-        Command::new("tar")
-            .arg("xzf")
-            .arg(reference.join("inferencex-tools.tar.gz")),
-        "unpacking inferencex-tools.tar.gz",
+    let (python, home) = super::oracle::venv(
+        "inferencex-oracle",
+        "inferencex-tools.tar.gz",
+        &["pydantic", "pyyaml"],
     )?;
-    step(
-        Command::new("python3").args(["-m", "venv", "V"]),
-        "python3 -m venv",
-    )?;
-    step(
-        Command::new(&python).args(["-m", "pip", "install", "-q", "pydantic", "pyyaml"]),
-        "pip install pydantic pyyaml (needs PyPI)",
-    )?;
-    std::fs::write(&marker, "").map_err(|e| e.to_string())?;
-    Ok((python, utils))
-}
-
-/// splitmix64: small and the same on every platform, so a printed seed replays.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
+    Ok((python, home.join("inferencex/utils")))
 }
 
 /// One generated case.
@@ -373,7 +308,7 @@ fn merge_case(rng: &mut Rng) -> Option<Case> {
 
 /// `count` cases from `seed`: strict edits and merges alternating.
 pub fn cases(count: usize, seed: u64) -> Vec<Case> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut out = Vec::with_capacity(count);
     while out.len() < count {
         if out.len() % 2 == 0 {
@@ -398,7 +333,7 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
 
 /// Upstream's answers, one per case, from one Python process.
 pub fn run_oracle(python: &Path, utils: &Path, cases: &[Case]) -> anyhow::Result<Vec<J>> {
-    let script = crate::paths::workspace_root().join("xtask/oracle/changelog_oracle.py");
+    let script = crate::paths::checkout_root().join("xtask/oracle/changelog_oracle.py");
     let mut child = Command::new(python)
         .arg(&script)
         .arg(utils)

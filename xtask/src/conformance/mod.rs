@@ -4,6 +4,7 @@
 pub mod changelog;
 pub mod changelog_random;
 pub mod matrix;
+pub mod oracle;
 pub mod recipes;
 pub mod recipes_random;
 pub mod validation;
@@ -48,6 +49,27 @@ impl Outcome {
     pub fn summary(&self) -> String {
         format!("{}: {}/{} agree", self.area, self.agree, self.total)
     }
+}
+
+/// The seed of a random differential test run: `env_var` when set (a replay); in CI the commit
+/// under test (its id's first 16 hex digits), so every new commit explores new cases while a
+/// landing run replays exactly what its author could run before submitting; else the clock.
+pub fn test_seed(env_var: &str) -> u64 {
+    if let Some(seed) = std::env::var(env_var).ok().and_then(|v| v.parse().ok()) {
+        return seed;
+    }
+    let in_ci = std::env::var("CI")
+        .is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"));
+    if in_ci
+        && let Ok(id) = duct::cmd!("git", "rev-parse", "HEAD")
+            .dir(crate::paths::checkout_root())
+            .stderr_null()
+            .read()
+        && let Some(seed) = id.get(..16).and_then(|h| u64::from_str_radix(h, 16).ok())
+    {
+        return seed;
+    }
+    clock_seed()
 }
 
 /// A fresh seed per run, from the clock.

@@ -9,6 +9,7 @@
 //! variant that re-sets a value (quoted 1.1-only booleans and sexagesimals, nulls, originals), a
 //! `null` in the base, a wrong-typed value at a field, or an unknown key.
 
+use super::oracle::Rng;
 use super::recipes::compare_failure;
 use infx_recipe::RecipeFile;
 use infx_recipe::reference::Selector;
@@ -19,87 +20,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// Where the reference tarballs are: `INFX_REFERENCE`, else `reference/` beside the corpus.
-fn reference_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("INFX_REFERENCE") {
-        Some(p) => PathBuf::from(p),
-        None => crate::paths::workspace_root()
-            .parent()?
-            .join("shared")
-            .join("reference"),
-    };
-    dir.join("srt-slurm.tar.gz").is_file().then_some(dir)
-}
-
 /// The oracle's Python: `target/srtctl-oracle/V/bin/python` with srtctl installed editable
-/// from the unpacked tarball. Made once; later runs reuse it (the marker file says it is
-/// complete). `Err` carries the reason to print as a SKIP.
+/// from the unpacked tarball (made once, then reused). `Err` carries the reason to print as a
+/// SKIP.
 pub fn oracle_python() -> Result<PathBuf, String> {
-    let reference = reference_dir().ok_or("../shared/reference/srt-slurm.tar.gz not found")?;
-    let home = crate::paths::workspace_root()
-        .join("target")
-        .join("srtctl-oracle");
-    let python = home.join("V/bin/python");
-    let marker = home.join("ready");
-    if marker.is_file() && python.is_file() {
-        return Ok(python);
-    }
-    std::fs::create_dir_all(&home).map_err(|e| format!("{}: {e}", home.display()))?;
-    let step = |cmd: &mut Command, what: &str| -> Result<(), String> {
-        let out = cmd
-            .current_dir(&home)
-            .output()
-            .map_err(|e| format!("{what}: {e}"))?;
-        if out.status.success() {
-            Ok(())
-        } else {
-            let err = String::from_utf8_lossy(&out.stderr);
-            let tail: String = err.lines().rev().take(3).collect::<Vec<_>>().join(" | ");
-            Err(format!("{what} failed: {tail}"))
-        }
-    };
-    step(
-        Command::new("tar")
-            .arg("xzf")
-            .arg(reference.join("srt-slurm.tar.gz")),
-        "unpacking srt-slurm.tar.gz",
-    )?;
-    step(
-        Command::new("python3").args(["-m", "venv", "V"]),
-        "python3 -m venv",
-    )?;
-    step(
-        Command::new(&python).args(["-m", "pip", "install", "-q", "-e", "./srt-slurm"]),
-        "pip install -e srt-slurm (needs PyPI)",
-    )?;
-    std::fs::write(&marker, "").map_err(|e| e.to_string())?;
-    Ok(python)
-}
-
-/// splitmix64: small, seedable and the same on every platform, so a printed seed replays.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
-        items.get(self.below(items.len()))
-    }
+    super::oracle::venv("srtctl-oracle", "srt-slurm.tar.gz", &["-e", "./srt-slurm"])
+        .map(|(python, _)| python)
 }
 
 /// One generated case.

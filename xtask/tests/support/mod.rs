@@ -1,0 +1,48 @@
+//! Helpers shared by the scenario tests: git in a throwaway repository, tree copies, edits.
+//! Each test binary uses a subset, hence the dead-code allowance.
+#![allow(dead_code)]
+
+use std::path::Path;
+
+/// Runs git in `dir` with no system or user configuration (HOME is the repository), asserts
+/// success and returns stdout, trimmed.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = duct::cmd("git", args)
+        .dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .stdout_capture()
+        .stderr_capture()
+        .unchecked()
+        .run()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Copies the directory `from` to `to`, recursively.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read_dir") {
+        let e = e.expect("entry");
+        let dest = to.join(e.file_name());
+        if e.file_type().expect("file type").is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), &dest).expect("copy");
+        }
+    }
+}
+
+/// Rewrites `rel` below `repo` with `f`; the edit must change something.
+pub fn edit(repo: &Path, rel: &str, f: impl FnOnce(String) -> String) {
+    let p = repo.join(rel);
+    let before = std::fs::read_to_string(&p).expect("read");
+    let after = f(before.clone());
+    assert_ne!(before, after, "the edit of {rel} changed nothing");
+    std::fs::write(&p, after).expect("write");
+}
