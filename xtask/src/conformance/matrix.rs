@@ -71,65 +71,10 @@ fn case_dirs(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(dirs)
 }
 
-/// Splits a shell-quoted argument line (single and double quotes, backslash escapes).
-pub fn shell_split(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut in_word = false;
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                for d in chars.by_ref() {
-                    if d == '\'' {
-                        break;
-                    }
-                    cur.push(d);
-                }
-            }
-            '"' => {
-                in_word = true;
-                while let Some(d) = chars.next() {
-                    match d {
-                        '"' => break,
-                        '\\' => {
-                            if let Some(e) = chars.next() {
-                                cur.push(e);
-                            }
-                        }
-                        d => cur.push(d),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                if let Some(e) = chars.next() {
-                    cur.push(e);
-                }
-            }
-            c if c.is_whitespace() => {
-                if in_word {
-                    out.push(std::mem::take(&mut cur));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                cur.push(c);
-            }
-        }
-    }
-    if in_word {
-        out.push(cur);
-    }
-    out
-}
-
 /// Parses upstream's argument line with our CLI. `Err(code)` when clap rejects it.
 fn parse(args_line: &str) -> Result<MatrixCommand, u8> {
     let mut argv = vec!["cargo xtask".to_string(), "matrix".to_string()];
-    argv.extend(shell_split(args_line));
+    argv.extend(infx_review::cookbook::split_words(args_line));
     match <crate::Cli as clap::Parser>::try_parse_from(argv) {
         Ok(crate::Cli {
             command: crate::Command::Matrix(m),
@@ -387,13 +332,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn shell_split_handles_quotes() {
+    fn recorded_arguments_split_like_a_shell() {
         assert_eq!(
-            shell_split("a 'b c' \"d\\\"e\" f\\ g"),
+            infx_review::cookbook::split_words("a 'b c' \"d\\\"e\" f\\ g"),
             ["a", "b c", "d\"e", "f g"]
         );
         assert_eq!(
-            shell_split("--config-keys 'dsv4-*'"),
+            infx_review::cookbook::split_words("--config-keys 'dsv4-*'"),
             ["--config-keys", "dsv4-*"]
         );
     }

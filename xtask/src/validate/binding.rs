@@ -222,31 +222,24 @@ pub fn human_table(records: &[BindingRecord]) -> String {
             "\nplanned rows of {} → recipe variant:\n",
             plain(key)
         ));
-        let w_recipe = rows
-            .iter()
-            .map(|r| r.recipe.len())
-            .max()
-            .unwrap_or(6)
-            .max(6);
-        let w_variant = rows
-            .iter()
-            .map(|r| r.variant.len())
-            .max()
-            .unwrap_or(7)
-            .max(7);
-        let w_scen = rows
-            .iter()
-            .map(|r| r.scenario.len())
-            .max()
-            .unwrap_or(8)
-            .max(8);
+        // Each column as wide as its widest cell or its header.
+        let width = |cell: fn(&BindingRecord) -> &str, header: &str| {
+            rows.iter()
+                .map(|r| cell(r).len())
+                .max()
+                .unwrap_or(0)
+                .max(header.len())
+        };
+        let w_recipe = width(|r| &r.recipe, "recipe");
+        let w_variant = width(|r| &r.variant, "variant");
+        let w_scen = width(|r| &r.scenario, "scenario");
         s.push_str(&format!(
             "  {:<w_scen$} {:>3} {:>3} {:<7} {:>5}  {:<w_recipe$}  {:<w_variant$}  per-point args\n",
             "scenario", "tp", "ep", "dp-attn", "conc", "recipe", "variant"
         ));
         for r in rows {
-            s.push_str(&format!(
-                "  {:<w_scen$} {:>3} {:>3} {:<7} {:>5}  {:<w_recipe$}  {:<w_variant$}  {}\n",
+            let line = format!(
+                "  {:<w_scen$} {:>3} {:>3} {:<7} {:>5}  {:<w_recipe$}  {:<w_variant$}  {}",
                 plain(&r.scenario),
                 plain(&r.tp),
                 plain(&r.ep),
@@ -255,7 +248,10 @@ pub fn human_table(records: &[BindingRecord]) -> String {
                 plain(&r.recipe),
                 plain(&r.variant),
                 plain(&r.args.join(" "))
-            ));
+            );
+            // A row without per-point args ends at its variant, not in padding.
+            s.push_str(line.trim_end());
+            s.push('\n');
         }
     }
     s
@@ -335,6 +331,13 @@ mod tests {
         assert!(
             t.contains("override_tp2_c16  mem-fraction-static=0.8"),
             "{t}"
+        );
+        let mut bare = record("k");
+        bare.args.clear();
+        let t = human_table(&[bare]);
+        assert!(
+            t.lines().all(|l| l == l.trim_end()),
+            "no row ends in padding:\n{t}"
         );
         let md = markdown_tables(&[record("k|`<b>")]);
         assert!(md.contains("#### `k   b `"), "{md}");
