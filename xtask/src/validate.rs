@@ -4,6 +4,7 @@
 //! Loading (files, git) happens here; every check is a pure function in its library crate.
 
 use crate::output::{self, Format};
+use infx_report::allow::Acknowledged;
 use infx_report::{Diagnostic, Severity, SourceMap, sort_for_report};
 use infx_yaml::Document;
 
@@ -134,6 +135,8 @@ pub struct Report {
     pub impact: infx_changelog::impact::Impact,
     /// Every planned point of the configs in view → the recipe variant it selects.
     pub bindings: Vec<binding::BindingRecord>,
+    /// Warnings an `# infx: allow(...)` comment acknowledged (counted, not shown).
+    pub acknowledged: Vec<Acknowledged>,
     pub sources: SourceMapHolder,
     pub elapsed: Duration,
 }
@@ -200,7 +203,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let report = validate(&opts);
     let diags = report.diagnostics();
-    let rendered = output::render(&diags, &report.sources.0, args.format);
+    let rendered = match args.format {
+        // SARIF carries the acknowledged warnings as suppressed results.
+        Format::Sarif => infx_report::render_sarif_with_acknowledged(
+            &diags,
+            &report.acknowledged,
+            env!("CARGO_PKG_VERSION"),
+        ),
+        _ => output::render(&diags, &report.sources.0, args.format),
+    };
     // A reader that went away (`| head -1`) ends the output, not the verdict.
     crate::hygiene::print_stdout(&rendered);
     let summary = summary_text(&report);
@@ -212,6 +223,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             for b in &report.bindings {
                 crate::hygiene::print_stdout(&format!("{}\n", b.to_json()));
+            }
+            for a in &report.acknowledged {
+                crate::hygiene::print_stdout(&format!("{}\n", acknowledged_json(a)));
             }
             eprint!("{summary}");
         }
@@ -247,6 +261,21 @@ fn impact_json(k: &infx_changelog::impact::Impacted) -> serde_json::Value {
             "line": c.line,
             "why": c.why,
         })).collect::<Vec<_>>(),
+    })
+}
+
+/// One acknowledged warning as a JSON record (README, `--format json`).
+fn acknowledged_json(a: &Acknowledged) -> serde_json::Value {
+    let d = &a.diagnostic;
+    serde_json::json!({
+        "record": "acknowledged",
+        "code": d.code,
+        "path": d.path.as_ref().map(|p| p.display().to_string()),
+        "line": d.span.map(|s| s.start.line),
+        "col": d.span.map(|s| s.start.col),
+        "message": d.message,
+        "reason": a.reason,
+        "allow_line": a.allow_span.start.line,
     })
 }
 
@@ -306,13 +335,77 @@ pub fn summary_text(report: &Report) -> String {
         .map(|c| c.count(Severity::Warning))
         .sum();
     s.push_str(&format!(
-        "validate: {} ({errors} error{}, {warnings} warning{}) in {}\n",
+        "validate: {} ({errors} error{}, {warnings} warning{}{}) in {}\n",
         if errors == 0 { "passed" } else { "FAILED" },
         plural(errors),
         plural(warnings),
+        acknowledged_suffix(report.acknowledged.len()),
         format_duration(report.elapsed)
     ));
     s
+}
+
+/// `, 1 acknowledged` when allow comments acknowledged warnings, else nothing.
+fn acknowledged_suffix(n: usize) -> String {
+    if n == 0 {
+        String::new()
+    } else {
+        format!(", {n} acknowledged")
+    }
+}
+
+/// The `allow` step: reads the `# infx: allow(...)` comments of every YAML source in the
+/// report, removes the warnings they acknowledge from their checks, and reports malformed,
+/// misplaced and unused allows (README, "Acknowledging a warning").
+fn apply_allows(
+    checks: &mut [CheckResult],
+    sources: &SourceMap,
+) -> (CheckResult, Vec<Acknowledged>) {
+    let t = Instant::now();
+    let mut files: Vec<(&Path, &str)> = sources
+        .iter()
+        .filter(|(p, _)| matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")))
+        .collect();
+    files.sort_by(|a, b| a.0.cmp(b.0));
+    let mut allows = Vec::new();
+    let mut diagnostics = Vec::new();
+    for (path, text) in files {
+        let (a, d) = infx_report::allow::allows_in(path, text);
+        allows.extend(a);
+        diagnostics.extend(d);
+    }
+    let ran: Vec<&'static str> = checks
+        .iter()
+        .filter(|c| c.status == Status::Ran)
+        .map(|c| c.name)
+        .collect();
+    let known: Vec<&'static str> = checks.iter().map(|c| c.name).collect();
+    // A code's check is its prefix (`diff/…` belongs to `diff-check`); a prefix no step is
+    // named after (`pr/…`) counts as run, so its unused allows are still reported.
+    let step_of = |prefix: &str, names: &[&'static str]| {
+        names
+            .iter()
+            .any(|n| *n == prefix || n.strip_prefix(prefix).is_some_and(|r| r.starts_with('-')))
+    };
+    let outcome = infx_report::allow::acknowledge(
+        checks.iter_mut().map(|c| &mut c.diagnostics),
+        &allows,
+        |prefix| step_of(prefix, &ran) || !step_of(prefix, &known),
+    );
+    diagnostics.extend(outcome.problems);
+    let n = outcome.acknowledged.len();
+    let check = CheckResult {
+        name: "allow",
+        status: Status::Ran,
+        diagnostics,
+        elapsed: t.elapsed(),
+        scope: format!(
+            "{} allow comment{}, {n} acknowledged",
+            allows.len(),
+            plural(allows.len())
+        ),
+    };
+    (check, outcome.acknowledged)
 }
 
 /// Options of one run, independent of the command line (tests build these directly).
@@ -705,10 +798,13 @@ pub fn validate(opts: &Options) -> Report {
                 }
             }
         }
+        let (allow_check, acknowledged) = apply_allows(&mut checks, &sources);
+        checks.push(allow_check);
         Report {
             checks,
             impact,
             bindings,
+            acknowledged,
             sources: SourceMapHolder(sources),
             elapsed: started.elapsed(),
         }

@@ -58,6 +58,10 @@ const CHECKS: &[(&str, &str)] = &[
         "review",
         "a reviewer check decidable from the repository fails (docs/review.md)",
     ),
+    (
+        "allow",
+        "an `# infx: allow(...)` comment is malformed or acknowledges nothing (README)",
+    ),
 ];
 
 const CODES: &[(&str, &str)] = &[
@@ -200,6 +204,16 @@ const CODES: &[(&str, &str)] = &[
         "DP attention without cuda-graph coverage of its batch sizes",
     ),
     ("review/engine-patch", "the recipe patches the engine"),
+    (
+        "allow/no-reason",
+        "an allow comment gives no reason for acknowledging the warning",
+    ),
+    ("allow/syntax", "an `# infx:` comment does not parse"),
+    (
+        "allow/not-a-warning",
+        "an allow comment names an error or note; only warnings can be acknowledged",
+    ),
+    ("allow/unused", "an allow comment matches no finding"),
 ];
 
 #[cfg(test)]

@@ -4,13 +4,14 @@
 //! file it concerns, a [`Span`] inside that file, a message and optionally a `help:` line.
 //! Libraries only produce diagnostics; printing belongs to the xtask.
 
+pub mod allow;
 pub mod codes;
 mod render;
 mod sarif;
 
 pub use codes::describe;
 pub use render::{SourceMap, escape_control, render_github, render_human, render_json};
-pub use sarif::render_sarif;
+pub use sarif::{render_sarif, render_sarif_with_acknowledged};
 
 use serde::Serialize;
 use std::fmt;

@@ -23,6 +23,12 @@ impl SourceMap {
     pub fn contains(&self, path: &Path) -> bool {
         self.files.contains_key(path)
     }
+    /// Every (path, text), in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&Path, &str)> {
+        self.files
+            .iter()
+            .map(|(p, (t, _))| (p.as_path(), t.as_str()))
+    }
     fn line(&self, path: &Path, line: usize) -> Option<&str> {
         let (text, idx) = self.files.get(path)?;
         let range = idx.line_range(text, line)?;

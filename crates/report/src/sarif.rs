@@ -1,6 +1,7 @@
 //! SARIF 2.1.0 output, so a workflow can upload findings to GitHub code scanning and see them
 //! inline on the pull request (README, `cargo xtask validate` output formats).
 
+use crate::allow::Acknowledged;
 use crate::codes::describe;
 use crate::{Diagnostic, Severity, Span};
 use serde_json::{Value, json};
@@ -9,8 +10,22 @@ use serde_json::{Value, json};
 /// with its one-line description; results refer to rules by id and index. Columns count Unicode
 /// code points, as infx's do, and the run says so (`columnKind`).
 pub fn render_sarif(diags: &[Diagnostic], tool_version: &str) -> String {
+    render_sarif_with_acknowledged(diags, &[], tool_version)
+}
+
+/// [`render_sarif`] plus the acknowledged warnings, each a result with an `inSource`
+/// suppression whose justification is the allow comment's reason (code scanning lists them as
+/// dismissed, not open).
+pub fn render_sarif_with_acknowledged(
+    diags: &[Diagnostic],
+    acknowledged: &[Acknowledged],
+    tool_version: &str,
+) -> String {
     let mut rule_ids: Vec<&str> = Vec::new();
-    for d in diags {
+    for d in diags
+        .iter()
+        .chain(acknowledged.iter().map(|a| &a.diagnostic))
+    {
         if !rule_ids.contains(&d.code.as_str()) {
             rule_ids.push(&d.code);
         }
@@ -24,10 +39,13 @@ pub fn render_sarif(diags: &[Diagnostic], tool_version: &str) -> String {
             })
         })
         .collect();
-    let results: Vec<Value> = diags
-        .iter()
-        .map(|d| result(d, rule_ids.iter().position(|r| *r == d.code).unwrap_or(0)))
-        .collect();
+    let rule_index = |d: &Diagnostic| rule_ids.iter().position(|r| *r == d.code).unwrap_or(0);
+    let mut results: Vec<Value> = diags.iter().map(|d| result(d, rule_index(d))).collect();
+    for a in acknowledged {
+        let mut r = result(&a.diagnostic, rule_index(&a.diagnostic));
+        r["suppressions"] = json!([{ "kind": "inSource", "justification": a.reason }]);
+        results.push(r);
+    }
     let log = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -143,6 +161,28 @@ fn uri_of(path: &str) -> String {
 mod tests {
     use super::*;
     use crate::{LineIndex, Pos};
+
+    #[test]
+    fn acknowledged_warnings_are_suppressed_results() {
+        let w = Diagnostic::warning("review/dp-cuda-graph", "batch").at("r.yaml", Span::line(4));
+        let ack = Acknowledged {
+            diagnostic: w,
+            reason: "per-rank batch never exceeds 44".into(),
+            allow_span: Span::line(3),
+        };
+        let e = Diagnostic::error("image/unpinned", "no digest").at("m.yaml", Span::line(1));
+        let v: Value =
+            serde_json::from_str(&render_sarif_with_acknowledged(&[e], &[ack], "0.1.0")).unwrap();
+        let results = v["runs"][0]["results"].as_array().unwrap();
+        assert_eq!(results.len(), 2);
+        assert!(results[0].get("suppressions").is_none());
+        assert_eq!(results[1]["ruleIndex"], 1);
+        assert_eq!(results[1]["suppressions"][0]["kind"], "inSource");
+        assert_eq!(
+            results[1]["suppressions"][0]["justification"],
+            "per-rank batch never exceeds 44"
+        );
+    }
 
     #[test]
     fn uris_are_percent_encoded() {

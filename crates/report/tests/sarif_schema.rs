@@ -1,7 +1,9 @@
 //! `render_sarif` output validates against a SARIF 2.1.0 schema written from the specification
 //! (tests/fixtures/sarif-2.1.0-subset.schema.json), and the schema has teeth.
 
-use infx_report::{Diagnostic, LineIndex, Pos, Span, render_sarif};
+use infx_report::{
+    Diagnostic, LineIndex, Pos, Span, allow, render_sarif, render_sarif_with_acknowledged,
+};
 use serde_json::Value;
 
 fn schema_check(doc: &Value) -> Result<(), String> {
@@ -59,6 +61,25 @@ fn sarif_of_mixed_findings_validates() {
             .unwrap_or("")
             .is_empty()
     }));
+}
+
+#[test]
+fn acknowledged_warnings_validate_as_suppressed_results() {
+    let text = "x: 64  # infx: allow(review/dp-cuda-graph) reviewed\n";
+    let (allows, problems) = allow::allows_in(std::path::Path::new("r.yaml"), text);
+    assert!(problems.is_empty());
+    let mut warnings =
+        vec![Diagnostic::warning("review/dp-cuda-graph", "batch").at("r.yaml", Span::line(1))];
+    let outcome = allow::acknowledge([&mut warnings], &allows, |_| true);
+    assert!(warnings.is_empty());
+    let out = render_sarif_with_acknowledged(&findings(), &outcome.acknowledged, "0.1.0");
+    let doc: Value = serde_json::from_str(&out).expect("SARIF is JSON");
+    schema_check(&doc).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    let last = doc["runs"][0]["results"].as_array().and_then(|r| r.last());
+    assert_eq!(
+        last.map(|r| r["suppressions"][0]["justification"].clone()),
+        Some(Value::from("reviewed"))
+    );
 }
 
 #[test]
