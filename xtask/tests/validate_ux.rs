@@ -193,3 +193,48 @@ fn allows_need_a_reason_a_warning_and_a_finding() {
     );
     insta::assert_snapshot!("allow_faults", masked(&out));
 }
+
+const MASTER: &str = "inferencex-e2e/configs/nvidia-master.yaml";
+const DIGEST: &str = "7cfd4dd8e0e902d2a3c0560565963c4e172091e1586aaed15ff5a0a131394d34";
+
+/// A digest typo (one hex digit lost) is one finding, from the image check, saying what is
+/// wrong in the user's terms; review does not report it a second time. (The edit changes the
+/// entry's pin, so coverage asks for a changelog entry as it does for any repin.)
+#[test]
+fn a_digest_typo_is_one_finding_with_the_digit_count() {
+    let tmp = repo();
+    edit(tmp.path(), MASTER, |t| t.replacen(DIGEST, &DIGEST[..63], 1));
+    let (out, code) = validate(tmp.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    let image: Vec<&str> = headers(&out)
+        .into_iter()
+        .filter(|h| h.contains("invalid digest") || h.contains("digest `"))
+        .collect();
+    assert_eq!(
+        image,
+        [format!(
+            "error[image/malformed]: `dsv41flash-fp4-b300-sglang-agentic-dspark.image`: invalid digest `sha256:{}`: the digest has 63 hex digits; sha256 needs 64",
+            &DIGEST[..63]
+        )],
+        "{out}"
+    );
+    assert!(!out.contains("review/image-public"), "{out}");
+    insta::assert_snapshot!("digest_typo", masked(&out));
+}
+
+/// `cargo xtask validate --base no-such-rev` names the bad revision and gives no advice to run
+/// inside a checkout (the user is in one).
+#[test]
+fn a_bad_base_is_named_without_contradicting_advice() {
+    let tmp = repo();
+    let (out, code) = validate(tmp.path(), &["--base", "no-such-rev"]);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        headers(&out),
+        ["error[diff/base-not-found]: base revision `no-such-rev` not found"],
+        "{out}"
+    );
+    assert!(!out.contains("no-history"), "{out}");
+    assert!(!out.contains("run inside"), "{out}");
+    insta::assert_snapshot!("bad_base", masked(&out));
+}

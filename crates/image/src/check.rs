@@ -197,7 +197,13 @@ mod tests {
                 .unwrap_or("")
                 .contains("cargo xtask pin")
         );
-        assert!(d[3].message.contains("sha256 digests are 64 lowercase hex"));
+        assert!(
+            d[3].message.ends_with(
+                "invalid digest `sha256:abc`: the digest has 3 hex digits; sha256 needs 64"
+            ),
+            "{}",
+            d[3].message
+        );
     }
 
     #[test]

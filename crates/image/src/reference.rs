@@ -36,11 +36,9 @@ impl Digest {
             _ => None,
         };
         if let Some(n) = want
-            && (enc.len() != n || !enc.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+            && let Some(why) = hex_digest_fault(alg, enc, n)
         {
-            return Err(bad(&format!(
-                "{alg} digests are {n} lowercase hex characters"
-            )));
+            return Err(bad(&why));
         }
         Ok(Digest {
             algorithm: alg.to_string(),
@@ -79,6 +77,34 @@ impl fmt::Display for Digest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.algorithm, self.encoded)
     }
+}
+
+/// What is wrong with the hex part `enc` of an `alg` digest that needs `n` lowercase hex
+/// digits, in the user's terms (a count, or the first character that is not one); `None` when
+/// it is right.
+fn hex_digest_fault(alg: &str, enc: &str, n: usize) -> Option<String> {
+    let len = enc.chars().count();
+    let count = if len == n {
+        String::new()
+    } else {
+        format!("; it has {len} characters where {alg} needs {n}")
+    };
+    if let Some((i, c)) = enc
+        .chars()
+        .enumerate()
+        .find(|(_, c)| !matches!(c, '0'..='9' | 'a'..='f'))
+    {
+        let what = if c.is_ascii_hexdigit() {
+            format!(
+                "character {} `{c}` is upper case; {alg} digests are lowercase hex",
+                i + 1
+            )
+        } else {
+            format!("character {} `{c}` is not a hex digit (0-9, a-f)", i + 1)
+        };
+        return Some(format!("{what}{count}"));
+    }
+    (len != n).then(|| format!("the digest has {len} hex digits; {alg} needs {n}"))
 }
 
 pub(crate) fn hex(bytes: &[u8]) -> String {
@@ -367,6 +393,32 @@ mod tests {
             canon("lmsysorg/sglang:v0.5.14-cu130"),
             "docker.io/lmsysorg/sglang:v0.5.14-cu130"
         );
+    }
+
+    #[test]
+    fn digest_faults_are_said_in_the_users_terms() {
+        let why = |enc: &str| match Digest::parse(&format!("sha256:{enc}")) {
+            Err(RefError::InvalidDigest { why, .. }) => why,
+            other => panic!("{other:?}"),
+        };
+        let h = "0123456789abcdef".repeat(4);
+        assert_eq!(
+            why(&h[1..]),
+            "the digest has 63 hex digits; sha256 needs 64"
+        );
+        assert_eq!(
+            why(&format!("{h}0")),
+            "the digest has 65 hex digits; sha256 needs 64"
+        );
+        assert_eq!(
+            why(&format!("{}A{}", &h[..9], &h[10..])),
+            "character 10 `A` is upper case; sha256 digests are lowercase hex"
+        );
+        assert_eq!(
+            why(&format!("{}g", &h[..62])),
+            "character 63 `g` is not a hex digit (0-9, a-f); it has 63 characters where sha256 needs 64"
+        );
+        assert!(Digest::parse(&format!("sha256:{h}")).is_ok());
     }
 
     #[test]

@@ -257,14 +257,28 @@ pub fn check_changelog(
         // Without history every entry is old news: check each entry's schema, but neither
         // append-only (no base) nor key resolution (historical entries name retired configs).
         let mut diags = entries_only(&head, &file, dialect);
-        diags.push(
-            Diagnostic::note(
-                "changelog/no-history",
-                "no git history for this tree: entries checked one by one; append-only and config-key resolution need a base",
-            )
-            .with_path(&file)
-            .with_help("run inside the repository's git checkout (or pass --base) to check the change"),
-        );
+        // Say why there is no base in the terms of the run: no repository, a repository whose
+        // change has no base commit, or a failed lookup (the `change` finding already names
+        // the bad revision; advice to "run inside a checkout" would contradict it).
+        match change.mode {
+            ChangeMode::Failed => {}
+            ChangeMode::NoRepo => diags.push(
+                Diagnostic::note(
+                    "changelog/no-history",
+                    "no git history for this tree: entries checked one by one; append-only and config-key resolution need a base",
+                )
+                .with_path(&file)
+                .with_help("run inside the repository's git checkout (or pass --base) to check the change"),
+            ),
+            ChangeMode::Change | ChangeMode::Fallback => diags.push(
+                Diagnostic::note(
+                    "changelog/no-history",
+                    "the change has no base commit (it starts the history): entries checked one by one; append-only and config-key resolution need a base",
+                )
+                .with_path(&file)
+                .with_help("pass --base REV to compare with an earlier revision"),
+            ),
+        }
         return (
             ran("changelog", diags, "no base: entry schema only".into()),
             ChangelogScope::default(),
