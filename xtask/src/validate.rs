@@ -779,10 +779,14 @@ pub fn validate(opts: &Options) -> Report {
         for c in &mut checks {
             for d in &mut c.diagnostics {
                 if let Some(p) = &d.path {
+                    // Relative paths are tree-relative (most checks) or repository-relative
+                    // (diff-check): whichever names a file, so its source lines are shown.
                     let abs = if p.is_absolute() {
                         p.clone()
-                    } else {
+                    } else if root.join(p).exists() {
                         root.join(p)
+                    } else {
+                        display_base.join(p)
                     };
                     let shown = if abs.exists() || p.is_absolute() {
                         relative_to(&display_base, &abs)

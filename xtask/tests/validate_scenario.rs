@@ -159,7 +159,8 @@ fn editing_a_historical_changelog_line_fails() {
         },
         "(edited)",
         "changelog/entry-changed",
-        1,
+        // The edited value's column (after `    - `), not the line's start.
+        7,
     );
 }
 

@@ -238,3 +238,90 @@ fn a_bad_base_is_named_without_contradicting_advice() {
     assert!(!out.contains("run inside"), "{out}");
     insta::assert_snapshot!("bad_base", masked(&out));
 }
+
+const CHANGELOG: &str = "inferencex-e2e/perf-changelog.yaml";
+
+/// Appends `entries` (raw text, starting at the blank separator line) to the changelog.
+fn append(repo: &Path, entries: &str) {
+    edit(repo, CHANGELOG, |t| format!("{t}{entries}"));
+}
+
+/// Five changelog faults in one branch are five findings of one `cargo xtask validate`: a tab
+/// (at its column, 18), an invalid pr-link, two empty lines between appended entries, a
+/// description that is not a list, and an empty line at the end; the summary counts the two
+/// appended entries.
+#[test]
+fn five_changelog_faults_in_one_run() {
+    let tmp = repo();
+    append(
+        tmp.path(),
+        concat!(
+            "\n- config-keys:\n    - dsr1-fp4-b300-sglang\n  description:\n",
+            "    - \"Rerun once\tthe sweep\"\n  pr-link: see PR\n",
+            "\n\n- config-keys:\n    - dsr1-fp4-b300-sglang\n  description: one line\n  pr-link: XXX\n\n",
+        ),
+    );
+    let (out, code) = validate(tmp.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    let changelog: Vec<&str> = headers(&out)
+        .into_iter()
+        .filter(|h| h.starts_with("error[changelog/"))
+        .collect();
+    assert_eq!(changelog.len(), 5, "{out}");
+    let text = std::fs::read_to_string(tmp.path().join(CHANGELOG)).unwrap();
+    let tab_line = text.lines().position(|l| l.contains('\t')).unwrap() + 1;
+    assert!(
+        out.contains(&format!("{CHANGELOG}:{tab_line}:18\n")),
+        "the tab is reported at its column: {out}"
+    );
+    assert!(out.contains("[strict vs base, 2 new entries]"), "{out}");
+    insta::assert_snapshot!("changelog_five_faults", masked(&out));
+}
+
+/// Two swapped historical entries are one finding that names both positions.
+#[test]
+fn swapped_entries_are_named_as_reordered() {
+    let tmp = repo();
+    edit(tmp.path(), CHANGELOG, |t| {
+        let body = t.trim_end_matches('\n');
+        let entries: Vec<&str> = body.split("\n\n- config-keys:").collect();
+        assert!(entries.len() >= 3, "the changelog has entries to swap");
+        let mut swapped: Vec<String> = entries.iter().map(|e| e.to_string()).collect();
+        swapped.swap(1, 2);
+        format!("{}\n", swapped.join("\n\n- config-keys:"))
+    });
+    let (out, code) = validate(tmp.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    let changelog: Vec<&str> = headers(&out)
+        .into_iter()
+        .filter(|h| h.contains("[changelog/"))
+        .collect();
+    assert_eq!(
+        changelog,
+        [
+            "error[changelog/entry-reordered]: entries 2 and 3 are swapped: existing entries keep their positions"
+        ],
+        "{out}"
+    );
+    insta::assert_snapshot!("changelog_swapped", masked(&out));
+}
+
+/// A whitespace error on an appended changelog line shows the line (the diff check reports it
+/// by repository path; the changelog itself has no other finding).
+#[test]
+fn an_appended_lines_whitespace_error_shows_its_source() {
+    let tmp = repo();
+    append(
+        tmp.path(),
+        "\n- config-keys:\n    - dsr1-fp4-b300-sglang\n  description:\n    - \"Rerun the sweep\"  \n  pr-link: XXX\n",
+    );
+    let (out, code) = validate(tmp.path(), &["--labels", "full-sweep-fail-fast"]);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        headers(&out),
+        ["error[diff/trailing-whitespace]: trailing whitespace"],
+        "{out}"
+    );
+    assert!(out.contains("|     - \"Rerun the sweep\"  \n"), "{out}");
+    insta::assert_snapshot!("changelog_appended_whitespace", masked(&out));
+}

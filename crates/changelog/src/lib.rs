@@ -6,6 +6,7 @@
 
 pub mod coverage;
 pub mod entry;
+pub mod findings;
 pub mod gate;
 pub mod impact;
 pub mod keys;
@@ -89,7 +90,24 @@ pub fn check_change(
                     if stage == StrictStage::BaseParse {
                         d = d.with_note("the base version of the file is already invalid; only the change can be judged by the gate (--changelog-mode gate)");
                     }
-                    out.push(d);
+                    // Upstream stops at the first fault; report every one (findings.rs). The
+                    // first fault is always reported: from upstream's model too when the full
+                    // pass has no finding of its rule or on its line.
+                    let all = if stage == StrictStage::BaseParse {
+                        findings::Faults::default()
+                    } else {
+                        findings::all_faults(b, head, path, links, opts.dialect)
+                    };
+                    let line = |x: &Diagnostic| x.span.map(|s| s.start.line);
+                    if !all
+                        .diagnostics
+                        .iter()
+                        .any(|f| f.code == d.code || (line(f).is_some() && line(f) == line(&d)))
+                    {
+                        out.push(d);
+                    }
+                    out.extend(all.diagnostics);
+                    added.extend(all.appended);
                 }
             },
         }

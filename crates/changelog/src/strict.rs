@@ -166,7 +166,7 @@ fn merge_key_line(text: &str) -> Option<usize> {
 /// Where the `- config-keys:` lines and the parsed entries part: the first entry that does
 /// not start on such a line, or the first such line that starts no entry (e.g. inside a
 /// block scalar); the file's last line when neither (more lines than entries at the end).
-fn entry_start_mismatch_line(text: &str, items: &[Node]) -> usize {
+pub(crate) fn entry_start_mismatch_line(text: &str, items: &[Node]) -> usize {
     let starts: Vec<usize> = py_splitlines(text)
         .enumerate()
         .filter(|(_, l)| l.starts_with("- config-keys:"))
@@ -189,7 +189,7 @@ pub struct Comparison {
     pub corrections: usize,
 }
 
-fn link_of(n: &Node) -> String {
+pub(crate) fn link_of(n: &Node) -> String {
     py_str_or_empty(n.as_map().and_then(|m| m.get("pr-link")))
 }
 
@@ -211,7 +211,7 @@ impl From<Option<u64>> for LinkMode {
 }
 
 /// The node of `head` where it first differs from `base` (depth first, in written order).
-fn first_difference<'a>(base: &Node, head: &'a Node) -> &'a Node {
+pub(crate) fn first_difference<'a>(base: &Node, head: &'a Node) -> &'a Node {
     match (&base.value, &head.value) {
         (Value::Map(b), Value::Map(h)) => {
             for (k, _, hv) in h.iter() {
@@ -326,7 +326,7 @@ pub fn compare_entries(
     })
 }
 
-fn validate_added_pr_link(link: &str, mode: LinkMode) -> Result<(), StrictError> {
+pub(crate) fn validate_added_pr_link(link: &str, mode: LinkMode) -> Result<(), StrictError> {
     match mode {
         LinkMode::Local => {
             if !is_placeholder(link) && !is_canonical(link) {

@@ -107,6 +107,10 @@ const CODES: &[(&str, &str)] = &[
         "an existing changelog entry was edited (append-only)",
     ),
     (
+        "changelog/entry-reordered",
+        "existing changelog entries were swapped or moved (append-only)",
+    ),
+    (
         "changelog/deleted-line",
         "a line of the changelog was deleted (append-only)",
     ),

@@ -303,6 +303,11 @@ pub fn check_changelog(
             infx_changelog::GateStage::NoAdditions | infx_changelog::GateStage::NoEntries
         )
     });
+    if gated.is_err() {
+        // The appended entries do not all read: count them by their `- config-keys:` lines.
+        new_entries =
+            infx_changelog::findings::appended_count(base.as_deref().unwrap_or(&[]), &head);
+    }
     if let Ok(added) = gated {
         new_entries = added.entries.len();
         append_only = added.entries.iter().any(|e| e.append_only);

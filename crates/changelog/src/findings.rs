@@ -1,0 +1,546 @@
+//! Every strict-mode fault of a change in one run (docs/changelog.md, "strict"). Upstream's
+//! strict check (strict.rs models it) stops at its first failure, so a branch with five faults
+//! needs five runs; validate and `changelog check` keep going: every tab, CR and NUL (at its
+//! column), every edited or reordered historical entry, every appended entry's schema errors,
+//! pr-link and separator. strict.rs stays the upstream model (first failure, its messages).
+
+use crate::entry::{Dialect, Entry, eq_without, validate_entry};
+use crate::strict::{
+    CANONICAL_PREFIX, LinkMode, entry_start_mismatch_line, entry_starts, first_difference,
+    is_canonical, link_of, parse_changelog, validate_added_pr_link,
+};
+use crate::text::py_splitlines;
+use infx_report::{Diagnostic, LineIndex, Span};
+use infx_yaml::{LoadOptions, Node, Value};
+use std::path::Path;
+
+/// The most lines reported per kind of forbidden byte (tab, CR, NUL); the rest are counted.
+const MAX_LINES_PER_KIND: usize = 20;
+
+/// What [`all_faults`] found: the findings, and the appended entries that are valid (their
+/// config-keys still get resolved).
+#[derive(Debug, Default)]
+pub struct Faults {
+    pub diagnostics: Vec<Diagnostic>,
+    pub appended: Vec<Entry>,
+}
+
+/// How many entries the head starts beyond the base, by upstream's `- config-keys:` line rule;
+/// the count a summary can give even when the appended entries do not parse.
+pub fn appended_count(base: &[u8], head: &[u8]) -> usize {
+    entry_starts(head)
+        .len()
+        .saturating_sub(entry_starts(base).len())
+}
+
+/// Every strict fault of `head` against `base` (both present). Empty when the base itself does
+/// not parse (only the gate can judge that change) or when nothing is wrong.
+pub fn all_faults(
+    base: &[u8],
+    head: &[u8],
+    path: &Path,
+    links: LinkMode,
+    dialect: Dialect,
+) -> Faults {
+    let mut out = Faults::default();
+    let Ok(b) = parse_changelog(base, "base perf-changelog.yaml", dialect) else {
+        return out;
+    };
+    let diag = |code: &str, msg: String, span: Span| {
+        Diagnostic::error(format!("changelog/{code}"), msg).at(path, span)
+    };
+    // Bytes: every line with a tab, CR or NUL, at the column of its first one (the first
+    // MAX_LINES_PER_KIND of each kind; a hostile file could have millions, docs/security.md).
+    const KINDS: [(char, &str, &str); 3] = [
+        ('\t', "tab", "a tab"),
+        ('\r', "cr", "a CR character"),
+        ('\0', "nul", "a NUL byte"),
+    ];
+    let mut seen = [0usize; 3];
+    let lossy = String::from_utf8_lossy(head);
+    let index = LineIndex::new(&lossy);
+    let mut line_start = 0;
+    for line in lossy.split_inclusive('\n') {
+        let body = line.strip_suffix('\n').unwrap_or(line);
+        for (k, (ch, rule, what)) in KINDS.iter().enumerate() {
+            let Some(at) = body.find(*ch) else { continue };
+            seen[k] += 1;
+            if seen[k] > MAX_LINES_PER_KIND {
+                continue;
+            }
+            let pos = index.pos(&lossy, line_start + at);
+            out.diagnostics.push(
+                diag(
+                    rule,
+                    format!(
+                        "perf-changelog.yaml contains {what} (line {}, column {})",
+                        pos.line, pos.col
+                    ),
+                    Span {
+                        start: pos,
+                        end: index.pos(&lossy, line_start + at + ch.len_utf8()),
+                    },
+                )
+                .with_help("use LF line endings and spaces only"),
+            );
+        }
+        line_start += line.len();
+    }
+    for (k, (_, rule, what)) in KINDS.iter().enumerate() {
+        if seen[k] > MAX_LINES_PER_KIND {
+            out.diagnostics.push(
+                Diagnostic::error(
+                    format!("changelog/{rule}"),
+                    format!(
+                        "perf-changelog.yaml contains {what} on {} more lines",
+                        seen[k] - MAX_LINES_PER_KIND
+                    ),
+                )
+                .with_path(path)
+                .with_help("use LF line endings and spaces only"),
+            );
+        }
+    }
+    if !head.ends_with(b"\n") {
+        let end = index.pos(&lossy, lossy.len());
+        out.diagnostics.push(
+            diag(
+                "final-newline",
+                "perf-changelog.yaml does not end with a newline".into(),
+                Span::point(end),
+            )
+            .with_help("end the file with exactly one newline"),
+        );
+    }
+    let Ok(text) = std::str::from_utf8(head) else {
+        // The strict finding names the encoding fault; nothing after it can be read.
+        return out;
+    };
+    // The rest is judged on a copy with those bytes blanked (same lines and columns), so one
+    // tab does not hide the faults after it.
+    let mut clean: String = text
+        .chars()
+        .map(|c| {
+            if matches!(c, '\t' | '\r' | '\0') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    if !clean.ends_with('\n') {
+        clean.push('\n');
+    }
+    let root = match infx_yaml::parse_str_with(path, &clean, &LoadOptions::default()) {
+        Ok(r) => r,
+        Err(d) => {
+            let mut d = Diagnostic {
+                code: "changelog/yaml".into(),
+                message: format!("perf-changelog.yaml is not valid YAML: {}", d.message),
+                ..d
+            };
+            d.path = Some(path.to_path_buf());
+            out.diagnostics.push(d);
+            return out;
+        }
+    };
+    let Value::Seq(items) = &root.value else {
+        out.diagnostics.push(diag(
+            "root",
+            "perf-changelog.yaml root must be a YAML list".into(),
+            Span::line(1),
+        ));
+        return out;
+    };
+    let top = py_splitlines(&clean)
+        .filter(|l| l.starts_with("- config-keys:"))
+        .count();
+    if top != items.len() {
+        // Entries and `- config-keys:` lines disagree: positions cannot be compared.
+        out.diagnostics.push(
+            diag(
+                "entry-start",
+                format!("perf-changelog.yaml has {top} top-level config entries but YAML parsed {} entries", items.len()),
+                Span::line(entry_start_mismatch_line(&clean, items)),
+            )
+            .with_help("start every entry at column 0 with `- config-keys:` (config-keys must be the first key)"),
+        );
+        return out;
+    }
+    let history_faults = compare_history(&b.entries, items, path, &mut out.diagnostics);
+    let appended = items.get(b.entries.len()..).unwrap_or(&[]);
+    if history_faults.corrections > 0 && !appended.is_empty() {
+        out.diagnostics.push(
+            diag(
+                "mixed-corrections",
+                "do not mix historical pr-link corrections with new changelog entries".into(),
+                appended[0].span,
+            )
+            .with_help("send the pr-link corrections in a separate change"),
+        );
+    }
+    for (n, e) in appended.iter().enumerate() {
+        let number = b.entries.len() + n + 1;
+        if e.as_map().is_none() {
+            out.diagnostics.push(diag(
+                "entry-schema",
+                format!("entry {number} is not a mapping"),
+                e.span,
+            ));
+            continue;
+        }
+        match validate_entry(e, dialect, Some(&clean)) {
+            Ok(entry) => out.appended.push(entry),
+            Err(errors) => {
+                for err in errors {
+                    let mut d = Diagnostic::error(
+                        err.code,
+                        // The message names the field already.
+                        format!("entry {number}: {}", err.message),
+                    )
+                    .at(path, err.span);
+                    if let Some(h) = err.help {
+                        d = d.with_help(h);
+                    }
+                    out.diagnostics.push(d);
+                }
+            }
+        }
+        if let Err(err) = validate_added_pr_link(&link_of(e), links) {
+            let span = e.get("pr-link").map_or(e.span, |n| n.span);
+            let mut d = diag(err.rule, format!("entry {number}: {}", err.message), span);
+            if let Some(h) = err.help {
+                d = d.with_help(h);
+            }
+            out.diagnostics.push(d);
+        }
+    }
+    if !history_faults.any && !appended.is_empty() {
+        raw_faults(
+            base,
+            head,
+            &lossy,
+            &index,
+            appended.len(),
+            path,
+            &mut out.diagnostics,
+        );
+    }
+    out
+}
+
+struct History {
+    any: bool,
+    corrections: usize,
+}
+
+/// Every historical entry that changed, each once: a swap of two entries is one finding naming
+/// both positions, an entry moved from elsewhere says where from, an edit points at the first
+/// edited value.
+fn compare_history(
+    base: &[Node],
+    head: &[Node],
+    path: &Path,
+    out: &mut Vec<Diagnostic>,
+) -> History {
+    let before = out.len();
+    let mut h = History {
+        any: false,
+        corrections: 0,
+    };
+    let at = |code: &str, msg: String, span: Span| {
+        Diagnostic::error(format!("changelog/{code}"), msg).at(path, span)
+    };
+    if head.len() < base.len() {
+        let i = base
+            .iter()
+            .zip(head)
+            .position(|(b, h)| b != h)
+            .unwrap_or(head.len());
+        let span = head
+            .get(i)
+            .map(|n| n.span)
+            .or_else(|| head.last().map(|n| Span::point(n.span.end)))
+            .unwrap_or_else(|| Span::line(1));
+        out.push(
+            at(
+                "entries-deleted",
+                "perf-changelog.yaml entries were deleted".into(),
+                span,
+            )
+            .with_help(format!(
+                "restore the deleted entries (base entry {} is the first one missing); the changelog only grows at its end",
+                i + 1
+            )),
+        );
+        h.any = true;
+        return h;
+    }
+    let mut explained = vec![false; base.len()];
+    for i in 0..base.len() {
+        let (b, n) = (&base[i], &head[i]);
+        if b == n || explained[i] {
+            continue;
+        }
+        if let Some(j) = (0..base.len()).find(|&j| j != i && base[j] == *n) {
+            if head.get(j) == Some(b) {
+                explained[j] = true;
+                out.push(
+                    at(
+                        "entry-reordered",
+                        format!(
+                            "entries {} and {} are swapped: existing entries keep their positions",
+                            i + 1,
+                            j + 1
+                        ),
+                        Span::point(n.span.start),
+                    )
+                    .with_label(
+                        Span::point(head[j].span.start),
+                        format!("entry {} is base entry {}", j + 1, i + 1),
+                    )
+                    .with_help("put them back in their base order; new entries go at the end"),
+                );
+            } else {
+                out.push(
+                    at(
+                        "entry-reordered",
+                        format!(
+                            "entry {} is base entry {} moved here: existing entries keep their positions",
+                            i + 1,
+                            j + 1
+                        ),
+                        Span::point(n.span.start),
+                    )
+                    .with_help("restore the base order; new entries go at the end"),
+                );
+            }
+            continue;
+        }
+        let same_keys = b.get("config-keys") == n.get("config-keys");
+        let span = if same_keys {
+            first_difference(b, n).span
+        } else {
+            Span::point(n.span.start)
+        };
+        let same_rest = match (b.as_map(), n.as_map()) {
+            (Some(bm), Some(hm)) => eq_without(bm, hm, "pr-link"),
+            _ => false,
+        };
+        if !same_rest {
+            out.push(
+                at(
+                    "entry-changed",
+                    format!("entry {} changed; existing entries are immutable except for pr-link-only corrections", i + 1),
+                    span,
+                )
+                .with_help("restore the historical entry as it was and append new entries at the end of the file"),
+            );
+            continue;
+        }
+        let (old, new) = (link_of(b), link_of(n));
+        if old == new {
+            out.push(at(
+                "entry-changed",
+                format!("entry {} was reformatted without a semantic change", i + 1),
+                span,
+            ));
+        } else if !is_canonical(&new) {
+            out.push(
+                at(
+                    "pr-link",
+                    format!(
+                        "entry {} pr-link correction is not canonical: {new:?}",
+                        i + 1
+                    ),
+                    span,
+                )
+                .with_help(format!("use {CANONICAL_PREFIX}<number>")),
+            );
+        } else {
+            // A valid correction is not a fault.
+            h.corrections += 1;
+        }
+    }
+    h.any = out.len() > before;
+    h
+}
+
+/// The byte rules of an append (upstream `validate_raw_change`), every one: the history
+/// unchanged, one empty line before the first appended entry and between appended entries,
+/// one newline at the end.
+fn raw_faults(
+    base: &[u8],
+    head: &[u8],
+    lossy: &str,
+    index: &LineIndex,
+    additions: usize,
+    path: &Path,
+    out: &mut Vec<Diagnostic>,
+) {
+    let at = |code: &str, msg: &str, offset: usize, help: &str| {
+        Diagnostic::error(format!("changelog/{code}"), msg.to_string())
+            .at(path, Span::point(index.pos(lossy, offset)))
+            .with_help(help.to_string())
+    };
+    if !head.starts_with(base) {
+        let diff_at = base
+            .iter()
+            .zip(head)
+            .position(|(a, b)| a != b)
+            .unwrap_or(base.len().min(head.len()));
+        out.push(at(
+            "history-bytes",
+            "appended entries changed historical perf-changelog.yaml bytes; restore the base file byte-for-byte and append at the end",
+            diff_at,
+            "undo every change above the new entries (including whitespace), then append",
+        ));
+        return;
+    }
+    let suffix = &head[base.len()..];
+    let expected: &[u8] = if base.ends_with(b"\n\n") {
+        b"- config-keys:"
+    } else {
+        b"\n- config-keys:"
+    };
+    if !suffix.starts_with(expected) {
+        out.push(at(
+            "separator",
+            "new changelog entries must be separated from history by one empty line and appended at the end",
+            base.len(),
+            "leave exactly one empty line between the last historical entry and the new one",
+        ));
+    }
+    let starts = entry_starts(head);
+    let appended = &starts[starts.len().saturating_sub(additions)..];
+    for &s in appended.iter().skip(1) {
+        let prefix = &head[..s];
+        if !prefix.ends_with(b"\n\n") || prefix.ends_with(b"\n\n\n") {
+            out.push(at(
+                "separator",
+                "appended changelog entries must have exactly one empty separator line",
+                s,
+                "put exactly one empty line (no spaces) between appended entries",
+            ));
+        }
+    }
+    if head.ends_with(b"\n\n") {
+        out.push(at(
+            "trailing-blank",
+            "the final appended changelog entry must end with one newline",
+            head.len() - 1,
+            "remove the empty line(s) at the end of the file",
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const E1: &str = "- config-keys:\n    - a\n  description:\n    - one\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/1\n";
+    const E2: &str = "- config-keys:\n    - b\n  description:\n    - two\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2\n";
+
+    fn faults(base: &str, head: &str) -> Vec<(String, usize, usize)> {
+        all_faults(
+            base.as_bytes(),
+            head.as_bytes(),
+            Path::new("perf-changelog.yaml"),
+            LinkMode::Local,
+            Dialect::Oct,
+        )
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let s = d.span.unwrap_or_default();
+            (d.code.clone(), s.start.line, s.start.col)
+        })
+        .collect()
+    }
+
+    #[test]
+    fn five_faults_are_five_findings() {
+        let base = format!("{E1}\n{E2}");
+        // A tab at column 17, an invalid pr-link, two empty lines before the next entry, a
+        // description that is not a list, and an empty line at the end.
+        let head = format!(
+            "{base}\n- config-keys:\n    - a\n  description:\n    - \"Rerun the\tsweep\"\n  pr-link: see PR\n\n\n- config-keys:\n    - b\n  description: one line\n  pr-link: XXX\n\n"
+        );
+        let got = faults(&base, &head);
+        let codes: Vec<&str> = got.iter().map(|(c, _, _)| c.as_str()).collect();
+        assert_eq!(
+            codes,
+            [
+                "changelog/tab",
+                "changelog/pr-link",
+                "changelog/entry-schema",
+                "changelog/separator",
+                "changelog/trailing-blank"
+            ],
+            "{got:?}"
+        );
+        assert_eq!((got[0].1, got[0].2), (16, 17));
+    }
+
+    #[test]
+    fn forbidden_bytes_are_reported_per_line_up_to_a_cap() {
+        let base = format!("{E1}\n{E2}");
+        let lines: String = (0..25).map(|i| format!("    - \"line\t{i}\"\n")).collect();
+        let head =
+            format!("{base}\n- config-keys:\n    - a\n  description:\n{lines}  pr-link: XXX\n");
+        let got = faults(&base, &head);
+        let tabs: Vec<_> = got
+            .iter()
+            .filter(|(c, _, _)| c == "changelog/tab")
+            .collect();
+        assert_eq!(tabs.len(), MAX_LINES_PER_KIND + 1, "{got:?}");
+        assert_eq!((tabs[0].1, tabs[0].2), (16, 12));
+        // The last one counts the rest and has no position.
+        assert_eq!(
+            (tabs[MAX_LINES_PER_KIND].1, tabs[MAX_LINES_PER_KIND].2),
+            (0, 0)
+        );
+    }
+
+    #[test]
+    fn a_swap_is_named_with_both_positions() {
+        let base = format!("{E1}\n{E2}");
+        let head = format!("{E2}\n{E1}");
+        let d = all_faults(
+            base.as_bytes(),
+            head.as_bytes(),
+            Path::new("perf-changelog.yaml"),
+            LinkMode::Local,
+            Dialect::Oct,
+        )
+        .diagnostics;
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].code, "changelog/entry-reordered");
+        assert_eq!(
+            d[0].message,
+            "entries 1 and 2 are swapped: existing entries keep their positions"
+        );
+        assert_eq!(d[0].labels.len(), 1);
+    }
+
+    #[test]
+    fn an_edit_points_at_the_edited_value_and_counts_appended_entries() {
+        let base = format!("{E1}\n{E2}");
+        let head = format!("{E1}\n{}", E2.replace("    - two", "    - two (edited)"));
+        assert_eq!(
+            faults(&base, &head),
+            [("changelog/entry-changed".to_string(), 10, 7)]
+        );
+        assert_eq!(
+            appended_count(base.as_bytes(), format!("{base}\n{E1}").as_bytes()),
+            1
+        );
+        assert!(
+            faults(
+                &base,
+                &format!("{base}\n{}", E1.replace("pull/1", "pull/3"))
+            )
+            .is_empty()
+        );
+    }
+}
