@@ -325,3 +325,84 @@ fn an_appended_lines_whitespace_error_shows_its_source() {
     assert!(out.contains("|     - \"Rerun the sweep\"  \n"), "{out}");
     insta::assert_snapshot!("changelog_appended_whitespace", masked(&out));
 }
+
+const RECIPE_C24_ENV: &str = "    env: {CONC: \"24\", AGENTIC_WARMUP_GRACE_PERIOD: \"3600\"}";
+
+/// A CONC copy-pasted into one override (`override_tp2_c24` keeps c16's `CONC: "16"`) is one
+/// error at that override's CONC — the line that changed — not two errors on the unchanged
+/// master row plus "remove the variant" warnings; the help gives the right value.
+#[test]
+fn a_copied_conc_is_blamed_on_the_override() {
+    let tmp = repo();
+    edit(tmp.path(), RECIPE, |t| {
+        t.replace(
+            RECIPE_C24_ENV,
+            "    env: {CONC: \"16\", AGENTIC_WARMUP_GRACE_PERIOD: \"3600\"}",
+        )
+    });
+    let (out, code) = validate(tmp.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    let matrix: Vec<&str> = headers(&out)
+        .into_iter()
+        .filter(|h| h.contains("[matrix/"))
+        .collect();
+    assert_eq!(
+        matrix,
+        [
+            "error[matrix/duplicate-conc]: override_tp2_c24 pins CONC 16, the same as override_tp2_c16: the conc 16 point matches both, and no variant serves conc 24"
+        ],
+        "{out}"
+    );
+    assert!(out.contains(&format!("{RECIPE}:113:17\n")), "{out}");
+    assert!(
+        out.contains("= help: set `CONC: \"24\"` in override_tp2_c24 (its name says c24)"),
+        "{out}"
+    );
+    insta::assert_snapshot!("binding_copied_conc", masked(&out));
+}
+
+/// A variant that lost its CONC is one error naming it (at its key), not five ambiguity
+/// errors and five "unused variant" warnings about the variants it shadows.
+#[test]
+fn a_variant_without_conc_is_named_once() {
+    let tmp = repo();
+    edit(tmp.path(), RECIPE, |t| {
+        t.replace(
+            RECIPE_C24_ENV,
+            "    env: {AGENTIC_WARMUP_GRACE_PERIOD: \"3600\"}",
+        )
+    });
+    let (out, code) = validate(tmp.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    let matrix: Vec<&str> = headers(&out)
+        .into_iter()
+        .filter(|h| h.contains("[matrix/"))
+        .collect();
+    assert_eq!(
+        matrix,
+        [
+            "error[matrix/variant-without-conc]: variant override_tp2_c24 pins no CONC, so it matches every point its other settings fit: 5 points (conc 1, 4, 16, 32, 48) match it and another variant"
+        ],
+        "{out}"
+    );
+    assert!(out.contains(&format!("{RECIPE}:106:1\n")), "{out}");
+    insta::assert_snapshot!("binding_variant_without_conc", masked(&out));
+}
+
+/// A point no variant serves is described with the master config's spellings.
+#[test]
+fn binding_messages_use_yaml_spellings() {
+    let tmp = repo();
+    edit(tmp.path(), MASTER, |t| {
+        t.replace(
+            "conc-list: [1, 4, 16, 24, 32, 48]",
+            "conc-list: [1, 4, 16, 24, 28, 32, 48]",
+        )
+    });
+    let (out, _) = validate(tmp.path(), &[]);
+    assert!(
+        out.contains("(tp: 2, ep: 1, dp-attn: false, kv-offloading: none, conc: 28)"),
+        "{out}"
+    );
+    assert!(!out.contains("False"), "{out}");
+}

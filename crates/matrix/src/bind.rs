@@ -72,19 +72,20 @@ impl Point<'_> {
     fn describe(&self) -> String {
         let r = self.row;
         let mut s = format!("point '{}' of {}", py(r.get("exp-name")), self.origin.key);
+        // The point's settings as the master config spells them (`dp-attn: false`).
         if let Some(tp) = r.get("tp") {
             s.push_str(&format!(
-                " (tp {}, ep {}, dp-attn {}",
-                py(Some(tp)),
-                py(r.get("ep")),
-                py(r.get("dp-attn"))
+                " (tp: {}, ep: {}, dp-attn: {}",
+                yaml_text(Some(tp)),
+                yaml_text(r.get("ep")),
+                yaml_text(r.get("dp-attn"))
             ));
             if let Some(kv) = r.get("kv-offloading") {
-                s.push_str(&format!(", kv-offloading {}", py(Some(kv))));
+                s.push_str(&format!(", kv-offloading: {}", yaml_text(Some(kv))));
             }
-            s.push_str(&format!(", conc {})", self.conc_text()));
+            s.push_str(&format!(", conc: {})", self.conc_text()));
         } else {
-            s.push_str(&format!(" (conc {})", self.conc_text()));
+            s.push_str(&format!(" (conc: {})", self.conc_text()));
         }
         s
     }
@@ -94,6 +95,15 @@ impl Point<'_> {
             .map(i64::to_string)
             .collect::<Vec<_>>()
             .join(" ")
+    }
+}
+
+/// A scalar as YAML writes it (`false`, `null`), for messages about config values.
+fn yaml_text(v: Option<&Json>) -> String {
+    match v {
+        None | Some(Json::Null) => "null".into(),
+        Some(Json::Bool(b)) => b.to_string(),
+        Some(other) => crate::generate::py_str(other),
     }
 }
 

@@ -161,7 +161,7 @@ fn dsv41_flash_points_bind_one_to_one_and_a_changed_conc_breaks_its_point() {
     let e = &o.errors[0];
     assert!(e.starts_with("matrix/binding-none"), "{e}");
     assert!(
-        e.contains("dsv41flash_tp2_conc24_kvnone_spec-mtp") && e.contains("conc 24"),
+        e.contains("dsv41flash_tp2_conc24_kvnone_spec-mtp") && e.contains("conc: 24"),
         "{e}"
     );
     assert!(

@@ -131,6 +131,14 @@ const CODES: &[(&str, &str)] = &[
         "a sweep point selects more than one recipe variant",
     ),
     (
+        "matrix/variant-without-conc",
+        "a recipe override pins no CONC and matches its siblings' points",
+    ),
+    (
+        "matrix/duplicate-conc",
+        "two recipe overrides pin the same CONC",
+    ),
+    (
         "matrix/unused-variant",
         "a recipe variant no sweep point uses",
     ),

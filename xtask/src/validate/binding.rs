@@ -104,7 +104,237 @@ pub fn bind_and_record(
             args,
         });
     }
-    (report.diagnostics, records)
+    (explain_root_causes(report.diagnostics, root), records)
+}
+
+/// One ambiguity or no-match finding, read back: the recipe, the variants the point matched
+/// (notes `<label>: matches`) and the point's conc.
+struct BindingFault {
+    recipe: String,
+    matched: Vec<String>,
+    conc: Option<String>,
+}
+
+fn read_fault(d: &Diagnostic) -> Option<BindingFault> {
+    let (after, end) = match d.code.as_str() {
+        "matrix/binding-ambiguous" => (" variants of ", " ("),
+        "matrix/binding-none" => (" matches no variant of ", ": "),
+        _ => return None,
+    };
+    let start = d.message.find(after)? + after.len();
+    let rest = &d.message[start..];
+    let recipe = rest[..rest.find(end)?].to_string();
+    let matched = d
+        .notes
+        .iter()
+        .filter_map(|n| n.strip_suffix(": matches").map(str::to_string))
+        .collect();
+    let conc = d.message.find(", conc: ").map(|i| {
+        d.message[i + ", conc: ".len()..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect()
+    });
+    Some(BindingFault {
+        recipe,
+        matched,
+        conc,
+    })
+}
+
+/// The CONC a variant was written for, from its name (`override_tp2_c24` → 24).
+fn conc_in_name(label: &str) -> Option<String> {
+    let digits: String = label
+        .rsplit_once("_c")?
+        .1
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    (!digits.is_empty() && label.ends_with(&digits)).then_some(digits)
+}
+
+/// Names the root cause of binding findings in a recipe instead of their symptoms
+/// (docs/matrix.md, binding): a variant that pins no `benchmark.env.CONC` matches every point
+/// its parallelism fits, and two variants with the same CONC both match that point; each is
+/// one error at the variant's recipe line, replacing the ambiguity errors it explains (and the
+/// no-match error of the point the copied variant's name says it serves). A variant some
+/// point matches, even ambiguously, is not "unused".
+fn explain_root_causes(diags: Vec<Diagnostic>, root: &Path) -> Vec<Diagnostic> {
+    let faults: Vec<Option<BindingFault>> = diags.iter().map(read_fault).collect();
+    let mut matched_somewhere: std::collections::HashSet<(String, String)> = Default::default();
+    for f in faults.iter().flatten() {
+        for l in &f.matched {
+            matched_somewhere.insert((f.recipe.clone(), l.clone()));
+        }
+    }
+    let mut drop = vec![false; diags.len()];
+    let mut causes = Vec::new();
+    let mut recipes: Vec<&str> = faults
+        .iter()
+        .flatten()
+        .filter(|f| f.matched.len() > 1)
+        .map(|f| f.recipe.as_str())
+        .collect();
+    recipes.sort_unstable();
+    recipes.dedup();
+    for rel in recipes {
+        let Ok(file) = infx_recipe::load_recipe(root, rel) else {
+            continue;
+        };
+        let Some(map) = file.root.as_map() else {
+            continue;
+        };
+        let conc_node = |label: &str| {
+            map.get(label)
+                .and_then(|v| v.get("benchmark"))
+                .and_then(|b| b.get("env"))
+                .and_then(|e| e.get("CONC"))
+        };
+        let in_file = |label: &str| map.get_entry(label).is_some();
+        // Ambiguities of this recipe, by index.
+        let amb: Vec<(usize, &BindingFault)> = faults
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| f.as_ref().map(|f| (i, f)))
+            .filter(|(_, f)| f.recipe == rel && f.matched.len() > 1)
+            .collect();
+        // A variant without CONC whose siblings pin theirs.
+        let mut unpinned: Vec<&str> = amb
+            .iter()
+            .flat_map(|(_, f)| f.matched.iter().map(String::as_str))
+            .filter(|l| in_file(l) && conc_node(l).is_none())
+            .collect();
+        unpinned.sort_unstable();
+        unpinned.dedup();
+        for label in unpinned {
+            let explained: Vec<usize> = amb
+                .iter()
+                .filter(|(_, f)| f.matched.iter().any(|m| m == label))
+                .map(|(i, _)| *i)
+                .collect();
+            let concs: Vec<String> = explained
+                .iter()
+                .filter_map(|i| faults[*i].as_ref().and_then(|f| f.conc.clone()))
+                .collect();
+            let span = map.get_entry(label).map(|(k, _)| k.span);
+            let mut d = Diagnostic::error(
+                "matrix/variant-without-conc",
+                format!(
+                    "variant {label} pins no CONC, so it matches every point its other settings fit: {} point{} (conc {}) match{} it and another variant",
+                    explained.len(),
+                    if explained.len() == 1 { "" } else { "s" },
+                    concs.join(", "),
+                    if explained.len() == 1 { "es" } else { "" },
+                ),
+            )
+            .with_path(rel)
+            .with_help(match conc_in_name(label) {
+                Some(n) => format!(
+                    "add `CONC: \"{n}\"` to {label}'s benchmark.env (its name says c{n})"
+                ),
+                None => format!(
+                    "add the CONC of the point {label} was written for to its benchmark.env"
+                ),
+            });
+            if let Some(span) = span {
+                d = d.with_span(span);
+            }
+            causes.push(d);
+            for i in explained {
+                drop[i] = true;
+            }
+        }
+        // Two variants with the same CONC.
+        for (i, f) in &amb {
+            if drop[*i] || f.matched.len() != 2 {
+                continue;
+            }
+            let (a, b) = (&f.matched[0], &f.matched[1]);
+            let text = |l: &str| {
+                conc_node(l).and_then(|n| {
+                    n.as_str()
+                        .map(str::to_string)
+                        .or_else(|| n.as_i64().map(|v| v.to_string()))
+                })
+            };
+            let (Some(ca), Some(cb)) = (text(a), text(b)) else {
+                continue;
+            };
+            if ca != cb {
+                continue;
+            }
+            // The copy is the one whose name disagrees with its CONC; else the later one.
+            let name_differs = |l: &str, c: &str| conc_in_name(l).is_some_and(|n| n != c);
+            let offset = |l: &str| map.get_entry(l).map(|(k, _)| k.span.start.offset);
+            let (copy, other) = match (name_differs(a, &ca), name_differs(b, &cb)) {
+                (true, false) => (a, b),
+                (false, true) => (b, a),
+                _ if offset(b) >= offset(a) => (b, a),
+                _ => (a, b),
+            };
+            let named = conc_in_name(copy).filter(|n| *n != ca);
+            let mut d = Diagnostic::error(
+                "matrix/duplicate-conc",
+                format!(
+                    "{copy} pins CONC {ca}, the same as {other}: the conc {ca} point matches both{}",
+                    named
+                        .as_ref()
+                        .map(|n| format!(", and no variant serves conc {n}"))
+                        .unwrap_or_default()
+                ),
+            )
+            .with_path(rel)
+            .with_help(match &named {
+                Some(n) => format!("set `CONC: \"{n}\"` in {copy} (its name says c{n})"),
+                None => "give each variant the CONC of the point it serves".to_string(),
+            });
+            if let Some(span) = conc_node(copy).map(|n| n.span) {
+                d = d.with_span(span);
+            }
+            causes.push(d);
+            drop[*i] = true;
+            // The point the copy was written for finds no variant: the same fault.
+            if let Some(n) = &named {
+                for (j, g) in faults.iter().enumerate() {
+                    if let Some(g) = g
+                        && g.recipe == rel
+                        && g.matched.is_empty()
+                        && g.conc.as_deref() == Some(n.as_str())
+                        && diags[j].code == "matrix/binding-none"
+                    {
+                        drop[j] = true;
+                    }
+                }
+            }
+        }
+    }
+    let mut out: Vec<Diagnostic> = diags
+        .into_iter()
+        .zip(drop)
+        .filter(|(d, dropped)| {
+            let matched_unused =
+                d.code == "matrix/unused-variant" && unused_but_matched(d, &matched_somewhere);
+            !(*dropped || matched_unused)
+        })
+        .map(|(d, _)| d)
+        .collect();
+    out.extend(causes);
+    out
+}
+
+/// An `unused-variant` warning about a variant some point matched (ambiguously).
+fn unused_but_matched(
+    d: &Diagnostic,
+    matched: &std::collections::HashSet<(String, String)>,
+) -> bool {
+    let Some(path) = d.path.as_ref().map(|p| p.to_string_lossy().into_owned()) else {
+        return false;
+    };
+    matched.iter().any(|(recipe, label)| {
+        *recipe == path
+            && d.message
+                .contains(&format!(": variant {label} is not selected"))
+    })
 }
 
 fn json_text(j: &Json) -> String {
