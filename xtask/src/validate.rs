@@ -301,9 +301,10 @@ fn write_step_summary(path: &Path, report: &Report) {
     }
     let errors: usize = report.checks.iter().map(|c| c.count(Severity::Error)).sum();
     md.push_str(&format!(
-        "\n**validate: {}** ({errors} error{})\n",
+        "\n**validate: {}** ({errors} error{}{})\n",
         if errors == 0 { "passed" } else { "FAILED" },
-        plural(errors)
+        plural(errors),
+        acknowledged_suffix(report.acknowledged.len())
     ));
     if !report.bindings.is_empty() {
         md.push_str("\n### Planned rows → recipe variants\n");
@@ -343,6 +344,26 @@ pub fn summary_text(report: &Report) -> String {
         format_duration(report.elapsed)
     ));
     s
+}
+
+/// One finding per fault: blank lines at the end of the changelog are the diff check's
+/// `diff/blank-at-eof` and the changelog's `changelog/trailing-blank`; the changelog's
+/// (which says what the append contract wants) is kept.
+fn drop_repeated_faults(checks: &mut [CheckResult]) {
+    let at = |d: &Diagnostic| (d.path.clone(), d.span.map(|s| s.start.line));
+    let trailing: Vec<_> = checks
+        .iter()
+        .flat_map(|c| &c.diagnostics)
+        .filter(|d| d.code == "changelog/trailing-blank")
+        .map(at)
+        .collect();
+    if trailing.is_empty() {
+        return;
+    }
+    for c in checks.iter_mut() {
+        c.diagnostics
+            .retain(|d| !(d.code == "diff/blank-at-eof" && trailing.contains(&at(d))));
+    }
 }
 
 /// `, 1 acknowledged` when allow comments acknowledged warnings, else nothing.
@@ -802,6 +823,7 @@ pub fn validate(opts: &Options) -> Report {
                 }
             }
         }
+        drop_repeated_faults(&mut checks);
         let (allow_check, acknowledged) = apply_allows(&mut checks, &sources);
         checks.push(allow_check);
         Report {

@@ -275,6 +275,8 @@ fn five_changelog_faults_in_one_run() {
         "the tab is reported at its column: {out}"
     );
     assert!(out.contains("[strict vs base, 2 new entries]"), "{out}");
+    // The blank line at the end is one fault: the changelog's finding, not the diff check's too.
+    assert!(!out.contains("diff/blank-at-eof"), "{out}");
     insta::assert_snapshot!("changelog_five_faults", masked(&out));
 }
 
