@@ -297,12 +297,15 @@ pub fn check_changelog(
         dialect,
         Default::default(),
     );
-    let additions_unreadable = gated.as_ref().is_err_and(|e| {
-        !matches!(
-            e.stage,
-            infx_changelog::GateStage::NoAdditions | infx_changelog::GateStage::NoEntries
-        )
-    });
+    // Unreadable only when entries were appended: a swapped or edited history with nothing
+    // appended leaves coverage to run on no new entries (its finding is the changelog's).
+    let additions_unreadable =
+        gated.as_ref().is_err_and(|e| {
+            !matches!(
+                e.stage,
+                infx_changelog::GateStage::NoAdditions | infx_changelog::GateStage::NoEntries
+            )
+        }) && infx_changelog::findings::appended_count(base.as_deref().unwrap_or(&[]), &head) > 0;
     if gated.is_err() {
         // The appended entries do not all read: count them by their `- config-keys:` lines.
         new_entries =
