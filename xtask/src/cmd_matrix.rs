@@ -131,20 +131,25 @@ pub struct FullSweepArgs {
     /// Keep configs whose key starts with any of these.
     #[arg(long, num_args = 1.., action = clap::ArgAction::Set)]
     pub model_prefix: Option<Vec<String>>,
+    /// Keep configs with any of these precisions (`fp4`, `fp8`, …).
     #[arg(long, num_args = 1.., action = clap::ArgAction::Set)]
     pub precision: Option<Vec<String>>,
+    /// Keep configs with any of these frameworks (`sglang`, `vllm`, `trt`, …).
     #[arg(long, num_args = 1.., action = clap::ArgAction::Set)]
     pub framework: Option<Vec<String>>,
     /// Runner labels (keys of runners.yaml `labels`).
     #[arg(long, num_args = 1.., action = clap::ArgAction::Set)]
     pub runner_type: Option<Vec<String>>,
+    /// Keep fixed-sequence rows of these sequence lengths (default: all).
     #[arg(long, num_args = 1.., action = clap::ArgAction::Set, value_parser = ["1k1k", "8k1k"])]
     pub seq_lens: Option<Vec<String>>,
     /// Concurrency step (must be > 1).
     #[arg(long, default_value_t = 2, allow_negative_numbers = true)]
     pub step_size: i64,
+    /// Lowest concurrency kept (a row left with none is dropped).
     #[arg(long, allow_negative_numbers = true)]
     pub min_conc: Option<i64>,
+    /// Highest concurrency kept (a row with none at or below it gets one at this value).
     #[arg(long, allow_negative_numbers = true)]
     pub max_conc: Option<i64>,
     /// Skip single-node rows with a larger tp.
@@ -171,6 +176,7 @@ pub struct TestConfigArgs {
     /// Keep only these concurrencies.
     #[arg(long, num_args = 1.., action = clap::ArgAction::Set, allow_negative_numbers = true)]
     pub conc: Option<Vec<i64>>,
+    /// Keep fixed-sequence rows of these sequence lengths (default: all).
     #[arg(long, num_args = 1.., action = clap::ArgAction::Set, value_parser = ["1k1k", "8k1k"])]
     pub seq_lens: Option<Vec<String>>,
     /// [Oct] Keep only these exact exp-names; each must match exactly one row.
