@@ -61,6 +61,11 @@ pub struct Args {
     /// entry).
     #[arg(long, value_name = "N", num_args = 1.., action = clap::ArgAction::Set)]
     pub conc: Option<Vec<i64>>,
+    /// Only the points that bind to this variant (`override_dp4_c192`) or whose matrix row has
+    /// these values (`tp=4,ep=4` — keys as in the row: tp, ep, dp-attn, conc, kv-offloading,
+    /// isl, osl, spec-decoding); repeatable, a point matching any is kept.
+    #[arg(long, value_name = "VARIANT|KEY=VALUE,…")]
+    pub point: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = DryFormat::Text)]
     pub format: DryFormat,
@@ -100,6 +105,8 @@ struct FileRun {
     intro: Vec<String>,
     /// Per variant, the matrix point it was bound for (`tp 4, ep 4, …`); empty when unbound.
     points: Vec<String>,
+    /// Per variant, the matrix row of that point (bound runs only).
+    rows: Vec<Object>,
 }
 
 impl FileRun {
@@ -112,6 +119,7 @@ impl FileRun {
             sources: vec![],
             intro: vec![],
             points: vec![],
+            rows: vec![],
         }
     }
     fn failed(target: &str, d: Diagnostic) -> FileRun {
@@ -163,10 +171,7 @@ fn run_one(args: &Args, target: &str) -> FileRun {
                 let (keys, mine) = points_using(points, rel);
                 if let Some(first) = keys.first() {
                     let mut bound = bind_points_of(&args.tree, target, first, mine);
-                    if args.conc.is_some() {
-                        // Variants the dropped points select are not unused.
-                        bound.findings.retain(|d| d.code != "matrix/unused-variant");
-                    }
+                    apply_point_filters(&mut bound, args);
                     bound.intro.insert(
                         0,
                         format!(
@@ -254,6 +259,16 @@ fn run_one(args: &Args, target: &str) -> FileRun {
         }
         Err(d) => out.error = Some(d),
     }
+    if args.conc.is_some() || !args.point.is_empty() {
+        out.findings.push(
+            Diagnostic::warning(
+                "dry-run/points-unbound",
+                "--conc and --point select matrix points, but no master entry binds this file: every variant is shown",
+            )
+            .with_path(file.path())
+            .with_help("use --config-key <KEY>, or a recipe a master entry uses"),
+        );
+    }
     let invalid = out
         .variants
         .iter()
@@ -297,17 +312,62 @@ fn keep_selected(run: &mut FileRun, file: &RecipeFile, selector: &infx_recipe::S
             return;
         }
     };
-    let mut points = std::mem::take(&mut run.points).into_iter();
-    let mut kept_points = Vec::new();
-    run.variants.retain(|v| {
-        let point = points.next().unwrap_or_default();
-        let keep = picked.contains(&v.variant.label);
-        if keep {
-            kept_points.push(point);
+    keep_points(run, |v, _| picked.contains(&v.variant.label));
+}
+
+/// Keeps the bound variants (with their point and row) for which `keep` holds.
+fn keep_points(run: &mut FileRun, keep: impl Fn(&VariantReport, &Object) -> bool) {
+    let variants = std::mem::take(&mut run.variants);
+    let points = std::mem::take(&mut run.points);
+    let rows = std::mem::take(&mut run.rows);
+    for ((v, p), r) in variants.into_iter().zip(points).zip(rows) {
+        if keep(&v, &r) {
+            run.variants.push(v);
+            run.points.push(p);
+            run.rows.push(r);
         }
-        keep
+    }
+}
+
+/// Does a bound point match a `--point` value: its variant's label, or every `key=value` of
+/// a comma-separated list against its matrix row.
+fn point_matches(spec: &str, v: &VariantReport, row: &Object) -> bool {
+    if !spec.contains('=') {
+        return label_of(&v.variant) == spec;
+    }
+    spec.split(',').all(|pair| match pair.split_once('=') {
+        Some((k, want)) => row
+            .get(k.trim())
+            .is_some_and(|j| json_text(j) == want.trim()),
+        None => false,
+    })
+}
+
+/// Applies `--point` (and drops the unused-variant warnings a subset of the points implies).
+fn apply_point_filters(run: &mut FileRun, args: &Args) {
+    if args.conc.is_some() || !args.point.is_empty() {
+        // Variants the dropped points select are not unused.
+        run.findings.retain(|d| d.code != "matrix/unused-variant");
+    }
+    if args.point.is_empty() {
+        return;
+    }
+    let before = run.variants.len();
+    keep_points(run, |v, row| {
+        args.point.iter().any(|p| point_matches(p, v, row))
     });
-    run.points = kept_points;
+    if before > 0 && run.variants.is_empty() {
+        run.error.get_or_insert_with(|| {
+            Diagnostic::error(
+                "dry-run/no-points",
+                format!(
+                    "no bound point matches --point {}",
+                    args.point.join(" --point ")
+                ),
+            )
+            .with_help("name a variant (`override_…`) or row values such as `tp=4,conc=192`")
+        });
+    }
 }
 
 /// `path` relative to the benchmark tree, when it lies inside it.
@@ -419,10 +479,7 @@ fn run_config_key(args: &Args, key: &str) -> FileRun {
         );
     }
     let mut run = bind_points_of(&args.tree, key, key, points);
-    if args.conc.is_some() {
-        // Variants the dropped points select are not unused.
-        run.findings.retain(|d| d.code != "matrix/unused-variant");
-    }
+    apply_point_filters(&mut run, args);
     run.intro.insert(0, format!("dry-run: master entry {key}"));
     run
 }
@@ -511,6 +568,7 @@ fn bind_points_of(
         let diagnostics = infx_recipe::validate(&variant);
         let rendered = infx_recipe::render(&variant);
         out.points.push(describe_point(row, &env_bound));
+        out.rows.push(row.clone());
         out.variants.push(VariantReport {
             variant,
             diagnostics,

@@ -114,6 +114,31 @@ fn dry_run_by_config_key_renders_every_point_as_launched() {
     assert_eq!(code, 0, "{text}");
     insta::assert_snapshot!("dry_run_config_key_conc_192", text);
 
+    // --point: by variant, or by the row's values; a point matching any is kept.
+    let (code, text) = xtask_in(
+        clone.path(),
+        &[
+            "dry-run",
+            "--config-key",
+            "dsv41flash-fp4-b300-sglang-agentic-dspark",
+            "--point",
+            "tp=2,conc=16",
+            "--point",
+            "override_dp4_c192",
+            "--quiet",
+        ],
+    );
+    assert_eq!(code, 0, "{text}");
+    let heads: Vec<&str> = text.lines().filter(|l| l.starts_with('[')).collect();
+    assert_eq!(
+        heads,
+        [
+            "[1/2] override_tp2_c16: dsv41flash-fp4-b300-sglang-agentic_tp2_c16",
+            "[2/2] override_dp4_c192: dsv41flash-fp4-b300-sglang-agentic_dp4_c192"
+        ],
+        "{text}"
+    );
+    assert!(!text.contains("unused-variant"), "{text}");
     // A misspelt key: the advice names this command's flag.
     let (code, text) = xtask_in(clone.path(), &["dry-run", "--config-key", "dsv41flash"]);
     assert_eq!(code, 1, "{text}");
@@ -184,6 +209,9 @@ fn a_fragment_no_entry_uses_gets_the_flags_to_bind_it() {
         .unwrap_or_default()
         .to_string();
     insta::assert_snapshot!("dry_run_unbound_fragment_note", note);
+    // Point selection needs an entry: said, not silently ignored.
+    let (_, text) = xtask_in(clone.path(), &["dry-run", "--quiet", copy, "--conc", "4"]);
+    assert!(text.contains("warning[dry-run/points-unbound]"), "{text}");
     // With the flags it names, the fragment validates.
     let (code, text) = xtask_in(
         clone.path(),
