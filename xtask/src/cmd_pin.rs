@@ -183,6 +183,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     let changed = match sites_in_change(&args.root, args.base.as_deref(), &loaded.sites) {
         Ok(c) => c,
+        // An explicit --base must resolve; the default one may not exist (no upstream, a
+        // shallow clone): then only unpinned references are selected, and the run says so.
+        Err(d) if args.base.is_none() => {
+            eprintln!(
+                "warning: the change could not be found ({}); pinning unpinned references only",
+                crate::hygiene::escape_line(&d.message)
+            );
+            vec![false; loaded.sites.len()]
+        }
         Err(d) => {
             emit(vec![d], &sources, args.format);
             return Ok(ExitCode::from(1));
