@@ -700,7 +700,7 @@ fn describe_point(row: &Object, env: &[&str]) -> String {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let runs: Vec<FileRun> = match &args.config_key {
+    let mut runs: Vec<FileRun> = match &args.config_key {
         Some(key) => vec![run_config_key(&args, key)],
         None => args.target.iter().map(|t| run_one(&args, t)).collect(),
     };
@@ -708,6 +708,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for r in &runs {
         for (p, t) in &r.sources {
             sources.insert(p, t.clone());
+        }
+    }
+    // Paths as validate prints them (the binder names master configs by absolute path).
+    if args.config_key.is_some() || runs.iter().any(|r| !r.points.is_empty()) {
+        for r in &mut runs {
+            let error = r.error.take();
+            let has_error = error.is_some();
+            let mut diags: Vec<Diagnostic> = std::mem::take(&mut r.findings);
+            diags.extend(error);
+            output::repository_relative(&args.tree, &mut diags, &mut sources);
+            if has_error {
+                r.error = diags.pop();
+            }
+            r.findings = diags;
+            for v in &mut r.variants {
+                output::repository_relative(&args.tree, &mut v.diagnostics, &mut sources);
+            }
         }
     }
     let mut failed = false;

@@ -286,25 +286,6 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let check_time = t1.elapsed();
     // Paths as validate prints them: relative to the repository, whether a finding came from
     // the tree (tree-relative) or from the diff (repository-relative already).
-    let repo_root = crate::confine::repository_root(&root);
-    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-    let (repo_abs, root_abs) = (canonical(&repo_root), canonical(&root));
-    let shown = |p: &Path| -> PathBuf {
-        let abs = if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            root_abs.join(p)
-        };
-        if p.is_absolute() || abs.exists() {
-            // `../.github/CODEOWNERS` of a nested tree: named from the repository too.
-            let abs = canonical(&abs);
-            abs.strip_prefix(&repo_abs)
-                .map(Path::to_path_buf)
-                .unwrap_or(abs)
-        } else {
-            p.to_path_buf()
-        }
-    };
     let mut sources = SourceMap::new();
     for d in inputs
         .masters
@@ -312,19 +293,9 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
         .chain(&inputs.recipes)
         .chain(&inputs.lanes)
     {
-        sources.insert(shown(&d.path), d.text.to_string());
+        sources.insert(&d.path, d.text.to_string());
     }
-    for d in &mut diags {
-        if let Some(p) = &d.path {
-            let p = shown(p);
-            if !sources.contains(&p)
-                && let Ok(text) = infx_fs::read_to_string(&repo_abs.join(&p))
-            {
-                sources.insert(&p, text);
-            }
-            d.path = Some(p);
-        }
-    }
+    crate::output::repository_relative(&root, &mut diags, &mut sources);
     print(&mut diags, &sources, a.format);
     let errors = diags.iter().filter(|d| d.is_error()).count();
     let warnings = diags

@@ -232,3 +232,51 @@ fn a_fragment_no_entry_uses_gets_the_flags_to_bind_it() {
     assert_eq!(code, 0, "{text}");
     assert!(text.ends_with("9 variant(s), 0 invalid\n"), "{text}");
 }
+
+#[test]
+fn a_point_no_variant_serves_is_the_binders_finding_and_the_rest_still_render() {
+    let clone = fresh_clone();
+    support::edit(
+        clone.path(),
+        "inferencex-e2e/configs/nvidia-master.yaml",
+        |t| {
+            t.replacen(
+                "conc-list: [1, 4, 16, 24, 32, 48]",
+                "conc-list: [1, 4, 16, 24, 28, 32, 48]",
+                1,
+            )
+        },
+    );
+    let (code, text) = xtask_in(
+        clone.path(),
+        &[
+            "dry-run",
+            "--config-key",
+            "dsv41flash-fp4-b300-sglang-agentic-dspark",
+            "--quiet",
+        ],
+    );
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(
+            "1 point(s) of dsv41flash-fp4-b300-sglang-agentic-dspark bind to no single variant"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with('[')).count(),
+        9,
+        "{text}"
+    );
+    let finding: String = text
+        .split("\n\n")
+        .find(|b| b.contains("error[matrix/binding-none]"))
+        .unwrap_or_default()
+        .to_string();
+    // Located as validate locates it: repository-relative, with the entry's line.
+    assert!(
+        finding.contains("--> inferencex-e2e/configs/nvidia-master.yaml:104:9"),
+        "{finding}"
+    );
+    insta::assert_snapshot!("dry_run_config_key_binding_none", finding);
+}
