@@ -912,6 +912,62 @@ mod tests {
         handle.join().unwrap();
     }
 
+    fn site(key: &str, written: &str) -> infx_image::ImageSite {
+        infx_image::ImageSite {
+            path: PathBuf::from("configs/nvidia-master.yaml"),
+            span: infx_report::Span::default(),
+            range: None,
+            written: written.into(),
+            kind: infx_image::sites::SiteKind::MasterImage {
+                config_key: key.into(),
+            },
+        }
+    }
+
+    #[test]
+    fn only_names_a_key_or_a_reference_in_any_spelling() {
+        let pinned = site(
+            "a",
+            &format!("lmsysorg/sglang:v1@sha256:{}", "1".repeat(64)),
+        );
+        for want in [
+            "a",
+            "lmsysorg/sglang:v1",
+            "docker.io/lmsysorg/sglang:v1",
+            &pinned.written,
+        ] {
+            assert!(only_matches(&pinned, want), "{want}");
+        }
+        for other in ["b", "lmsysorg/sglang:v2", "lmsysorg/sglang", "sglang:v1"] {
+            assert!(!only_matches(&pinned, other), "{other}");
+        }
+    }
+
+    #[test]
+    fn the_default_selection_is_unpinned_or_changed_and_refresh_adds_the_rest() {
+        let d = format!("@sha256:{}", "2".repeat(64));
+        let sites = [
+            site("untouched", &format!("x/y:v1{d}")),
+            site("unpinned", "x/y:v2"),
+            site("changed", &format!("x/y:v3{d}")),
+        ];
+        let changed = [false, false, true];
+        let whys = |s: &Selection| s.sites.iter().map(|(_, w)| *w).collect::<Vec<_>>();
+        let default = select_sites(&sites, &[], &changed, false);
+        assert_eq!(whys(&default), [Why::Unpinned, Why::Changed]);
+        assert_eq!(default.describe(), "1 unpinned, 1 in the change");
+        let refresh = select_sites(&sites, &[], &changed, true);
+        assert_eq!(whys(&refresh), [Why::Refresh, Why::Unpinned, Why::Changed]);
+        let only = select_sites(
+            &sites,
+            &["untouched".into(), "nope".into()],
+            &changed,
+            false,
+        );
+        assert_eq!(whys(&only), [Why::Only]);
+        assert_eq!(only.unmatched_only, ["nope"]);
+    }
+
     #[test]
     fn override_urls_need_a_host_and_a_real_port() {
         let one = |v: &str| parse_overrides(&[v.to_string()]);
