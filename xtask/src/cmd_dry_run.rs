@@ -45,6 +45,9 @@ impl From<LaneArg> for Lane {
 }
 
 #[derive(clap::Args, Debug)]
+#[command(
+    override_usage = "cargo xtask dry-run <FILE[:SELECTOR]>... [OPTIONS]\n       cargo xtask dry-run --config-key <KEY> [--conc <N>...] [--point <VARIANT|KEY=VALUE,…>...] [OPTIONS]"
+)]
 pub struct Args {
     /// Recipe file(s), each optionally with a selector (`file.yaml:override_x`,
     /// `file.yaml:zip_override_g[2]`, `file.yaml:base`, `file.yaml:'*mtp*'`). Without a
