@@ -70,10 +70,13 @@ pub enum ChangelogCommand {
         /// Judge as a commit on main: appended entries need canonical links.
         #[arg(long)]
         main: bool,
+        /// The PR carries the `all-evals` label (eval rows for every eligible point).
         #[arg(long)]
         all_evals: bool,
+        /// The PR carries the `evals-only` label (only the eval rows run).
         #[arg(long)]
         evals_only: bool,
+        /// Output format for diagnostics.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
         /// Also compute the sweep plan of the change (needs --head) and write its JSON here
@@ -85,21 +88,31 @@ pub enum ChangelogCommand {
     Plan {
         #[command(flatten)]
         repo: RepoArgs,
+        /// Base revision (default: as validate finds it, the merge-base of HEAD with the
+        /// upstream branch).
         #[arg(long)]
-        base: String,
+        base: Option<String>,
+        /// Head revision (default: HEAD; the plan is computed from commits, so uncommitted
+        /// changelog edits are not in it).
         #[arg(long)]
-        head: String,
+        head: Option<String>,
+        /// The PR carries the `all-evals` label (eval rows for every eligible point).
         #[arg(long)]
         all_evals: bool,
+        /// The PR carries the `evals-only` label (only the eval rows run).
         #[arg(long)]
         evals_only: bool,
+        /// Keep only the concurrencies the new entries name (upstream's `--trim-conc`).
         #[arg(long)]
         trim_conc: bool,
     },
     /// git merge driver: `merge-driver %O %A %B [%P]`; writes the result to %A.
     MergeDriver {
+        /// The common ancestor's version (%O).
         ancestor: PathBuf,
+        /// Our version (%A); the merge result is written here.
         ours: PathBuf,
+        /// Their version (%B).
         theirs: PathBuf,
         /// The path being merged (%P), for messages.
         path: Option<String>,
@@ -108,6 +121,8 @@ pub enum ChangelogCommand {
     Replay {
         #[command(flatten)]
         repo: RepoArgs,
+        /// The last commit of the history replayed (first parents back to the changelog's
+        /// first commit).
         #[arg(long, default_value = "HEAD")]
         head: String,
         /// Print one line per commit.
@@ -136,6 +151,39 @@ fn open(repo: &Option<PathBuf>) -> anyhow::Result<Repo> {
 
 fn commit(repo: &Repo, rev: &str) -> anyhow::Result<Oid> {
     repo.resolve_commit(rev).map_err(|e| anyhow!("{e}"))
+}
+
+/// The base validate compares the working tree with (infx-diff's rule: the merge-base of HEAD
+/// with the upstream branch), for commands whose --base is optional.
+fn default_base(repo: &Repo) -> anyhow::Result<Oid> {
+    let workdir = repo
+        .workdir()
+        .ok_or_else(|| anyhow!("bare repository: pass --base"))?;
+    let set = infx_diff::changed_files(&workdir, &infx_diff::ChangeOptions::default())
+        .map_err(|d| anyhow!("{}", d.message))?;
+    let base = set
+        .base
+        .commit
+        .ok_or_else(|| anyhow!("no base commit (unborn HEAD): pass --base"))?;
+    commit(repo, &base)
+}
+
+/// Where the tree keeps its changelog at `head`, repository-relative: the benchmark tree
+/// validate finds (`inferencex-e2e/` when the checkout has one), else the repository root.
+fn changelog_tree(repo: &Repo, head: Oid) -> String {
+    let Some(workdir) = repo.workdir() else {
+        return String::new();
+    };
+    let tree = crate::paths::tree_of(&workdir);
+    let rel = tree
+        .strip_prefix(&workdir)
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .unwrap_or_default();
+    let kept_there = !rel.is_empty()
+        && repo
+            .blob_id_at(head, &format!("{rel}/{}", infx_changelog::CHANGELOG_PATH))
+            .is_ok_and(|id| id.is_some());
+    if kept_there { rel } else { String::new() }
 }
 
 pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
@@ -322,7 +370,15 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
             trim_conc,
         } => {
             let r = open(&repo.repo)?;
-            let (b, h) = (commit(&r, &base)?, commit(&r, &head)?);
+            let head = head.unwrap_or_else(|| "HEAD".to_string());
+            let h = commit(&r, &head)?;
+            let (b, base) = match base {
+                Some(base) => (commit(&r, &base)?, base),
+                None => {
+                    let b = default_base(&r)?;
+                    (b, b.to_string())
+                }
+            };
             let opts = PlanOptions {
                 modifiers: Modifiers {
                     all_evals,
@@ -392,9 +448,11 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
         } => {
             let r = open(&repo.repo)?;
             let h = commit(&r, &head)?;
+            let tree = changelog_tree(&r, h);
             let start = std::time::Instant::now();
-            let v = infx_changelog::replay::replay(&r, h, repo.dialect.into(), threads())
-                .map_err(|e| anyhow!("{e}"))?;
+            let v =
+                infx_changelog::replay::replay_tree(&r, h, &tree, repo.dialect.into(), threads())
+                    .map_err(|e| anyhow!("{e}"))?;
             let el = start.elapsed();
             let count = |f: &dyn Fn(&infx_changelog::replay::CommitVerdict) -> bool| {
                 v.iter().filter(|x| f(x)).count()
@@ -409,8 +467,13 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
                 }
             }
             println!(
-                "replayed {} commits in {:.2} s: strict {} pass, gate_changelog {} pass, gate_keys {} pass",
+                "replayed {} commits of {} in {:.2} s: strict {} pass, gate_changelog {} pass, gate_keys {} pass",
                 v.len(),
+                crate::hygiene::escape_line(&if tree.is_empty() {
+                    infx_changelog::CHANGELOG_PATH.to_string()
+                } else {
+                    format!("{tree}/{}", infx_changelog::CHANGELOG_PATH)
+                }),
                 el.as_secs_f64(),
                 count(&|x| x.strict.is_ok()),
                 count(&|x| x.gate.is_ok()),

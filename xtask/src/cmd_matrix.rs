@@ -31,11 +31,13 @@ pub enum OutputFormat {
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct CommonArgs {
-    /// One or more master configs (YAML), walked in this order.
-    #[arg(long, num_args = 1.., action = clap::ArgAction::Set, required = true)]
+    /// One or more master configs (YAML), walked in this order. Default: the tree's
+    /// `configs/nvidia-master.yaml` and `configs/amd-master.yaml` (those present), as validate
+    /// reads them.
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Set)]
     pub config_files: Vec<PathBuf>,
-    /// Runner inventory.
-    #[arg(long, default_value = "configs/runners.yaml")]
+    /// Runner inventory (default: the tree's `configs/runners.yaml`).
+    #[arg(long, default_value = DEFAULT_RUNNERS)]
     pub runner_config: PathBuf,
     /// Throughput rows only (no eval marking).
     #[arg(long, conflicts_with = "evals_only")]
@@ -52,9 +54,12 @@ pub struct CommonArgs {
     /// Scenario type(s) to include (default: all).
     #[arg(long, num_args = 1.., action = clap::ArgAction::Set, value_parser = ["fixed-seq-len", "agentic-coding"])]
     pub scenario_type: Option<Vec<String>>,
-    /// Directory relative paths are resolved against (messages keep the paths as given).
-    #[arg(long, default_value = ".")]
-    pub root: PathBuf,
+    /// The benchmark tree; relative paths are resolved against it (messages keep the paths as
+    /// given). Default: the tree validate finds (`inferencex-e2e/` of the enclosing git work
+    /// tree, else the work tree), and relative paths name files from the current directory,
+    /// falling back to that tree.
+    #[arg(long)]
+    pub root: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Json)]
     pub format: OutputFormat,
@@ -68,6 +73,57 @@ pub struct CommonArgs {
     pub chunk_size: usize,
 }
 
+/// Tree-relative default of `--runner-config`.
+const DEFAULT_RUNNERS: &str = "configs/runners.yaml";
+
+/// Tree-relative master configs, in the order validate reads them.
+const MASTER_CONFIGS: [&str; 2] = ["configs/nvidia-master.yaml", "configs/amd-master.yaml"];
+
+impl CommonArgs {
+    /// The benchmark tree: `--root`, else the one validate finds from the current directory.
+    pub fn tree(&self) -> PathBuf {
+        self.root.clone().unwrap_or_else(crate::paths::default_tree)
+    }
+
+    /// Fills in the default master configs and, without `--root`, re-bases paths given
+    /// relative to the current directory onto the tree (docs/matrix.md, "Commands").
+    fn resolve_paths(&mut self, tree: &Path) {
+        if self.root.is_none() {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            for p in self
+                .config_files
+                .iter_mut()
+                .chain([&mut self.runner_config])
+            {
+                *p = from_cwd(p, &cwd, tree);
+            }
+        }
+        if self.config_files.is_empty() {
+            self.config_files = MASTER_CONFIGS
+                .iter()
+                .map(PathBuf::from)
+                .filter(|p| tree.join(p).is_file())
+                .collect();
+        }
+    }
+}
+
+/// `p` as given on the command line, expressed for a run based at `tree`: a relative path that
+/// names a file from `cwd` becomes tree-relative (absolute when outside the tree); any other
+/// path is left for the tree to resolve.
+fn from_cwd(p: &Path, cwd: &Path, tree: &Path) -> PathBuf {
+    let here = cwd.join(p);
+    if p.is_absolute() || !here.is_file() {
+        return p.to_path_buf();
+    }
+    let canonical = |x: &Path| std::fs::canonicalize(x).unwrap_or_else(|_| x.to_path_buf());
+    let (here, tree) = (canonical(&here), canonical(tree));
+    match here.strip_prefix(&tree) {
+        Ok(rel) => rel.to_path_buf(),
+        Err(_) => here,
+    }
+}
+
 #[derive(clap::Args, Debug, Clone)]
 pub struct FullSweepArgs {
     #[command(flatten)]
@@ -75,20 +131,25 @@ pub struct FullSweepArgs {
     /// Keep configs whose key starts with any of these.
     #[arg(long, num_args = 1.., action = clap::ArgAction::Set)]
     pub model_prefix: Option<Vec<String>>,
+    /// Keep configs with any of these precisions (`fp4`, `fp8`, …).
     #[arg(long, num_args = 1.., action = clap::ArgAction::Set)]
     pub precision: Option<Vec<String>>,
+    /// Keep configs with any of these frameworks (`sglang`, `vllm`, `trt`, …).
     #[arg(long, num_args = 1.., action = clap::ArgAction::Set)]
     pub framework: Option<Vec<String>>,
     /// Runner labels (keys of runners.yaml `labels`).
     #[arg(long, num_args = 1.., action = clap::ArgAction::Set)]
     pub runner_type: Option<Vec<String>>,
+    /// Keep fixed-sequence rows of these sequence lengths (default: all).
     #[arg(long, num_args = 1.., action = clap::ArgAction::Set, value_parser = ["1k1k", "8k1k"])]
     pub seq_lens: Option<Vec<String>>,
     /// Concurrency step (must be > 1).
     #[arg(long, default_value_t = 2, allow_negative_numbers = true)]
     pub step_size: i64,
+    /// Lowest concurrency kept (a row left with none is dropped).
     #[arg(long, allow_negative_numbers = true)]
     pub min_conc: Option<i64>,
+    /// Highest concurrency kept (a row with none at or below it gets one at this value).
     #[arg(long, allow_negative_numbers = true)]
     pub max_conc: Option<i64>,
     /// Skip single-node rows with a larger tp.
@@ -115,6 +176,7 @@ pub struct TestConfigArgs {
     /// Keep only these concurrencies.
     #[arg(long, num_args = 1.., action = clap::ArgAction::Set, allow_negative_numbers = true)]
     pub conc: Option<Vec<i64>>,
+    /// Keep fixed-sequence rows of these sequence lengths (default: all).
     #[arg(long, num_args = 1.., action = clap::ArgAction::Set, value_parser = ["1k1k", "8k1k"])]
     pub seq_lens: Option<Vec<String>>,
     /// [Oct] Keep only these exact exp-names; each must match exactly one row.
@@ -352,11 +414,22 @@ pub fn execute(cmd: &MatrixCommand, base: &Path) -> Result<String, Failure> {
     })
 }
 
-pub fn run(cmd: MatrixCommand) -> anyhow::Result<ExitCode> {
-    let root = match &cmd {
-        MatrixCommand::FullSweep(a) => a.common.root.clone(),
-        MatrixCommand::TestConfig(a) => a.common.root.clone(),
+pub fn run(mut cmd: MatrixCommand) -> anyhow::Result<ExitCode> {
+    let common = match &mut cmd {
+        MatrixCommand::FullSweep(a) => &mut a.common,
+        MatrixCommand::TestConfig(a) => &mut a.common,
     };
+    let root = common.tree();
+    common.resolve_paths(&root);
+    if common.config_files.is_empty() {
+        eprintln!(
+            "error: no master configs in {} (looked for {})",
+            crate::hygiene::escape_line(&root.display().to_string()),
+            MASTER_CONFIGS.join(", ")
+        );
+        eprintln!("help: pass --config-files, or --root <the benchmark tree>");
+        return Ok(ExitCode::from(2));
+    }
     match execute(&cmd, &root) {
         Ok(out) => {
             use std::io::Write;

@@ -1,5 +1,10 @@
-//! `cargo xtask pin [--check] [PATHS…]` (owner: image): pin image references to their
-//! multi-arch index digests, or verify existing pins.
+//! `cargo xtask pin [--only REF|KEY…] [--refresh] [--check] [PATHS…]`: pin image references to
+//! their multi-arch index digests, or verify existing pins.
+//!
+//! Which references a run pins (docs/image.md, "pin"): those named by `--only`; else those not
+//! pinned yet or changed since the base (the change validate checks), plus, with `--refresh`,
+//! every pinned reference whose tag moved. A reference that cannot be pinned is reported and
+//! the others are still written, all files of the run as one set (docs/security.md, "Pinning").
 
 use crate::output::{self, Format};
 use infx_image::pin::{self, Plan};
@@ -30,6 +35,18 @@ pub struct Args {
     /// Show what would change, write nothing.
     #[arg(long, conflicts_with = "check")]
     pub dry_run: bool,
+    /// Pin only these references (as written, with or without their digest, e.g.
+    /// `lmsysorg/sglang:v0.5.9`) or the images of these master config keys (repeatable).
+    #[arg(long, value_name = "REF|KEY", conflicts_with = "check")]
+    pub only: Vec<String>,
+    /// Also re-pin references outside the change whose tag moved (listed before writing).
+    /// Without it, pinned references the change does not touch are left as they are.
+    #[arg(long, conflicts_with_all = ["check", "only"])]
+    pub refresh: bool,
+    /// The revision the change is compared with, to find the references it touches (as
+    /// validate's --base; default: the merge-base with the upstream branch).
+    #[arg(long, value_name = "REV", conflicts_with = "check")]
+    pub base: Option<String>,
     /// A platform the index must cover (repeatable). Default: linux/amd64 and linux/arm64.
     #[arg(long = "platform", value_name = "OS/ARCH[/VARIANT]")]
     pub platforms: Vec<String>,
@@ -83,6 +100,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .into_iter()
         .map(|f| f.strip_prefix(&cwd).map(Path::to_path_buf).unwrap_or(f))
         .collect();
+    let journal = journal_path(&args.root);
+    if args.check || args.dry_run {
+        if journal.exists() {
+            eprintln!(
+                "warning: an interrupted pin left its journal ({}); run `cargo xtask pin` to complete it",
+                crate::hygiene::escape_line(&journal.display().to_string())
+            );
+        }
+    } else {
+        // A run killed between its renames is completed before anything is read as current
+        // (docs/security.md, "Pinning").
+        match pin::recover(&journal) {
+            Ok(None) => {}
+            Ok(Some(r)) => report_recovery(&r),
+            Err(e) => {
+                eprintln!(
+                    "error: {}",
+                    crate::hygiene::escape_line(&format!("completing an interrupted pin: {e}"))
+                );
+                return Ok(ExitCode::from(1));
+            }
+        }
+    }
     let loaded = pin::load(&files);
     let mut sources = SourceMap::new();
     for d in &loaded.docs {
@@ -123,54 +163,336 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .iter()
             .filter(|s| s.written.contains('@'))
             .count();
+        let unreachable = diags.iter().any(|d| d.code == "image/registry");
         emit(diags, &sources, args.format);
         eprintln!(
             "pin --check: {} references in {} files ({pinned} pinned), {errors} error(s)",
             loaded.sites.len(),
             loaded.docs.len()
         );
+        if unreachable {
+            // Offline, every reference fails the same way: say what to do once, at the end.
+            eprintln!(
+                "help: --check asks the registries; without network access check the connection \
+                 (and proxy), serve a registry from a mirror with --registry-override NAME=URL, \
+                 or run `cargo xtask validate` for the checks that need no network"
+            );
+        }
         return Ok(ExitCode::from(u8::from(errors > 0)));
     }
 
-    let resolved = pin::resolve_sites(&client, &loaded.sites, &required, jobs, &|n, t| {
+    let changed = match sites_in_change(&args.root, args.base.as_deref(), &loaded.sites) {
+        Ok(c) => c,
+        // An explicit --base must resolve; the default one may not exist (no upstream, a
+        // shallow clone): then only unpinned references are selected, and the run says so.
+        Err(d) if args.base.is_none() => {
+            eprintln!(
+                "warning: the change could not be found ({}); pinning unpinned references only",
+                crate::hygiene::escape_line(&d.message)
+            );
+            vec![false; loaded.sites.len()]
+        }
+        Err(d) => {
+            emit(vec![d], &sources, args.format);
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let selection = select_sites(&loaded.sites, &args.only, &changed, args.refresh);
+    for name in &selection.unmatched_only {
+        diags.push(
+            Diagnostic::error(
+                "image/only-unmatched",
+                format!(
+                    "--only `{}` names no reference and no master config key in the files pinned",
+                    infx_report::escape_control(name)
+                ),
+            )
+            .with_help("give a reference as written in the file (`repo:tag`) or a config key"),
+        );
+    }
+    let chosen: Vec<infx_image::ImageSite> =
+        selection.sites.iter().map(|(s, _)| s.clone()).collect();
+    let resolved = pin::resolve_sites(&client, &chosen, &required, jobs, &|n, t| {
         progress.tick(n, t)
     });
     progress.finish();
-    let plan: Plan = pin::plan(&loaded.docs, &loaded.sites, &resolved);
+    let plan: Plan = pin::plan(&loaded.docs, &chosen, &resolved);
     diags.extend(plan.diagnostics.iter().cloned());
-    let failed = plan.has_errors();
+    let failed = plan.has_errors() || !selection.unmatched_only.is_empty();
     emit(diags, &sources, args.format);
-    if failed {
-        eprintln!("pin: failed; nothing was written");
-        return Ok(ExitCode::from(1));
+    // Moved tags of references the change does not touch: listed before they are written.
+    let refreshed: Vec<&pin::Change> = plan
+        .changes
+        .iter()
+        .filter(|c| {
+            selection
+                .sites
+                .iter()
+                .any(|(s, why)| *why == Why::Refresh && s.path == c.path && s.span == c.span)
+        })
+        .collect();
+    if !refreshed.is_empty() {
+        eprintln!(
+            "pin --refresh: {} pinned reference(s) outside the change moved; re-pinning:",
+            refreshed.len()
+        );
+        for c in &refreshed {
+            eprintln!("  {}", change_line(c));
+        }
     }
     // Written first, reported after: a `before -> after` line is only printed for a pin that is
-    // on disk (or, with --dry-run, one that would be).
+    // on disk (or, with --dry-run, one that would be). The references that failed are reported
+    // above; they never hold back the others.
     if !args.dry_run {
-        pin::write_all(&plan.files).map_err(|e| anyhow::anyhow!("writing pins: {e}"))?;
+        let hook = stop_hook(&journal);
+        pin::write_all(&plan.files, &journal, &hook)
+            .map_err(|e| anyhow::anyhow!("writing pins: {e}"))?;
     }
     let mut out = std::io::stdout().lock();
     for c in &plan.changes {
-        // File names and references come from the tree: one line each, no forged commands.
-        let line = format!(
-            "{}:{}:{}: {} -> {}",
-            infx_report::escape_control(&c.path.display().to_string()),
-            c.span.start.line,
-            c.span.start.col,
-            c.before,
-            c.after
-        );
-        writeln!(out, "{}", crate::hygiene::escape_line(&line))?;
+        writeln!(out, "{}", change_line(c))?;
     }
     let verb = if args.dry_run { "would pin" } else { "pinned" };
+    let failures = plan
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
     eprintln!(
-        "pin: {verb} {} of {} references in {} file(s); {} distinct tags resolved",
+        "pin: {verb} {} of {} selected references ({} in the files: {}) in {} file(s); {} distinct tags resolved{}",
         plan.changes.len(),
+        selection.sites.len(),
         loaded.sites.len(),
+        selection.describe(),
         plan.files.len(),
-        resolved.len()
+        resolved.len(),
+        if failures > 0 {
+            format!("; {failures} could not be pinned (above)")
+        } else {
+            String::new()
+        }
     );
-    Ok(ExitCode::SUCCESS)
+    if loaded.sites.len() > selection.sites.len() && args.only.is_empty() && !args.refresh {
+        eprintln!(
+            "help: pinned references the change does not touch were left as they are; `--refresh` re-pins those whose tag moved"
+        );
+    }
+    Ok(ExitCode::from(u8::from(failed)))
+}
+
+/// `file:line:col: before -> after`, terminal-safe (file names and references come from the
+/// tree: one line each, no forged commands).
+fn change_line(c: &pin::Change) -> String {
+    let line = format!(
+        "{}:{}:{}: {} -> {}",
+        infx_report::escape_control(&c.path.display().to_string()),
+        c.span.start.line,
+        c.span.start.col,
+        c.before,
+        c.after
+    );
+    crate::hygiene::escape_line(&line).into_owned()
+}
+
+/// Why a reference is pinned by this run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Why {
+    Only,
+    Unpinned,
+    Changed,
+    Refresh,
+}
+
+struct Selection {
+    sites: Vec<(infx_image::ImageSite, Why)>,
+    /// `--only` values that matched nothing.
+    unmatched_only: Vec<String>,
+}
+
+impl Selection {
+    /// `3 unpinned, 1 in the change` for the summary.
+    fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        for (why, name) in [
+            (Why::Only, "named by --only"),
+            (Why::Unpinned, "unpinned"),
+            (Why::Changed, "in the change"),
+            (Why::Refresh, "--refresh"),
+        ] {
+            let n = self.sites.iter().filter(|(_, w)| *w == why).count();
+            if n > 0 {
+                parts.push(format!("{n} {name}"));
+            }
+        }
+        if parts.is_empty() {
+            "none selected".into()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+/// Does `site` match an `--only` value: its config key, or its reference as written (with or
+/// without the digest; `docker.io/library/…` spellings of the same name count).
+fn only_matches(site: &infx_image::ImageSite, want: &str) -> bool {
+    if let infx_image::sites::SiteKind::MasterImage { config_key } = &site.kind
+        && config_key == want
+    {
+        return true;
+    }
+    let tagged = |s: &str| infx_image::Reference::parse(s).ok().map(|r| r.tagged());
+    let written = site.written.split('@').next().unwrap_or(&site.written);
+    let want_base = want.split('@').next().unwrap_or(want);
+    written == want_base
+        || (tagged(&site.written).is_some() && tagged(&site.written) == tagged(want))
+}
+
+/// The references this run pins, each with why (see the module docs).
+fn select_sites(
+    sites: &[infx_image::ImageSite],
+    only: &[String],
+    changed: &[bool],
+    refresh: bool,
+) -> Selection {
+    if !only.is_empty() {
+        let unmatched_only = only
+            .iter()
+            .filter(|o| !sites.iter().any(|s| only_matches(s, o)))
+            .cloned()
+            .collect();
+        let sites = sites
+            .iter()
+            .filter(|s| only.iter().any(|o| only_matches(s, o)))
+            .map(|s| (s.clone(), Why::Only))
+            .collect();
+        return Selection {
+            sites,
+            unmatched_only,
+        };
+    }
+    let sites = sites
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            let why = if !s.written.contains('@') {
+                Why::Unpinned
+            } else if changed.get(i).copied().unwrap_or(false) {
+                Why::Changed
+            } else if refresh {
+                Why::Refresh
+            } else {
+                return None;
+            };
+            Some((s.clone(), why))
+        })
+        .collect();
+    Selection {
+        sites,
+        unmatched_only: Vec::new(),
+    }
+}
+
+/// Per site: does the change (the working tree against the base, found as validate finds it)
+/// add or alter it? All `false` outside a git repository.
+fn sites_in_change(
+    root: &Path,
+    base: Option<&str>,
+    sites: &[infx_image::ImageSite],
+) -> Result<Vec<bool>, Diagnostic> {
+    let mut out = vec![false; sites.len()];
+    let Ok(repo) = infx_git::Repo::discover(root) else {
+        return Ok(out);
+    };
+    let Some(workdir) = repo.workdir() else {
+        return Ok(out);
+    };
+    let opts = infx_diff::ChangeOptions {
+        base: base.map(str::to_string),
+        ..Default::default()
+    };
+    let set = infx_diff::changed_files(&workdir, &opts)?;
+    let base_oid = set
+        .base
+        .commit
+        .as_deref()
+        .and_then(|c| infx_git::Oid::from_str(c).ok());
+    let workdir = std::fs::canonicalize(&workdir).unwrap_or(workdir);
+    // The sites of each changed file at the base, by where they sit (config key or field).
+    let mut at_base: BTreeMap<PathBuf, Vec<infx_image::ImageSite>> = BTreeMap::new();
+    for (i, site) in sites.iter().enumerate() {
+        let Some(rel) = std::fs::canonicalize(&site.path)
+            .ok()
+            .and_then(|p| p.strip_prefix(&workdir).ok().map(Path::to_path_buf))
+        else {
+            continue;
+        };
+        if !set.files.iter().any(|f| f.path == rel) {
+            continue;
+        }
+        let before = at_base.entry(rel.clone()).or_insert_with(|| {
+            base_oid
+                .and_then(|oid| repo.blob_at(oid, &rel.to_string_lossy()).ok().flatten())
+                .and_then(|blob| String::from_utf8(blob.data).ok())
+                .and_then(|text| {
+                    let root = infx_yaml::parse_str(&site.path, &text).ok()?;
+                    let doc = infx_yaml::Document {
+                        path: site.path.clone(),
+                        text: text.into(),
+                        root,
+                    };
+                    Some(infx_image::sites::sites_in(&doc).0)
+                })
+                .unwrap_or_default()
+        });
+        out[i] = !before
+            .iter()
+            .any(|b| b.kind == site.kind && b.written == site.written);
+    }
+    Ok(out)
+}
+
+/// Where a multi-file pin keeps its journal: the `.git` directory of the repository holding
+/// the tree, else the tree itself (docs/security.md, "Pinning").
+fn journal_path(root: &Path) -> PathBuf {
+    match infx_git::Repo::discover(root) {
+        Ok(repo) => repo.git_dir().join("infx-pin.journal"),
+        Err(_) => root.join(".infx-pin.journal"),
+    }
+}
+
+fn report_recovery(r: &pin::Recovery) {
+    let list = |v: &[PathBuf]| {
+        v.iter()
+            .map(|p| crate::hygiene::escape_line(&p.display().to_string()).into_owned())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    eprintln!(
+        "pin: completed an interrupted pin: {} file(s) now hold their pins ({})",
+        r.completed.len(),
+        list(&r.completed)
+    );
+    if !r.left.is_empty() {
+        eprintln!(
+            "warning: edited since the interrupted pin, left as they are: {}",
+            list(&r.left)
+        );
+    }
+}
+
+/// Test hook: with `INFX_PIN_TEST_STOP_AFTER_RENAMES=N`, the write stops after its N-th rename
+/// (it creates `<journal>.stopped` and sleeps) so a test can SIGKILL it between renames.
+fn stop_hook(journal: &Path) -> impl Fn(usize) {
+    let stop_after = std::env::var("INFX_PIN_TEST_STOP_AFTER_RENAMES")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok());
+    let marker = PathBuf::from(format!("{}.stopped", journal.display()));
+    move |n| {
+        if stop_after == Some(n) {
+            let _ = std::fs::write(&marker, b"");
+            std::thread::sleep(Duration::from_secs(120));
+        }
+    }
 }
 
 /// A registry client set up the way `pin` uses it: credentials from the Docker config or the
@@ -588,6 +910,62 @@ mod tests {
         stop.store(true, std::sync::atomic::Ordering::SeqCst);
         let _ = std::net::TcpStream::connect(url.trim_start_matches("http://"));
         handle.join().unwrap();
+    }
+
+    fn site(key: &str, written: &str) -> infx_image::ImageSite {
+        infx_image::ImageSite {
+            path: PathBuf::from("configs/nvidia-master.yaml"),
+            span: infx_report::Span::default(),
+            range: None,
+            written: written.into(),
+            kind: infx_image::sites::SiteKind::MasterImage {
+                config_key: key.into(),
+            },
+        }
+    }
+
+    #[test]
+    fn only_names_a_key_or_a_reference_in_any_spelling() {
+        let pinned = site(
+            "a",
+            &format!("lmsysorg/sglang:v1@sha256:{}", "1".repeat(64)),
+        );
+        for want in [
+            "a",
+            "lmsysorg/sglang:v1",
+            "docker.io/lmsysorg/sglang:v1",
+            &pinned.written,
+        ] {
+            assert!(only_matches(&pinned, want), "{want}");
+        }
+        for other in ["b", "lmsysorg/sglang:v2", "lmsysorg/sglang", "sglang:v1"] {
+            assert!(!only_matches(&pinned, other), "{other}");
+        }
+    }
+
+    #[test]
+    fn the_default_selection_is_unpinned_or_changed_and_refresh_adds_the_rest() {
+        let d = format!("@sha256:{}", "2".repeat(64));
+        let sites = [
+            site("untouched", &format!("x/y:v1{d}")),
+            site("unpinned", "x/y:v2"),
+            site("changed", &format!("x/y:v3{d}")),
+        ];
+        let changed = [false, false, true];
+        let whys = |s: &Selection| s.sites.iter().map(|(_, w)| *w).collect::<Vec<_>>();
+        let default = select_sites(&sites, &[], &changed, false);
+        assert_eq!(whys(&default), [Why::Unpinned, Why::Changed]);
+        assert_eq!(default.describe(), "1 unpinned, 1 in the change");
+        let refresh = select_sites(&sites, &[], &changed, true);
+        assert_eq!(whys(&refresh), [Why::Refresh, Why::Unpinned, Why::Changed]);
+        let only = select_sites(
+            &sites,
+            &["untouched".into(), "nope".into()],
+            &changed,
+            false,
+        );
+        assert_eq!(whys(&only), [Why::Only]);
+        assert_eq!(only.unmatched_only, ["nope"]);
     }
 
     #[test]

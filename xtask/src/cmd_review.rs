@@ -59,6 +59,7 @@ pub struct CookbookArgs {
     /// Only this config (default: every config with a cookbook file).
     #[arg(long = "config-key")]
     pub config_keys: Vec<String>,
+    /// Output format for diagnostics.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
 }
@@ -77,8 +78,9 @@ pub struct CheckArgs {
     /// directory, or that work tree itself when it has none.
     #[arg(long)]
     pub root: Option<PathBuf>,
-    /// Base revision of the change (enables the change-based checks: engine patches, CODEOWNERS,
-    /// engine-first ordering, append-only notice).
+    /// Base revision of the change for the change-based checks (engine patches, CODEOWNERS,
+    /// engine-first ordering, append-only notice). Default: as validate finds it, the
+    /// merge-base of HEAD with the upstream branch; outside a git repository they are skipped.
     #[arg(long)]
     pub base: Option<String>,
     /// The PR number (for docs/waiver/<PR>.md).
@@ -94,6 +96,7 @@ pub struct CheckArgs {
     /// pinned otherwise).
     #[arg(long, value_enum)]
     pub golden_mode: Option<GoldenModeArg>,
+    /// Output format for diagnostics.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
 }
@@ -116,6 +119,7 @@ pub struct OwnersArgs {
     /// Teams the signer belongs to (not readable offline).
     #[arg(long = "member-of")]
     pub member_of: Vec<String>,
+    /// Output format (human: one row per path; json; github annotations; sarif).
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
 }
@@ -128,6 +132,7 @@ pub struct ParetoArgs {
     /// Also draw every curve (points, frontier, dominated points labelled) into this SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Output format (human: the frontier per curve; json; github annotations; sarif).
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
 }
@@ -217,8 +222,24 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
         None => GoldenMode::Auto,
     };
     inputs.signer = signer(a.signer.clone(), a.member_of.clone());
-    if let Some(base) = &a.base {
-        let (mut change, top, mb) = load_change(&root, Some(base))?;
+    // The change as validate finds it: an explicit --base must resolve; without one, a tree
+    // outside git (or without an upstream to compare with) skips the change-based checks.
+    let change = match &a.base {
+        Some(base) => Some(load_change(&root, Some(base))?),
+        None => match load_change(&root, None) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                if infx_git::Repo::discover(&root).is_ok() {
+                    eprintln!(
+                        "note: change-based checks skipped: {}",
+                        crate::hygiene::escape_line(&format!("{e:#}"))
+                    );
+                }
+                None
+            }
+        },
+    };
+    if let Some((mut change, top, mb)) = change {
         change.pr = a.pr;
         let abs_root = root.canonicalize().unwrap_or(root.clone());
         let prefix = abs_root
@@ -256,11 +277,15 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
         }
         inputs.change = Some(change);
     } else if inputs.signer.is_some() {
-        bail!("--signer needs --base (the changed paths come from the diff)");
+        bail!(
+            "--signer needs a change (the changed paths come from the diff): run inside the clone or pass --base"
+        );
     }
     let t1 = std::time::Instant::now();
     diags.extend(review_tree(&inputs));
     let check_time = t1.elapsed();
+    // Paths as validate prints them: relative to the repository, whether a finding came from
+    // the tree (tree-relative) or from the diff (repository-relative already).
     let mut sources = SourceMap::new();
     for d in inputs
         .masters
@@ -270,6 +295,7 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     {
         sources.insert(&d.path, d.text.to_string());
     }
+    crate::output::repository_relative(&root, &mut diags, &mut sources);
     print(&mut diags, &sources, a.format);
     let errors = diags.iter().filter(|d| d.is_error()).count();
     let warnings = diags

@@ -39,8 +39,8 @@ pub fn roots_of(cmd: &Command) -> Option<Vec<PathBuf>> {
     };
     Some(match cmd {
         Command::Validate(a) => vec![repository_root(&a.root)],
-        Command::Matrix(M::FullSweep(a)) => vec![repository_root(&a.common.root)],
-        Command::Matrix(M::TestConfig(a)) => vec![repository_root(&a.common.root)],
+        Command::Matrix(M::FullSweep(a)) => vec![repository_root(&a.common.tree())],
+        Command::Matrix(M::TestConfig(a)) => vec![repository_root(&a.common.tree())],
         Command::DryRun(a) => {
             let mut roots = vec![repository_root(&a.tree)];
             for t in &a.target {

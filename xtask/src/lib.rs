@@ -39,7 +39,8 @@ pub enum Command {
     /// Generate the sweep matrix exactly as InferenceX's generator does.
     #[command(subcommand)]
     Matrix(cmd_matrix::MatrixCommand),
-    /// Resolve recipe variants like `srtctl dry-run` and render their launch commands.
+    /// Resolve recipe variants like `srtctl dry-run` (or a master entry's points with
+    /// --config-key) and render their launch commands.
     DryRun(cmd_dry_run::Args),
     /// Perf-changelog tools: check, plan, merge driver.
     #[command(subcommand)]

@@ -30,3 +30,44 @@ pub fn render(diags: &[Diagnostic], sources: &SourceMap, format: Format) -> Stri
 pub fn use_color() -> bool {
     std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
 }
+
+/// Names diagnostics' files relative to the repository holding the benchmark tree `tree`, as
+/// validate prints them: a tree-relative or absolute path of an existing file becomes
+/// repository-relative; any other path (already repository-relative, or not a file) is kept.
+/// A file a diagnostic names under its new path but `sources` lacks is read, so its snippet
+/// shows.
+pub fn repository_relative(
+    tree: &std::path::Path,
+    diags: &mut [Diagnostic],
+    sources: &mut SourceMap,
+) {
+    use std::path::{Path, PathBuf};
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let repo = canonical(&crate::confine::repository_root(tree));
+    let tree = canonical(tree);
+    let shown = |p: &Path| -> PathBuf {
+        let abs = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            tree.join(p)
+        };
+        if !abs.is_file() {
+            return p.to_path_buf();
+        }
+        // `../.github/CODEOWNERS` of a nested tree: named from the repository too.
+        let abs = canonical(&abs);
+        abs.strip_prefix(&repo)
+            .map(Path::to_path_buf)
+            .unwrap_or(abs)
+    };
+    for d in diags.iter_mut() {
+        let Some(p) = &d.path else { continue };
+        let new = shown(p);
+        if !sources.contains(&new)
+            && let Ok(text) = infx_fs::read_to_string(&repo.join(&new))
+        {
+            sources.insert(&new, text);
+        }
+        d.path = Some(new);
+    }
+}

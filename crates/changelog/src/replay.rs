@@ -24,19 +24,37 @@ pub struct CommitVerdict {
     pub keys: Option<Result<(), KeyError>>,
 }
 
-/// Where a revision's masters live: `configs/` or, before upstream #1992, `.github/configs/`.
-fn master_ids(repo: &Repo, commit: Oid) -> Result<Vec<(String, Option<Oid>)>, GitError> {
-    let root = if repo.blob_id_at(commit, MASTER_CONFIGS[0])?.is_some()
-        || repo.blob_id_at(commit, MASTER_CONFIGS[1])?.is_some()
-    {
-        "configs"
+/// `rel` inside the benchmark tree at `tree` (repository-relative; empty = the repository).
+fn in_tree(tree: &str, rel: &str) -> String {
+    if tree.is_empty() {
+        rel.to_string()
     } else {
-        ".github/configs"
+        format!("{}/{rel}", tree.trim_end_matches('/'))
+    }
+}
+
+/// Where a revision's masters live: `configs/` or, before upstream #1992, `.github/configs/`
+/// (of the tree at `tree`).
+fn master_ids(
+    repo: &Repo,
+    commit: Oid,
+    tree: &str,
+) -> Result<Vec<(String, Option<Oid>)>, GitError> {
+    let root = if repo
+        .blob_id_at(commit, &in_tree(tree, MASTER_CONFIGS[0]))?
+        .is_some()
+        || repo
+            .blob_id_at(commit, &in_tree(tree, MASTER_CONFIGS[1]))?
+            .is_some()
+    {
+        in_tree(tree, "configs")
+    } else {
+        in_tree(tree, ".github/configs")
     };
     MASTER_CONFIGS
         .iter()
         .map(|m| {
-            let p = m.replacen("configs", root, 1);
+            let p = m.replacen("configs", &root, 1);
             // Upstream names the files by their `configs/` path (it copies them there).
             repo.blob_id_at(commit, &p).map(|id| (m.to_string(), id))
         })
@@ -51,10 +69,23 @@ pub fn replay(
     dialect: Dialect,
     threads: usize,
 ) -> Result<Vec<CommitVerdict>, GitError> {
-    let commits = repo.commits_touching(head, CHANGELOG_PATH)?;
+    replay_tree(repo, head, "", dialect, threads)
+}
+
+/// [`replay`] of the benchmark tree at `tree` (repository-relative, e.g. `inferencex-e2e`; empty
+/// = the repository itself): its `perf-changelog.yaml` and its `configs/`.
+pub fn replay_tree(
+    repo: &Repo,
+    head: Oid,
+    tree: &str,
+    dialect: Dialect,
+    threads: usize,
+) -> Result<Vec<CommitVerdict>, GitError> {
+    let changelog = in_tree(tree, CHANGELOG_PATH);
+    let commits = repo.commits_touching(head, &changelog)?;
     let threads = threads.clamp(1, 16).min(commits.len().max(1));
     if threads == 1 {
-        return replay_commits(repo, &commits, dialect);
+        return replay_commits(repo, &commits, tree, dialect);
     }
     let chunk = commits.len().div_ceil(threads);
     let git_dir = repo.git_dir();
@@ -65,7 +96,7 @@ pub fn replay(
                 let git_dir = git_dir.clone();
                 s.spawn(move || {
                     let r = Repo::open(&git_dir)?;
-                    replay_commits(&r, part, dialect)
+                    replay_commits(&r, part, tree, dialect)
                 })
             })
             .collect();
@@ -95,17 +126,19 @@ type FileKeys = Result<Vec<String>, KeyError>;
 fn replay_commits(
     repo: &Repo,
     commits: &[infx_git::CommitInfo],
+    tree: &str,
     dialect: Dialect,
 ) -> Result<Vec<CommitVerdict>, GitError> {
+    let changelog = in_tree(tree, CHANGELOG_PATH);
     let mut parsed: HashMap<Oid, Result<Parsed, StrictError>> = HashMap::new();
     let mut blobs: HashMap<Oid, Vec<u8>> = HashMap::new();
     // Per file version: a commit usually changes one of the two masters, not both.
     let mut master_files: HashMap<Oid, FileKeys> = HashMap::new();
     let mut out = Vec::with_capacity(commits.len());
     for c in commits.iter().cloned() {
-        let head_id = repo.blob_id_at(c.id, CHANGELOG_PATH)?;
+        let head_id = repo.blob_id_at(c.id, &changelog)?;
         let base_id = match c.parent {
-            Some(p) => repo.blob_id_at(p, CHANGELOG_PATH)?,
+            Some(p) => repo.blob_id_at(p, &changelog)?,
             None => None,
         };
         for id in [head_id, base_id].into_iter().flatten() {
@@ -165,7 +198,7 @@ fn replay_commits(
         let keys = match &gate_res {
             Err(_) => None,
             Ok(added) => {
-                let ids = master_ids(repo, c.id)?;
+                let ids = master_ids(repo, c.id, tree)?;
                 let mut per_file: Vec<(String, Vec<String>)> = Vec::new();
                 let mut err: Option<KeyError> = None;
                 for (p, id) in &ids {

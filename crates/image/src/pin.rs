@@ -298,14 +298,27 @@ pub fn remove_stale_temps(target: &Path) {
     }
 }
 
-/// Writes every update or none: each file goes to a temporary sibling first (synced), every
-/// file is re-read to make sure nobody changed it meanwhile, then the temporaries are renamed
-/// over the originals. On any error before the renames, the temporaries are removed.
-pub fn write_all(files: &[FileUpdate]) -> std::io::Result<()> {
+/// Writes every update or none, as a set, even when the process is killed part way
+/// (docs/security.md, "Pinning"):
+/// 1. a journal left by an interrupted run is completed first ([`recover`]);
+/// 2. each file goes to a temporary sibling (synced); every original is re-read to make sure
+///    nobody changed it meanwhile; on any error the temporaries are removed, nothing written;
+/// 3. the journal is written (synced): from here the run is committed;
+/// 4. the temporaries are renamed over the originals (`after_rename(n)` is called after the
+///    n-th, for tests that kill the run between renames), then the journal is removed.
+///
+/// A run killed before step 3 leaves only temporaries, which the next run removes; one killed
+/// after it is rolled forward by the next run.
+pub fn write_all(
+    files: &[FileUpdate],
+    journal: &Path,
+    after_rename: &dyn Fn(usize),
+) -> std::io::Result<()> {
+    recover(journal)?;
     for f in files {
         remove_stale_temps(&f.path);
     }
-    let mut temps: Vec<(PathBuf, &Path)> = Vec::new();
+    let mut temps: Vec<(PathBuf, &FileUpdate)> = Vec::new();
     let result = (|| {
         for f in files {
             let name = f
@@ -316,7 +329,7 @@ pub fn write_all(files: &[FileUpdate]) -> std::io::Result<()> {
             let tmp = f
                 .path
                 .with_file_name(format!(".{name}.infx-pin.{}.tmp", std::process::id()));
-            temps.push((tmp.clone(), f.path.as_path()));
+            temps.push((tmp.clone(), f));
             let mut fh = std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
@@ -335,6 +348,9 @@ pub fn write_all(files: &[FileUpdate]) -> std::io::Result<()> {
                 )));
             }
         }
+        if files.len() > 1 {
+            write_journal(journal, &temps)?;
+        }
         Ok(())
     })();
     if let Err(e) = result {
@@ -343,10 +359,135 @@ pub fn write_all(files: &[FileUpdate]) -> std::io::Result<()> {
         }
         return Err(e);
     }
-    for (tmp, dst) in &temps {
-        std::fs::rename(tmp, dst)?;
+    for (n, (tmp, f)) in temps.iter().enumerate() {
+        std::fs::rename(tmp, &f.path)?;
+        after_rename(n + 1);
+    }
+    if files.len() > 1 {
+        std::fs::remove_file(journal)?;
+        sync_parent(journal);
     }
     Ok(())
+}
+
+/// One file of a journaled write: where it goes, its temporary, and the digests of its text
+/// before and after.
+struct JournalEntry {
+    path: PathBuf,
+    temp: PathBuf,
+    original: String,
+    updated: String,
+}
+
+fn text_digest(bytes: &[u8]) -> String {
+    Digest::sha256_of(bytes).to_string()
+}
+
+/// An absolute form of `p` (the next run may start elsewhere).
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+fn write_journal(journal: &Path, temps: &[(PathBuf, &FileUpdate)]) -> std::io::Result<()> {
+    let entries: Vec<JournalEntry> = temps
+        .iter()
+        .map(|(tmp, f)| JournalEntry {
+            path: absolute(&f.path),
+            temp: absolute(tmp),
+            original: text_digest(f.original.as_bytes()),
+            updated: text_digest(f.updated.as_bytes()),
+        })
+        .collect();
+    let json: Vec<serde_json::Value> = entries
+        .iter()
+        .map(|e| {
+            serde_json::json!({
+                "path": e.path.to_string_lossy(),
+                "temp": e.temp.to_string_lossy(),
+                "original": e.original,
+                "updated": e.updated,
+            })
+        })
+        .collect();
+    let text = serde_json::to_string(&json).map_err(std::io::Error::other)?;
+    let mut fh = std::fs::File::create(journal)?;
+    fh.write_all(text.as_bytes())?;
+    fh.sync_all()?;
+    sync_parent(journal);
+    Ok(())
+}
+
+/// Makes a rename or removal in `p`'s folder durable (best effort: not every platform can
+/// sync a directory).
+fn sync_parent(p: &Path) {
+    if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty())
+        && let Ok(d) = std::fs::File::open(dir)
+    {
+        let _ = d.sync_all();
+    }
+}
+
+fn parse_journal(text: &str) -> Option<Vec<JournalEntry>> {
+    let json: Vec<serde_json::Value> = serde_json::from_str(text).ok()?;
+    json.iter()
+        .map(|v| {
+            let field = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+            Some(JournalEntry {
+                path: PathBuf::from(field("path")?),
+                temp: PathBuf::from(field("temp")?),
+                original: field("original")?,
+                updated: field("updated")?,
+            })
+        })
+        .collect()
+}
+
+/// What [`recover`] did with the journal of an interrupted run.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Recovery {
+    /// Files the interrupted run had committed to and that now hold their pinned text.
+    pub completed: Vec<PathBuf>,
+    /// Files edited since the interrupted run (neither its original nor its pinned text):
+    /// left as they are, their temporary removed.
+    pub left: Vec<PathBuf>,
+}
+
+/// Completes the journaled write an interrupted run left at `journal`, if any (`Ok(None)`
+/// when there is none): every file still holding its original text gets its temporary; a
+/// file that changed since is left alone. The journal is removed afterwards.
+pub fn recover(journal: &Path) -> std::io::Result<Option<Recovery>> {
+    let text = match std::fs::read_to_string(journal) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let entries = parse_journal(&text).ok_or_else(|| {
+        std::io::Error::other(format!(
+            "{} is not a pin journal; remove it after checking the files it names",
+            journal.display()
+        ))
+    })?;
+    let mut done = Recovery::default();
+    for e in &entries {
+        let now = infx_fs::read(&e.path).ok().map(|b| text_digest(&b));
+        let temp_there = std::fs::symlink_metadata(&e.temp).is_ok_and(|m| m.is_file());
+        if temp_there && now.as_deref() == Some(e.original.as_str()) {
+            std::fs::rename(&e.temp, &e.path)?;
+            done.completed.push(e.path.clone());
+            continue;
+        }
+        if temp_there {
+            std::fs::remove_file(&e.temp)?;
+        }
+        if now.as_deref() == Some(e.updated.as_str()) {
+            done.completed.push(e.path.clone());
+        } else {
+            done.left.push(e.path.clone());
+        }
+    }
+    std::fs::remove_file(journal)?;
+    sync_parent(journal);
+    Ok(Some(done))
 }
 
 #[cfg(test)]
@@ -491,7 +632,8 @@ mod tests {
                 updated: "b: 2\n".into(),
             },
         ];
-        assert!(write_all(&stale).is_err());
+        let journal = dir.path().join("journal");
+        assert!(write_all(&stale, &journal, &|_| {}).is_err());
         assert_eq!(std::fs::read_to_string(&a).unwrap(), "a: 1\n");
         assert_eq!(
             std::fs::read_dir(dir.path()).unwrap().count(),
@@ -510,9 +652,81 @@ mod tests {
                 updated: "b: 2\n".into(),
             },
         ];
-        write_all(&good).unwrap();
+        write_all(&good, &journal, &|_| {}).unwrap();
         assert_eq!(std::fs::read_to_string(&b).unwrap(), "b: 2\n");
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            2,
+            "no journal or temporary left"
+        );
+    }
+
+    /// Two files, the write stopped after its first rename (a panic stands in for the kill:
+    /// nothing after the rename runs). Returns (dir, a, b, journal).
+    fn interrupted() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.yaml"), dir.path().join("b.yaml"));
+        let journal = dir.path().join("journal");
+        std::fs::write(&a, "a: 1\n").unwrap();
+        std::fs::write(&b, "b: 1\n").unwrap();
+        let files = vec![
+            FileUpdate {
+                path: a.clone(),
+                original: "a: 1\n".into(),
+                updated: "a: 2\n".into(),
+            },
+            FileUpdate {
+                path: b.clone(),
+                original: "b: 1\n".into(),
+                updated: "b: 2\n".into(),
+            },
+        ];
+        let stopped = std::panic::catch_unwind(|| {
+            let _ = write_all(&files, &journal, &|n| {
+                if n == 1 {
+                    panic!("killed after the first rename");
+                }
+            });
+        });
+        assert!(stopped.is_err());
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "a: 2\n");
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "b: 1\n");
+        assert!(journal.is_file());
+        (dir, a, b, journal)
+    }
+
+    #[test]
+    fn an_interrupted_set_is_completed_by_the_next_write() {
+        let (dir, a, b, journal) = interrupted();
+        let r = recover(&journal).unwrap().expect("a journal");
+        assert_eq!(r.completed.len(), 2, "{r:?}");
+        assert!(r.left.is_empty());
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "a: 2\n");
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "b: 2\n");
+        assert!(!journal.exists());
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            2,
+            "no litter"
+        );
+        assert_eq!(recover(&journal).unwrap(), None);
+    }
+
+    #[test]
+    fn a_file_edited_after_the_interruption_is_left_alone() {
+        let (dir, _a, b, journal) = interrupted();
+        std::fs::write(&b, "b: mine\n").unwrap();
+        let r = recover(&journal).unwrap().expect("a journal");
+        assert_eq!(r.left, vec![std::path::absolute(&b).unwrap()]);
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "b: mine\n");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            2,
+            "no litter"
+        );
+        // A journal that is not one is refused, not guessed at.
+        std::fs::write(&journal, "not json").unwrap();
+        assert!(recover(&journal).is_err());
     }
 
     #[test]
@@ -529,11 +743,15 @@ mod tests {
         for p in [&stale, &other, &live] {
             std::fs::write(p, "half").unwrap();
         }
-        write_all(&[FileUpdate {
-            path: path.clone(),
-            original: "image: a\n".into(),
-            updated: "image: b\n".into(),
-        }])
+        write_all(
+            &[FileUpdate {
+                path: path.clone(),
+                original: "image: a\n".into(),
+                updated: "image: b\n".into(),
+            }],
+            &dir.path().join("journal"),
+            &|_| {},
+        )
         .unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "image: b\n");
         assert!(!stale.exists(), "stale temporary left behind");

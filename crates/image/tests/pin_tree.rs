@@ -89,7 +89,7 @@ fn run_pin(c: &Client, root: &Path) -> pin::Plan {
     let resolved = pin::resolve_sites(c, &loaded.sites, &Platform::defaults(), 8, &|_, _| {});
     let plan = pin::plan(&loaded.docs, &loaded.sites, &resolved);
     if !plan.has_errors() {
-        pin::write_all(&plan.files).expect("write");
+        pin::write_all(&plan.files, &root.join(".infx-pin.journal"), &|_| {}).expect("write");
     }
     plan
 }
