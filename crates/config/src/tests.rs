@@ -746,6 +746,20 @@ fn runners_rules() {
         v.span.map(|s| (s.start.line, s.start.col)),
         Some(pos_of(&t, "0\n"))
     );
+    // An [Aug] hardware record needs its DRAM figure: absent or null is an error at the record.
+    for t in [
+        RUNNERS_AUG.replace("    available-cpu-dram-mib: 1_998_848\n", ""),
+        RUNNERS_AUG.replace("1_998_848", "null"),
+    ] {
+        let d = run_with(SINGLE, &t, Some(Dialect::Aug));
+        assert!(
+            d.iter().any(|d| d.is_error()
+                && d.message.contains("available-cpu-dram-mib")
+                && d.path.as_deref() == Some(Path::new("configs/runners.yaml"))),
+            "{}",
+            list(&d)
+        );
+    }
     // Non-string runner.
     let t = "labels:\n  b200: [b200-00, 7]\n";
     let d = run_with(SINGLE, t, Some(Dialect::Aug));
