@@ -656,6 +656,18 @@ pub fn compare(ours: &Ours, theirs: &J) -> Result<Option<String>, String> {
         }
         return Ok(None);
     }
+    // Both reject: when upstream names the entry that failed its validation, ours must be
+    // about the same entry.
+    if let Some(rest) = their_error.split("Master config entry '").nth(1)
+        && let Some((key, _)) = rest.split_once("' failed validation")
+        && !ours.message.contains(&format!("'{key}'"))
+    {
+        return Err(format!(
+            "both reject, upstream for entry '{key}'; ours: {} {}",
+            ours.code.as_deref().unwrap_or(""),
+            head(&ours.message)
+        ));
+    }
     let crash = ["TypeError", "KeyError", "AttributeError", "IndexError"]
         .iter()
         .any(|t| their_reason.starts_with(&format!("{t}: ")));
@@ -826,5 +838,38 @@ mod tests {
         assert!(text.contains("\"a\": yes,"), "{text}");
         assert!(text.contains("\"b\": \"yes\""), "{text}");
         assert!(text.contains("    0x10\n"), "{text}");
+    }
+}
+
+#[cfg(test)]
+mod order_tests {
+    use super::*;
+
+    /// Upstream validates the master files before the runner file: with both broken, the
+    /// finding `matrix` stops on is the entry's (found by the differential, seed 3 case 17).
+    #[test]
+    fn a_broken_entry_is_reported_before_a_broken_runner_file() {
+        let entry = "k-fp8-b200-sglang:\n  image: i\n  model: m\n  model-prefix: k\n  runner: b200\n  precision: fp8\n  framework: sglang\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n      search-space:\n      - {tp: eight, conc-start: 1, conc-end: 4}\n";
+        let runners = "labels:\n  b200: []\n";
+        let case = Case {
+            what: String::new(),
+            files: vec![
+                (MASTER_FILES[0].to_string(), entry.to_string()),
+                (RUNNER_FILE.to_string(), runners.to_string()),
+            ],
+            argv: words(&[
+                "test-config",
+                "--config-files",
+                MASTER_FILES[0],
+                "--runner-config",
+                RUNNER_FILE,
+                "--config-keys",
+                "k-fp8-b200-sglang",
+            ]),
+        };
+        let o = ours(&case).expect("runs");
+        assert_eq!(o.exit, 1);
+        assert_eq!(o.code.as_deref(), Some("config/type"), "{}", o.message);
+        assert!(o.message.contains("'k-fp8-b200-sglang'"), "{}", o.message);
     }
 }
