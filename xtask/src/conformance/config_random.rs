@@ -32,6 +32,8 @@ const RUNNER_FILE: &str = "configs/runners.yaml";
 pub struct Seeds {
     /// (index into MASTER_FILES, key, entry)
     entries: Vec<(usize, String, J)>,
+    /// The original block-style text of each entry: (file index, key) -> section.
+    sections: std::collections::HashMap<(usize, String), String>,
     runners: Map<String, J>,
     runners_text: String,
 }
@@ -48,8 +50,19 @@ pub struct Case {
 pub fn seeds(corpus: &Path) -> anyhow::Result<Seeds> {
     let tree = corpus.join("inferencex-aug2026");
     let mut entries = Vec::new();
+    let mut sections = std::collections::HashMap::new();
     for (fi, file) in MASTER_FILES.iter().enumerate() {
         let doc = infx_yaml::load_file(&tree.join(file)).map_err(|d| anyhow!("{d}"))?;
+        for (key, range) in infx_changelog::impact::top_level_sections(&doc.text) {
+            if let Some(text) = doc.text.get(range) {
+                let text = if text.ends_with('\n') {
+                    text.to_string()
+                } else {
+                    format!("{text}\n")
+                };
+                sections.insert((fi, key.to_string()), text);
+            }
+        }
         let J::Object(m) = super::recipes_random::to_json(&doc.root) else {
             anyhow::bail!("{file}: not a mapping");
         };
@@ -64,6 +77,7 @@ pub fn seeds(corpus: &Path) -> anyhow::Result<Seeds> {
     };
     Ok(Seeds {
         entries,
+        sections,
         runners,
         runners_text,
     })
@@ -340,9 +354,15 @@ fn mutate_runners(rng: &mut Rng, runners: &mut Map<String, J>) -> String {
     }
 }
 
-/// The YAML text of a case file: JSON with the RAW-marked strings as bare plain scalars.
-fn write_yaml(v: &J) -> String {
-    let text = serde_json::to_string_pretty(v).unwrap_or_default();
+/// The YAML text of a case file: JSON (`pretty`: one value a line, else on one line) with the
+/// RAW-marked strings as bare plain scalars.
+fn write_yaml(v: &J, pretty: bool) -> String {
+    let text = if pretty {
+        serde_json::to_string_pretty(v)
+    } else {
+        serde_json::to_string(v)
+    }
+    .unwrap_or_default();
     let marker = serde_json::to_string(RAW).unwrap_or_default();
     let open = marker.trim_end_matches('"'); // `"\u0001raw:`
     let mut out = String::with_capacity(text.len());
@@ -391,12 +411,12 @@ pub fn make_case(seeds: &Seeds, seed: u64, i: usize) -> Option<Case> {
     let mut what = Vec::new();
     for _ in 0..1 + rng.below(2) {
         match rng.below(20) {
-            0 => what.push("unmutated".to_string()),
-            1 | 2 => {
+            0 | 1 => what.push("unmutated".to_string()),
+            2 | 3 => {
                 what.push(mutate_runners(&mut rng, &mut runners));
                 runners_edited = true;
             }
-            3 => {
+            4 => {
                 // A key renamed: a wildcard (reserved by upstream) or a duplicate in the other file.
                 let entry = files[*target_file].shift_remove(&target_key)?;
                 if rng.chance(50) {
@@ -415,19 +435,41 @@ pub fn make_case(seeds: &Seeds, seed: u64, i: usize) -> Option<Case> {
             }
         }
     }
+    // Most files keep their entries' original block text, the mutated entry written as one
+    // line of flow YAML; the others are JSON throughout.
+    let block = rng.chance(70);
     let mut case_files = Vec::new();
     let mut config_files = Vec::new();
     for (fi, m) in files.iter().enumerate() {
-        if !m.is_empty() || (fi == *target_file) {
-            case_files.push((
-                MASTER_FILES[fi].to_string(),
-                write_yaml(&J::Object(m.clone())),
-            ));
-            config_files.push(MASTER_FILES[fi]);
+        if m.is_empty() && fi != *target_file {
+            continue;
         }
+        let text = if block && !m.is_empty() {
+            m.iter()
+                .map(|(k, v)| {
+                    let original = seeds
+                        .entries
+                        .iter()
+                        .find(|(f, key, _)| *f == fi && key == k)
+                        .map(|(_, _, e)| e);
+                    match seeds.sections.get(&(fi, k.clone())) {
+                        Some(section) if original == Some(v) => section.clone(),
+                        _ => format!(
+                            "{}: {}",
+                            serde_json::to_string(k).unwrap_or_default(),
+                            write_yaml(v, false)
+                        ),
+                    }
+                })
+                .collect()
+        } else {
+            write_yaml(&J::Object(m.clone()), true)
+        };
+        case_files.push((MASTER_FILES[fi].to_string(), text));
+        config_files.push(MASTER_FILES[fi]);
     }
     let runners_text = if runners_edited {
-        write_yaml(&J::Object(runners))
+        write_yaml(&J::Object(runners), true)
     } else {
         seeds.runners_text.clone()
     };
@@ -834,7 +876,7 @@ mod tests {
     #[test]
     fn marked_strings_are_written_as_plain_scalars() {
         let v = json!({"a": format!("{RAW}yes"), "b": "yes", "c": [format!("{RAW}0x10")]});
-        let text = write_yaml(&v);
+        let text = write_yaml(&v, true);
         assert!(text.contains("\"a\": yes,"), "{text}");
         assert!(text.contains("\"b\": \"yes\""), "{text}");
         assert!(text.contains("    0x10\n"), "{text}");
