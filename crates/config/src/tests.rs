@@ -587,6 +587,15 @@ fn a4_a5_multinode_agentic() {
         "",
     );
     expect_at(&run(&t), "config/A1", &t, "spec-decoding: mtp");
+    // The row's own ep / dp-attn are typed on a prefill/decode row too (found by the config
+    // differential, seed 20261202 case 439).
+    for (field, bad) in [("dp-attn", "0.5"), ("ep", "four")] {
+        let t = AGENTIC_MULTI.replace(
+            "        conc-list: [4]\n",
+            &format!("        conc-list: [4]\n        {field}: {bad}\n"),
+        );
+        expect_at(&run(&t), "config/type", &t, &format!("{bad}\n"));
+    }
 }
 
 #[test]

@@ -668,7 +668,7 @@ pub fn compare(ours: &Ours, theirs: &J) -> Result<Option<String>, String> {
             ours.exit,
             ours.code.as_deref().unwrap_or(""),
             head(&ours.message),
-            head(their_error)
+            their_error.lines().take(4).collect::<Vec<_>>().join(" | ")
         ));
     }
     if their_exit == 0 {
