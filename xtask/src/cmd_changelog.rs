@@ -310,7 +310,20 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
                 master.as_ref(),
                 &opts,
             ));
-            if let (true, Some(h)) = (plans, head_id) {
+            // Gate mode runs every config rule on the entries it plans; a finding stops it before
+            // planning, as upstream's gate stops loading the configs (docs/changelog.md, gate mode).
+            let mut config_sources = Vec::new();
+            let mut configs_fail = false;
+            if gate_mode && let (Some(inputs), Some(keys)) = (&head_inputs, &master) {
+                let base_bytes = base_blob.as_ref().map(|b| b.data.as_slice());
+                let planned =
+                    crate::gate_configs::planned_keys(base_bytes, &head_bytes, dialect, keys);
+                let (found, texts) = crate::gate_configs::planned_entry_findings(inputs, &planned);
+                configs_fail = !found.is_empty();
+                diags.extend(found);
+                config_sources = texts;
+            }
+            if let (true, false, Some(h)) = (plans, configs_fail, head_id) {
                 let opts = PlanOptions {
                     modifiers: Modifiers {
                         all_evals,
@@ -352,6 +365,9 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
                 head_path.clone(),
                 String::from_utf8_lossy(&head_bytes).into_owned(),
             );
+            for (path, text) in config_sources {
+                sources.insert(path, text);
+            }
             if diags.is_empty() {
                 if format == Format::Human {
                     println!("changelog: ok ({} against {base_id})", head_path.display());

@@ -328,7 +328,8 @@ pub fn generate_checked(
     let runner_doc =
         infx_matrix::load_runner_document(runner_config, base).map_err(Failure::from_diag)?;
     let loaded = infx_config::from_documents(docs, Some(runner_doc), base.to_path_buf());
-    if let Some(d) = blocking_config_error(&infx_config::check(&loaded)) {
+    let runner_path = loaded.runners.as_ref().map(|r| r.path.clone());
+    if let Some(d) = blocking_config_error(&infx_config::check(&loaded), runner_path.as_deref()) {
         return Err(Failure::from_diag(d));
     }
     let configs = MasterConfigs::from_documents(&loaded.masters).map_err(Failure::from_diag)?;
@@ -393,11 +394,16 @@ fn print_findings(findings: &[infx_report::Diagnostic], base: &Path) {
     );
 }
 
-/// The first config finding that stops generation (errors other than X5).
-pub fn blocking_config_error(diags: &[infx_report::Diagnostic]) -> Option<infx_report::Diagnostic> {
+/// The first config finding that stops generation (errors other than X5), in upstream's order:
+/// the master files are validated before the runner file (docs/config.md, "Random differential").
+pub fn blocking_config_error(
+    diags: &[infx_report::Diagnostic],
+    runner_file: Option<&Path>,
+) -> Option<infx_report::Diagnostic> {
     diags
         .iter()
-        .find(|d| d.is_error() && d.code != "config/X5")
+        .filter(|d| d.is_error() && d.code != "config/X5")
+        .min_by_key(|d| runner_file.is_some() && d.path.as_deref() == runner_file)
         .cloned()
 }
 

@@ -11,6 +11,7 @@ pub mod cmd_review;
 pub mod cmd_test;
 pub mod confine;
 pub mod conformance;
+pub mod gate_configs;
 pub mod hygiene;
 pub mod output;
 pub mod paths;

@@ -572,6 +572,10 @@ fn check_row(
         } else if has_tp {
             topology = single_fields(ctx);
         } else {
+            // Upstream types the row's `ep` and `dp-attn` on every agentic row, whatever its
+            // topology (docs/config.md, "Random differential").
+            let _ = ctx.opt_int(m, "ep", at, false);
+            let _ = ctx.opt_bool(m, "dp-attn", at);
             // A4: parallelism belongs in the worker blocks.
             for k in ["pp", "dcp-size", "pcp-size"] {
                 if m.contains_key(k) {

@@ -137,10 +137,10 @@ pub(crate) fn check_runners(ctx: &mut Ctx, root: &Node) -> Option<RunnerInventor
             };
             ctx.unknown_keys(rm, &["gpus-per-node", "available-cpu-dram-mib"], &at);
             let g = ctx.req_int(rm, "gpus-per-node", k.span, &at, true);
-            let d = ctx
-                .opt_int(rm, "available-cpu-dram-mib", &at, true)
-                .ok()
-                .flatten();
+            // Both facts are required in an [Aug] hardware record, `null` included, as upstream's
+            // generator requires them (docs/config.md, "Diagnostic codes"); only [Oct] cluster
+            // records may omit the DRAM figure.
+            let d = ctx.req_int(rm, "available-cpu-dram-mib", k.span, &at, true);
             inv.hardware.push((
                 label.to_string(),
                 HardwareFacts {

@@ -587,6 +587,15 @@ fn a4_a5_multinode_agentic() {
         "",
     );
     expect_at(&run(&t), "config/A1", &t, "spec-decoding: mtp");
+    // The row's own ep / dp-attn are typed on a prefill/decode row too (found by the config
+    // differential, seed 20261202 case 439).
+    for (field, bad) in [("dp-attn", "0.5"), ("ep", "four")] {
+        let t = AGENTIC_MULTI.replace(
+            "        conc-list: [4]\n",
+            &format!("        conc-list: [4]\n        {field}: {bad}\n"),
+        );
+        expect_at(&run(&t), "config/type", &t, &format!("{bad}\n"));
+    }
 }
 
 #[test]
@@ -746,6 +755,20 @@ fn runners_rules() {
         v.span.map(|s| (s.start.line, s.start.col)),
         Some(pos_of(&t, "0\n"))
     );
+    // An [Aug] hardware record needs its DRAM figure: absent or null is an error at the record.
+    for t in [
+        RUNNERS_AUG.replace("    available-cpu-dram-mib: 1_998_848\n", ""),
+        RUNNERS_AUG.replace("1_998_848", "null"),
+    ] {
+        let d = run_with(SINGLE, &t, Some(Dialect::Aug));
+        assert!(
+            d.iter().any(|d| d.is_error()
+                && d.message.contains("available-cpu-dram-mib")
+                && d.path.as_deref() == Some(Path::new("configs/runners.yaml"))),
+            "{}",
+            list(&d)
+        );
+    }
     // Non-string runner.
     let t = "labels:\n  b200: [b200-00, 7]\n";
     let d = run_with(SINGLE, t, Some(Dialect::Aug));

@@ -73,8 +73,13 @@ fn case_dirs(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
 
 /// Parses upstream's argument line with our CLI. `Err(code)` when clap rejects it.
 fn parse(args_line: &str) -> Result<MatrixCommand, u8> {
+    parse_words(infx_review::cookbook::split_words(args_line))
+}
+
+/// Parses upstream's argument words with our CLI. `Err(code)` when clap rejects them.
+pub(crate) fn parse_words(words: Vec<String>) -> Result<MatrixCommand, u8> {
     let mut argv = vec!["cargo xtask".to_string(), "matrix".to_string()];
-    argv.extend(infx_review::cookbook::split_words(args_line));
+    argv.extend(words);
     match <crate::Cli as clap::Parser>::try_parse_from(argv) {
         Ok(crate::Cli {
             command: crate::Command::Matrix(m),

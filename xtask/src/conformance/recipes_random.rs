@@ -39,7 +39,7 @@ pub struct Case {
 
 /// A recipe tree as JSON (the mutator's working form). Timestamps become strings, which is
 /// what a quoted date is; none of the seed recipes has one.
-fn to_json(n: &Node) -> J {
+pub(crate) fn to_json(n: &Node) -> J {
     match &n.value {
         Value::Null => J::Null,
         Value::Bool(b) => J::Bool(*b),
