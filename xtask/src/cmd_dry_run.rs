@@ -393,7 +393,11 @@ fn tree_points(
     conc: Option<&[i64]>,
 ) -> Result<Vec<(Object, RowOrigin)>, Diagnostic> {
     let loaded = infx_config::load_tree(tree);
-    if let Some(d) = crate::cmd_matrix::blocking_config_error(&infx_config::check(&loaded)) {
+    let runner_path = loaded.runners.as_ref().map(|r| r.path.clone());
+    if let Some(d) = crate::cmd_matrix::blocking_config_error(
+        &infx_config::check(&loaded),
+        runner_path.as_deref(),
+    ) {
         return Err(d);
     }
     let configs = infx_matrix::MasterConfigs::from_documents(&loaded.masters)?;
