@@ -6,6 +6,7 @@ use crate::{Document, Pos, Span};
 use indexmap::IndexMap;
 use infx_report::{Diagnostic, LineIndex};
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle as PStyle, Tag};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -160,9 +161,25 @@ impl<'a> Builder<'a> {
 
     fn pos(&self, m: &Marker) -> Pos {
         let offset = match &self.char_to_byte {
-            None => m.index(),
+            None => m.index().min(self.text.len()),
             Some(v) => v.get(m.index()).copied().unwrap_or(self.text.len()),
         };
+        // Every event has two positions, and a line search each was the loader's top cost after
+        // the scanner (docs/performance.md). The marker's own line and column are used when
+        // they verifiably name the same place as the line index would (ASCII text: columns are
+        // bytes); they do not always (an end marker can sit on a line break with the next
+        // line's number, and a lone `\r` is a break to the parser only).
+        if self.char_to_byte.is_none()
+            && let Some(line) = self.line_index.line_range(self.text, m.line())
+            && line.start + m.col() == offset
+            && offset <= line.end
+        {
+            return Pos {
+                offset,
+                line: m.line(),
+                col: m.col() + 1,
+            };
+        }
         self.line_index.pos(self.text, offset)
     }
 
@@ -236,7 +253,7 @@ impl<'a> Builder<'a> {
                     self.push_node(node, levels, &mut root)?;
                 }
                 Event::Scalar(value, style, anchor, tag) => {
-                    let node = self.scalar(&value, style, tag.as_deref(), Span { start, end })?;
+                    let node = self.scalar(value, style, tag.as_deref(), Span { start, end })?;
                     if anchor != 0 {
                         self.anchor(anchor, &node, 0);
                     }
@@ -391,7 +408,7 @@ impl<'a> Builder<'a> {
 
     /// PyYAML keeps a block scalar's final line break only when the source has one: a `|`/`>`
     /// scalar ending the file without a newline gets no trailing `\n` (the parser adds one).
-    fn block_scalar_at_eof(&self, text: &str, style: ScalarStyle, span: Span) -> String {
+    fn block_scalar_at_eof(&self, mut text: String, style: ScalarStyle, span: Span) -> String {
         let block = matches!(style, ScalarStyle::Literal | ScalarStyle::Folded);
         if block && !self.text.ends_with('\n') && text.ends_with('\n') && !text.ends_with("\n\n") {
             let tail_blank = self
@@ -399,15 +416,16 @@ impl<'a> Builder<'a> {
                 .get(span.end.offset..)
                 .is_some_and(|t| t.trim().is_empty());
             if tail_blank {
-                return text[..text.len() - 1].to_string();
+                text.pop();
             }
         }
-        text.to_string()
+        text
     }
 
+    /// `value` is the parser's text, moved into the node when the parser already owns it.
     fn scalar(
         &self,
-        text: &str,
+        value: Cow<'_, str>,
         style: PStyle,
         tag: Option<&Tag>,
         span: Span,
@@ -419,6 +437,7 @@ impl<'a> Builder<'a> {
             PStyle::Literal => ScalarStyle::Literal,
             PStyle::Folded => ScalarStyle::Folded,
         };
+        let text: &str = &value;
         let value = match tag {
             Some(t) => self.tagged_scalar(text, t, span)?,
             None if node_style == ScalarStyle::Plain => match resolve::resolve_plain(text) {
@@ -448,9 +467,9 @@ impl<'a> Builder<'a> {
                         )
                         .with_help("quote it: '='"));
                 }
-                Resolved::Str => Value::Str(text.to_string()),
+                Resolved::Str => Value::Str(value.into_owned()),
             },
-            None => Value::Str(self.block_scalar_at_eof(text, node_style, span)),
+            None => Value::Str(self.block_scalar_at_eof(value.into_owned(), node_style, span)),
         };
         let span = self.tight_span(node_style, span);
         let mut node = Node::new(value, span);
@@ -549,12 +568,13 @@ impl<'a> Builder<'a> {
     /// mappings where earlier ones win) are placed before the mapping's own pairs, then pairs
     /// are inserted in order with later ones winning and the first position kept.
     fn build_mapping(&self, pairs: Vec<(Node, Node)>) -> Result<Mapping, Diagnostic> {
+        if !pairs.iter().any(|(k, _)| is_merge_key(k)) {
+            return self.plain_mapping(pairs);
+        }
         let mut merged: Vec<(Node, Node)> = Vec::new();
         let mut own: Vec<(Node, Node)> = Vec::with_capacity(pairs.len());
         for (k, v) in pairs {
-            let is_merge =
-                k.style == ScalarStyle::Plain && matches!(&k.value, Value::Str(s) if s == "<<");
-            if !is_merge {
+            if !is_merge_key(&k) {
                 own.push((k, v));
                 continue;
             }
@@ -614,20 +634,7 @@ impl<'a> Builder<'a> {
                 Some((idx, _, slot)) => {
                     if own_seen.get(idx).copied().unwrap_or(true) && self.opts.reject_duplicate_keys
                     {
-                        let first_span = slot.0.span;
-                        let first = first_span.start;
-                        let shown = self.text.get(k.span.byte_range()).unwrap_or("?");
-                        return Err(self
-                            .err(
-                                "yaml/duplicate-key",
-                                k.span.start,
-                                format!(
-                                    "duplicate key {shown} in this mapping (first at line {}:{}); PyYAML would silently keep only the last value",
-                                    first.line, first.col
-                                ),
-                            )
-                            .with_help("remove one of the two entries")
-                            .with_label(first_span, "first defined here"));
+                        return Err(self.duplicate_key(&slot.0, &k));
                     }
                     if let Some(seen) = own_seen.get_mut(idx) {
                         *seen = true;
@@ -644,4 +651,46 @@ impl<'a> Builder<'a> {
         }
         Ok(Mapping { entries })
     }
+
+    /// A mapping without merge keys (nearly all of them): pairs go straight into the map, in
+    /// order, each moved once.
+    fn plain_mapping(&self, pairs: Vec<(Node, Node)>) -> Result<Mapping, Diagnostic> {
+        let mut entries: IndexMap<KeyRepr, (Node, Node)> = IndexMap::with_capacity(pairs.len());
+        for (i, (k, v)) in pairs.into_iter().enumerate() {
+            match entries.entry(KeyRepr::of(&k.value, i)) {
+                indexmap::map::Entry::Occupied(mut slot) => {
+                    if self.opts.reject_duplicate_keys {
+                        return Err(self.duplicate_key(&slot.get().0, &k));
+                    }
+                    // The last value wins at the first position, as in a Python dict.
+                    *slot.get_mut() = (k, v);
+                }
+                indexmap::map::Entry::Vacant(slot) => {
+                    slot.insert((k, v));
+                }
+            }
+        }
+        Ok(Mapping { entries })
+    }
+
+    fn duplicate_key(&self, first: &Node, again: &Node) -> Diagnostic {
+        let first_span = first.span;
+        let at = first_span.start;
+        let shown = self.text.get(again.span.byte_range()).unwrap_or("?");
+        self.err(
+            "yaml/duplicate-key",
+            again.span.start,
+            format!(
+                "duplicate key {shown} in this mapping (first at line {}:{}); PyYAML would silently keep only the last value",
+                at.line, at.col
+            ),
+        )
+        .with_help("remove one of the two entries")
+        .with_label(first_span, "first defined here")
+    }
+}
+
+/// A plain `<<` key: YAML 1.1's merge key.
+fn is_merge_key(k: &Node) -> bool {
+    k.style == ScalarStyle::Plain && matches!(&k.value, Value::Str(s) if s == "<<")
 }
