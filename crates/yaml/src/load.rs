@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-/// Nodes that alias expansion may create in one document before loading fails. Real recipes
-/// expand a few hundred; a billion-laughs file needs billions.
+/// Nodes that alias expansion and the copies kept for anchors may create in one document before
+/// loading fails. Real recipes copy a few hundred; a billion-laughs file needs billions.
 pub const DEFAULT_ALIAS_BUDGET: usize = 200_000;
 
 /// Lists and mappings nested inside each other (aliases counted as expanded) beyond which
@@ -235,16 +235,7 @@ impl<'a> Builder<'a> {
                     let levels = target.levels;
                     self.alias_nodes = self.alias_nodes.saturating_add(n);
                     if self.alias_nodes > self.opts.alias_budget {
-                        return Err(self
-                            .err(
-                                "yaml/alias-budget",
-                                start,
-                                format!(
-                                    "alias expansion exceeds the budget of {} nodes (a recursive or exponential alias structure, e.g. \"billion laughs\")",
-                                    self.opts.alias_budget
-                                ),
-                            )
-                            .with_help("write the data out instead of nesting aliases of aliases"));
+                        return Err(self.over_alias_budget(start));
                     }
                     let node = target.node.clone();
                     if self.stack.len() + levels > self.opts.max_depth {
@@ -255,7 +246,7 @@ impl<'a> Builder<'a> {
                 Event::Scalar(value, style, anchor, tag) => {
                     let node = self.scalar(value, style, tag.as_deref(), Span { start, end })?;
                     if anchor != 0 {
-                        self.anchor(anchor, &node, 0);
+                        self.anchor(anchor, &node, 0)?;
                     }
                     self.push_node(node, 0, &mut root)?;
                 }
@@ -305,7 +296,7 @@ impl<'a> Builder<'a> {
                     let mut node = Node::new(Value::Seq(items), Span { start: s, end });
                     node.style = ScalarStyle::Collection;
                     if anchor != 0 {
-                        self.anchor(anchor, &node, below + 1);
+                        self.anchor(anchor, &node, below + 1)?;
                     }
                     self.push_node(node, below + 1, &mut root)?;
                 }
@@ -324,7 +315,7 @@ impl<'a> Builder<'a> {
                     let mut node = Node::new(Value::Map(map), Span { start: s, end });
                     node.style = ScalarStyle::Collection;
                     if anchor != 0 {
-                        self.anchor(anchor, &node, below + 1);
+                        self.anchor(anchor, &node, below + 1)?;
                     }
                     self.push_node(node, below + 1, &mut root)?;
                 }
@@ -334,13 +325,34 @@ impl<'a> Builder<'a> {
         Ok(root.unwrap_or_else(|| Node::new(Value::Null, Span::point(zero))))
     }
 
-    fn anchor(&mut self, id: usize, node: &Node, levels: usize) {
+    /// Keeps a copy of an anchored node for its aliases. The copies count against the alias
+    /// budget as expansions do: 250 anchors nested around one big list would otherwise copy
+    /// it 250 times (a 200 KB file took 3 GB; docs/security.md).
+    fn anchor(&mut self, id: usize, node: &Node, levels: usize) -> Result<(), Diagnostic> {
+        let count = node.count();
+        self.alias_nodes = self.alias_nodes.saturating_add(count);
+        if self.alias_nodes > self.opts.alias_budget {
+            return Err(self.over_alias_budget(node.span.start));
+        }
         let anchored = Anchored {
             node: node.clone(),
-            count: node.count(),
+            count,
             levels,
         };
         self.anchors.insert(id, anchored);
+        Ok(())
+    }
+
+    fn over_alias_budget(&self, pos: Pos) -> Diagnostic {
+        self.err(
+            "yaml/alias-budget",
+            pos,
+            format!(
+                "anchors and aliases copy more than the budget of {} nodes (a recursive or exponential alias structure, e.g. \"billion laughs\", or anchors nested around a large block)",
+                self.opts.alias_budget
+            ),
+        )
+        .with_help("write the data out instead of nesting aliases of aliases or anchors in anchors")
     }
 
     fn too_deep(&self, pos: Pos) -> Diagnostic {
