@@ -19,7 +19,8 @@ aug="$corpus/inferencex-aug2026"
 if [ -z "${NO_BUILD:-}" ]; then (cd "$here" && cargo build --quiet --release -p xtask); fi
 bin="$here/target/release/xtask"
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+# KEEP_WORK=1 keeps the two repositories (for profiling); they are printed at the end.
+if [ -z "${KEEP_WORK:-}" ]; then trap 'rm -rf "$work"' EXIT; fi
 g() { git -c user.email=b@example.com -c user.name=bench -c core.autocrlf=false "$@"; }
 
 make_repo() {
@@ -95,8 +96,13 @@ for kind in ("text", "yaml"):
     print(f"{kind}: git diff --check median {g:7.3f} s")
     print(f"{kind}: xtask diff-check median {d:7.3f} s  ratio {d / g:5.2f} (target <= 2: {'met' if d <= 2 * g else 'NOT met'})")
     print(f"{kind}: xtask validate   median {v:7.3f} s  (target <= 5 s: {'met' if v <= 5 else 'NOT met'})")
-# What validate checked on the YAML change (its summary), so the figure is not of an empty run.
-out = subprocess.run(cases[-1][2], capture_output=True, text=True)
-print("\nyaml change, validate summary:")
-print("\n".join(l for l in out.stdout.splitlines() if l.startswith("  ") or l.startswith("validate")))
+# What validate checked on each change (its step lines), so the figures are not of empty runs.
+import re
+for kind in ("text", "yaml"):
+    cmd = next(c for k, name, c in cases if k == kind and name == "xtask validate")
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    print(f"\n{kind} change, validate's steps (one run):")
+    print("\n".join("  " + l for l in out.stdout.splitlines()
+                    if re.match(r"^[a-z-]+ {2,}", l) or l.startswith("validate:")))
 PY
+if [ -n "${KEEP_WORK:-}" ]; then echo "repositories kept: $work/text $work/yaml"; fi
