@@ -160,18 +160,22 @@ impl<'a> Builder<'a> {
     }
 
     fn pos(&self, m: &Marker) -> Pos {
-        let offset = match &self.char_to_byte {
-            None => m.index().min(self.text.len()),
-            Some(v) => v.get(m.index()).copied().unwrap_or(self.text.len()),
+        // The parser counts characters; the byte offset of character `i`, when it exists.
+        let byte_of = |i: usize| match &self.char_to_byte {
+            None => (i <= self.text.len()).then_some(i),
+            Some(v) => v.get(i).copied(),
         };
+        let exact = byte_of(m.index());
         // Every event has two positions, and a line search each was the loader's top cost after
         // the scanner (docs/performance.md). The marker's own line and column are used when
-        // they verifiably name the same place as the line index would (ASCII text: columns are
-        // bytes); they do not always (an end marker can sit on a line break with the next
-        // line's number, and a lone `\r` is a break to the parser only).
-        if self.char_to_byte.is_none()
+        // they verifiably name the same place as the line index would: the character `col`
+        // before the marker starts line `line`. They do not always (an end marker can sit on a
+        // line break with the next line's number, and a lone `\r` is a break to the parser
+        // only).
+        if let Some(offset) = exact
+            && let Some(start) = m.index().checked_sub(m.col()).and_then(byte_of)
             && let Some(line) = self.line_index.line_range(self.text, m.line())
-            && line.start + m.col() == offset
+            && line.start == start
             && offset <= line.end
         {
             return Pos {
@@ -180,7 +184,8 @@ impl<'a> Builder<'a> {
                 col: m.col() + 1,
             };
         }
-        self.line_index.pos(self.text, offset)
+        self.line_index
+            .pos(self.text, exact.unwrap_or(self.text.len()))
     }
 
     fn err(&self, code: &str, pos: Pos, msg: impl Into<String>) -> Diagnostic {
