@@ -6,7 +6,7 @@
 # usage: bench/diff.sh [TREE] [RUNS]
 #   TREE  the benchmark tree copied into a scratch repository (default: ../shared/corpus/
 #         inferencex-aug2026 when present, else the bundled inferencex-e2e/). Not modified.
-#   RUNS  timed runs per tool (default 31); the median is reported.
+#   RUNS  timed runs per tool (default 31); the median is reported. NO_BUILD=1 skips the build.
 # The reference tool is the machine's `git` (its version is printed).
 set -euo pipefail
 
@@ -21,7 +21,7 @@ if [[ -z "$tree" ]]; then
 fi
 runs="${2:-31}"
 
-cargo build --quiet --release --package xtask
+if [[ -z "${NO_BUILD:-}" ]]; then (cd "$root" && cargo build --quiet --release --package xtask); fi
 xtask="$root/target/release/xtask"
 
 work="$(mktemp -d)"

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Scaling: `xtask validate` (release, whole tree, no git) on synthetic trees K = 1, 2, 4, 8 times
 # the August corpus — every master-config entry duplicated under new keys (`KEY-xI`) and every
-# srt-slurm recipe copied under new directories (`srt-slurm-recipes/xI/…`) — with wall time and
-# peak RSS per K (GNU time), medians of RUNS fresh processes, a least-squares linear fit
-# (a + b·K, with R²) printed for both, and an SVG plot of the points and fits.
+# srt-slurm recipe copied under new directories (`srt-slurm-recipes/xI/…`) — with wall time, CPU
+# time (user + system: what a loaded machine inflates least) and peak RSS per K (GNU time),
+# medians of RUNS fresh processes, a least-squares linear fit (a + b·K, with R²) printed for
+# each, and an SVG plot of the CPU and RSS points and fits. The reference for "linear" is
+# the fit itself (there is no upstream tool doing the whole job), and the YAML bytes per K.
 #
 #   bench/scaling.sh [RUNS] [SVG_OUT]   (default 5 runs, docs/perf-scaling.svg;
 #                                         corpus: $INFX_CORPUS or ../shared/corpus; NO_BUILD=1)
@@ -73,11 +75,11 @@ samples = {k: [] for k in ks}
 for _ in range(runs):
     for k in ks:
         tf = os.path.join(work, "time.txt")
-        subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", tf, bin, "validate", "--root",
+        subprocess.run(["/usr/bin/time", "-f", "%e %M %U %S", "-o", tf, bin, "validate", "--root",
                         os.path.join(work, f"k{k}")], stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
-        wall, rss = open(tf).read().split()[-2:]
-        samples[k].append((float(wall), int(rss) / 1024))
+        wall, rss, user, sys_ = open(tf).read().split()[-4:]
+        samples[k].append((float(wall), int(rss) / 1024, float(user) + float(sys_)))
 def yaml_bytes(k):
     n = 0
     for top, _, names in os.walk(os.path.join(work, f"k{k}")):
@@ -92,11 +94,14 @@ def fit(xs, ys):
     return a, b, r2
 wall = [statistics.median(s[0] for s in samples[k]) for k in ks]
 rss = [statistics.median(s[1] for s in samples[k]) for k in ks]
-for k, w, r in zip(ks, wall, rss):
-    print(f"K={k}: {yaml_bytes(k) / 1e6:6.2f} MB of YAML  validate median {w:6.3f} s  peak RSS {r:7.1f} MiB")
-fw, fr = fit(ks, wall), fit(ks, rss)
+cpu = [statistics.median(s[2] for s in samples[k]) for k in ks]
+for k, w, c, r in zip(ks, wall, cpu, rss):
+    print(f"K={k}: {yaml_bytes(k) / 1e6:6.2f} MB of YAML  validate median wall {w:6.3f} s  cpu {c:6.3f} s  peak RSS {r:7.1f} MiB")
+fw, fc, fr = fit(ks, wall), fit(ks, cpu), fit(ks, rss)
 print(f"fit wall = {fw[0]:.3f} + {fw[1]:.3f}*K s   (R^2 {fw[2]:.4f})")
+print(f"fit CPU  = {fc[0]:.3f} + {fc[1]:.3f}*K s   (R^2 {fc[2]:.4f})")
 print(f"fit RSS  = {fr[0]:.1f} + {fr[1]:.1f}*K MiB (R^2 {fr[2]:.4f})")
+print(f"load average after the runs: {open('/proc/loadavg').read().split()[:3]}")
 
 # The plot: two panels (wall, RSS) of the medians and their fitted lines.
 W, H, pad = 720, 300, 50
@@ -118,7 +123,7 @@ def panel(x0, title, ys, f, unit):
     parts.append(f'<text x="{x0 + W / 4}" y="{H - 8}" text-anchor="middle" font-size="11">'
                  f'{unit} = {f[0]:.2f} + {f[1]:.3f}·K (R² {f[2]:.3f})</text>')
     return parts
-body = panel(0, "validate wall time (s) vs tree size", wall, fw, "s") + \
+body = panel(0, "validate CPU time (s) vs tree size", cpu, fc, "s") + \
        panel(W / 2, "peak RSS (MiB) vs tree size", rss, fr, "MiB")
 with open(svg, "w") as out:
     out.write(f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif">\n'

@@ -155,7 +155,7 @@ summary = subprocess.run([bin, "validate", "--root", aug], capture_output=True, 
 print("whole tree, validate's own step times (one run):")
 print("\n".join("  " + l for l in summary.splitlines() if re.match(r"^[a-z-]+ +", l) or l.startswith("validate:")))
 # What the one-config run checked (its summary lines), so the figure is not of an empty run.
-out = subprocess.run(cases[1][1], capture_output=True, text=True)
+out = subprocess.run(cases[2][1], capture_output=True, text=True)
 print("\none-config change, summary:\n" + "\n".join(l for l in out.stdout.splitlines() if l[:11].strip() in
       {"change", "yaml", "config", "changelog", "matrix", "recipe", "image", "diff-check", "review", "validate:"}))
 PY

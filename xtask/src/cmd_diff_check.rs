@@ -62,11 +62,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let diags = infx_diff::whitespace_errors(&change);
     let mut sources = SourceMap::new();
     // Only the human format shows source lines; skip indexing big files for the others.
+    // A set: a tree-wide change has tens of thousands of files and findings (docs/performance.md).
+    let with_findings: std::collections::HashSet<&std::path::Path> =
+        diags.iter().filter_map(|d| d.path.as_deref()).collect();
     for t in change.texts.iter().filter(|_| args.format == Format::Human) {
-        if diags
-            .iter()
-            .any(|d| d.path.as_deref() == Some(t.path.as_path()))
-        {
+        if with_findings.contains(t.path.as_path()) {
             sources.insert(&t.path, String::from_utf8_lossy(&t.new).into_owned());
         }
     }

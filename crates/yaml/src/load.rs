@@ -6,12 +6,13 @@ use crate::{Document, Pos, Span};
 use indexmap::IndexMap;
 use infx_report::{Diagnostic, LineIndex};
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle as PStyle, Tag};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-/// Nodes that alias expansion may create in one document before loading fails. Real recipes
-/// expand a few hundred; a billion-laughs file needs billions.
+/// Nodes that alias expansion and the copies kept for anchors may create in one document before
+/// loading fails. Real recipes copy a few hundred; a billion-laughs file needs billions.
 pub const DEFAULT_ALIAS_BUDGET: usize = 200_000;
 
 /// Lists and mappings nested inside each other (aliases counted as expanded) beyond which
@@ -159,11 +160,32 @@ impl<'a> Builder<'a> {
     }
 
     fn pos(&self, m: &Marker) -> Pos {
-        let offset = match &self.char_to_byte {
-            None => m.index(),
-            Some(v) => v.get(m.index()).copied().unwrap_or(self.text.len()),
+        // The parser counts characters; the byte offset of character `i`, when it exists.
+        let byte_of = |i: usize| match &self.char_to_byte {
+            None => (i <= self.text.len()).then_some(i),
+            Some(v) => v.get(i).copied(),
         };
-        self.line_index.pos(self.text, offset)
+        let exact = byte_of(m.index());
+        // Every event has two positions, and a line search each was the loader's top cost after
+        // the scanner (docs/performance.md). The marker's own line and column are used when
+        // they verifiably name the same place as the line index would: the character `col`
+        // before the marker starts line `line`. They do not always (an end marker can sit on a
+        // line break with the next line's number, and a lone `\r` is a break to the parser
+        // only).
+        if let Some(offset) = exact
+            && let Some(start) = m.index().checked_sub(m.col()).and_then(byte_of)
+            && let Some(line) = self.line_index.line_range(self.text, m.line())
+            && line.start == start
+            && offset <= line.end
+        {
+            return Pos {
+                offset,
+                line: m.line(),
+                col: m.col() + 1,
+            };
+        }
+        self.line_index
+            .pos(self.text, exact.unwrap_or(self.text.len()))
     }
 
     fn err(&self, code: &str, pos: Pos, msg: impl Into<String>) -> Diagnostic {
@@ -218,16 +240,7 @@ impl<'a> Builder<'a> {
                     let levels = target.levels;
                     self.alias_nodes = self.alias_nodes.saturating_add(n);
                     if self.alias_nodes > self.opts.alias_budget {
-                        return Err(self
-                            .err(
-                                "yaml/alias-budget",
-                                start,
-                                format!(
-                                    "alias expansion exceeds the budget of {} nodes (a recursive or exponential alias structure, e.g. \"billion laughs\")",
-                                    self.opts.alias_budget
-                                ),
-                            )
-                            .with_help("write the data out instead of nesting aliases of aliases"));
+                        return Err(self.over_alias_budget(start));
                     }
                     let node = target.node.clone();
                     if self.stack.len() + levels > self.opts.max_depth {
@@ -236,9 +249,9 @@ impl<'a> Builder<'a> {
                     self.push_node(node, levels, &mut root)?;
                 }
                 Event::Scalar(value, style, anchor, tag) => {
-                    let node = self.scalar(&value, style, tag.as_deref(), Span { start, end })?;
+                    let node = self.scalar(value, style, tag.as_deref(), Span { start, end })?;
                     if anchor != 0 {
-                        self.anchor(anchor, &node, 0);
+                        self.anchor(anchor, &node, 0)?;
                     }
                     self.push_node(node, 0, &mut root)?;
                 }
@@ -288,7 +301,7 @@ impl<'a> Builder<'a> {
                     let mut node = Node::new(Value::Seq(items), Span { start: s, end });
                     node.style = ScalarStyle::Collection;
                     if anchor != 0 {
-                        self.anchor(anchor, &node, below + 1);
+                        self.anchor(anchor, &node, below + 1)?;
                     }
                     self.push_node(node, below + 1, &mut root)?;
                 }
@@ -307,7 +320,7 @@ impl<'a> Builder<'a> {
                     let mut node = Node::new(Value::Map(map), Span { start: s, end });
                     node.style = ScalarStyle::Collection;
                     if anchor != 0 {
-                        self.anchor(anchor, &node, below + 1);
+                        self.anchor(anchor, &node, below + 1)?;
                     }
                     self.push_node(node, below + 1, &mut root)?;
                 }
@@ -317,13 +330,34 @@ impl<'a> Builder<'a> {
         Ok(root.unwrap_or_else(|| Node::new(Value::Null, Span::point(zero))))
     }
 
-    fn anchor(&mut self, id: usize, node: &Node, levels: usize) {
+    /// Keeps a copy of an anchored node for its aliases. The copies count against the alias
+    /// budget as expansions do: 250 anchors nested around one big list would otherwise copy
+    /// it 250 times (a 200 KB file took 3 GB; docs/security.md).
+    fn anchor(&mut self, id: usize, node: &Node, levels: usize) -> Result<(), Diagnostic> {
+        let count = node.count();
+        self.alias_nodes = self.alias_nodes.saturating_add(count);
+        if self.alias_nodes > self.opts.alias_budget {
+            return Err(self.over_alias_budget(node.span.start));
+        }
         let anchored = Anchored {
             node: node.clone(),
-            count: node.count(),
+            count,
             levels,
         };
         self.anchors.insert(id, anchored);
+        Ok(())
+    }
+
+    fn over_alias_budget(&self, pos: Pos) -> Diagnostic {
+        self.err(
+            "yaml/alias-budget",
+            pos,
+            format!(
+                "anchors and aliases copy more than the budget of {} nodes (a recursive or exponential alias structure, e.g. \"billion laughs\", or anchors nested around a large block)",
+                self.opts.alias_budget
+            ),
+        )
+        .with_help("write the data out instead of nesting aliases of aliases or anchors in anchors")
     }
 
     fn too_deep(&self, pos: Pos) -> Diagnostic {
@@ -391,7 +425,7 @@ impl<'a> Builder<'a> {
 
     /// PyYAML keeps a block scalar's final line break only when the source has one: a `|`/`>`
     /// scalar ending the file without a newline gets no trailing `\n` (the parser adds one).
-    fn block_scalar_at_eof(&self, text: &str, style: ScalarStyle, span: Span) -> String {
+    fn block_scalar_at_eof(&self, mut text: String, style: ScalarStyle, span: Span) -> String {
         let block = matches!(style, ScalarStyle::Literal | ScalarStyle::Folded);
         if block && !self.text.ends_with('\n') && text.ends_with('\n') && !text.ends_with("\n\n") {
             let tail_blank = self
@@ -399,15 +433,16 @@ impl<'a> Builder<'a> {
                 .get(span.end.offset..)
                 .is_some_and(|t| t.trim().is_empty());
             if tail_blank {
-                return text[..text.len() - 1].to_string();
+                text.pop();
             }
         }
-        text.to_string()
+        text
     }
 
+    /// `value` is the parser's text, moved into the node when the parser already owns it.
     fn scalar(
         &self,
-        text: &str,
+        value: Cow<'_, str>,
         style: PStyle,
         tag: Option<&Tag>,
         span: Span,
@@ -419,6 +454,7 @@ impl<'a> Builder<'a> {
             PStyle::Literal => ScalarStyle::Literal,
             PStyle::Folded => ScalarStyle::Folded,
         };
+        let text: &str = &value;
         let value = match tag {
             Some(t) => self.tagged_scalar(text, t, span)?,
             None if node_style == ScalarStyle::Plain => match resolve::resolve_plain(text) {
@@ -448,9 +484,9 @@ impl<'a> Builder<'a> {
                         )
                         .with_help("quote it: '='"));
                 }
-                Resolved::Str => Value::Str(text.to_string()),
+                Resolved::Str => Value::Str(value.into_owned()),
             },
-            None => Value::Str(self.block_scalar_at_eof(text, node_style, span)),
+            None => Value::Str(self.block_scalar_at_eof(value.into_owned(), node_style, span)),
         };
         let span = self.tight_span(node_style, span);
         let mut node = Node::new(value, span);
@@ -549,12 +585,13 @@ impl<'a> Builder<'a> {
     /// mappings where earlier ones win) are placed before the mapping's own pairs, then pairs
     /// are inserted in order with later ones winning and the first position kept.
     fn build_mapping(&self, pairs: Vec<(Node, Node)>) -> Result<Mapping, Diagnostic> {
+        if !pairs.iter().any(|(k, _)| is_merge_key(k)) {
+            return self.plain_mapping(pairs);
+        }
         let mut merged: Vec<(Node, Node)> = Vec::new();
         let mut own: Vec<(Node, Node)> = Vec::with_capacity(pairs.len());
         for (k, v) in pairs {
-            let is_merge =
-                k.style == ScalarStyle::Plain && matches!(&k.value, Value::Str(s) if s == "<<");
-            if !is_merge {
+            if !is_merge_key(&k) {
                 own.push((k, v));
                 continue;
             }
@@ -614,20 +651,7 @@ impl<'a> Builder<'a> {
                 Some((idx, _, slot)) => {
                     if own_seen.get(idx).copied().unwrap_or(true) && self.opts.reject_duplicate_keys
                     {
-                        let first_span = slot.0.span;
-                        let first = first_span.start;
-                        let shown = self.text.get(k.span.byte_range()).unwrap_or("?");
-                        return Err(self
-                            .err(
-                                "yaml/duplicate-key",
-                                k.span.start,
-                                format!(
-                                    "duplicate key {shown} in this mapping (first at line {}:{}); PyYAML would silently keep only the last value",
-                                    first.line, first.col
-                                ),
-                            )
-                            .with_help("remove one of the two entries")
-                            .with_label(first_span, "first defined here"));
+                        return Err(self.duplicate_key(&slot.0, &k));
                     }
                     if let Some(seen) = own_seen.get_mut(idx) {
                         *seen = true;
@@ -644,4 +668,46 @@ impl<'a> Builder<'a> {
         }
         Ok(Mapping { entries })
     }
+
+    /// A mapping without merge keys (nearly all of them): pairs go straight into the map, in
+    /// order, each moved once.
+    fn plain_mapping(&self, pairs: Vec<(Node, Node)>) -> Result<Mapping, Diagnostic> {
+        let mut entries: IndexMap<KeyRepr, (Node, Node)> = IndexMap::with_capacity(pairs.len());
+        for (i, (k, v)) in pairs.into_iter().enumerate() {
+            match entries.entry(KeyRepr::of(&k.value, i)) {
+                indexmap::map::Entry::Occupied(mut slot) => {
+                    if self.opts.reject_duplicate_keys {
+                        return Err(self.duplicate_key(&slot.get().0, &k));
+                    }
+                    // The last value wins at the first position, as in a Python dict.
+                    *slot.get_mut() = (k, v);
+                }
+                indexmap::map::Entry::Vacant(slot) => {
+                    slot.insert((k, v));
+                }
+            }
+        }
+        Ok(Mapping { entries })
+    }
+
+    fn duplicate_key(&self, first: &Node, again: &Node) -> Diagnostic {
+        let first_span = first.span;
+        let at = first_span.start;
+        let shown = self.text.get(again.span.byte_range()).unwrap_or("?");
+        self.err(
+            "yaml/duplicate-key",
+            again.span.start,
+            format!(
+                "duplicate key {shown} in this mapping (first at line {}:{}); PyYAML would silently keep only the last value",
+                at.line, at.col
+            ),
+        )
+        .with_help("remove one of the two entries")
+        .with_label(first_span, "first defined here")
+    }
+}
+
+/// A plain `<<` key: YAML 1.1's merge key.
+fn is_merge_key(k: &Node) -> bool {
+    k.style == ScalarStyle::Plain && matches!(&k.value, Value::Str(s) if s == "<<")
 }

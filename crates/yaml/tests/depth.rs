@@ -115,3 +115,26 @@ fn chained_aliases_cannot_build_a_tree_deeper_than_the_limit() {
     let e = parse_str(Path::new("t"), &text).unwrap_err();
     assert_eq!(e.code, "yaml/too-deep");
 }
+
+/// `Drop` of a tree is recursive (derived), one frame per collection level: the depth limit is
+/// what bounds it (docs/security.md). At the limit, with mappings and lists mixed, it fits in a
+/// quarter of the 2 MiB a spawned thread gets (the loader's parse threads).
+#[test]
+fn dropping_a_tree_at_the_limit_needs_little_stack() {
+    let half = MAX_NESTING_DEPTH / 2;
+    let text = format!(
+        "{}{}1{}{}\n",
+        "{a: ".repeat(half),
+        "[".repeat(MAX_NESTING_DEPTH - half),
+        "]".repeat(MAX_NESTING_DEPTH - half),
+        "}".repeat(half)
+    );
+    let root = parse_str(Path::new("limit.yaml"), &text).unwrap();
+    let dropper = std::thread::Builder::new()
+        .stack_size(512 * 1024)
+        .spawn(move || drop(root))
+        .unwrap();
+    assert!(dropper.join().is_ok());
+    let e = parse_str(Path::new("deep.yaml"), &format!("[{text}]")).unwrap_err();
+    assert_eq!(e.code, "yaml/too-deep");
+}
