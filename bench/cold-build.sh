@@ -15,7 +15,8 @@
 #       `xtask-registry` binary on first use), then `cargo xtask validate --help` again (should
 #       rebuild nothing).
 # OUT_DIR (default /tmp/cold-build) receives the clones, targets and reports; the clones and
-# targets are deleted at the end (the disk is shared), the reports and timings kept.
+# targets are deleted at the end (the disk is shared); the reports, timings and the built
+# binaries (OUT_DIR/NAME-xtask) are kept.
 # The registry cache (~/.cargo/registry) is shared: sources are not downloaded again; that is
 # also what a contributor's second clone sees. The crates must already be fetched (cargo fetch).
 set -euo pipefail
@@ -96,5 +97,9 @@ else
   awk -v bw="$bw" -v nw="$nw" -v bc="$(echo "$bu + $bs" | bc -l)" -v nc="$(echo "$nu + $ns" | bc -l)" \
     'BEGIN {printf "new / base: wall %.2f, cpu %.2f; on an idle 2-core machine the wall time is about the cpu time / 2 plus the serial tail (see the timings reports)\n", nw / bw, nc / bc}'
 fi
+# The built binaries stay, for speed comparisons of the dev builds.
+for name in base new; do
+  cp "$out/$name-target/debug/xtask" "$out/$name-xtask" 2>/dev/null || true
+done
 rm -rf "$out"/base "$out"/new "$out"/base-target "$out"/new-target
-echo "reports: $(ls "$out"/*-timing.html | tr '\n' ' ')"
+echo "reports:" "$out"/*-timing.html
