@@ -90,12 +90,12 @@ where
             return ExitCode::from(code);
         }
     };
-    // A pull request's tree is hostile input: from here on no file outside the repository is
-    // read (docs/security.md).
     #[cfg(not(feature = "registry"))]
     if registry_handover::needs_registry(&cli.command) {
         return registry_handover::hand_over(&args);
     }
+    // A pull request's tree is hostile input: from here on no file outside the repository is
+    // read (docs/security.md).
     confine::confine(&cli.command);
     let result = match cli.command {
         Command::Validate(a) => validate::run(a),
