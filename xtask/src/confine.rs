@@ -61,6 +61,7 @@ pub fn roots_of(cmd: &Command) -> Option<Vec<PathBuf>> {
         | Command::Changelog(C::Replay { repo, .. }) => vec![repo_or_cwd(&repo.repo)],
         Command::Changelog(C::MergeDriver { .. }) => return None,
         Command::InstallMergeDriver(a) => vec![repo_or_cwd(&a.repo)],
+        #[cfg(feature = "registry")]
         Command::Pin(a) => {
             let mut roots = vec![repository_root(&a.root)];
             for p in &a.paths {
@@ -72,6 +73,9 @@ pub fn roots_of(cmd: &Command) -> Option<Vec<PathBuf>> {
             }
             roots
         }
+        // Without the registry client `pin` is handed over before anything is read.
+        #[cfg(not(feature = "registry"))]
+        Command::Pin(_) => return None,
         Command::DiffCheck(_) => vec![repository_root(&cwd())],
         Command::Review(R::Check(a)) => vec![tree_or_default(&a.root)],
         Command::Review(R::Owners(a)) => vec![repo_or_cwd(&a.root)],

@@ -6,6 +6,7 @@ pub mod cmd_diff_check;
 pub mod cmd_dry_run;
 pub mod cmd_fuzz;
 pub mod cmd_matrix;
+#[cfg(feature = "registry")]
 pub mod cmd_pin;
 pub mod cmd_review;
 pub mod cmd_test;
@@ -15,11 +16,19 @@ pub mod gate_configs;
 pub mod hygiene;
 pub mod output;
 pub mod paths;
+pub mod registry_handover;
 pub mod validate;
 
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 use std::process::ExitCode;
+
+/// `pin`'s arguments; a build without the registry client hands them over verbatim
+/// (README, "What builds when").
+#[cfg(feature = "registry")]
+pub type PinArgs = cmd_pin::Args;
+#[cfg(not(feature = "registry"))]
+pub type PinArgs = registry_handover::Forwarded;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -49,7 +58,7 @@ pub enum Command {
     /// Register the perf-changelog merge driver in this clone's git config.
     InstallMergeDriver(cmd_changelog::InstallArgs),
     /// Pin image references to their multi-arch index digests (or --check existing pins).
-    Pin(cmd_pin::Args),
+    Pin(PinArgs),
     /// Report the whitespace errors `git diff --check` reports, for the complete change.
     DiffCheck(cmd_diff_check::Args),
     /// Reviewer checks a machine can decide (CODEOWNERS, images, flags, Pareto, …).
@@ -70,7 +79,12 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    #[cfg(not(feature = "registry"))]
+    if registry_handover::asks_help_for_pin(&args) {
+        return registry_handover::hand_over(&args);
+    }
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -78,6 +92,10 @@ where
             return ExitCode::from(code);
         }
     };
+    #[cfg(not(feature = "registry"))]
+    if registry_handover::needs_registry(&cli.command) {
+        return registry_handover::hand_over(&args);
+    }
     // A pull request's tree is hostile input: from here on no file outside the repository is
     // read (docs/security.md).
     confine::confine(&cli.command);
@@ -87,7 +105,10 @@ where
         Command::DryRun(a) => cmd_dry_run::run(a),
         Command::Changelog(a) => cmd_changelog::run(a),
         Command::InstallMergeDriver(a) => cmd_changelog::install_merge_driver(a),
+        #[cfg(feature = "registry")]
         Command::Pin(a) => cmd_pin::run(a),
+        #[cfg(not(feature = "registry"))]
+        Command::Pin(_) => Ok(registry_handover::hand_over(&args)),
         Command::DiffCheck(a) => cmd_diff_check::run(a),
         Command::Review(a) => cmd_review::run(a),
         Command::Conformance(a) => conformance::run(a),

@@ -1,10 +1,13 @@
 //! The image step of validate: the offline pin rules (pure) and the online registry check.
 
+#[cfg(feature = "registry")]
 use crate::client::Client;
 use crate::reference::Reference;
 use crate::sites::ImageSite;
+#[cfg(feature = "registry")]
 use crate::verify::{self, Finding, VerifyOptions, join, parallel_map};
 use infx_report::Diagnostic;
+#[cfg(feature = "registry")]
 use std::collections::BTreeMap;
 
 const PIN_HELP: &str = "pin it with `cargo xtask pin <file>`; the form is `<repo>:<tag>@sha256:<64 hex>` with the tag's multi-arch index digest";
@@ -66,6 +69,7 @@ pub fn check_document(doc: &infx_yaml::Document) -> Vec<Diagnostic> {
 /// left to [`check_offline`]. Each distinct reference is checked once, `jobs` at a time.
 /// Codes: `image/digest-missing`, `image/not-multi-arch`, `image/missing-platform`,
 /// `image/tag-moved`, `image/tag-missing` (warning), `image/registry`.
+#[cfg(feature = "registry")]
 pub fn check_online(
     client: &Client,
     sites: &[ImageSite],

@@ -4,17 +4,31 @@
 //! Offline checks ([`check_offline`]) are pure functions of the loaded files; only
 //! [`Client`] touches the network, and a hermetic client refuses to.
 
+//!
+//! The feature `registry` (default) adds everything that talks to a registry or models its
+//! manifests; without it the crate is the offline part `validate` needs (README, "What builds
+//! when").
+
 pub mod check;
+#[cfg(feature = "registry")]
 pub mod client;
+#[cfg(feature = "registry")]
 pub mod manifest;
+#[cfg(feature = "registry")]
 pub mod pin;
 pub mod reference;
 pub mod sites;
+#[cfg(feature = "registry")]
 pub mod verify;
 
-pub use check::{check_document, check_offline, check_online};
+#[cfg(feature = "registry")]
+pub use check::check_online;
+pub use check::{check_document, check_offline};
+#[cfg(feature = "registry")]
 pub use client::{Client, ClientConfig, Credential, RegistryError, parse_docker_config};
+#[cfg(feature = "registry")]
 pub use manifest::Platform;
 pub use reference::{Digest, RefError, Reference};
 pub use sites::{ImageSite, SiteKind, master_sites, recipe_sites, sites_in};
+#[cfg(feature = "registry")]
 pub use verify::{Finding, ResolveError, Resolved, VerifyOptions, resolve, verify};

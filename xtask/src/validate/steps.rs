@@ -607,6 +607,7 @@ fn dry_run_one(
 }
 
 /// `validate --online`: the registry confirms every pin (HEAD requests only).
+#[cfg(feature = "registry")]
 pub fn check_images_online(sites: &[infx_image::ImageSite], hermetic: bool) -> Vec<Diagnostic> {
     // The same client as `pin`: docker config and INFX_REGISTRY_* credentials, hermetic guard.
     let client = crate::cmd_pin::registry_client(

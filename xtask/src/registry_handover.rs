@@ -1,0 +1,184 @@
+//! The lean `cargo xtask` binary and the registry commands (README, "What builds when").
+//!
+//! `cargo xtask` builds the `xtask` binary without the `registry` feature: no HTTP client, TLS
+//! or OCI model, most of a fresh clone's build time. The commands that talk to a registry
+//! (`pin`, `validate --online`) are handed, arguments verbatim, to the `xtask-registry` binary
+//! of the same package built with the feature, through the cargo that ran this one (`$CARGO`):
+//! built on first use, then reused. Its own name keeps the two builds from overwriting each
+//! other's binary. A default build (tests, Nix, `cargo install`) has the feature and hands
+//! nothing over.
+
+use crate::Command;
+use std::ffi::{OsStr, OsString};
+use std::process::ExitCode;
+
+/// The arguments of a command this binary hands over, kept verbatim: `--help` included, so
+/// the registry binary prints the real help of `pin`.
+#[derive(clap::Args, Debug)]
+#[command(disable_help_flag = true)]
+pub struct Forwarded {
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "ARGS"
+    )]
+    pub args: Vec<OsString>,
+}
+
+/// Whether `cmd` talks to a registry, so a build without the feature must hand it over.
+pub fn needs_registry(cmd: &Command) -> bool {
+    match cmd {
+        Command::Pin(_) => true,
+        Command::Validate(a) => a.online,
+        _ => false,
+    }
+}
+
+/// `cargo xtask help pin`: clap would print the help of [`Forwarded`]; the registry binary
+/// prints the real one. `args` includes the program name.
+pub fn asks_help_for_pin(args: &[OsString]) -> bool {
+    matches!(args, [_, help, pin, ..] if help == "help" && pin == "pin")
+}
+
+/// The command that runs `args` (program name first, dropped) in the registry binary.
+pub fn handover_command(cargo: &OsStr, args: &[OsString]) -> std::process::Command {
+    let mut c = std::process::Command::new(cargo);
+    c.arg("run")
+        .arg("--quiet")
+        .arg("--manifest-path")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+        .args(["--package", "xtask", "--bin", "xtask-registry"])
+        .args(["--features", "registry", "--"])
+        .args(args.iter().skip(1));
+    c
+}
+
+/// Runs `args` in the registry binary through `cargo` (`None`: this binary was not started by
+/// cargo, so there is nothing to build it with) and returns its exit code.
+pub fn hand_over_with(cargo: Option<&OsStr>, args: &[OsString]) -> ExitCode {
+    let what = args
+        .get(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let Some(cargo) = cargo else {
+        eprintln!(
+            "error: `{what}` needs the registry client, which this xtask binary was built without; run it as `cargo xtask {what} …`, or build xtask with its default features"
+        );
+        return ExitCode::from(1);
+    };
+    match handover_command(cargo, args).status() {
+        // A signal (no code) is a failed run; codes above 255 do not occur on the platforms
+        // cargo runs on, and would be a failure too.
+        Ok(status) => ExitCode::from(
+            status
+                .code()
+                .and_then(|c| u8::try_from(c).ok())
+                .unwrap_or(1),
+        ),
+        Err(e) => {
+            eprintln!(
+                "error: `{what}` needs the registry build of xtask; running {} failed: {e}",
+                crate::hygiene::escape_line(&cargo.to_string_lossy())
+            );
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// [`hand_over_with`] the cargo that ran this binary. The first time, the registry binary is
+/// still to be compiled, and `--quiet` hides cargo's progress: say why the wait.
+pub fn hand_over(args: &[OsString]) -> ExitCode {
+    let built = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.join("xtask-registry")))
+        .is_some_and(|p| p.exists());
+    if !built {
+        eprintln!(
+            "note: building the registry client for this command once (the `xtask-registry` binary, about a minute on a fresh clone)"
+        );
+    }
+    hand_over_with(std::env::var_os("CARGO").as_deref(), args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn os(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    fn parse(args: &[&str]) -> Command {
+        match crate::Cli::try_parse_from(os(args)) {
+            Ok(cli) => cli.command,
+            Err(e) => panic!("{args:?} does not parse: {e}"),
+        }
+    }
+
+    #[test]
+    fn only_registry_commands_are_handed_over() {
+        assert!(needs_registry(&parse(&["x", "pin", "--check"])));
+        assert!(needs_registry(&parse(&["x", "validate", "--online"])));
+        assert!(!needs_registry(&parse(&["x", "validate"])));
+        assert!(!needs_registry(&parse(&["x", "diff-check"])));
+        assert!(asks_help_for_pin(&os(&["x", "help", "pin"])));
+        assert!(!asks_help_for_pin(&os(&["x", "help", "validate"])));
+        assert!(!asks_help_for_pin(&os(&["x", "pin", "help"])));
+    }
+
+    #[test]
+    fn the_handover_names_the_registry_binary_and_keeps_the_arguments() {
+        let c = handover_command(
+            OsStr::new("/bin/cargo"),
+            &os(&["x", "pin", "--help", "a b"]),
+        );
+        assert_eq!(c.get_program(), "/bin/cargo");
+        let args: Vec<&OsStr> = c.get_args().collect();
+        let tail = [
+            "--bin",
+            "xtask-registry",
+            "--features",
+            "registry",
+            "--",
+            "pin",
+            "--help",
+            "a b",
+        ];
+        assert!(args.ends_with(&tail.map(OsStr::new)), "{args:?}");
+        let manifest = Path::new(args[3]);
+        assert!(
+            manifest.ends_with("xtask/Cargo.toml") && manifest.is_file(),
+            "{args:?}"
+        );
+    }
+
+    use std::path::Path;
+
+    #[cfg(unix)]
+    #[test]
+    fn the_exit_code_of_the_registry_run_is_the_exit_code() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fake = dir.path().join("cargo");
+        let record = dir.path().join("argv");
+        std::fs::write(
+            &fake,
+            format!(
+                "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\nexit 3\n",
+                record.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let code = hand_over_with(Some(fake.as_os_str()), &os(&["x", "pin", "--check"]));
+        assert_eq!(code, ExitCode::from(3));
+        let argv = std::fs::read_to_string(&record).unwrap();
+        assert!(
+            argv.starts_with("run\n--quiet\n") && argv.ends_with("--\npin\n--check\n"),
+            "{argv}"
+        );
+        // Not started by cargo: a clear failure, not a silent pass.
+        assert_eq!(hand_over_with(None, &os(&["x", "pin"])), ExitCode::from(1));
+    }
+}
