@@ -111,6 +111,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 "recipes: {n} random cases against srtctl, seed {seed} (replay: --random {n} --seed {seed})"
             );
             failed |= report(*area, recipes_random::run(&corpus, n, seed), args.verbose);
+            failed |= report(
+                *area,
+                recipes_random::run_corpus_launches(&corpus),
+                args.verbose,
+            );
         }
     }
     Ok(if failed {

@@ -2,6 +2,11 @@
 //! (recipes-schema2.md §7, §9; recipes-schema1.md §10). Node addresses are placeholders
 //! (`<ip0>`, `<ip1>`, …); ports are the first allocations srtctl's port plan hands out.
 
+mod topology;
+mod vllm;
+mod vllm_command;
+mod vllm_launch;
+
 use crate::pystr::{py_repr, py_str};
 use crate::recipe::{Variant, is_truthy};
 use crate::schema2::engine_type;
@@ -172,6 +177,8 @@ struct Role<'a> {
     engine: String,
     /// `kv_events` (schema 2) / `kv_events_config` (schema 1) for this role.
     kv_events: Option<&'a Node>,
+    /// The same as vLLM reads it (schema 1: `true` covers prefill and decode only).
+    vllm_kv_events: Option<&'a Node>,
 }
 
 fn int(n: Option<&Node>) -> Option<i64> {
@@ -282,6 +289,7 @@ pub fn render(v: &Variant) -> Rendered {
                 env,
                 engine: role_engine,
                 kv_events: r.get("kv_events").filter(|x| !x.is_null()),
+                vllm_kv_events: r.get("kv_events").filter(|x| !x.is_null()),
             });
         }
     } else {
@@ -308,8 +316,15 @@ pub fn render(v: &Variant) -> Rendered {
             let nodes = count(res.and_then(|r| r.get(&format!("{short}_nodes"))));
             let workers = count(res.and_then(|r| r.get(&format!("{short}_workers")))).unwrap_or(0);
             let explicit = count(res.and_then(|r| r.get(&format!("gpus_per_{short}"))));
+            // `decode_nodes: 0` shares the prefill nodes, each decode worker as wide as a
+            // prefill one (docs/recipe.md, "Rendering").
+            let prefill_gpus = roles
+                .first()
+                .filter(|r| r.name == "prefill")
+                .map(|r| r.gpus);
             let gpus = explicit.unwrap_or(match nodes {
                 Some(n) if n > 0 && workers > 0 => n * gpn / workers,
+                Some(0) if *name == "decode" && workers > 0 => prefill_gpus.unwrap_or(gpn),
                 _ => gpn,
             });
             let mut env = str_map(b.and_then(|b| b.get(&format!("{mode}_environment"))));
@@ -321,7 +336,8 @@ pub fn render(v: &Variant) -> Rendered {
                 name,
                 workers,
                 gpus,
-                nodes: nodes.or(Some(1)),
+                // srtctl counts `agg_nodes or 1`, but `prefill_nodes or 0` + `decode_nodes or 0`.
+                nodes: nodes.or(Some(i64::from(*name == "agg"))),
                 args: b
                     .and_then(|b| b.get_path(&[&cfg_key, mode]))
                     .and_then(Node::as_map),
@@ -334,6 +350,7 @@ pub fn render(v: &Variant) -> Rendered {
                         Value::Map(_) => k.get(mode).filter(|x| is_truthy(x)),
                         _ => Some(k).filter(|x| is_truthy(x)),
                     }),
+                vllm_kv_events: vllm_launch::schema1_kv_events(b, name),
             });
         }
         notes.push(
@@ -377,7 +394,24 @@ pub fn render(v: &Variant) -> Rendered {
         .get_path(&["dynamo", "request_plane"])
         .map(py_str)
         .unwrap_or_else(|| "tcp".into());
-    for r in &roles {
+    // vLLM: srtctl's own placement, process layout and command (render/vllm*.rs).
+    let all_vllm = !roles.is_empty() && roles.iter().all(|r| r.engine == "vllm");
+    if all_vllm {
+        let inputs = vllm_launch::Inputs {
+            tree: t,
+            schema2,
+            gpn: gpn as usize,
+            first_node: node_cursor,
+            model_arg: model_arg.clone(),
+            model_path: model_path.clone(),
+            frontend: &fe_type,
+            request_plane: request_plane.clone(),
+        };
+        let (workers, nodes) = vllm_launch::launch(&inputs, &roles, &mut notes);
+        processes.extend(workers);
+        node_cursor += nodes;
+    }
+    for r in roles.iter().filter(|_| !all_vllm) {
         // Workers smaller than a node are packed, unless spread_workers asks for one per node.
         let spread = t
             .get_path(&["resources", "spread_workers"])
@@ -680,10 +714,11 @@ pub fn render(v: &Variant) -> Rendered {
                                 ["python3", "-m", "dynamo.trtllm", "--model-path"]
                                     .map(String::from),
                             );
+                            // TRT-LLM ignores a served name in the args (docs/recipe.md).
                             argv.extend([
                                 model_arg.clone(),
                                 "--served-model-name".into(),
-                                served.clone(),
+                                default_served(&model_path),
                             ]);
                             if r.name != "agg" {
                                 argv.extend(["--disaggregation-mode".into(), r.name.to_string()]);
@@ -927,13 +962,16 @@ fn served_name(roles: &[Role], model_path: &str) -> String {
             };
         }
     }
-    match model_path.strip_prefix("hf:") {
-        Some(id) => id.to_string(),
-        None => model_path
-            .trim_end_matches('/')
-            .rsplit('/')
-            .next()
-            .unwrap_or(model_path)
-            .to_string(),
-    }
+    default_served(model_path)
+}
+
+/// srtctl's fallback served name: the last path component of the model (a Hugging Face id
+/// `hf:org/name` gives `name`).
+fn default_served(model_path: &str) -> String {
+    let path = model_path.strip_prefix("hf:").unwrap_or(model_path);
+    path.trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or(path)
+        .to_string()
 }
