@@ -373,8 +373,6 @@ pub fn render(v: &Variant) -> Rendered {
     let served = served_name(&roles, &model_path);
     let disagg = roles.iter().any(|r| r.name != "agg");
     let mut processes = Vec::new();
-    let mut nccl = 17500;
-    let mut kv_port = 5200;
     // A dedicated etcd/NATS node comes first; workers start after it.
     let infra = usize::from(
         !schema2
@@ -411,16 +409,13 @@ pub fn render(v: &Variant) -> Rendered {
         processes.extend(workers);
         node_cursor += nodes;
     }
+    // The other engines: srtctl's standard placement (render/topology.rs), one process per
+    // endpoint node, ports from its plan.
+    let spread = t
+        .get_path(&["resources", "spread_workers"])
+        .is_some_and(is_truthy);
+    let mut sizes: Vec<(usize, usize)> = Vec::new();
     for r in roles.iter().filter(|_| !all_vllm) {
-        // Workers smaller than a node are packed, unless spread_workers asks for one per node.
-        let spread = t
-            .get_path(&["resources", "spread_workers"])
-            .is_some_and(is_truthy);
-        let per_node = if r.gpus >= gpn || r.gpus <= 0 || spread {
-            1
-        } else {
-            (gpn / r.gpus).max(1)
-        };
         let nodes_per_worker = if r.gpus > gpn {
             ((r.gpus + gpn - 1) / gpn) as usize
         } else {
@@ -436,25 +431,62 @@ pub fn render(v: &Variant) -> Rendered {
             ));
         }
         let workers = workers.min(cap);
-        let needed = workers.div_ceil(per_node as usize) * nodes_per_worker;
-        let role_nodes = (r.nodes.unwrap_or(1).max(0) as usize).max(needed);
+        let per_node = if r.gpus >= gpn || r.gpus <= 0 || spread {
+            1
+        } else {
+            (gpn / r.gpus).max(1) as usize
+        };
+        let needed = workers.div_ceil(per_node) * nodes_per_worker;
+        sizes.push((workers, (r.nodes.unwrap_or(1).max(0) as usize).max(needed)));
+    }
+    let shapes: Vec<topology::Shape> = roles
+        .iter()
+        .zip(&sizes)
+        .map(|(r, &(workers, _))| topology::Shape {
+            mode: r.name,
+            workers,
+            gpus: r.gpus.max(1) as usize,
+        })
+        .collect();
+    let worker_nodes: usize = sizes.iter().map(|&(_, n)| n).sum();
+    let endpoints = topology::allocate(
+        &shapes,
+        gpn as usize,
+        node_cursor,
+        worker_nodes,
+        spread,
+        false,
+    );
+    let mut ports = topology::Ports::default();
+    let mut sys_port = 7500;
+    let slots: Vec<Vec<topology::Slot>> = endpoints
+        .iter()
+        .enumerate()
+        .map(|(i, ep)| topology::one_per_node(i, ep, &mut ports, &mut sys_port))
+        .collect();
+    for (r, &(workers, role_nodes)) in roles.iter().zip(&sizes) {
         for w in 0..workers {
-            let leader = node_cursor + (w / per_node as usize) * nodes_per_worker;
-            let slot = w % per_node as usize;
-            let http_port = 6100 + 32 * slot as u32;
-            let bootstrap = 7200 + slot as u32;
+            let Some(e) = endpoints
+                .iter()
+                .position(|ep| ep.mode == r.name && ep.index == w)
+            else {
+                continue;
+            };
+            let ep_slots = &slots[e];
+            let nodes_per_worker = ep_slots.len();
+            let leader = endpoints[e].nodes[0];
+            let http_port = ep_slots[0].http_port;
+            let bootstrap = ep_slots[0].bootstrap_port.unwrap_or(7200);
             // A worker larger than a node runs one rank per node.
-            for rank in 0..nodes_per_worker {
+            for (rank, place) in ep_slots.iter().enumerate() {
                 // TRT-LLM launches one srun per worker across all of its nodes.
                 if rank > 0 && r.engine == "trtllm" {
                     continue;
                 }
-                let node = leader + rank;
-                let gpus: Vec<usize> = if nodes_per_worker > 1 {
-                    (0..gpn as usize).collect()
-                } else {
-                    (slot * r.gpus as usize..(slot + 1) * r.gpus as usize).collect()
-                };
+                let node = place.node;
+                let gpus = place.gpus.clone();
+                let nccl = 17500 + place.sys_port - 7500;
+                let kv_port = place.kv_events_port;
                 let mut env = r.env.clone();
                 let visible = gpus
                     .iter()
@@ -491,7 +523,6 @@ pub fn render(v: &Variant) -> Rendered {
                             "--nccl-port".into(),
                             nccl.to_string(),
                         ]);
-                        nccl += 1;
                         let mentions_metrics = r.args.is_some_and(|a| {
                             a.contains_key("enable-metrics") || a.contains_key("enable_metrics")
                         });
@@ -528,7 +559,6 @@ pub fn render(v: &Variant) -> Rendered {
                         }
                         if let Some(kv) = r.kv_events {
                             argv.extend(["--kv-events-config".into(), kv_events_json(kv, kv_port)]);
-                            kv_port += 1;
                         }
                         if !direct {
                             argv.extend(["--request-plane".into(), request_plane.clone()]);
