@@ -61,7 +61,8 @@ fn to_json(n: &Node) -> J {
 }
 
 /// The seed recipes: the plain root or the bundle's `base` of every accepted srtctl-golden
-/// dry-run case without an srtslurm.yaml, deduplicated.
+/// dry-run case without an srtslurm.yaml, then of every August InferenceX srt-slurm recipe
+/// infx loads, deduplicated.
 pub fn seeds(corpus: &Path) -> Vec<(String, Map<String, J>)> {
     let mut out: Vec<(String, Map<String, J>)> = Vec::new();
     let cases = corpus.join("srtctl-golden/cases");
@@ -100,8 +101,37 @@ pub fn seeds(corpus: &Path) -> Vec<(String, Map<String, J>)> {
             out.push((f[0].to_string(), m));
         }
     }
+    // The August InferenceX recipes widen the vLLM and TRT-LLM share of the seeds.
+    let mut files = Vec::new();
+    collect_yaml(&corpus.join(INFERENCEX_RECIPES), &mut files);
+    files.sort();
+    for file in files {
+        let Some(root) = std::fs::read_to_string(&file)
+            .ok()
+            .and_then(|text| infx_yaml::parse_str(&file, &text).ok())
+        else {
+            continue;
+        };
+        let tree = root.get("base").unwrap_or(&root);
+        if root.get("sweep").is_some() || tree.get("sweep").is_some() {
+            continue;
+        }
+        let id = file
+            .strip_prefix(corpus)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        if let J::Object(m) = to_json(tree)
+            && !out.iter().any(|(_, seen)| *seen == m)
+        {
+            out.push((id, m));
+        }
+    }
     out
 }
+
+/// The srt-slurm recipes of the August InferenceX tree, under the corpus.
+const INFERENCEX_RECIPES: &str = "inferencex-aug2026/benchmarks/multi_node/srt-slurm-recipes";
 
 /// The corpus-wide launch comparison's cases: every recipe srtctl accepted in the srtctl-golden
 /// corpus (run without an srtslurm.yaml, sweeps aside), verbatim, once per distinct text: with
@@ -110,10 +140,7 @@ pub fn seeds(corpus: &Path) -> Vec<(String, Map<String, J>)> {
 pub fn corpus_launch_cases(corpus: &Path) -> Vec<Case> {
     let mut out = golden_launch_cases(corpus);
     let mut files = Vec::new();
-    collect_yaml(
-        &corpus.join("inferencex-aug2026/benchmarks/multi_node/srt-slurm-recipes"),
-        &mut files,
-    );
+    collect_yaml(&corpus.join(INFERENCEX_RECIPES), &mut files);
     files.sort();
     for file in files {
         let Ok(recipe) = std::fs::read_to_string(&file) else {
@@ -493,7 +520,7 @@ fn compare_counting(
     }
     match (&run.error, theirs.exit == 0) {
         (None, true) if run.configs.len() == theirs.configs.len() => {
-            compare_launches(case, &run, theirs, launches).map(|()| None)
+            compare_launches(case, &run, theirs, launches)
         }
         (None, true) => Err(format!(
             "{} variants from infx, {} from srtctl",
@@ -518,10 +545,11 @@ fn compare_launches(
     run: &infx_recipe::srtctl::Run,
     theirs: &OracleResult,
     launches: &mut BTreeMap<String, usize>,
-) -> Result<(), String> {
+) -> Result<Option<String>, String> {
     if !case.mock {
-        return Ok(());
+        return Ok(None);
     }
+    let mut skipped = None;
     if theirs.launches.len() != run.configs.len() {
         return Err(format!(
             "srtctl's mock ran {} of {} variants",
@@ -545,6 +573,19 @@ fn compare_launches(
                 v.label
             ));
         }
+        let rendered = infx_recipe::render(v);
+        if rendered
+            .notes
+            .iter()
+            .any(|n| n == infx_recipe::render::PROFILING_NOT_RENDERED)
+        {
+            skipped = Some(format!(
+                "launch commands NOT compared (variant {}): {}",
+                i + 1,
+                infx_recipe::render::PROFILING_NOT_RENDERED
+            ));
+            continue;
+        }
         let calls: Vec<Vec<String>> = launch["calls"]
             .as_array()
             .map(|calls| {
@@ -559,7 +600,7 @@ fn compare_launches(
             .map_err(|e| format!("variant {} ({}): {e}", i + 1, v.label))?;
         *launches.entry(engine).or_default() += 1;
     }
-    Ok(())
+    Ok(skipped)
 }
 
 /// Runs `count` cases from `seed`; the outcome counts agreement per case.

@@ -2,6 +2,7 @@
 //! (recipes-schema2.md §7, §9; recipes-schema1.md §10). Node addresses are placeholders
 //! (`<ip0>`, `<ip1>`, …); ports are the first allocations srtctl's port plan hands out.
 
+mod mocker;
 mod topology;
 mod vllm;
 mod vllm_command;
@@ -12,6 +13,11 @@ use crate::recipe::{Variant, is_truthy};
 use crate::schema2::engine_type;
 use infx_yaml::{Mapping, Node, Value};
 use serde_json::{Value as J, json};
+
+/// The note on variants whose workers srtctl wraps in an nsys profiler: the prefix and the
+/// profiling flags are not rendered (docs/recipe.md, "Rendering").
+pub const PROFILING_NOT_RENDERED: &str =
+    "profiling: the nsys prefix and profiling flags srtctl adds to each worker are not rendered";
 
 /// One process srtctl would launch.
 #[derive(Debug, Clone, PartialEq)]
@@ -765,43 +771,14 @@ pub fn render(v: &Variant) -> Rendered {
                         }
                     }
                     "mocker" => {
-                        let b = if schema2 {
-                            t.get("engine")
-                        } else {
-                            t.get("backend")
-                        };
-                        let knob = |k: &str, d: &str| {
-                            b.and_then(|b| b.get(k))
-                                .filter(|x| !x.is_null())
-                                .map(py_str)
-                                .unwrap_or_else(|| d.to_string())
-                        };
-                        let ratio = b
-                            .and_then(|b| b.get("speedup_ratio"))
-                            .and_then(|x| x.as_f64())
-                            .map(crate::pystr::py_float)
-                            .unwrap_or_else(|| "100.0".into());
-                        argv.extend(
-                            ["python3", "-m", "dynamo.mocker", "--model-path"].map(String::from),
+                        let backend = t.get(if schema2 { "engine" } else { "backend" });
+                        argv = mocker::command(
+                            backend,
+                            r.name,
+                            &model_arg,
+                            place.bootstrap_port,
+                            r.args,
                         );
-                        argv.extend([
-                            model_arg.clone(),
-                            "--engine-type".into(),
-                            knob("engine_type", "vllm"),
-                            "--speedup-ratio".into(),
-                            ratio,
-                            "--data-parallel-size".into(),
-                            knob("data_parallel_size", "1"),
-                            "--num-gpu-blocks-override".into(),
-                            knob("num_gpu_blocks_override", "16384"),
-                            "--max-num-seqs".into(),
-                            knob("max_num_seqs", "256"),
-                            "--max-num-batched-tokens".into(),
-                            knob("max_num_batched_tokens", "8192"),
-                        ]);
-                        if let Some(a) = r.args {
-                            argv.extend(engine_args(a, SGLANG_OWNED));
-                        }
                     }
                     other => {
                         argv.push(format!("<{other} worker>"));
@@ -942,6 +919,13 @@ pub fn render(v: &Variant) -> Rendered {
             argv: vec!["bash".into(), "-lc".into(), cmd],
             env: str_map(b.get("env")),
         });
+    }
+    let nsys = t
+        .get_path(&["profiling", "type"])
+        .map(py_str)
+        .is_some_and(|p| p == "nsys" || p == "nsys-time");
+    if nsys {
+        notes.push(PROFILING_NOT_RENDERED.into());
     }
     notes.dedup();
     Rendered {
