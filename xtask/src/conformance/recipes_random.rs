@@ -307,6 +307,105 @@ fn random_value(rng: &mut Rng, original: Option<&J>) -> J {
     }
 }
 
+/// A launch-relevant field of `base` and a plausible new value for it.
+fn launch_knob(rng: &mut Rng, base: &Map<String, J>) -> (Vec<String>, J) {
+    let path = |parts: &[&str]| parts.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let engine = get_path(base, &path(&["backend", "type"]))
+        .and_then(J::as_str)
+        .unwrap_or("sglang")
+        .to_string();
+    let small = |rng: &mut Rng, hi: usize| json!(rng.below(hi + 1));
+    match rng.below(12) {
+        0 => {
+            let role = rng
+                .pick(&["prefill", "decode", "agg"])
+                .copied()
+                .unwrap_or("agg");
+            (
+                path(&["resources", &format!("{role}_workers")]),
+                json!(1 + rng.below(4)),
+            )
+        }
+        1 => {
+            let role = rng
+                .pick(&["prefill", "decode", "agg"])
+                .copied()
+                .unwrap_or("agg");
+            (
+                path(&["resources", &format!("{role}_nodes")]),
+                small(rng, 4),
+            )
+        }
+        2 => (
+            path(&["resources", "gpus_per_node"]),
+            json!([4, 8][rng.below(2)]),
+        ),
+        3 => (
+            path(&["resources", "spread_workers"]),
+            json!(rng.chance(50)),
+        ),
+        4 => (
+            path(&["frontend", "enable_multiple_frontends"]),
+            json!(rng.chance(50)),
+        ),
+        5 => (
+            path(&["frontend", "num_additional_frontends"]),
+            small(rng, 3),
+        ),
+        6 => {
+            let kv = [
+                json!(true),
+                json!(false),
+                json!({"prefill": true}),
+                json!({"decode": {"topic": "t"}}),
+                json!({"aggregated": true}),
+            ];
+            (
+                path(&["backend", "kv_events_config"]),
+                kv[rng.below(kv.len())].clone(),
+            )
+        }
+        7 if engine == "vllm" => {
+            let c = [json!("nixl"), json!("lmcache"), J::Null];
+            (
+                path(&["backend", "connector"]),
+                c[rng.below(c.len())].clone(),
+            )
+        }
+        7 | 8 if engine == "vllm" => {
+            let m = ["per_gpu", "per_node"][rng.below(2)];
+            (path(&["backend", "dp_launch_mode"]), json!(m))
+        }
+        9 if engine == "vllm" => (
+            path(&["backend", "allow_prefill_decode_colocation"]),
+            json!(rng.chance(50)),
+        ),
+        7..=9 => (
+            path(&["infra", "etcd_nats_dedicated_node"]),
+            json!(rng.chance(50)),
+        ),
+        _ => {
+            // A parallelism size in one of the engine's existing mode configs.
+            let cfg = format!("{engine}_config");
+            let modes: Vec<String> = get_path(base, &path(&["backend", &cfg]))
+                .and_then(J::as_object)
+                .map(|m| m.keys().cloned().collect())
+                .unwrap_or_default();
+            let mode = rng
+                .pick(&modes)
+                .cloned()
+                .unwrap_or_else(|| "aggregated".into());
+            let key = [
+                "tensor-parallel-size",
+                "data-parallel-size",
+                "pipeline-parallel-size",
+            ][rng.below(3)];
+            let p = vec!["backend".to_string(), cfg, mode, key.to_string()];
+            (p, json!([1, 2, 4, 8][rng.below(4)]))
+        }
+    }
+}
+
 /// Builds case `i` of a run seeded with `seed`.
 pub fn make_case(seeds: &[(String, Map<String, J>)], seed: u64, i: usize) -> Option<Case> {
     let mut rng = Rng::new(seed ^ (i as u64).wrapping_mul(0xA24B_AED4_963E_E407));
@@ -324,7 +423,7 @@ pub fn make_case(seeds: &[(String, Map<String, J>)], seed: u64, i: usize) -> Opt
             .map(|f| f.iter().map(|s| s.to_string()).collect())
             .unwrap_or_default()
     };
-    let kind = rng.below(5);
+    let kind = rng.below(7);
     let (what, doc, selector) = match kind {
         // A zip variant re-setting one or two values (broadcast or two variants), optionally
         // with a base null elsewhere.
@@ -358,6 +457,17 @@ pub fn make_case(seeds: &[(String, Map<String, J>)], seed: u64, i: usize) -> Opt
             };
             let doc = json!({"base": J::Object(base), "zip_override_r": J::Object(zip)});
             (desc.join("; "), doc, selector)
+        }
+        // One to three launch knobs (placement, parallelism, connector, kv events, frontend)
+        // set to plausible values, so the launch commands are compared on many layouts.
+        5 | 6 => {
+            let mut desc = Vec::new();
+            for _ in 0..1 + rng.below(3) {
+                let (p, v) = launch_knob(&mut rng, &base);
+                desc.push(format!("knob {}={v}", p.join(".")));
+                set_path(&mut base, &p, v);
+            }
+            (desc.join("; "), J::Object(base), None)
         }
         // One value replaced (a type fault most of the time) in a plain recipe.
         3 => {

@@ -463,6 +463,13 @@ pub fn render(v: &Variant) -> Rendered {
         spread,
         false,
     );
+    if !schema2 {
+        let declared: usize = roles
+            .iter()
+            .map(|r| r.nodes.unwrap_or(0).max(0) as usize)
+            .sum();
+        refuse_if_short(&endpoints, node_cursor, declared, &mut notes);
+    }
     let mut ports = topology::Ports::default();
     let mut sys_port = 7500;
     let slots: Vec<Vec<topology::Slot>> = endpoints
@@ -936,6 +943,28 @@ pub fn render(v: &Variant) -> Rendered {
         frontend: fe_type,
         processes,
         notes,
+    }
+}
+
+/// srtctl allocates only the nodes `resources` declares and fails at run time when the
+/// workers need more (schema 1); the note says so (the conformance runs count it as agreeing
+/// with srtctl's failure).
+fn refuse_if_short(
+    endpoints: &[topology::Endpoint],
+    first: usize,
+    declared: usize,
+    notes: &mut Vec<String>,
+) {
+    let needed = endpoints
+        .iter()
+        .flat_map(|e| e.nodes.iter())
+        .map(|&n| n + 1 - first)
+        .max()
+        .unwrap_or(0);
+    if needed > declared.max(1) {
+        notes.push(format!(
+            "srtctl refuses this layout at run time: the workers need {needed} nodes, resources allocate {declared}"
+        ));
     }
 }
 

@@ -111,6 +111,9 @@ pub fn launch(inp: &Inputs, roles: &[Role], notes: &mut Vec<String>) -> (Vec<Pro
         .get_path(&["resources", "spread_workers"])
         .is_some_and(is_truthy);
     let endpoints = allocate(&shapes, inp.gpn, inp.first_node, nodes, spread, colocate);
+    if !inp.schema2 {
+        super::refuse_if_short(&endpoints, inp.first_node, nodes, notes);
+    }
     let slots = match processes(&job, &endpoints, &mut Ports::default()) {
         Ok(s) => s,
         Err(why) => {
