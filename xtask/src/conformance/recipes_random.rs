@@ -1,13 +1,16 @@
 //! `cargo xtask conformance recipes --random N --seed S`: a seeded random recipe mutator run
 //! against srtctl c88ef731 itself (unpacked from ../shared/reference and installed into a venv
 //! under target/), compared case by case with infx's emulation: verdict, every variant's
-//! defaulted configuration and, on rejection, the failing fields or message (docs/recipe.md,
-//! "Random differential").
+//! defaulted configuration, on rejection the failing fields or message, and for every accepted
+//! variant the worker, router and frontend argvs srtctl's mock runtime launches (docs/recipe.md,
+//! "Random differential"). `run_corpus_launches` makes the same launch comparison over every
+//! corpus recipe, unmutated.
 //!
 //! Seeds are the srtctl-golden recipes srtctl accepts. Each case rewrites one of them as JSON
 //! (a YAML subset both sides read alike, with every string quoted) after one mutation: a zip
 //! variant that re-sets a value (quoted 1.1-only booleans and sexagesimals, nulls, originals), a
-//! `null` in the base, a wrong-typed value at a field, or an unknown key.
+//! `null` in the base, a wrong-typed value at a field, an unknown key, or launch knobs set to
+//! plausible values.
 
 use super::oracle::Rng;
 use super::recipes::compare_failure;
@@ -727,16 +730,20 @@ pub fn run(corpus: &Path, count: usize, seed: u64) -> anyhow::Result<super::Outc
 }
 
 /// Every accepted corpus recipe's launch commands against srtctl's mock runtime.
+/// `INFX_LAUNCH_FILTER=<text>` keeps the cases whose id contains it (a closer look at a few).
 pub fn run_corpus_launches(corpus: &Path) -> anyhow::Result<super::Outcome> {
+    let filter = std::env::var("INFX_LAUNCH_FILTER").unwrap_or_default();
+    run_corpus_launches_where(corpus, |id| id.contains(&filter))
+}
+
+/// As [`run_corpus_launches`], for the cases whose id `keep` accepts.
+pub fn run_corpus_launches_where(
+    corpus: &Path,
+    keep: impl Fn(&str) -> bool,
+) -> anyhow::Result<super::Outcome> {
     let mut cases = corpus_launch_cases(corpus);
-    // `INFX_LAUNCH_FILTER=<text>` keeps the cases whose id contains it (a closer look at a few).
-    if let Ok(filter) = std::env::var("INFX_LAUNCH_FILTER") {
-        cases.retain(|c| c.id.contains(&filter));
-    }
-    anyhow::ensure!(
-        !cases.is_empty(),
-        "no accepted recipes in the srtctl-golden corpus"
-    );
+    cases.retain(|c| keep(&c.id));
+    anyhow::ensure!(!cases.is_empty(), "no corpus recipes selected");
     run_cases("recipes (corpus launches vs srtctl.mock)", &cases)
 }
 
