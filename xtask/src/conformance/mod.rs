@@ -18,7 +18,8 @@ pub struct Args {
     /// Print every disagreement and every explained (deliberately stricter) case.
     #[arg(long)]
     pub verbose: bool,
-    /// Also run N seeded random cases against the reference tools (recipes: srtctl dry-run).
+    /// Also run N seeded random cases against the reference tools (recipes: srtctl dry-run and
+    /// its mock runtime's launch commands, then every corpus recipe's launches).
     #[arg(long, value_name = "N")]
     pub random: Option<usize>,
     /// Seed of the random cases (default: from the clock; printed so a run can be replayed).

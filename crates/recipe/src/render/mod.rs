@@ -830,7 +830,7 @@ pub fn render(v: &Variant) -> Rendered {
     } else {
         vec![]
     };
-    let (fe_nodes, router_port) = if spread_nodes.is_empty() {
+    let (mut fe_nodes, router_port) = if spread_nodes.is_empty() {
         (vec![head], 8000)
     } else {
         notes.push("enable_multiple_frontends: nginx on the head node fans out to the frontends (not shown)".into());
@@ -896,8 +896,31 @@ pub fn render(v: &Variant) -> Rendered {
             argv.extend(router_args(a));
         }
         fe_argv = Some(("frontend".into(), argv));
+    } else if fe_type == "trtllm_serve" && disagg {
+        // The disaggregated orchestrator: its worker list goes into `/logs/ser.yaml`; the
+        // frontend args follow as written (keys kept, `true` bare).
+        let mut argv: Vec<String> = [
+            "trtllm-serve",
+            "disaggregated",
+            "--config",
+            "/logs/ser.yaml",
+        ]
+        .map(String::from)
+        .to_vec();
+        for (k, v) in fe_args.iter().flat_map(|a| a.iter_nodes()) {
+            match &v.value {
+                Value::Bool(true) => argv.push(format!("--{}", py_str(k))),
+                Value::Bool(false) | Value::Null => {}
+                _ => argv.extend([format!("--{}", py_str(k)), py_str(v)]),
+            }
+        }
+        fe_argv = Some(("frontend".into(), argv));
     } else if !direct_endpoint && fe_type != "none" {
         notes.push(format!("frontend {fe_type}: command not rendered"));
+    }
+    // trtllm-serve runs one orchestrator whatever the frontend spreading says.
+    if fe_type == "trtllm_serve" {
+        fe_nodes.truncate(1);
     }
     if let Some((kind, argv)) = fe_argv {
         for (i, node) in fe_nodes.iter().enumerate() {
