@@ -454,7 +454,16 @@ pub fn render(v: &Variant) -> Rendered {
             gpus: r.gpus.max(1) as usize,
         })
         .collect();
-    let worker_nodes: usize = sizes.iter().map(|&(_, n)| n).sum();
+    // Schema 1: the nodes srtctl allocates are the declared ones (`decode_nodes: 0` shares).
+    let declared: usize = roles
+        .iter()
+        .map(|r| r.nodes.unwrap_or(0).max(0) as usize)
+        .sum();
+    let worker_nodes: usize = if schema2 {
+        sizes.iter().map(|&(_, n)| n).sum()
+    } else {
+        declared.max(1)
+    };
     let endpoints = topology::allocate(
         &shapes,
         gpn as usize,
@@ -464,10 +473,6 @@ pub fn render(v: &Variant) -> Rendered {
         false,
     );
     if !schema2 {
-        let declared: usize = roles
-            .iter()
-            .map(|r| r.nodes.unwrap_or(0).max(0) as usize)
-            .sum();
         refuse_if_short(&endpoints, node_cursor, declared, &mut notes);
     }
     let mut ports = topology::Ports::default();
