@@ -310,7 +310,17 @@ pub fn render(v: &Variant) -> Rendered {
             r.get("prefill_nodes").is_some_and(|x| !x.is_null())
                 || r.get("decode_nodes").is_some_and(|x| !x.is_null())
         });
-        let modes: &[(&'static str, &str, &str)] = if disagg {
+        // A disaggregated job still places `agg_workers` after decode (srtctl allocates every
+        // mode), on nodes `resources` does not count.
+        let stray_agg =
+            disagg && count(res.and_then(|r| r.get("agg_workers"))).is_some_and(|w| w > 0);
+        let modes: &[(&'static str, &str, &str)] = if disagg && stray_agg {
+            &[
+                ("prefill", "prefill", "prefill"),
+                ("decode", "decode", "decode"),
+                ("agg", "agg", "aggregated"),
+            ]
+        } else if disagg {
             &[
                 ("prefill", "prefill", "prefill"),
                 ("decode", "decode", "decode"),
@@ -343,7 +353,11 @@ pub fn render(v: &Variant) -> Rendered {
                 workers,
                 gpus,
                 // srtctl counts `agg_nodes or 1`, but `prefill_nodes or 0` + `decode_nodes or 0`.
-                nodes: nodes.or(Some(i64::from(*name == "agg"))),
+                nodes: if disagg && *name == "agg" {
+                    Some(0)
+                } else {
+                    nodes.or(Some(i64::from(*name == "agg")))
+                },
                 args: b
                     .and_then(|b| b.get_path(&[&cfg_key, mode]))
                     .and_then(Node::as_map),
