@@ -6,7 +6,8 @@
 use xtask::conformance::recipes_random;
 
 /// Cases per test run: enough to touch every mutation kind many times, small enough for CI
-/// (0.4 s a case on the shared 2-core VM once the venv exists: about a minute).
+/// (about 1 s a case with srtctl's mock runtime on the shared 2-core VM once the venv exists:
+/// two to three minutes).
 /// `INFX_RANDOM_CASES` and `INFX_RANDOM_SEED` override.
 const CASES: usize = 150;
 

@@ -312,9 +312,13 @@ pub fn render(v: &Variant) -> Rendered {
         });
         // A disaggregated job still places `agg_workers` after decode (srtctl allocates every
         // mode), on nodes `resources` does not count.
-        let stray_agg =
-            disagg && count(res.and_then(|r| r.get("agg_workers"))).is_some_and(|w| w > 0);
-        let modes: &[(&'static str, &str, &str)] = if disagg && stray_agg {
+        let has_workers = |short: &str| {
+            count(res.and_then(|r| r.get(&format!("{short}_workers")))).is_some_and(|w| w > 0)
+        };
+        let stray_agg = disagg && has_workers("agg");
+        // The same for prefill/decode workers of an aggregated job: placed first.
+        let stray_pd = !disagg && (has_workers("prefill") || has_workers("decode"));
+        let modes: &[(&'static str, &str, &str)] = if stray_pd || stray_agg {
             &[
                 ("prefill", "prefill", "prefill"),
                 ("decode", "decode", "decode"),
@@ -353,7 +357,7 @@ pub fn render(v: &Variant) -> Rendered {
                 workers,
                 gpus,
                 // srtctl counts `agg_nodes or 1`, but `prefill_nodes or 0` + `decode_nodes or 0`.
-                nodes: if disagg && *name == "agg" {
+                nodes: if (disagg && *name == "agg") || (stray_pd && *name != "agg") {
                     Some(0)
                 } else {
                     nodes.or(Some(i64::from(*name == "agg")))
