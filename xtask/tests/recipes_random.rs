@@ -1,12 +1,13 @@
 //! The seeded random recipe differential against srtctl c88ef731 (docs/recipe.md, "Random
-//! differential"): a bounded number of cases per run with a fresh seed (in CI, the commit under test), printed so a failure
+//! differential"), launch commands (srtctl.mock) included: a bounded number of cases per run with a fresh seed (in CI, the commit under test), printed so a failure
 //! replays with `cargo xtask conformance recipes --random N --seed S`. Skips visibly without
 //! ../shared (corpus or reference) or when the srtctl venv cannot be made.
 
 use xtask::conformance::recipes_random;
 
 /// Cases per test run: enough to touch every mutation kind many times, small enough for CI
-/// (0.4 s a case on the shared 2-core VM once the venv exists: about a minute).
+/// (about 1 s a case with srtctl's mock runtime on the shared 2-core VM once the venv exists:
+/// two to three minutes).
 /// `INFX_RANDOM_CASES` and `INFX_RANDOM_SEED` override.
 const CASES: usize = 150;
 
@@ -38,6 +39,38 @@ fn random_recipes_agree_with_srtctl() {
     assert!(
         outcome.disagreements.is_empty(),
         "{} disagreements with srtctl (seed {seed})",
+        outcome.disagreements.len()
+    );
+}
+
+/// The srt-slurm vLLM and mocker recipes of the corpus, unmutated, launch exactly what srtctl's
+/// mock runtime launches (the full corpus runs with `conformance recipes --random N`).
+#[test]
+fn corpus_vllm_and_mocker_launches_agree_with_srtctl_mock() {
+    let Some(corpus) = xtask::paths::corpus_dir() else {
+        println!("SKIP: corpus launch differential: ../shared/corpus not found");
+        return;
+    };
+    if let Err(why) = recipes_random::oracle_python() {
+        println!("SKIP: corpus launch differential: {why}");
+        return;
+    }
+    let outcome = recipes_random::run_corpus_launches_where(&corpus, |id| {
+        id.starts_with("srt-slurm/recipes__vllm") || id.starts_with("srt-slurm/recipes__mocker")
+    })
+    .expect("the differential runs");
+    println!("{}", outcome.summary());
+    for d in &outcome.disagreements {
+        println!("  disagree: {d}");
+    }
+    assert!(
+        outcome.total >= 10,
+        "vLLM and mocker recipes: {}",
+        outcome.total
+    );
+    assert!(
+        outcome.disagreements.is_empty(),
+        "{} disagreements",
         outcome.disagreements.len()
     );
 }

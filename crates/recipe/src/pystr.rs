@@ -114,9 +114,78 @@ pub fn py_float(v: f64) -> String {
     format!("{sign}{s}")
 }
 
+/// Python's `json.dumps(value)` with its defaults: `", "` and `": "` separators, non-ASCII
+/// escaped as `\\uXXXX`, floats as Python prints them.
+pub fn py_json(node: &Node) -> String {
+    match &node.value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) if f.value.is_nan() => "NaN".into(),
+        Value::Float(f) if f.value.is_infinite() => if f.value > 0.0 {
+            "Infinity"
+        } else {
+            "-Infinity"
+        }
+        .into(),
+        Value::Float(f) => py_float(f.value),
+        Value::Str(s) | Value::Timestamp(s) => json_str(s),
+        Value::Seq(items) => {
+            let inner: Vec<String> = items.iter().map(py_json).collect();
+            format!("[{}]", inner.join(", "))
+        }
+        Value::Map(m) => {
+            let inner: Vec<String> = m
+                .iter_nodes()
+                .map(|(k, v)| format!("{}: {}", json_str(&py_str(k)), py_json(v)))
+                .collect();
+            format!("{{{}}}", inner.join(", "))
+        }
+    }
+}
+
+/// A JSON string literal with Python's `ensure_ascii` escaping.
+pub fn json_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 || (c as u32) > 0x7e => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{u:04x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_like_python() {
+        let node = infx_yaml::parse_str(
+            std::path::Path::new("t.yaml"),
+            "a: [1, 2.0, true, null]\nb: {c: \"d\\u00e9\\n\"}\n",
+        )
+        .expect("parses");
+        assert_eq!(
+            py_json(&node),
+            r#"{"a": [1, 2.0, true, null], "b": {"c": "d\u00e9\n"}}"#
+        );
+    }
 
     #[test]
     fn floats_like_python() {

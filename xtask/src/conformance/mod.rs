@@ -19,9 +19,10 @@ pub struct Args {
     /// Print every disagreement and every explained (deliberately stricter) case.
     #[arg(long)]
     pub verbose: bool,
-    /// Also run N seeded random cases against the reference tools (recipes: srtctl dry-run;
-    /// matrix: mutated master configs through upstream's generator; changelog: strict edits and
-    /// merge resolutions through upstream's functions).
+    /// Also run N seeded random cases against the reference tools (recipes: srtctl dry-run and
+    /// its mock runtime's launch commands, then every corpus recipe's launches; matrix: mutated
+    /// master configs through upstream's generator; changelog: strict edits and merge
+    /// resolutions through upstream's functions).
     #[arg(long, value_name = "N")]
     pub random: Option<usize>,
     /// Seed of the random cases (default: from the clock; printed so a run can be replayed).
@@ -114,6 +115,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 "recipes: {n} random cases against srtctl, seed {seed} (replay: --random {n} --seed {seed})"
             );
             failed |= report(*area, recipes_random::run(&corpus, n, seed), args.verbose);
+            failed |= report(
+                *area,
+                recipes_random::run_corpus_launches(&corpus),
+                args.verbose,
+            );
         }
         if let Some(n) = args.random
             && let Some(random) = random_area(*area, &corpus, n, seed)

@@ -171,7 +171,69 @@ fn compare_launches(dir: &Path, v: &infx_recipe::Variant) -> Result<(), String> 
     let Ok(text) = std::fs::read_to_string(dir.join("runtime-mock/srun_calls.jsonl")) else {
         return Ok(());
     };
-    let kinds = [
+    let mut theirs: Vec<Vec<String>> = Vec::new();
+    for line in text.lines() {
+        let Ok(call) = serde_json::from_str::<J>(line) else {
+            continue;
+        };
+        match (&call["kwargs"]["command"], &call["args"]) {
+            (J::Array(a), _) | (_, J::Array(a)) => theirs.push(argv_of(a)),
+            _ => continue,
+        }
+    }
+    // A mock run cut at 30 s (exit 124: a readiness wait the golden mock did not short-circuit)
+    // recorded only the launches before the wait; those must all be among infx's.
+    let cut = std::fs::read_to_string(dir.join("runtime-mock/exit_code.txt"))
+        .is_ok_and(|c| c.trim() == "124");
+    if cut {
+        return launches_include(&theirs, v);
+    }
+    compare_argvs(&theirs, v).map(|_| ())
+}
+
+/// Every srtctl launch (as a multiset) is one infx renders for `v`.
+fn launches_include(theirs: &[Vec<String>], v: &infx_recipe::Variant) -> Result<(), String> {
+    let mut mine: Vec<String> = infx_recipe::render(v)
+        .processes
+        .iter()
+        .filter(|p| matches!(p.kind.as_str(), "worker" | "router" | "frontend"))
+        .map(|p| mask(&p.argv))
+        .collect();
+    for t in theirs
+        .iter()
+        .filter(|a| is_rendered_kind(a))
+        .map(|a| mask(a))
+    {
+        match mine.iter().position(|m| *m == t) {
+            Some(i) => {
+                mine.swap_remove(i);
+            }
+            None => {
+                return Err(format!(
+                    "srtctl launched {t:?}, infx renders no such command"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A recorded command as strings (numbers as JSON writes them).
+pub(super) fn argv_of(items: &[J]) -> Vec<String> {
+    items
+        .iter()
+        .map(|x| {
+            x.as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| x.to_string())
+        })
+        .collect()
+}
+
+/// Whether a recorded srun command is one infx renders: an engine worker, a router or a
+/// frontend (not head infrastructure, model staging or benchmark clients).
+fn is_rendered_kind(argv: &[String]) -> bool {
+    const KINDS: &[&str] = &[
         "dynamo.sglang",
         "sglang.launch_server",
         "sglang_router.launch_router",
@@ -181,28 +243,23 @@ fn compare_launches(dir: &Path, v: &infx_recipe::Variant) -> Result<(), String> 
         "trtllm-serve",
         "dynamo.mocker",
     ];
-    let mut theirs: Vec<String> = Vec::new();
-    for line in text.lines() {
-        let Ok(call) = serde_json::from_str::<J>(line) else {
-            continue;
-        };
-        let argv = match (&call["kwargs"]["command"], &call["args"]) {
-            (J::Array(a), _) | (_, J::Array(a)) => a
-                .iter()
-                .map(|x| {
-                    x.as_str()
-                        .map(str::to_string)
-                        .unwrap_or_else(|| x.to_string())
-                })
-                .collect::<Vec<_>>(),
-            _ => continue,
-        };
-        let vllm_serve =
-            argv.first().is_some_and(|a| a == "vllm") && argv.get(1).is_some_and(|a| a == "serve");
-        if vllm_serve || argv.iter().any(|t| kinds.contains(&t.as_str())) {
-            theirs.push(mask(&argv));
-        }
-    }
+    let vllm_serve = argv.first().is_some_and(|a| a.ends_with("vllm"))
+        && argv.get(1).is_some_and(|a| a == "serve");
+    vllm_serve || argv.iter().any(|t| KINDS.contains(&t.as_str()))
+}
+
+/// srtctl's launches (`theirs`, every srun command it made) against what infx renders for
+/// `v`: equal as multisets of masked command lines. `Ok` names the variant's (top-level)
+/// engine, for the per-engine counts.
+pub(super) fn compare_argvs(
+    theirs: &[Vec<String>],
+    v: &infx_recipe::Variant,
+) -> Result<String, String> {
+    let mut theirs: Vec<String> = theirs
+        .iter()
+        .filter(|a| is_rendered_kind(a))
+        .map(|a| mask(a))
+        .collect();
     let rendered = infx_recipe::render(v);
     let mut mine: Vec<String> = rendered
         .processes
@@ -213,7 +270,7 @@ fn compare_launches(dir: &Path, v: &infx_recipe::Variant) -> Result<(), String> 
     theirs.sort();
     mine.sort();
     if theirs == mine {
-        return Ok(());
+        return Ok(rendered.engine);
     }
     let missing: Vec<&String> = theirs
         .iter()

@@ -1,13 +1,16 @@
 //! `cargo xtask conformance recipes --random N --seed S`: a seeded random recipe mutator run
 //! against srtctl c88ef731 itself (unpacked from ../shared/reference and installed into a venv
 //! under target/), compared case by case with infx's emulation: verdict, every variant's
-//! defaulted configuration and, on rejection, the failing fields or message (docs/recipe.md,
-//! "Random differential").
+//! defaulted configuration, on rejection the failing fields or message, and for every accepted
+//! variant the worker, router and frontend argvs srtctl's mock runtime launches (docs/recipe.md,
+//! "Random differential"). `run_corpus_launches` makes the same launch comparison over every
+//! corpus recipe, unmutated.
 //!
 //! Seeds are the srtctl-golden recipes srtctl accepts. Each case rewrites one of them as JSON
 //! (a YAML subset both sides read alike, with every string quoted) after one mutation: a zip
 //! variant that re-sets a value (quoted 1.1-only booleans and sexagesimals, nulls, originals), a
-//! `null` in the base, a wrong-typed value at a field, or an unknown key.
+//! `null` in the base, a wrong-typed value at a field, an unknown key, or launch knobs set to
+//! plausible values.
 
 use super::oracle::Rng;
 use super::recipes::compare_failure;
@@ -16,6 +19,7 @@ use infx_recipe::reference::Selector;
 use infx_recipe::srtctl::dry_run;
 use infx_yaml::{Node, Value};
 use serde_json::{Map, Value as J, json};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -35,6 +39,8 @@ pub struct Case {
     pub what: String,
     pub recipe: String,
     pub selector: Option<String>,
+    /// Also compare every accepted variant's launch commands with srtctl's mock runtime.
+    pub mock: bool,
 }
 
 /// A recipe tree as JSON (the mutator's working form). Timestamps become strings, which is
@@ -58,7 +64,8 @@ pub(crate) fn to_json(n: &Node) -> J {
 }
 
 /// The seed recipes: the plain root or the bundle's `base` of every accepted srtctl-golden
-/// dry-run case without an srtslurm.yaml, deduplicated.
+/// dry-run case without an srtslurm.yaml, then of every August InferenceX srt-slurm recipe
+/// infx loads, deduplicated.
 pub fn seeds(corpus: &Path) -> Vec<(String, Map<String, J>)> {
     let mut out: Vec<(String, Map<String, J>)> = Vec::new();
     let cases = corpus.join("srtctl-golden/cases");
@@ -95,6 +102,125 @@ pub fn seeds(corpus: &Path) -> Vec<(String, Map<String, J>)> {
             && !out.iter().any(|(_, seen)| *seen == m)
         {
             out.push((f[0].to_string(), m));
+        }
+    }
+    // The August InferenceX recipes widen the vLLM and TRT-LLM share of the seeds.
+    let mut files = Vec::new();
+    collect_yaml(&corpus.join(INFERENCEX_RECIPES), &mut files);
+    files.sort();
+    for file in files {
+        let Some(root) = std::fs::read_to_string(&file)
+            .ok()
+            .and_then(|text| infx_yaml::parse_str(&file, &text).ok())
+        else {
+            continue;
+        };
+        let tree = root.get("base").unwrap_or(&root);
+        if root.get("sweep").is_some() || tree.get("sweep").is_some() {
+            continue;
+        }
+        let id = file
+            .strip_prefix(corpus)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        if let J::Object(m) = to_json(tree)
+            && !out.iter().any(|(_, seen)| *seen == m)
+        {
+            out.push((id, m));
+        }
+    }
+    out
+}
+
+/// The srt-slurm recipes of the August InferenceX tree, under the corpus.
+const INFERENCEX_RECIPES: &str = "inferencex-aug2026/benchmarks/multi_node/srt-slurm-recipes";
+
+/// The corpus-wide launch comparison's cases: every recipe srtctl accepted in the srtctl-golden
+/// corpus (run without an srtslurm.yaml, sweeps aside), verbatim, once per distinct text: with
+/// no selector when the corpus ran it so (every variant), else with the first selector it ran;
+/// then every srt-slurm recipe of the August InferenceX tree (all variants).
+pub fn corpus_launch_cases(corpus: &Path) -> Vec<Case> {
+    let mut out = golden_launch_cases(corpus);
+    let mut files = Vec::new();
+    collect_yaml(&corpus.join(INFERENCEX_RECIPES), &mut files);
+    files.sort();
+    for file in files {
+        let Ok(recipe) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        if out.iter().any(|c| c.recipe == recipe) {
+            continue;
+        }
+        let id = file
+            .strip_prefix(corpus)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        out.push(Case {
+            id,
+            what: "corpus recipe, unmutated".into(),
+            recipe,
+            selector: None,
+            mock: true,
+        });
+    }
+    out
+}
+
+fn collect_yaml(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_yaml(&path, out);
+        } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+            out.push(path);
+        }
+    }
+}
+
+fn golden_launch_cases(corpus: &Path) -> Vec<Case> {
+    let mut out: Vec<Case> = Vec::new();
+    let cases = corpus.join("srtctl-golden/cases");
+    let Ok(index) = std::fs::read_to_string(corpus.join("srtctl-golden/index.tsv")) else {
+        return out;
+    };
+    for line in index.lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() < 6 || f[2] != "dry-run" || f[4] == "sweep" || f[5].trim() != "0" {
+            continue;
+        }
+        let dir = cases.join(f[0]);
+        if dir.join("srtslurm.yaml").exists() {
+            continue;
+        }
+        let Some(file) = std::fs::read_to_string(dir.join("meta.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<J>(&t).ok())
+            .and_then(|m| m["recipe_file"].as_str().map(str::to_string))
+        else {
+            continue;
+        };
+        let Ok(recipe) = std::fs::read_to_string(dir.join(&file)) else {
+            continue;
+        };
+        let selector = (!f[3].is_empty()).then(|| f[3].to_string());
+        match out.iter_mut().find(|c| c.recipe == recipe) {
+            Some(seen) if seen.selector.is_some() && selector.is_none() => {
+                seen.id = f[0].to_string();
+                seen.selector = None;
+            }
+            Some(_) => {}
+            None => out.push(Case {
+                id: f[0].to_string(),
+                what: "corpus recipe, unmutated".into(),
+                recipe,
+                selector,
+                mock: true,
+            }),
         }
     }
     out
@@ -184,6 +310,105 @@ fn random_value(rng: &mut Rng, original: Option<&J>) -> J {
     }
 }
 
+/// A launch-relevant field of `base` and a plausible new value for it.
+fn launch_knob(rng: &mut Rng, base: &Map<String, J>) -> (Vec<String>, J) {
+    let path = |parts: &[&str]| parts.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let engine = get_path(base, &path(&["backend", "type"]))
+        .and_then(J::as_str)
+        .unwrap_or("sglang")
+        .to_string();
+    let small = |rng: &mut Rng, hi: usize| json!(rng.below(hi + 1));
+    match rng.below(12) {
+        0 => {
+            let role = rng
+                .pick(&["prefill", "decode", "agg"])
+                .copied()
+                .unwrap_or("agg");
+            (
+                path(&["resources", &format!("{role}_workers")]),
+                json!(1 + rng.below(4)),
+            )
+        }
+        1 => {
+            let role = rng
+                .pick(&["prefill", "decode", "agg"])
+                .copied()
+                .unwrap_or("agg");
+            (
+                path(&["resources", &format!("{role}_nodes")]),
+                small(rng, 4),
+            )
+        }
+        2 => (
+            path(&["resources", "gpus_per_node"]),
+            json!([4, 8][rng.below(2)]),
+        ),
+        3 => (
+            path(&["resources", "spread_workers"]),
+            json!(rng.chance(50)),
+        ),
+        4 => (
+            path(&["frontend", "enable_multiple_frontends"]),
+            json!(rng.chance(50)),
+        ),
+        5 => (
+            path(&["frontend", "num_additional_frontends"]),
+            small(rng, 3),
+        ),
+        6 => {
+            let kv = [
+                json!(true),
+                json!(false),
+                json!({"prefill": true}),
+                json!({"decode": {"topic": "t"}}),
+                json!({"aggregated": true}),
+            ];
+            (
+                path(&["backend", "kv_events_config"]),
+                kv[rng.below(kv.len())].clone(),
+            )
+        }
+        7 if engine == "vllm" => {
+            let c = [json!("nixl"), json!("lmcache"), J::Null];
+            (
+                path(&["backend", "connector"]),
+                c[rng.below(c.len())].clone(),
+            )
+        }
+        7 | 8 if engine == "vllm" => {
+            let m = ["per_gpu", "per_node"][rng.below(2)];
+            (path(&["backend", "dp_launch_mode"]), json!(m))
+        }
+        9 if engine == "vllm" => (
+            path(&["backend", "allow_prefill_decode_colocation"]),
+            json!(rng.chance(50)),
+        ),
+        7..=9 => (
+            path(&["infra", "etcd_nats_dedicated_node"]),
+            json!(rng.chance(50)),
+        ),
+        _ => {
+            // A parallelism size in one of the engine's existing mode configs.
+            let cfg = format!("{engine}_config");
+            let modes: Vec<String> = get_path(base, &path(&["backend", &cfg]))
+                .and_then(J::as_object)
+                .map(|m| m.keys().cloned().collect())
+                .unwrap_or_default();
+            let mode = rng
+                .pick(&modes)
+                .cloned()
+                .unwrap_or_else(|| "aggregated".into());
+            let key = [
+                "tensor-parallel-size",
+                "data-parallel-size",
+                "pipeline-parallel-size",
+            ][rng.below(3)];
+            let p = vec!["backend".to_string(), cfg, mode, key.to_string()];
+            (p, json!([1, 2, 4, 8][rng.below(4)]))
+        }
+    }
+}
+
 /// Builds case `i` of a run seeded with `seed`.
 pub fn make_case(seeds: &[(String, Map<String, J>)], seed: u64, i: usize) -> Option<Case> {
     let mut rng = Rng::new(seed ^ (i as u64).wrapping_mul(0xA24B_AED4_963E_E407));
@@ -201,7 +426,7 @@ pub fn make_case(seeds: &[(String, Map<String, J>)], seed: u64, i: usize) -> Opt
             .map(|f| f.iter().map(|s| s.to_string()).collect())
             .unwrap_or_default()
     };
-    let kind = rng.below(5);
+    let kind = rng.below(7);
     let (what, doc, selector) = match kind {
         // A zip variant re-setting one or two values (broadcast or two variants), optionally
         // with a base null elsewhere.
@@ -236,6 +461,17 @@ pub fn make_case(seeds: &[(String, Map<String, J>)], seed: u64, i: usize) -> Opt
             let doc = json!({"base": J::Object(base), "zip_override_r": J::Object(zip)});
             (desc.join("; "), doc, selector)
         }
+        // One to three launch knobs (placement, parallelism, connector, kv events, frontend)
+        // set to plausible values, so the launch commands are compared on many layouts.
+        5 | 6 => {
+            let mut desc = Vec::new();
+            for _ in 0..1 + rng.below(3) {
+                let (p, v) = launch_knob(&mut rng, &base);
+                desc.push(format!("knob {}={v}", p.join(".")));
+                set_path(&mut base, &p, v);
+            }
+            (desc.join("; "), J::Object(base), None)
+        }
         // One value replaced (a type fault most of the time) in a plain recipe.
         3 => {
             let p = field(&mut rng);
@@ -263,6 +499,7 @@ pub fn make_case(seeds: &[(String, Map<String, J>)], seed: u64, i: usize) -> Opt
         what: format!("{seed_id}: {what}"),
         recipe,
         selector,
+        mock: true,
     })
 }
 
@@ -272,6 +509,9 @@ pub struct OracleResult {
     pub exit: i32,
     pub stdout: String,
     pub configs: Vec<J>,
+    /// Per accepted variant (mock cases): `{"calls": [{"command", "nodelist", "env"}]}` or
+    /// `{"error": text}` when srtctl's runtime failed before launching.
+    pub launches: Vec<J>,
 }
 
 const FILE: &str = "r.yaml";
@@ -280,7 +520,7 @@ const FILE: &str = "r.yaml";
 pub fn run_oracle(python: &Path, cases: &[Case]) -> anyhow::Result<Vec<OracleResult>> {
     let input: Vec<J> = cases
         .iter()
-        .map(|c| json!({"id": c.id, "file": FILE, "recipe": c.recipe, "selector": c.selector}))
+        .map(|c| json!({"id": c.id, "file": FILE, "recipe": c.recipe, "selector": c.selector, "mock": c.mock}))
         .collect();
     let dir = tempfile::tempdir()?;
     let cases_file = dir.path().join("cases.json");
@@ -317,6 +557,7 @@ pub fn run_oracle(python: &Path, cases: &[Case]) -> anyhow::Result<Vec<OracleRes
             exit: v["exit"].as_i64().unwrap_or(-1) as i32,
             stdout: v["stdout"].as_str().unwrap_or_default().to_string(),
             configs: v["configs"].as_array().cloned().unwrap_or_default(),
+            launches: v["launches"].as_array().cloned().unwrap_or_default(),
         });
     }
     if results.len() != cases.len() {
@@ -341,12 +582,27 @@ fn srtctl_error(stdout: &str) -> String {
 
 /// infx's answer for one case compared with srtctl's; `Err` describes the disagreement.
 pub fn compare(case: &Case, theirs: &OracleResult) -> Result<(), String> {
+    compare_counting(case, theirs, &mut BTreeMap::new()).map(|_| ())
+}
+
+/// As [`compare`], counting per engine the variants whose launch commands agreed. `Ok(Some)`
+/// is a deliberate difference, with its reason (listed by `conformance --verbose`).
+fn compare_counting(
+    case: &Case,
+    theirs: &OracleResult,
+    launches: &mut BTreeMap<String, usize>,
+) -> Result<Option<String>, String> {
     let path = Path::new(FILE);
     let file = match RecipeFile::parse(path, case.recipe.clone()) {
         Ok(f) => f,
-        Err(d) if theirs.exit != 0 => {
-            let _ = d;
-            return Ok(());
+        Err(_) if theirs.exit != 0 => return Ok(None),
+        // PyYAML keeps the last of two equal keys without a word; infx refuses the file, since
+        // one of the two values is lost either way (docs/recipe.md, "Differences from srtctl").
+        Err(d) if d.code == "yaml/duplicate-key" => {
+            return Ok(Some(format!(
+                "infx rejects a duplicate key srtctl silently overrides: {}",
+                d.message
+            )));
         }
         Err(d) => return Err(format!("infx could not load: {}", d.message)),
     };
@@ -376,7 +632,9 @@ pub fn compare(case: &Case, theirs: &OracleResult) -> Result<(), String> {
         }
     }
     match (&run.error, theirs.exit == 0) {
-        (None, true) if run.configs.len() == theirs.configs.len() => Ok(()),
+        (None, true) if run.configs.len() == theirs.configs.len() => {
+            compare_launches(case, &run, theirs, launches)
+        }
         (None, true) => Err(format!(
             "{} variants from infx, {} from srtctl",
             run.configs.len(),
@@ -390,23 +648,76 @@ pub fn compare(case: &Case, theirs: &OracleResult) -> Result<(), String> {
             "infx rejected ({}), srtctl accepted",
             super::recipes::describe(e)
         )),
-        (Some(e), false) => compare_failure(e, &srtctl_error(&theirs.stdout)),
+        (Some(e), false) => compare_failure(e, &srtctl_error(&theirs.stdout)).map(|()| None),
     }
+}
+
+/// Every accepted variant's launch commands against srtctl's mock runtime (mock cases).
+fn compare_launches(
+    case: &Case,
+    run: &infx_recipe::srtctl::Run,
+    theirs: &OracleResult,
+    launches: &mut BTreeMap<String, usize>,
+) -> Result<Option<String>, String> {
+    if !case.mock {
+        return Ok(None);
+    }
+    let mut skipped = None;
+    if theirs.launches.len() != run.configs.len() {
+        return Err(format!(
+            "srtctl's mock ran {} of {} variants",
+            theirs.launches.len(),
+            run.configs.len()
+        ));
+    }
+    for (i, ((v, _), launch)) in run.configs.iter().zip(&theirs.launches).enumerate() {
+        if let Some(err) = launch["error"].as_str() {
+            // Both refusing the layout at run time is agreement.
+            let refused = infx_recipe::render(v)
+                .notes
+                .iter()
+                .any(|n| n.contains("srtctl refuses this layout at run time"));
+            if refused {
+                continue;
+            }
+            return Err(format!(
+                "variant {} ({}): srtctl's mock failed: {err}",
+                i + 1,
+                v.label
+            ));
+        }
+        let rendered = infx_recipe::render(v);
+        if rendered
+            .notes
+            .iter()
+            .any(|n| n == infx_recipe::render::PROFILING_NOT_RENDERED)
+        {
+            skipped = Some(format!(
+                "launch commands NOT compared (variant {}): {}",
+                i + 1,
+                infx_recipe::render::PROFILING_NOT_RENDERED
+            ));
+            continue;
+        }
+        let calls: Vec<Vec<String>> = launch["calls"]
+            .as_array()
+            .map(|calls| {
+                calls
+                    .iter()
+                    .filter_map(|c| c["command"].as_array())
+                    .map(|a| super::recipes::argv_of(a))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let engine = super::recipes::compare_argvs(&calls, v)
+            .map_err(|e| format!("variant {} ({}): {e}", i + 1, v.label))?;
+        *launches.entry(engine).or_default() += 1;
+    }
+    Ok(skipped)
 }
 
 /// Runs `count` cases from `seed`; the outcome counts agreement per case.
 pub fn run(corpus: &Path, count: usize, seed: u64) -> anyhow::Result<super::Outcome> {
-    let mut o = super::Outcome {
-        area: "recipes (random vs srtctl)",
-        ..Default::default()
-    };
-    let python = match oracle_python() {
-        Ok(p) => p,
-        Err(why) => {
-            println!("SKIP: recipe random differential: {why}");
-            return Ok(o);
-        }
-    };
     let seeds = seeds(corpus);
     anyhow::ensure!(
         !seeds.is_empty(),
@@ -415,6 +726,39 @@ pub fn run(corpus: &Path, count: usize, seed: u64) -> anyhow::Result<super::Outc
     let cases: Vec<Case> = (0..count)
         .filter_map(|i| make_case(&seeds, seed, i))
         .collect();
+    run_cases("recipes (random vs srtctl)", &cases)
+}
+
+/// Every accepted corpus recipe's launch commands against srtctl's mock runtime.
+/// `INFX_LAUNCH_FILTER=<text>` keeps the cases whose id contains it (a closer look at a few).
+pub fn run_corpus_launches(corpus: &Path) -> anyhow::Result<super::Outcome> {
+    let filter = std::env::var("INFX_LAUNCH_FILTER").unwrap_or_default();
+    run_corpus_launches_where(corpus, |id| id.contains(&filter))
+}
+
+/// As [`run_corpus_launches`], for the cases whose id `keep` accepts.
+pub fn run_corpus_launches_where(
+    corpus: &Path,
+    keep: impl Fn(&str) -> bool,
+) -> anyhow::Result<super::Outcome> {
+    let mut cases = corpus_launch_cases(corpus);
+    cases.retain(|c| keep(&c.id));
+    anyhow::ensure!(!cases.is_empty(), "no corpus recipes selected");
+    run_cases("recipes (corpus launches vs srtctl.mock)", &cases)
+}
+
+fn run_cases(area: &'static str, cases: &[Case]) -> anyhow::Result<super::Outcome> {
+    let mut o = super::Outcome {
+        area,
+        ..Default::default()
+    };
+    let python = match oracle_python() {
+        Ok(p) => p,
+        Err(why) => {
+            println!("SKIP: {area}: {why}");
+            return Ok(o);
+        }
+    };
     // `INFX_RANDOM_DUMP=<dir>` keeps every case's recipe (`<i>.yaml`) for a closer look with
     // `cargo xtask dry-run <dir>/<i>.yaml[:selector]` or srtctl itself.
     if let Some(dir) = std::env::var_os("INFX_RANDOM_DUMP") {
@@ -426,16 +770,31 @@ pub fn run(corpus: &Path, count: usize, seed: u64) -> anyhow::Result<super::Outc
             std::fs::write(dir.join(format!("{i}.yaml")), text)?;
         }
     }
-    let results = run_oracle(&python, &cases)?;
+    let results = run_oracle(&python, cases)?;
+    let mut launches: BTreeMap<String, usize> = BTreeMap::new();
     for (case, theirs) in cases.iter().zip(&results) {
         o.total += 1;
-        match compare(case, theirs) {
-            Ok(()) => o.agree += 1,
+        match compare_counting(case, theirs, &mut launches) {
+            Ok(None) => o.agree += 1,
+            Ok(Some(why)) => {
+                o.agree += 1;
+                o.explained
+                    .push(format!("case {} [{}]: {why}", case.id, case.what));
+            }
             Err(why) => o
                 .disagreements
                 .push(format!("case {} [{}]: {why}", case.id, case.what)),
         }
     }
+    let per_engine: Vec<String> = launches.iter().map(|(e, n)| format!("{e} {n}")).collect();
+    println!(
+        "{area}: variants whose launch commands agree with srtctl.mock, per engine: {}",
+        if per_engine.is_empty() {
+            "none".to_string()
+        } else {
+            per_engine.join(", ")
+        }
+    );
     let _ = std::io::stdout().flush();
     Ok(o)
 }

@@ -2,11 +2,22 @@
 //! (recipes-schema2.md §7, §9; recipes-schema1.md §10). Node addresses are placeholders
 //! (`<ip0>`, `<ip1>`, …); ports are the first allocations srtctl's port plan hands out.
 
+mod mocker;
+mod topology;
+mod vllm;
+mod vllm_command;
+mod vllm_launch;
+
 use crate::pystr::{py_repr, py_str};
 use crate::recipe::{Variant, is_truthy};
 use crate::schema2::engine_type;
 use infx_yaml::{Mapping, Node, Value};
 use serde_json::{Value as J, json};
+
+/// The note on variants whose workers srtctl wraps in an nsys profiler: the prefix and the
+/// profiling flags are not rendered (docs/recipe.md, "Rendering").
+pub const PROFILING_NOT_RENDERED: &str =
+    "profiling: the nsys prefix and profiling flags srtctl adds to each worker are not rendered";
 
 /// One process srtctl would launch.
 #[derive(Debug, Clone, PartialEq)]
@@ -172,6 +183,8 @@ struct Role<'a> {
     engine: String,
     /// `kv_events` (schema 2) / `kv_events_config` (schema 1) for this role.
     kv_events: Option<&'a Node>,
+    /// The same as vLLM reads it (schema 1: `true` covers prefill and decode only).
+    vllm_kv_events: Option<&'a Node>,
 }
 
 fn int(n: Option<&Node>) -> Option<i64> {
@@ -282,6 +295,7 @@ pub fn render(v: &Variant) -> Rendered {
                 env,
                 engine: role_engine,
                 kv_events: r.get("kv_events").filter(|x| !x.is_null()),
+                vllm_kv_events: r.get("kv_events").filter(|x| !x.is_null()),
             });
         }
     } else {
@@ -296,7 +310,21 @@ pub fn render(v: &Variant) -> Rendered {
             r.get("prefill_nodes").is_some_and(|x| !x.is_null())
                 || r.get("decode_nodes").is_some_and(|x| !x.is_null())
         });
-        let modes: &[(&'static str, &str, &str)] = if disagg {
+        // A disaggregated job still places `agg_workers` after decode (srtctl allocates every
+        // mode), on nodes `resources` does not count.
+        let has_workers = |short: &str| {
+            count(res.and_then(|r| r.get(&format!("{short}_workers")))).is_some_and(|w| w > 0)
+        };
+        let stray_agg = disagg && has_workers("agg");
+        // The same for prefill/decode workers of an aggregated job: placed first.
+        let stray_pd = !disagg && (has_workers("prefill") || has_workers("decode"));
+        let modes: &[(&'static str, &str, &str)] = if stray_pd || stray_agg {
+            &[
+                ("prefill", "prefill", "prefill"),
+                ("decode", "decode", "decode"),
+                ("agg", "agg", "aggregated"),
+            ]
+        } else if disagg {
             &[
                 ("prefill", "prefill", "prefill"),
                 ("decode", "decode", "decode"),
@@ -308,8 +336,15 @@ pub fn render(v: &Variant) -> Rendered {
             let nodes = count(res.and_then(|r| r.get(&format!("{short}_nodes"))));
             let workers = count(res.and_then(|r| r.get(&format!("{short}_workers")))).unwrap_or(0);
             let explicit = count(res.and_then(|r| r.get(&format!("gpus_per_{short}"))));
+            // `decode_nodes: 0` shares the prefill nodes, each decode worker as wide as a
+            // prefill one (docs/recipe.md, "Rendering").
+            let prefill_gpus = roles
+                .first()
+                .filter(|r| r.name == "prefill")
+                .map(|r| r.gpus);
             let gpus = explicit.unwrap_or(match nodes {
                 Some(n) if n > 0 && workers > 0 => n * gpn / workers,
+                Some(0) if *name == "decode" && workers > 0 => prefill_gpus.unwrap_or(gpn),
                 _ => gpn,
             });
             let mut env = str_map(b.and_then(|b| b.get(&format!("{mode}_environment"))));
@@ -321,7 +356,12 @@ pub fn render(v: &Variant) -> Rendered {
                 name,
                 workers,
                 gpus,
-                nodes: nodes.or(Some(1)),
+                // srtctl counts `agg_nodes or 1`, but `prefill_nodes or 0` + `decode_nodes or 0`.
+                nodes: if (disagg && *name == "agg") || (stray_pd && *name != "agg") {
+                    Some(0)
+                } else {
+                    nodes.or(Some(i64::from(*name == "agg")))
+                },
                 args: b
                     .and_then(|b| b.get_path(&[&cfg_key, mode]))
                     .and_then(Node::as_map),
@@ -334,6 +374,7 @@ pub fn render(v: &Variant) -> Rendered {
                         Value::Map(_) => k.get(mode).filter(|x| is_truthy(x)),
                         _ => Some(k).filter(|x| is_truthy(x)),
                     }),
+                vllm_kv_events: vllm_launch::schema1_kv_events(b, name),
             });
         }
         notes.push(
@@ -356,8 +397,6 @@ pub fn render(v: &Variant) -> Rendered {
     let served = served_name(&roles, &model_path);
     let disagg = roles.iter().any(|r| r.name != "agg");
     let mut processes = Vec::new();
-    let mut nccl = 17500;
-    let mut kv_port = 5200;
     // A dedicated etcd/NATS node comes first; workers start after it.
     let infra = usize::from(
         !schema2
@@ -377,16 +416,30 @@ pub fn render(v: &Variant) -> Rendered {
         .get_path(&["dynamo", "request_plane"])
         .map(py_str)
         .unwrap_or_else(|| "tcp".into());
-    for r in &roles {
-        // Workers smaller than a node are packed, unless spread_workers asks for one per node.
-        let spread = t
-            .get_path(&["resources", "spread_workers"])
-            .is_some_and(is_truthy);
-        let per_node = if r.gpus >= gpn || r.gpus <= 0 || spread {
-            1
-        } else {
-            (gpn / r.gpus).max(1)
+    // vLLM: srtctl's own placement, process layout and command (render/vllm*.rs).
+    let all_vllm = !roles.is_empty() && roles.iter().all(|r| r.engine == "vllm");
+    if all_vllm {
+        let inputs = vllm_launch::Inputs {
+            tree: t,
+            schema2,
+            gpn: gpn as usize,
+            first_node: node_cursor,
+            model_arg: model_arg.clone(),
+            model_path: model_path.clone(),
+            frontend: &fe_type,
+            request_plane: request_plane.clone(),
         };
+        let (workers, nodes) = vllm_launch::launch(&inputs, &roles, &mut notes);
+        processes.extend(workers);
+        node_cursor += nodes;
+    }
+    // The other engines: srtctl's standard placement (render/topology.rs), one process per
+    // endpoint node, ports from its plan.
+    let spread = t
+        .get_path(&["resources", "spread_workers"])
+        .is_some_and(is_truthy);
+    let mut sizes: Vec<(usize, usize)> = Vec::new();
+    for r in roles.iter().filter(|_| !all_vllm) {
         let nodes_per_worker = if r.gpus > gpn {
             ((r.gpus + gpn - 1) / gpn) as usize
         } else {
@@ -402,25 +455,74 @@ pub fn render(v: &Variant) -> Rendered {
             ));
         }
         let workers = workers.min(cap);
-        let needed = workers.div_ceil(per_node as usize) * nodes_per_worker;
-        let role_nodes = (r.nodes.unwrap_or(1).max(0) as usize).max(needed);
+        let per_node = if r.gpus >= gpn || r.gpus <= 0 || spread {
+            1
+        } else {
+            (gpn / r.gpus).max(1) as usize
+        };
+        let needed = workers.div_ceil(per_node) * nodes_per_worker;
+        sizes.push((workers, (r.nodes.unwrap_or(1).max(0) as usize).max(needed)));
+    }
+    let shapes: Vec<topology::Shape> = roles
+        .iter()
+        .zip(&sizes)
+        .map(|(r, &(workers, _))| topology::Shape {
+            mode: r.name,
+            workers,
+            gpus: r.gpus.max(1) as usize,
+        })
+        .collect();
+    // Schema 1: the nodes srtctl allocates are the declared ones (`decode_nodes: 0` shares).
+    let declared: usize = roles
+        .iter()
+        .map(|r| r.nodes.unwrap_or(0).max(0) as usize)
+        .sum();
+    let worker_nodes: usize = if schema2 {
+        sizes.iter().map(|&(_, n)| n).sum()
+    } else {
+        declared.max(1)
+    };
+    let endpoints = topology::allocate(
+        &shapes,
+        gpn as usize,
+        node_cursor,
+        worker_nodes,
+        spread,
+        false,
+    );
+    if !schema2 {
+        refuse_if_short(&endpoints, node_cursor, declared, &mut notes);
+    }
+    let mut ports = topology::Ports::default();
+    let mut sys_port = 7500;
+    let slots: Vec<Vec<topology::Slot>> = endpoints
+        .iter()
+        .enumerate()
+        .map(|(i, ep)| topology::one_per_node(i, ep, &mut ports, &mut sys_port))
+        .collect();
+    for (r, &(workers, role_nodes)) in roles.iter().zip(&sizes) {
         for w in 0..workers {
-            let leader = node_cursor + (w / per_node as usize) * nodes_per_worker;
-            let slot = w % per_node as usize;
-            let http_port = 6100 + 32 * slot as u32;
-            let bootstrap = 7200 + slot as u32;
+            let Some(e) = endpoints
+                .iter()
+                .position(|ep| ep.mode == r.name && ep.index == w)
+            else {
+                continue;
+            };
+            let ep_slots = &slots[e];
+            let nodes_per_worker = ep_slots.len();
+            let leader = endpoints[e].nodes[0];
+            let http_port = ep_slots[0].http_port;
+            let bootstrap = ep_slots[0].bootstrap_port.unwrap_or(7200);
             // A worker larger than a node runs one rank per node.
-            for rank in 0..nodes_per_worker {
+            for (rank, place) in ep_slots.iter().enumerate() {
                 // TRT-LLM launches one srun per worker across all of its nodes.
                 if rank > 0 && r.engine == "trtllm" {
                     continue;
                 }
-                let node = leader + rank;
-                let gpus: Vec<usize> = if nodes_per_worker > 1 {
-                    (0..gpn as usize).collect()
-                } else {
-                    (slot * r.gpus as usize..(slot + 1) * r.gpus as usize).collect()
-                };
+                let node = place.node;
+                let gpus = place.gpus.clone();
+                let nccl = 17500 + place.sys_port - 7500;
+                let kv_port = place.kv_events_port;
                 let mut env = r.env.clone();
                 let visible = gpus
                     .iter()
@@ -457,7 +559,6 @@ pub fn render(v: &Variant) -> Rendered {
                             "--nccl-port".into(),
                             nccl.to_string(),
                         ]);
-                        nccl += 1;
                         let mentions_metrics = r.args.is_some_and(|a| {
                             a.contains_key("enable-metrics") || a.contains_key("enable_metrics")
                         });
@@ -494,7 +595,6 @@ pub fn render(v: &Variant) -> Rendered {
                         }
                         if let Some(kv) = r.kv_events {
                             argv.extend(["--kv-events-config".into(), kv_events_json(kv, kv_port)]);
-                            kv_port += 1;
                         }
                         if !direct {
                             argv.extend(["--request-plane".into(), request_plane.clone()]);
@@ -680,10 +780,11 @@ pub fn render(v: &Variant) -> Rendered {
                                 ["python3", "-m", "dynamo.trtllm", "--model-path"]
                                     .map(String::from),
                             );
+                            // TRT-LLM ignores a served name in the args (docs/recipe.md).
                             argv.extend([
                                 model_arg.clone(),
                                 "--served-model-name".into(),
-                                served.clone(),
+                                default_served(&model_path),
                             ]);
                             if r.name != "agg" {
                                 argv.extend(["--disaggregation-mode".into(), r.name.to_string()]);
@@ -700,43 +801,14 @@ pub fn render(v: &Variant) -> Rendered {
                         }
                     }
                     "mocker" => {
-                        let b = if schema2 {
-                            t.get("engine")
-                        } else {
-                            t.get("backend")
-                        };
-                        let knob = |k: &str, d: &str| {
-                            b.and_then(|b| b.get(k))
-                                .filter(|x| !x.is_null())
-                                .map(py_str)
-                                .unwrap_or_else(|| d.to_string())
-                        };
-                        let ratio = b
-                            .and_then(|b| b.get("speedup_ratio"))
-                            .and_then(|x| x.as_f64())
-                            .map(crate::pystr::py_float)
-                            .unwrap_or_else(|| "100.0".into());
-                        argv.extend(
-                            ["python3", "-m", "dynamo.mocker", "--model-path"].map(String::from),
+                        let backend = t.get(if schema2 { "engine" } else { "backend" });
+                        argv = mocker::command(
+                            backend,
+                            r.name,
+                            &model_arg,
+                            place.bootstrap_port,
+                            r.args,
                         );
-                        argv.extend([
-                            model_arg.clone(),
-                            "--engine-type".into(),
-                            knob("engine_type", "vllm"),
-                            "--speedup-ratio".into(),
-                            ratio,
-                            "--data-parallel-size".into(),
-                            knob("data_parallel_size", "1"),
-                            "--num-gpu-blocks-override".into(),
-                            knob("num_gpu_blocks_override", "16384"),
-                            "--max-num-seqs".into(),
-                            knob("max_num_seqs", "256"),
-                            "--max-num-batched-tokens".into(),
-                            knob("max_num_batched_tokens", "8192"),
-                        ]);
-                        if let Some(a) = r.args {
-                            argv.extend(engine_args(a, SGLANG_OWNED));
-                        }
                     }
                     other => {
                         argv.push(format!("<{other} worker>"));
@@ -781,7 +853,7 @@ pub fn render(v: &Variant) -> Rendered {
     } else {
         vec![]
     };
-    let (fe_nodes, router_port) = if spread_nodes.is_empty() {
+    let (mut fe_nodes, router_port) = if spread_nodes.is_empty() {
         (vec![head], 8000)
     } else {
         notes.push("enable_multiple_frontends: nginx on the head node fans out to the frontends (not shown)".into());
@@ -847,8 +919,31 @@ pub fn render(v: &Variant) -> Rendered {
             argv.extend(router_args(a));
         }
         fe_argv = Some(("frontend".into(), argv));
+    } else if fe_type == "trtllm_serve" && disagg {
+        // The disaggregated orchestrator: its worker list goes into `/logs/ser.yaml`; the
+        // frontend args follow as written (keys kept, `true` bare).
+        let mut argv: Vec<String> = [
+            "trtllm-serve",
+            "disaggregated",
+            "--config",
+            "/logs/ser.yaml",
+        ]
+        .map(String::from)
+        .to_vec();
+        for (k, v) in fe_args.iter().flat_map(|a| a.iter_nodes()) {
+            match &v.value {
+                Value::Bool(true) => argv.push(format!("--{}", py_str(k))),
+                Value::Bool(false) | Value::Null => {}
+                _ => argv.extend([format!("--{}", py_str(k)), py_str(v)]),
+            }
+        }
+        fe_argv = Some(("frontend".into(), argv));
     } else if !direct_endpoint && fe_type != "none" {
         notes.push(format!("frontend {fe_type}: command not rendered"));
+    }
+    // trtllm-serve runs one orchestrator whatever the frontend spreading says.
+    if fe_type == "trtllm_serve" {
+        fe_nodes.truncate(1);
     }
     if let Some((kind, argv)) = fe_argv {
         for (i, node) in fe_nodes.iter().enumerate() {
@@ -878,6 +973,13 @@ pub fn render(v: &Variant) -> Rendered {
             env: str_map(b.get("env")),
         });
     }
+    let nsys = t
+        .get_path(&["profiling", "type"])
+        .map(py_str)
+        .is_some_and(|p| p == "nsys" || p == "nsys-time");
+    if nsys {
+        notes.push(PROFILING_NOT_RENDERED.into());
+    }
     notes.dedup();
     Rendered {
         name: t.get("name").map(py_str).unwrap_or_default(),
@@ -887,6 +989,28 @@ pub fn render(v: &Variant) -> Rendered {
         frontend: fe_type,
         processes,
         notes,
+    }
+}
+
+/// srtctl allocates only the nodes `resources` declares and fails at run time when the
+/// workers need more (schema 1); the note says so (the conformance runs count it as agreeing
+/// with srtctl's failure).
+fn refuse_if_short(
+    endpoints: &[topology::Endpoint],
+    first: usize,
+    declared: usize,
+    notes: &mut Vec<String>,
+) {
+    let needed = endpoints
+        .iter()
+        .flat_map(|e| e.nodes.iter())
+        .map(|&n| n + 1 - first)
+        .max()
+        .unwrap_or(0);
+    if needed > declared.max(1) {
+        notes.push(format!(
+            "srtctl refuses this layout at run time: the workers need {needed} nodes, resources allocate {declared}"
+        ));
     }
 }
 
@@ -927,13 +1051,16 @@ fn served_name(roles: &[Role], model_path: &str) -> String {
             };
         }
     }
-    match model_path.strip_prefix("hf:") {
-        Some(id) => id.to_string(),
-        None => model_path
-            .trim_end_matches('/')
-            .rsplit('/')
-            .next()
-            .unwrap_or(model_path)
-            .to_string(),
-    }
+    default_served(model_path)
+}
+
+/// srtctl's fallback served name: the last path component of the model (a Hugging Face id
+/// `hf:org/name` gives `name`).
+fn default_served(model_path: &str) -> String {
+    let path = model_path.strip_prefix("hf:").unwrap_or(model_path);
+    path.trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or(path)
+        .to_string()
 }

@@ -1,0 +1,160 @@
+//! vLLM launch commands (schema 1): the facts srt-slurm's own vLLM command tests check,
+//! re-stated on recipes written for this file — DP layouts (per GPU, per node, across nodes),
+//! kv-events, connectors, the direct `vllm serve` path and layouts srtctl refuses.
+
+use infx_recipe::{RecipeFile, render};
+use std::path::Path;
+
+/// The worker argvs of a schema-1 recipe with a vLLM `backend` block and `resources`.
+fn workers(resources: &str, backend: &str, frontend: &str) -> (Vec<Vec<String>>, Vec<String>) {
+    let text = format!(
+        "name: t\nmodel: {{path: hf:org/tiny, container: c.sqsh, precision: fp8}}\n\
+         resources: {{{resources}}}\nfrontend: {{{frontend}}}\nbackend:\n  type: vllm\n{backend}"
+    );
+    let f = RecipeFile::parse(Path::new("t.yaml"), text).expect("recipe parses");
+    let v = f.expand(None).expect("expands").remove(0);
+    let r = render(&v);
+    let argvs = r
+        .processes
+        .iter()
+        .filter(|p| p.kind == "worker")
+        .map(|p| p.argv.clone())
+        .collect();
+    (argvs, r.notes)
+}
+
+fn after<'a>(argv: &'a [String], flag: &str) -> Option<&'a str> {
+    let i = argv.iter().position(|a| a == flag)?;
+    argv.get(i + 1).map(String::as_str)
+}
+
+const AGG8: &str = "gpu_type: h100, gpus_per_node: 8, agg_nodes: 1, agg_workers: 1";
+
+#[test]
+fn per_gpu_layout_runs_one_process_per_rank() {
+    let backend =
+        "  dp_launch_mode: per_gpu\n  vllm_config:\n    aggregated: {data-parallel-size: 8}\n";
+    let (argvs, _) = workers(AGG8, backend, "");
+    assert_eq!(argvs.len(), 8);
+    for (rank, argv) in argvs.iter().enumerate() {
+        assert_eq!(
+            after(argv, "--data-parallel-rank"),
+            Some(rank.to_string().as_str())
+        );
+        assert_eq!(after(argv, "--device-ids"), Some(rank.to_string().as_str()));
+        assert_eq!(after(argv, "--data-parallel-rpc-port"), Some("8400"));
+    }
+}
+
+#[test]
+fn per_node_layout_gives_each_node_its_rank_range() {
+    // DP4 × TP4 over two 8-GPU nodes: two local ranks per node, starting at 0 and 2.
+    let res = "gpu_type: h100, gpus_per_node: 8, agg_nodes: 2, agg_workers: 1";
+    let backend = "  vllm_config:\n    aggregated: {data-parallel-size: 4, tensor-parallel-size: 4, data-parallel-hybrid-lb: false}\n";
+    let (argvs, _) = workers(res, backend, "");
+    assert_eq!(argvs.len(), 2);
+    for (node, argv) in argvs.iter().enumerate() {
+        assert_eq!(after(argv, "--data-parallel-size-local"), Some("2"));
+        let start = (node * 2).to_string();
+        assert_eq!(
+            after(argv, "--data-parallel-start-rank"),
+            Some(start.as_str())
+        );
+        // Hybrid load balancing is forced on, whatever the recipe says.
+        assert!(argv.iter().any(|a| a == "--data-parallel-hybrid-lb"));
+        assert!(!argv.iter().any(|a| a == "--headless"));
+    }
+}
+
+#[test]
+fn a_replica_wider_than_a_node_uses_rendezvous_and_headless_followers() {
+    // DP2 × TP8 on 4-GPU nodes: each replica spans two nodes.
+    let res = "gpu_type: gb200, gpus_per_node: 4, agg_nodes: 4, agg_workers: 1";
+    let backend =
+        "  vllm_config:\n    aggregated: {data-parallel-size: 2, tensor-parallel-size: 8}\n";
+    let (argvs, _) = workers(res, backend, "");
+    assert_eq!(argvs.len(), 4);
+    for (rank, argv) in argvs.iter().enumerate() {
+        assert_eq!(after(argv, "--nnodes"), Some("4"));
+        assert_eq!(after(argv, "--node-rank"), Some(rank.to_string().as_str()));
+        assert_eq!(after(argv, "--master-addr"), Some("<ip0>"));
+        assert_eq!(argv.iter().any(|a| a == "--headless"), rank > 0);
+        assert!(!argv.iter().any(|a| a == "--data-parallel-size-local"));
+    }
+}
+
+#[test]
+fn a_layout_whose_sizes_do_not_fit_is_refused() {
+    let backend =
+        "  vllm_config:\n    aggregated: {data-parallel-size: 3, tensor-parallel-size: 2}\n";
+    let (argvs, notes) = workers(AGG8, backend, "");
+    assert!(argvs.is_empty());
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("srtctl refuses this layout")),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn kv_events_true_covers_prefill_and_decode_with_their_ports() {
+    let res = "gpu_type: h100, gpus_per_node: 8, prefill_nodes: 1, prefill_workers: 1, decode_nodes: 1, decode_workers: 1";
+    let (argvs, _) = workers(res, "  kv_events_config: true\n", "");
+    let want = |port: u32| {
+        format!(
+            r#"{{"publisher": "zmq", "topic": "kv-events", "enable_kv_cache_events": true, "endpoint": "tcp://*:{port}"}}"#
+        )
+    };
+    assert_eq!(
+        after(&argvs[0], "--kv-events-config"),
+        Some(want(5200).as_str())
+    );
+    assert_eq!(
+        after(&argvs[1], "--kv-events-config"),
+        Some(want(5201).as_str())
+    );
+    // Aggregated workers need a mapping entry.
+    let (agg, _) = workers(AGG8, "  kv_events_config: true\n", "");
+    assert!(!agg[0].iter().any(|a| a == "--kv-events-config"));
+}
+
+#[test]
+fn every_mode_gets_the_connector_and_the_served_name_is_the_model_name() {
+    let (argvs, _) = workers(AGG8, "", "");
+    let argv = &argvs[0];
+    assert_eq!(after(argv, "--model"), Some("org/tiny"));
+    assert_eq!(after(argv, "--served-model-name"), Some("tiny"));
+    assert_eq!(
+        after(argv, "--kv-transfer-config"),
+        Some(r#"{"kv_connector": "NixlConnector", "kv_role": "kv_both"}"#)
+    );
+    // A role's own connector wins; `null` at the engine turns it off.
+    let backend = "  vllm_config:\n    aggregated: {connector: lmcache}\n";
+    let (argvs, _) = workers(AGG8, backend, "");
+    assert!(
+        after(&argvs[0], "--kv-transfer-config").is_some_and(|c| c.contains("LMCacheConnectorV1"))
+    );
+    assert!(!argvs[0].iter().any(|a| a == "--connector"));
+    let (argvs, _) = workers(AGG8, "  connector: null\n", "");
+    assert!(!argvs[0].iter().any(|a| a == "--kv-transfer-config"));
+}
+
+#[test]
+fn direct_vllm_serve_keeps_one_process_and_drops_owned_flags() {
+    let backend =
+        "  vllm_config:\n    aggregated: {data-parallel-size: 8, port: 9999, headless: true}\n";
+    let (argvs, _) = workers(
+        AGG8,
+        backend,
+        "type: vllm, enable_multiple_frontends: false",
+    );
+    assert_eq!(argvs.len(), 1);
+    let argv = &argvs[0];
+    assert_eq!(&argv[..3], ["vllm", "serve", "org/tiny"]);
+    assert_eq!(after(argv, "--port"), Some("8000"));
+    assert_eq!(argv.iter().filter(|a| *a == "--port").count(), 1);
+    assert!(!argv.iter().any(|a| a == "--headless"));
+    assert_eq!(after(argv, "--served-model-name"), Some("tiny"));
+    assert_eq!(after(argv, "--data-parallel-size"), Some("8"));
+}
