@@ -48,6 +48,9 @@ pub struct TargetRun {
     pub target: String,
     pub execs: Option<u64>,
     pub seconds: u64,
+    /// libFuzzer's coverage (`cov:`) and corpus size (`corp: N/…`) at its last report.
+    pub coverage: Option<u64>,
+    pub corpus: Option<u64>,
     /// Why the run failed: a crash, a hang, too much memory, or no input executed at all.
     pub failure: Option<String>,
 }
@@ -56,9 +59,13 @@ impl TargetRun {
     /// One line: `yaml_load: 52311 runs in 10 s, 0 crashes` or the failure.
     pub fn summary(&self) -> String {
         let execs = self.execs.map_or("?".to_string(), |n| n.to_string());
+        let stats = match (self.coverage, self.corpus) {
+            (Some(cov), Some(corp)) => format!(" (cov {cov}, corpus {corp})"),
+            _ => String::new(),
+        };
         match &self.failure {
             None => format!(
-                "{}: {execs} runs in {} s, 0 crashes",
+                "{}: {execs} runs in {} s, 0 crashes{stats}",
                 self.target, self.seconds
             ),
             Some(why) => format!("{}: FAILED after {execs} runs: {why}", self.target),
@@ -262,6 +269,8 @@ pub fn target_run(target: &str, seconds: u64, exited_ok: bool, log: &str) -> Tar
         target: target.to_string(),
         execs,
         seconds,
+        coverage: last_stat(log, "cov:"),
+        corpus: last_stat(log, "corp:"),
         failure: failure.map(|f| crate::hygiene::escape_line(&f).into_owned()),
     }
 }
@@ -278,6 +287,16 @@ pub fn executions(log: &str) -> Option<u64> {
             let rest = l.strip_prefix('#')?;
             rest.split_whitespace().next()?.parse().ok()
         })
+    })
+}
+
+/// The number after `key` (`cov:`, `corp:`) on libFuzzer's last progress line that has it.
+fn last_stat(log: &str, key: &str) -> Option<u64> {
+    log.lines().rev().find_map(|l| {
+        let mut words = l.strip_prefix('#')?.split_whitespace();
+        words.find(|w| *w == key)?;
+        let n = words.next()?;
+        n.split('/').next()?.parse().ok()
     })
 }
 
@@ -337,16 +356,14 @@ mod tests {
 
     #[test]
     fn a_clean_run_passes_only_when_it_executed_inputs() {
-        let ok = target_run(
-            "image_reference",
-            10,
-            true,
-            "Done 52311 runs in 11 second(s)\n",
-        );
+        let log = "#2\tINITED cov: 40 ft: 41 corp: 1/1b exec/s: 0 rss: 30Mb\n\
+                   #8192\tpulse  cov: 311 ft: 900 corp: 120/4Kb lim: 80 exec/s: 4096 rss: 40Mb\n\
+                   Done 52311 runs in 11 second(s)\n";
+        let ok = target_run("image_reference", 10, true, log);
         assert_eq!(ok.failure, None);
         assert_eq!(
             ok.summary(),
-            "image_reference: 52311 runs in 10 s, 0 crashes"
+            "image_reference: 52311 runs in 10 s, 0 crashes (cov 311, corpus 120)"
         );
         let idle = target_run("image_reference", 10, true, "INFO: Seed: 1\n");
         assert_eq!(idle.failure.as_deref(), Some("no input was executed"));
