@@ -1756,6 +1756,19 @@ fn hermetic_validate(root: &Path, r: &mut Runner) {
 // ---------------------------------------------------------------------------------------------
 // Step 6: the fuzz smoke pass.
 
+/// One check per fuzz target: a failed run (crash, hang, RSS limit, nothing executed) fails.
+pub fn fuzz_verdicts(runs: &[crate::cmd_fuzz::TargetRun]) -> Vec<(String, Verdict)> {
+    runs.iter()
+        .map(|run| {
+            let name = format!("fuzz: {} for {} s", run.target, run.seconds);
+            match &run.failure {
+                None => (name, Verdict::Pass),
+                Some(_) => (name, Verdict::Fail(run.summary())),
+            }
+        })
+        .collect()
+}
+
 /// `cargo xtask fuzz --smoke`: one line per target, so a crash names its target. Without a
 /// nightly toolchain the step is a missing tool (a failure in CI).
 fn fuzz_smoke(root: &Path, r: &mut Runner) {
@@ -1774,12 +1787,8 @@ fn fuzz_smoke(root: &Path, r: &mut Runner) {
     match crate::cmd_fuzz::build_and_run(root, &crate::cmd_fuzz::TARGETS, Some(seconds)) {
         Err(e) => r.record(NAME, Verdict::Fail(format!("{e:#}"))),
         Ok(runs) => {
-            for run in runs {
-                let name = format!("fuzz: {} for {} s", run.target, run.seconds);
-                match &run.failure {
-                    None => r.record(&name, Verdict::Pass),
-                    Some(_) => r.record(&name, Verdict::Fail(run.summary())),
-                }
+            for (name, verdict) in fuzz_verdicts(&runs) {
+                r.record(&name, verdict);
             }
             println!(
                 "(fuzz step: {:.0} s with the build)",
@@ -2396,6 +2405,31 @@ mod tests {
                 .iter()
                 .any(|f| f.contains("every input is an override or follows one")),
             "{failures:?}"
+        );
+    }
+
+    #[test]
+    fn a_crashing_fuzz_target_fails_the_step() {
+        use crate::cmd_fuzz::target_run;
+        let crash = "#40\tNEW    cov: 9 ft: 9 corp: 2/3b\n==77== ERROR: libFuzzer: deadly signal\n\
+                     Test unit written to fuzz/artifacts/recipe_expand/crash-0bad\n";
+        let runs = [
+            target_run("yaml_load", 10, true, "Done 900 runs in 10 second(s)\n"),
+            target_run("recipe_expand", 10, false, crash),
+        ];
+        let verdicts = fuzz_verdicts(&runs);
+        assert_eq!(
+            verdicts[0],
+            ("fuzz: yaml_load for 10 s".to_string(), Verdict::Pass)
+        );
+        let (name, verdict) = &verdicts[1];
+        assert_eq!(name, "fuzz: recipe_expand for 10 s");
+        let Verdict::Fail(why) = verdict else {
+            panic!("a crash passed: {verdict:?}");
+        };
+        assert!(
+            why.contains("deadly signal") && why.contains("crash-0bad"),
+            "{why}"
         );
     }
 
