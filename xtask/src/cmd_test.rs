@@ -14,8 +14,10 @@
 //!    build in `target/tools/npm`) and zizmor over `.github/workflows`, each its own line.
 //! 5. `hermetic` — `cargo xtask validate --hermetic --all` over the bundled tree with no network
 //!    (`unshare -n`).
+//! 6. `fuzz` — `cargo xtask fuzz --smoke`: the five fuzz targets built with nightly, 10 s each
+//!    (docs/security.md, "Fuzzing"); a crash, hang or idle run fails it.
 //!
-//! Steps 3 and 4 run when `CI` is set or their tools are on PATH; in CI a missing tool is a
+//! Steps 3, 4 and 6 run when `CI` is set or their tools are on PATH; in CI a missing tool is a
 //! failure, elsewhere the step is reported as skipped. The last line is
 //! `N passed, N failed, N skipped`: cargo's test counts plus one count per extra check.
 
@@ -29,7 +31,7 @@ use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Only the cargo tests (skip the fmt, clippy, flake, workflow and hermetic steps).
+    /// Only the cargo tests (skip the fmt, clippy, flake, workflow, hermetic and fuzz steps).
     #[arg(long)]
     pub quick: bool,
     /// Use `cargo test` even when cargo-nextest is on PATH.
@@ -48,6 +50,7 @@ pub enum Step {
     Flake,
     Workflows,
     Hermetic,
+    Fuzz,
 }
 
 /// Test counts, summed over every runner and extra check.
@@ -222,6 +225,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if !skip(Step::Hermetic) {
         hermetic_validate(&root, &mut r);
+    }
+    if !skip(Step::Fuzz) {
+        fuzz_smoke(&root, &mut r);
     }
 
     println!();
@@ -870,6 +876,56 @@ pub const SOURCE_MUST_CARRY: [&str; 11] = [
     "nix/",
 ];
 
+/// The proxy variables curl (inside Nix) reads, all set to [`CLOSED_PROXY`] for the
+/// real-input evaluation.
+const NO_NETWORK_PROXY: [&str; 6] = [
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+];
+
+/// A loopback port nothing listens on (the discard port): a download through it is refused
+/// at once, never sent anywhere.
+const CLOSED_PROXY: &str = "http://127.0.0.1:9";
+
+/// The input Nix was fetching when it failed (`… while updating the flake input 'a/b'`).
+pub fn fetched_input(stderr: &str) -> Option<String> {
+    stderr.lines().rev().find_map(|l| {
+        let rest = l.split("while updating the flake input '").nth(1)?;
+        Some(rest.split('\'').next()?.to_string())
+    })
+}
+
+/// Inputs in a `nix flake metadata --json` lock graph that are locked on their own: nodes
+/// other than the root and `overridden`, and inputs of those that point at a node instead
+/// of following a path (`"nixpkgs": ["nixpkgs"]`). Empty when the closure has one copy of
+/// each overridden input.
+pub fn unshared_inputs(metadata: &serde_json::Value, overridden: &[&str]) -> Vec<String> {
+    let Some(nodes) = metadata.pointer("/locks/nodes").and_then(|n| n.as_object()) else {
+        return vec!["(no locks.nodes in the metadata)".to_string()];
+    };
+    let mut out = Vec::new();
+    for (name, node) in nodes {
+        let is_root = name == "root";
+        if !is_root && !overridden.contains(&name.as_str()) {
+            out.push(format!("node {name}"));
+        }
+        let Some(inputs) = node.get("inputs").and_then(|i| i.as_object()) else {
+            continue;
+        };
+        for (input, target) in inputs {
+            // The root points at nodes by name; any other node must follow a path.
+            if !is_root && !target.is_array() {
+                out.push(format!("{name}/{input}"));
+            }
+        }
+    }
+    out
+}
+
 /// The private Nix of nix/install-private-nix.sh: `INFX_PRIVATE_NIX`, else
 /// `target/private-nix` of the checkout.
 fn private_nix() -> PathBuf {
@@ -1044,7 +1100,18 @@ fn real_input_checks_in(
         nix.display(),
         inputs.display()
     );
-    let env: Vec<(OsString, OsString)> = inherited.iter().chain(nix_env.vars()).cloned().collect();
+    // Every input here is a local override: a fetch would mean a flake.nix input that is
+    // neither overridden nor a `follows` of one, so the proxy (a closed loopback port) makes
+    // any download fail at once instead of reaching the internet.
+    let no_network = NO_NETWORK_PROXY
+        .iter()
+        .map(|k| (OsString::from(k), OsString::from(CLOSED_PROXY)));
+    let env: Vec<(OsString, OsString)> = inherited
+        .iter()
+        .cloned()
+        .chain(no_network)
+        .chain(nix_env.vars().iter().cloned())
+        .collect();
     let env = env.as_slice();
     let work = nix_env.dir.path().join("real-inputs");
     let unpacked = (|| -> Result<(), String> {
@@ -1136,6 +1203,46 @@ fn real_input_checks_in(
         v.push(format!("{flake_ref}{installable}").into());
         v
     };
+
+    // One nixpkgs in the closure: the lock graph holds the three overridden inputs and
+    // nothing else (every input of an input `follows` one of them).
+    let out = capture(
+        root,
+        nix,
+        &with(&["flake", "metadata", "--json"], ""),
+        env,
+        NIX_TIMEOUT,
+    );
+    r.record(
+        "flake (real inputs): every input is an override or follows one (no fetch, one nixpkgs)",
+        if !out.ok {
+            match fetched_input(&out.stderr) {
+                Some(input) => Verdict::Fail(format!(
+                    "Nix tried to fetch the flake input '{input}': it is neither overridden nor a \
+                     `follows` of an input (a missing `inputs.nixpkgs.follows = \"nixpkgs\"` in \
+                     flake.nix?)\n    {}",
+                    out.why()
+                )),
+                None => Verdict::Fail(out.why()),
+            }
+        } else {
+            match serde_json::from_str::<serde_json::Value>(out.stdout.trim()) {
+                Err(e) => Verdict::Fail(format!("nix flake metadata --json: {e}")),
+                Ok(v) => {
+                    let names: Vec<&str> = REAL_INPUT_TARBALLS.iter().map(|(n, _)| *n).collect();
+                    let stray = unshared_inputs(&v, &names);
+                    if stray.is_empty() {
+                        Verdict::Pass
+                    } else {
+                        Verdict::Fail(format!(
+                            "locked on their own instead of following an input: {}",
+                            stray.join(", ")
+                        ))
+                    }
+                }
+            }
+        },
+    );
 
     let out = capture(
         root,
@@ -1646,6 +1753,51 @@ fn hermetic_validate(root: &Path, r: &mut Runner) {
     );
 }
 
+// ---------------------------------------------------------------------------------------------
+// Step 6: the fuzz smoke pass.
+
+/// One check per fuzz target: a failed run (crash, hang, RSS limit, nothing executed) fails.
+pub fn fuzz_verdicts(runs: &[crate::cmd_fuzz::TargetRun]) -> Vec<(String, Verdict)> {
+    runs.iter()
+        .map(|run| {
+            let name = format!("fuzz: {} for {} s", run.target, run.seconds);
+            match &run.failure {
+                None => (name, Verdict::Pass),
+                Some(_) => (name, Verdict::Fail(run.summary())),
+            }
+        })
+        .collect()
+}
+
+/// `cargo xtask fuzz --smoke`: one line per target, so a crash names its target. Without a
+/// nightly toolchain the step is a missing tool (a failure in CI).
+fn fuzz_smoke(root: &Path, r: &mut Runner) {
+    const NAME: &str = "fuzz: cargo xtask fuzz --smoke";
+    println!("==> {NAME}");
+    if !crate::cmd_fuzz::nightly_available() {
+        r.missing_tool(
+            NAME,
+            "rustup run nightly",
+            "rustup toolchain install nightly --profile minimal",
+        );
+        return;
+    }
+    let started = Instant::now();
+    let seconds = crate::cmd_fuzz::SMOKE_SECONDS_PER_TARGET;
+    match crate::cmd_fuzz::build_and_run(root, &crate::cmd_fuzz::TARGETS, Some(seconds)) {
+        Err(e) => r.record(NAME, Verdict::Fail(format!("{e:#}"))),
+        Ok(runs) => {
+            for (name, verdict) in fuzz_verdicts(&runs) {
+                r.record(&name, verdict);
+            }
+            println!(
+                "(fuzz step: {:.0} s with the build)",
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1982,7 +2134,7 @@ mod tests {
             &mut r,
         );
         assert_eq!(r.failures, Vec::<String>::new(), "{}", r.reasons.join("\n"));
-        assert_eq!(r.tally.passed, 6);
+        assert_eq!(r.tally.passed, 7);
     }
 
     #[test]
@@ -2181,7 +2333,7 @@ mod tests {
         };
         let (tally, failures, why) = real_input_failures(dir.path(), &nix, &inputs);
         assert_eq!(failures, Vec::<String>::new(), "{why}");
-        assert_eq!(tally.passed, 6);
+        assert_eq!(tally.passed, 7);
     }
 
     #[test]
@@ -2228,6 +2380,84 @@ mod tests {
             failures,
             vec!["flake (real inputs): the source fileset carries every file the build and tests read".to_string()]
         );
+    }
+
+    #[test]
+    fn real_inputs_catch_a_missing_follows() {
+        let Some((dir, nix, inputs)) = real_inputs_scratch("real_inputs_catch_a_missing_follows")
+        else {
+            return;
+        };
+        // Without the follows, rust-overlay's own nixpkgs input is a second nixpkgs that Nix
+        // would fetch; the closed proxy refuses the download on loopback.
+        edit(
+            &dir.path().join("flake.nix"),
+            "inputs.nixpkgs.follows = \"nixpkgs\";",
+            "",
+        );
+        let (_, failures, why) = real_input_failures(dir.path(), &nix, &inputs);
+        assert!(
+            why.contains("Nix tried to fetch the flake input 'rust-overlay/nixpkgs'"),
+            "{why}"
+        );
+        assert!(
+            failures
+                .iter()
+                .any(|f| f.contains("every input is an override or follows one")),
+            "{failures:?}"
+        );
+    }
+
+    #[test]
+    fn a_crashing_fuzz_target_fails_the_step() {
+        use crate::cmd_fuzz::target_run;
+        let crash = "#40\tNEW    cov: 9 ft: 9 corp: 2/3b\n==77== ERROR: libFuzzer: deadly signal\n\
+                     Test unit written to fuzz/artifacts/recipe_expand/crash-0bad\n";
+        let runs = [
+            target_run("yaml_load", 10, true, "Done 900 runs in 10 second(s)\n"),
+            target_run("recipe_expand", 10, false, crash),
+        ];
+        let verdicts = fuzz_verdicts(&runs);
+        assert_eq!(
+            verdicts[0],
+            ("fuzz: yaml_load for 10 s".to_string(), Verdict::Pass)
+        );
+        let (name, verdict) = &verdicts[1];
+        assert_eq!(name, "fuzz: recipe_expand for 10 s");
+        let Verdict::Fail(why) = verdict else {
+            panic!("a crash passed: {verdict:?}");
+        };
+        assert!(
+            why.contains("deadly signal") && why.contains("crash-0bad"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn lock_graph_with_a_second_nixpkgs_is_named() {
+        let shared = serde_json::json!({"locks": {"nodes": {
+            "root": {"inputs": {"crane": "crane", "nixpkgs": "nixpkgs", "rust-overlay": "rust-overlay"}},
+            "crane": {}, "nixpkgs": {},
+            "rust-overlay": {"inputs": {"nixpkgs": ["nixpkgs"]}}
+        }}});
+        let names = ["crane", "rust-overlay", "nixpkgs"];
+        assert_eq!(unshared_inputs(&shared, &names), Vec::<String>::new());
+        let second = serde_json::json!({"locks": {"nodes": {
+            "root": {"inputs": {"crane": "crane", "nixpkgs": "nixpkgs", "rust-overlay": "rust-overlay"}},
+            "crane": {}, "nixpkgs": {}, "nixpkgs_2": {},
+            "rust-overlay": {"inputs": {"nixpkgs": "nixpkgs_2"}}
+        }}});
+        assert_eq!(
+            unshared_inputs(&second, &names),
+            vec![
+                "node nixpkgs_2".to_string(),
+                "rust-overlay/nixpkgs".to_string()
+            ]
+        );
+        assert_eq!(unshared_inputs(&serde_json::json!({}), &names).len(), 1);
+        let log = "error:\n       … while updating the flake input 'rust-overlay/nixpkgs'\n\n       … while fetching the input 'github:NixOS/nixpkgs/nixpkgs-unstable'\n";
+        assert_eq!(fetched_input(log).as_deref(), Some("rust-overlay/nixpkgs"));
+        assert_eq!(fetched_input("error: something else"), None);
     }
 
     fn lint_failures(workflow: &str) -> Option<(Vec<String>, String)> {
