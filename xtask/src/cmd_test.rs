@@ -4,7 +4,8 @@
 //! 1. `cargo` — the workspace tests: `cargo nextest run --workspace` when cargo-nextest is on
 //!    PATH (plus `cargo test --doc`, which nextest does not run), else `cargo test --workspace`.
 //! 2. `fmt`, `clippy` — `cargo fmt --all --check`, `cargo clippy --workspace --all-targets -- -D
-//!    warnings`: the flake's fmt and clippy checks, without Nix.
+//!    warnings`: the flake's fmt and clippy checks, without Nix; clippy again on the lean xtask
+//!    (`--no-default-features`) that `cargo xtask` builds.
 //! 3. `flake` — the offline structure test of `flake.nix` with Debian's Nix and the stub inputs
 //!    in `nix/stubs/`, then its evaluation with the real crane, rust-overlay and nixpkgs lib
 //!    (`../shared/nix-inputs`) with the private Nix of nix/install-private-nix.sh; every Nix
@@ -210,6 +211,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             &[
                 "clippy",
                 "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ],
+        );
+        // `cargo xtask` itself builds xtask without the registry feature
+        // (README, "What builds when"): that build is linted too, or its cfg arms rot.
+        lint_check(
+            &root,
+            &mut r,
+            "clippy (lean cargo xtask): cargo clippy -p xtask --no-default-features --all-targets -- -D warnings",
+            &[
+                "clippy",
+                "-p",
+                "xtask",
+                "--no-default-features",
                 "--all-targets",
                 "--",
                 "-D",
