@@ -7,12 +7,9 @@
 //! Python process. See docs/changelog.md, "Random differential".
 
 use super::oracle::Rng;
-use anyhow::{Context, anyhow};
 use infx_changelog::{Dialect, Keep, LinkMode, MergeOutcome};
 use serde_json::{Value as J, json};
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 /// The PR number every case is judged for (upstream's PR mode).
 const PR: u64 = 7;
@@ -334,15 +331,6 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
 /// Upstream's answers, one per case, from one Python process.
 pub fn run_oracle(python: &Path, utils: &Path, cases: &[Case]) -> anyhow::Result<Vec<J>> {
     let script = crate::paths::checkout_root().join("xtask/oracle/changelog_oracle.py");
-    let mut child = Command::new(python)
-        .arg(&script)
-        .arg(utils)
-        .env("PYTHONHASHSEED", "0")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .with_context(|| format!("running {}", script.display()))?;
     let mut input = String::new();
     for c in cases {
         let line = match c {
@@ -356,27 +344,7 @@ pub fn run_oracle(python: &Path, utils: &Path, cases: &[Case]) -> anyhow::Result
         input.push_str(&line.to_string());
         input.push('\n');
     }
-    let mut stdin = child.stdin.take().ok_or_else(|| anyhow!("no stdin"))?;
-    // A writer thread feeds the cases while this thread reads the answers, so neither pipe
-    // fills up and blocks the other side.
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let stdout = child.stdout.take().ok_or_else(|| anyhow!("no stdout"))?;
-    let mut answers = Vec::with_capacity(cases.len());
-    for line in BufReader::new(stdout).lines() {
-        answers.push(serde_json::from_str(&line?)?);
-    }
-    writer
-        .join()
-        .map_err(|_| anyhow!("oracle writer panicked"))??;
-    let status = child.wait()?;
-    if !status.success() || answers.len() != cases.len() {
-        anyhow::bail!(
-            "oracle exited {status} after {} of {} answers",
-            answers.len(),
-            cases.len()
-        );
-    }
-    Ok(answers)
+    super::oracle::json_lines_exchange(python, &script, utils, &input, cases.len())
 }
 
 /// `merged` with the placeholder `pr-link` lines after `main`'s bytes set to the PR's URL, as

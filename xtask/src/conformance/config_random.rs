@@ -14,9 +14,7 @@
 use super::oracle::Rng;
 use anyhow::{Context, anyhow};
 use serde_json::{Map, Value as J, json};
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 /// `(python, matrix_logic dir)`: the changelog differential's venv (pydantic and pyyaml, the
 /// unpacked InferenceX tools), whose `utils/matrix_logic` holds the generator.
@@ -563,15 +561,6 @@ pub fn cases(seeds: &Seeds, count: usize, seed: u64) -> Vec<Case> {
 /// Upstream's answers, one per case, from one Python process.
 pub fn run_oracle(python: &Path, matrix_logic: &Path, cases: &[Case]) -> anyhow::Result<Vec<J>> {
     let script = crate::paths::checkout_root().join("xtask/oracle/matrix_oracle.py");
-    let mut child = Command::new(python)
-        .arg(&script)
-        .arg(matrix_logic)
-        .env("PYTHONHASHSEED", "0")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .with_context(|| format!("running {}", script.display()))?;
     let mut input = String::new();
     for c in cases {
         let files: Map<String, J> = c
@@ -582,27 +571,7 @@ pub fn run_oracle(python: &Path, matrix_logic: &Path, cases: &[Case]) -> anyhow:
         input.push_str(&json!({"files": files, "argv": c.argv}).to_string());
         input.push('\n');
     }
-    let mut stdin = child.stdin.take().ok_or_else(|| anyhow!("no stdin"))?;
-    // A writer thread feeds the cases while this thread reads the answers, so neither pipe
-    // fills up and blocks the other side.
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let stdout = child.stdout.take().ok_or_else(|| anyhow!("no stdout"))?;
-    let mut answers = Vec::with_capacity(cases.len());
-    for line in BufReader::new(stdout).lines() {
-        answers.push(serde_json::from_str(&line?)?);
-    }
-    writer
-        .join()
-        .map_err(|_| anyhow!("oracle writer panicked"))??;
-    let status = child.wait()?;
-    if !status.success() || answers.len() != cases.len() {
-        anyhow::bail!(
-            "oracle exited {status} after {} of {} answers",
-            answers.len(),
-            cases.len()
-        );
-    }
-    Ok(answers)
+    super::oracle::json_lines_exchange(python, &script, matrix_logic, &input, cases.len())
 }
 
 /// infx's answer to a case: `cargo xtask matrix` on the same files and arguments.

@@ -91,6 +91,49 @@ impl Rng {
     }
 }
 
+/// Runs `python script arg`, feeds it `input` (one JSON case a line) and reads one JSON answer a
+/// line; fails unless the process exits 0 after exactly `expected` answers. A writer thread feeds
+/// the cases while this thread reads the answers, so neither pipe fills up and blocks the other.
+pub fn json_lines_exchange(
+    python: &std::path::Path,
+    script: &std::path::Path,
+    arg: &std::path::Path,
+    input: &str,
+    expected: usize,
+) -> anyhow::Result<Vec<serde_json::Value>> {
+    use anyhow::{Context as _, anyhow};
+    use std::io::{BufRead as _, BufReader, Write as _};
+    use std::process::Stdio;
+    let mut child = Command::new(python)
+        .arg(script)
+        .arg(arg)
+        .env("PYTHONHASHSEED", "0")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .with_context(|| format!("running {}", script.display()))?;
+    let mut stdin = child.stdin.take().ok_or_else(|| anyhow!("no stdin"))?;
+    let input = input.to_owned();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let stdout = child.stdout.take().ok_or_else(|| anyhow!("no stdout"))?;
+    let mut answers = Vec::with_capacity(expected);
+    for line in BufReader::new(stdout).lines() {
+        answers.push(serde_json::from_str(&line?)?);
+    }
+    writer
+        .join()
+        .map_err(|_| anyhow!("oracle writer panicked"))??;
+    let status = child.wait()?;
+    if !status.success() || answers.len() != expected {
+        anyhow::bail!(
+            "oracle exited {status} after {} of {expected} answers",
+            answers.len()
+        );
+    }
+    Ok(answers)
+}
+
 #[cfg(test)]
 mod tests {
     use super::Rng;
