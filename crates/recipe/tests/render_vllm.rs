@@ -158,3 +158,28 @@ fn direct_vllm_serve_keeps_one_process_and_drops_owned_flags() {
     assert_eq!(after(argv, "--served-model-name"), Some("tiny"));
     assert_eq!(after(argv, "--data-parallel-size"), Some("8"));
 }
+
+#[test]
+fn a_data_parallel_endpoint_with_a_non_numeric_size_is_refused_as_srtctl_does() {
+    // srtctl multiplies data-parallel × tensor × pipeline sizes as written, so a list (or a
+    // string) never equals the endpoint's GPU count: the launch fails; infx says so.
+    for tp in ["[a, b]", "'4'"] {
+        let backend = format!(
+            "  vllm_config:\n    aggregated: {{data-parallel-size: 8, tensor-parallel-size: {tp}}}\n"
+        );
+        let (argvs, notes) = workers(AGG8, &backend, "");
+        assert!(argvs.is_empty(), "{tp}: {argvs:?}");
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("srtctl refuses this layout at run time")
+                    && n.contains("not a number")),
+            "{tp}: {notes:?}"
+        );
+    }
+    // A number still renders.
+    let backend =
+        "  vllm_config:\n    aggregated: {data-parallel-size: 8, tensor-parallel-size: 1}\n";
+    let (argvs, _) = workers(AGG8, backend, "");
+    assert!(!argvs.is_empty());
+}

@@ -52,6 +52,25 @@ impl VllmJob<'_> {
             .filter(|&x| x > 0)
             .map_or(0, |x| x.min(4096) as usize)
     }
+    /// A truthy tensor or pipeline size that is a string, list or mapping. srtctl multiplies
+    /// the sizes as written when it checks a data-parallel endpoint's GPU count, so such a
+    /// product (a repeated string or list) never equals the count and the launch fails
+    /// (docs/recipe.md, "Launch commands").
+    pub(super) fn unmultipliable_size(&self, mode: &str) -> Option<String> {
+        let a = self.args(mode)?;
+        [
+            "tensor-parallel-size",
+            "tensor_parallel_size",
+            "pipeline-parallel-size",
+            "pipeline_parallel_size",
+        ]
+        .iter()
+        .find_map(|k| {
+            let n = a.get(k).filter(|n| crate::recipe::is_truthy(n))?;
+            matches!(n.value, Value::Str(_) | Value::Seq(_) | Value::Map(_))
+                .then(|| format!("{mode} {k} is {}, not a number", py_json(n)))
+        })
+    }
     /// Data-parallel mode: the role's args set `data-parallel-size` (either spelling) non-null;
     /// the size, 0 when falsy.
     pub(super) fn dp_size(&self, mode: &str) -> Option<usize> {
@@ -82,6 +101,11 @@ pub fn processes(
             out.extend(one_per_node(i, ep, ports, &mut sys));
             continue;
         };
+        if !job.per_gpu
+            && let Some(why) = job.unmultipliable_size(ep.mode)
+        {
+            return Err(why);
+        }
         let replica =
             job.size(ep.mode, "tensor-parallel-size") * job.size(ep.mode, "pipeline-parallel-size");
         let local_gpus = ep.gpus.len();
