@@ -68,30 +68,8 @@ pub(crate) fn to_json(n: &Node) -> J {
 /// infx loads, deduplicated.
 pub fn seeds(corpus: &Path) -> Vec<(String, Map<String, J>)> {
     let mut out: Vec<(String, Map<String, J>)> = Vec::new();
-    let cases = corpus.join("srtctl-golden/cases");
-    let Ok(index) = std::fs::read_to_string(corpus.join("srtctl-golden/index.tsv")) else {
-        return out;
-    };
-    for line in index.lines().skip(1) {
-        let f: Vec<&str> = line.split('\t').collect();
-        if f.len() < 6 || f[2] != "dry-run" || f[5].trim() != "0" {
-            continue;
-        }
-        let dir = cases.join(f[0]);
-        if dir.join("srtslurm.yaml").exists() {
-            continue;
-        }
-        let Some(file) = std::fs::read_to_string(dir.join("meta.json"))
-            .ok()
-            .and_then(|t| serde_json::from_str::<J>(&t).ok())
-            .and_then(|m| m["recipe_file"].as_str().map(str::to_string))
-        else {
-            continue;
-        };
-        let Ok(text) = std::fs::read_to_string(dir.join(&file)) else {
-            continue;
-        };
-        let Ok(root) = infx_yaml::parse_str(Path::new(&file), &text) else {
+    for golden in golden_dry_run_recipes(corpus) {
+        let Ok(root) = infx_yaml::parse_str(Path::new(&golden.file), &golden.text) else {
             continue;
         };
         let tree = root.get("base").unwrap_or(&root);
@@ -101,7 +79,7 @@ pub fn seeds(corpus: &Path) -> Vec<(String, Map<String, J>)> {
         if let J::Object(m) = to_json(tree)
             && !out.iter().any(|(_, seen)| *seen == m)
         {
-            out.push((f[0].to_string(), m));
+            out.push((golden.id, m));
         }
     }
     // The August InferenceX recipes widen the vLLM and TRT-LLM share of the seeds.
@@ -182,15 +160,26 @@ fn collect_yaml(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn golden_launch_cases(corpus: &Path) -> Vec<Case> {
-    let mut out: Vec<Case> = Vec::new();
+/// An accepted srtctl-golden dry-run case without an srtslurm.yaml, with its recipe's text.
+struct GoldenRecipe {
+    id: String,
+    selector: String,
+    /// The index's kind column (`sweep` for sweep cases).
+    kind: String,
+    file: String,
+    text: String,
+}
+
+/// Every [`GoldenRecipe`] of the corpus's srtctl-golden index, in index order.
+fn golden_dry_run_recipes(corpus: &Path) -> Vec<GoldenRecipe> {
     let cases = corpus.join("srtctl-golden/cases");
     let Ok(index) = std::fs::read_to_string(corpus.join("srtctl-golden/index.tsv")) else {
-        return out;
+        return Vec::new();
     };
+    let mut out = Vec::new();
     for line in index.lines().skip(1) {
         let f: Vec<&str> = line.split('\t').collect();
-        if f.len() < 6 || f[2] != "dry-run" || f[4] == "sweep" || f[5].trim() != "0" {
+        if f.len() < 6 || f[2] != "dry-run" || f[5].trim() != "0" {
             continue;
         }
         let dir = cases.join(f[0]);
@@ -204,18 +193,36 @@ fn golden_launch_cases(corpus: &Path) -> Vec<Case> {
         else {
             continue;
         };
-        let Ok(recipe) = std::fs::read_to_string(dir.join(&file)) else {
+        let Ok(text) = std::fs::read_to_string(dir.join(&file)) else {
             continue;
         };
-        let selector = (!f[3].is_empty()).then(|| f[3].to_string());
+        out.push(GoldenRecipe {
+            id: f[0].to_string(),
+            selector: f[3].to_string(),
+            kind: f[4].to_string(),
+            file,
+            text,
+        });
+    }
+    out
+}
+
+fn golden_launch_cases(corpus: &Path) -> Vec<Case> {
+    let mut out: Vec<Case> = Vec::new();
+    for golden in golden_dry_run_recipes(corpus) {
+        if golden.kind == "sweep" {
+            continue;
+        }
+        let recipe = golden.text;
+        let selector = (!golden.selector.is_empty()).then_some(golden.selector);
         match out.iter_mut().find(|c| c.recipe == recipe) {
             Some(seen) if seen.selector.is_some() && selector.is_none() => {
-                seen.id = f[0].to_string();
+                seen.id = golden.id;
                 seen.selector = None;
             }
             Some(_) => {}
             None => out.push(Case {
-                id: f[0].to_string(),
+                id: golden.id,
                 what: "corpus recipe, unmutated".into(),
                 recipe,
                 selector,
