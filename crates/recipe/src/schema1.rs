@@ -566,54 +566,8 @@ fn value(t: T, n: &Node, ctx: &mut Ctx, path: &[String]) -> Option<J> {
             (ctx.errs.len() == before).then_some(v)
         }
         T::Backend => backend(n, ctx, path),
-        T::Concurrencies => {
-            if let Some(items) = n.as_seq() {
-                let ints: Option<Vec<J>> = items.iter().map(|i| to_int(i).ok()).collect();
-                if let Some(v) = ints {
-                    return Some(J::Array(v));
-                }
-            }
-            match to_str(n) {
-                Ok(s) => Some(s),
-                Err(_) => {
-                    let first = if n.as_seq().is_some() {
-                        "Not a valid integer."
-                    } else {
-                        NOT_LIST
-                    };
-                    ctx.err(
-                        path,
-                        format!("[ValidationError('{first}'), ValidationError('{NOT_STR}')]"),
-                        n.span,
-                    );
-                    None
-                }
-            }
-        }
-        T::FloatsOrStr => {
-            if let Some(items) = n.as_seq() {
-                let floats: Option<Vec<J>> = items.iter().map(|i| to_float(i).ok()).collect();
-                if let Some(v) = floats {
-                    return Some(J::Array(v));
-                }
-            }
-            match to_str(n) {
-                Ok(s) => Some(s),
-                Err(_) => {
-                    let first = if n.as_seq().is_some() {
-                        NOT_NUM
-                    } else {
-                        NOT_LIST
-                    };
-                    ctx.err(
-                        path,
-                        format!("[ValidationError('{first}'), ValidationError('{NOT_STR}')]"),
-                        n.span,
-                    );
-                    None
-                }
-            }
-        }
+        T::Concurrencies => list_or_str(n, ctx, path, to_int, "Not a valid integer."),
+        T::FloatsOrStr => list_or_str(n, ctx, path, to_float, NOT_NUM),
         T::ReqRate => match (to_str(n), to_int(n)) {
             (Ok(s), _) => Some(s),
             (_, Ok(i)) if !matches!(n.value, Value::Str(_)) => Some(i),
@@ -630,6 +584,39 @@ fn value(t: T, n: &Node, ctx: &mut Ctx, path: &[String]) -> Option<J> {
             Ok(b) => Some(b),
             Err(_) => value(T::AnyMap, n, ctx, path),
         },
+    }
+}
+
+/// A field typed `list[item] | str` (marshmallow's union): a list whose every item converts, else
+/// a string, else both alternatives' messages (`bad_item` when the list had a bad item).
+fn list_or_str(
+    n: &Node,
+    ctx: &mut Ctx,
+    path: &[String],
+    item: fn(&Node) -> Result<J, &'static str>,
+    bad_item: &str,
+) -> Option<J> {
+    if let Some(items) = n.as_seq() {
+        let converted: Option<Vec<J>> = items.iter().map(|i| item(i).ok()).collect();
+        if let Some(v) = converted {
+            return Some(J::Array(v));
+        }
+    }
+    match to_str(n) {
+        Ok(s) => Some(s),
+        Err(_) => {
+            let first = if n.as_seq().is_some() {
+                bad_item
+            } else {
+                NOT_LIST
+            };
+            ctx.err(
+                path,
+                format!("[ValidationError('{first}'), ValidationError('{NOT_STR}')]"),
+                n.span,
+            );
+            None
+        }
     }
 }
 
