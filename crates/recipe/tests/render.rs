@@ -133,3 +133,28 @@ fn trtllm_numactl_on_grace_hosts() {
         (2, 2)
     );
 }
+
+#[test]
+fn frontends_stay_on_the_allocated_nodes_when_an_aggregated_worker_is_stray() {
+    // `decode_nodes` makes srtctl count the job as disaggregated: it allocates
+    // prefill_nodes + decode_nodes = 4 nodes, the stray aggregated worker takes the head, and
+    // the frontends go on the 3 other allocated nodes (not on a fifth node).
+    let text = "\
+name: t
+model: {path: /models/q, container: c.sqsh, precision: fp8}
+resources: {gpu_type: gb200, gpus_per_node: 4, agg_nodes: 1, agg_workers: 1, decode_nodes: 4}
+backend:
+  sglang_config:
+    aggregated: {tensor-parallel-size: 4, data-parallel-size: 8}
+";
+    let f = RecipeFile::parse(Path::new("t.yaml"), text.into()).unwrap();
+    let v = f.expand(None).unwrap().remove(0);
+    let r = render(&v);
+    let frontends: Vec<usize> = r
+        .processes
+        .iter()
+        .filter(|p| p.kind == "frontend")
+        .map(|p| p.node)
+        .collect();
+    assert_eq!(frontends, vec![1, 2, 3], "{:?}", r.processes);
+}

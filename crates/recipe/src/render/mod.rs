@@ -482,6 +482,9 @@ pub fn render(v: &Variant) -> Rendered {
     } else {
         declared.max(1)
     };
+    // The job's allocation ends here; workers placed past it (stray modes on nodes `resources`
+    // does not count) never make srtctl allocate more, so frontends stop at this end too.
+    let allocated_end = node_cursor + worker_nodes;
     let endpoints = topology::allocate(
         &shapes,
         gpn as usize,
@@ -841,7 +844,7 @@ pub fn render(v: &Variant) -> Rendered {
     // num_additional_frontends at most) behind nginx on the head; if there are none, one
     // frontend serves on the head.
     let head = infra;
-    let total_nodes = node_cursor.max(head + 1);
+    let total_nodes = node_cursor.min(allocated_end).max(head + 1);
     let fe_args = fe.and_then(|f| f.get("args")).and_then(Node::as_map);
     let fe_env = str_map(fe.and_then(|f| f.get("env")));
     let additional = fe
