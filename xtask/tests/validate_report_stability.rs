@@ -1,0 +1,217 @@
+//! The `validate` report, human and JSON, must not change while its internals are reworked
+//! (docs/architecture.md): every scenario of the refresh suite is snapshotted whole, and the
+//! reports over the August and October corpus trees are pinned by a digest plus per-code counts
+//! (their text quotes upstream lines, so it is not committed). Timings are masked.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+#[path = "support/refresh.rs"]
+mod refresh;
+mod support;
+
+/// `cargo xtask validate --root TREE --format FORMAT` (the built binary) from `cwd`, offline
+/// and without colour: stdout, then stderr after a marker line.
+fn report(cwd: &Path, tree: &Path, format: &str) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("validate")
+        .arg("--root")
+        .arg(tree)
+        .args(["--format", format])
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .env("INFX_HERMETIC", "1")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", cwd)
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_EVENT_PATH")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .expect("xtask runs");
+    format!(
+        "{}--- stderr ---\n{}--- exit {} ---\n",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+        out.status.code().unwrap_or(-1)
+    )
+}
+
+/// `text` with every duration (`  12.5 ms`, ` 3.01 s`, with its padding) replaced by ` T`.
+fn mask_timings(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b' '
+            && let Some(end) = duration_end(b, i)
+        {
+            out.push_str(" T");
+            i = end;
+            continue;
+        }
+        let ch = text[i..].chars().next().unwrap_or(' ');
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
+
+/// Where a duration starting at the spaces at `start` ends: spaces, digits, an optional
+/// fraction, an optional space, `ms` or `s`, then no further letter or digit.
+fn duration_end(b: &[u8], start: usize) -> Option<usize> {
+    let mut i = start;
+    while b.get(i) == Some(&b' ') {
+        i += 1;
+    }
+    let digits = |mut i: usize| {
+        let from = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        (i > from).then_some(i)
+    };
+    i = digits(i)?;
+    if b.get(i) == Some(&b'.') {
+        i = digits(i + 1)?;
+    }
+    if b.get(i) == Some(&b' ') {
+        i += 1;
+    }
+    for unit in [&b"ms"[..], &b"s"[..]] {
+        let end = i + unit.len();
+        if b.get(i..end) == Some(unit) && !b.get(end).is_some_and(u8::is_ascii_alphanumeric) {
+            return Some(end);
+        }
+    }
+    None
+}
+
+#[test]
+fn the_mask_hides_durations_only() {
+    assert_eq!(
+        mask_timings("yaml        ok       17.0 ms  [14 files]\nin 1.51 s\n"),
+        "yaml        ok T  [14 files]\nin T\n"
+    );
+    assert_eq!(
+        mask_timings("5 recipes, 3 sites 2 ms"),
+        "5 recipes, 3 sites T"
+    );
+}
+
+#[test]
+fn scenario_reports_are_unchanged() {
+    let mut cases: Vec<Option<&refresh::Fault>> = vec![None];
+    cases.extend(refresh::FAULTS.iter().map(Some));
+    for case in cases {
+        let (_tmp, repo) = refresh::scenario();
+        if let Some(fault) = case {
+            refresh::inject(&repo, fault);
+        }
+        let name = case.map_or("clean-refresh", |f| f.name);
+        for format in ["human", "json"] {
+            let text = mask_timings(&report(&repo, &repo.join("inferencex-e2e"), format));
+            insta::assert_snapshot!(format!("{name}.{format}"), text);
+        }
+    }
+}
+
+/// Per-code counts of a JSON report: `code N` for diagnostics, `record:code N` for records.
+fn code_counts(json_report: &str) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for line in json_report.lines().filter(|l| l.starts_with('{')) {
+        let value: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        let code = value["code"].as_str().unwrap_or("-");
+        let key = match value["record"].as_str() {
+            Some(record) => format!("{record}:{code}"),
+            None => code.to_string(),
+        };
+        *counts.entry(key).or_insert(0) += 1;
+    }
+    counts
+}
+
+fn counts_text(counts: &BTreeMap<String, usize>) -> String {
+    counts.iter().map(|(k, n)| format!("{k} {n}\n")).collect()
+}
+
+/// The per-code lines that differ between `want` and `got`.
+fn count_difference(want: &str, got: &str) -> String {
+    let parse = |s: &str| -> BTreeMap<String, String> {
+        s.lines()
+            .filter_map(|l| l.rsplit_once(' '))
+            .map(|(k, n)| (k.to_string(), n.to_string()))
+            .collect()
+    };
+    let (want, got) = (parse(want), parse(got));
+    let mut keys: Vec<&String> = want.keys().chain(got.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let none = "0".to_string();
+    keys.into_iter()
+        .filter(|k| want.get(*k) != got.get(*k))
+        .map(|k| {
+            let (w, g) = (want.get(k).unwrap_or(&none), got.get(k).unwrap_or(&none));
+            format!("  {k}: {w} → {g}\n")
+        })
+        .collect()
+}
+
+/// A corpus tree's expected report: the sha256 of the masked human and JSON reports (corpus
+/// location replaced by `<corpus>`) and its per-code counts.
+struct Pinned {
+    tree: &'static str,
+    human_sha256: &'static str,
+    json_sha256: &'static str,
+    counts: &'static str,
+}
+
+const CORPUS_TREES: &[Pinned] = &[
+    Pinned {
+        tree: "inferencex-aug2026",
+        human_sha256: "79d3a334edb88e0755c7e0c81079c9e1c081dd30a4d809a193cae864d2e5f71b",
+        json_sha256: "7aa56cee459d492adb3070de9085c5f2939314ec5281fc2e2c4f0a8ef14e9cf3",
+        counts: "changelog/no-history 1\nconfig/X5 8\nimage/unpinned 1049\nreview/dp-cuda-graph 37\nreview/draft-precision-env 19\nreview/event-publication 13\nreview/golden-al 13\nreview/upstream-image 2\nyaml/duplicate-key 8\n",
+    },
+    Pinned {
+        tree: "inferencex-oct2026/inferencex-e2e",
+        human_sha256: "c17cb76cb2213cce4ad067e90897ea800ad6f2f961b6fdf232daee0eabcdc058",
+        json_sha256: "79961f15fc87950f9ef6e04fc33e7f55b05cb71d5c256614791e207ed00c9449",
+        counts: "config/R0 34\nconfig/X5 5\nfs/outside-root 1\nimage/missing-tag 1\nimage/unpinned 184\nreview/dp-cuda-graph 1\nreview/golden-al-curve 2\nreview/io 1\n",
+    },
+];
+
+#[test]
+fn corpus_reports_are_unchanged() {
+    let Some(corpus) = xtask::paths::corpus_dir() else {
+        eprintln!("SKIP: no ../shared/corpus (INFX_CORPUS); the corpus reports are not compared");
+        return;
+    };
+    let ws = xtask::paths::workspace_root();
+    let sha = |s: &str| infx_image::reference::Digest::sha256_of(s.as_bytes()).encoded;
+    let mut failures = String::new();
+    for pinned in CORPUS_TREES {
+        let tree = corpus.join(pinned.tree);
+        let masked = |format| {
+            mask_timings(&report(&ws, &tree, format))
+                .replace(&corpus.display().to_string(), "<corpus>")
+        };
+        let (human, json) = (masked("human"), masked("json"));
+        let counts = counts_text(&code_counts(&json));
+        let got = (sha(&human), sha(&json));
+        if got != (pinned.human_sha256.into(), pinned.json_sha256.into()) || counts != pinned.counts
+        {
+            failures.push_str(&format!(
+                "{}: human sha256 {} json sha256 {} (want {} / {})\nper-code counts (want → got):\n{}full counts now:\n{counts}\n",
+                pinned.tree,
+                got.0,
+                got.1,
+                pinned.human_sha256,
+                pinned.json_sha256,
+                count_difference(pinned.counts, &counts),
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "the corpus reports changed:\n{failures}"
+    );
+}
