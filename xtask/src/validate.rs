@@ -520,14 +520,11 @@ pub fn validate(opts: &Options) -> Report {
     std::thread::scope(|scope| {
         let diff_thread = scope.spawn(|| {
             let t = Instant::now();
-            let (result, change) = check_diff(&change);
-            (
-                CheckResult {
-                    elapsed: t.elapsed(),
-                    ..result
-                },
-                change,
-            )
+            let result = check_diff(&change);
+            CheckResult {
+                elapsed: t.elapsed(),
+                ..result
+            }
         });
 
         // yaml: every YAML file in scope parses, once; later checks reuse these documents. Scope:
@@ -759,9 +756,9 @@ pub fn validate(opts: &Options) -> Report {
         // diff-check (started on its own thread above).
         let diff = diff_thread.join().unwrap_or_else(|_| {
             let d = Diagnostic::error("diff/internal", "the diff check failed unexpectedly");
-            (ran("diff-check", vec![d], String::new()), None)
+            ran("diff-check", vec![d], String::new())
         });
-        checks.push(diff.0);
+        checks.push(diff);
 
         // Show paths relative to the repository (what GitHub annotations need) or the tree's parent.
         let display_base = change.repo_root.clone().unwrap_or_else(|| {
@@ -793,7 +790,6 @@ pub fn validate(opts: &Options) -> Report {
             std::mem::take(&mut loaded.masters),
             docs,
             changelog_scope.append_only,
-            diff.1.as_ref(),
             &change,
         );
         review.diagnostics.extend(cookbook);

@@ -34,6 +34,9 @@ pub struct ChangeInfo {
     pub paths: Vec<PathBuf>,
     pub diagnostics: Vec<Diagnostic>,
     base_label: String,
+    /// The change with its old and new texts, loaded once here for diff-check and review
+    /// (docs/diff.md); `Err` is diff-check's finding. `None` when there is no change to check.
+    pub loaded: Option<Result<infx_diff::Change, Diagnostic>>,
 }
 
 impl ChangeInfo {
@@ -117,6 +120,21 @@ impl ChangeInfo {
     }
 }
 
+/// The change's paths and texts from one diff. A diff whose texts cannot be loaded (e.g. a bad
+/// whitespace rule) still yields the paths, and its error becomes diff-check's finding.
+fn load_once(
+    repo_root: &Path,
+    opts: &infx_diff::ChangeOptions,
+) -> Result<(infx_diff::ChangeSet, Result<infx_diff::Change, Diagnostic>), Diagnostic> {
+    match infx_diff::load_change(repo_root, opts) {
+        Ok(c) => Ok((c.set.clone(), Ok(c))),
+        Err(load_error) => {
+            let set = infx_diff::changed_files(repo_root, opts)?;
+            Ok((set, Err(load_error)))
+        }
+    }
+}
+
 pub fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
     let mut info = ChangeInfo {
         mode: ChangeMode::NoRepo,
@@ -126,6 +144,7 @@ pub fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
         paths: Vec::new(),
         diagnostics: Vec::new(),
         base_label: String::new(),
+        loaded: None,
     };
     let Ok(repo) = infx_git::Repo::discover(root) else {
         return info;
@@ -138,7 +157,7 @@ pub fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
         base: opts.base.clone(),
         ..Default::default()
     };
-    let set = match infx_diff::changed_files(&repo_root, &copts) {
+    let (set, loaded) = match load_once(&repo_root, &copts) {
         Ok(s) => s,
         Err(d) => {
             info.mode = ChangeMode::Failed;
@@ -159,6 +178,7 @@ pub fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
             .iter()
             .flat_map(|f| std::iter::once(f.path.clone()).chain(f.old_path.clone()))
             .collect();
+        info.loaded = Some(loaded);
         return info;
     }
     // Nothing changed: the last commit that touched the changelog is the change.
@@ -171,12 +191,13 @@ pub fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
                 untracked: false,
                 ..Default::default()
             };
-            match infx_diff::changed_files(&repo_root, &fopts) {
-                Ok(s) => {
+            match load_once(&repo_root, &fopts) {
+                Ok((s, loaded)) => {
                     info.mode = ChangeMode::Fallback;
                     info.base = s.base.commit.clone();
                     info.head_rev = Some(commit);
                     info.paths = s.files.iter().map(|f| f.path.clone()).collect();
+                    info.loaded = Some(loaded);
                 }
                 Err(d) => {
                     info.mode = ChangeMode::Failed;
@@ -624,49 +645,26 @@ pub fn check_images_online(sites: &[infx_image::ImageSite], hermetic: bool) -> V
     )
 }
 
-/// `git diff --check` over the complete change; also returns the loaded change for review.
-pub fn check_diff(change: &ChangeInfo) -> (CheckResult, Option<infx_diff::Change>) {
-    let Some(repo_root) = &change.repo_root else {
-        return (skipped("diff-check", "not a git repository"), None);
-    };
+/// `git diff --check` over the complete change, on the texts [`detect_change`] loaded.
+pub fn check_diff(change: &ChangeInfo) -> CheckResult {
+    if change.repo_root.is_none() {
+        return skipped("diff-check", "not a git repository");
+    }
     if change.mode == ChangeMode::Failed {
-        return (
-            skipped(
-                "diff-check",
-                "the change could not be determined (see the change finding)",
-            ),
-            None,
+        return skipped(
+            "diff-check",
+            "the change could not be determined (see the change finding)",
         );
     }
-    let opts = match (&change.mode, &change.head_rev) {
-        (ChangeMode::Fallback, Some(rev)) => infx_diff::ChangeOptions {
-            base: change
-                .base
-                .clone()
-                .or_else(|| Some(infx_diff::EMPTY_TREE.to_string())),
-            target: infx_diff::Target::Rev(rev.clone()),
-            untracked: false,
-            ..Default::default()
-        },
-        (ChangeMode::Fallback, None) => {
-            return (
-                skipped("diff-check", "no change and no changelog commit"),
-                None,
-            );
-        }
-        _ => infx_diff::ChangeOptions {
-            base: change.base.clone(),
-            ..Default::default()
-        },
-    };
-    match infx_diff::load_change(repo_root, &opts) {
-        Ok(c) => {
-            let d = infx_diff::whitespace_errors(&c);
+    match &change.loaded {
+        None => skipped("diff-check", "no change and no changelog commit"),
+        Some(Ok(c)) => {
+            let d = infx_diff::whitespace_errors(c);
             let n = c.texts.len();
             let scope = format!("{n} file{}", super::plural(n));
-            (ran("diff-check", d, scope), Some(c))
+            ran("diff-check", d, scope)
         }
-        Err(d) => (ran("diff-check", vec![d], String::new()), None),
+        Some(Err(d)) => ran("diff-check", vec![d.clone()], String::new()),
     }
 }
 
@@ -678,7 +676,6 @@ pub fn check_review(
     masters: Vec<Document>,
     docs: Vec<Document>,
     append_only: bool,
-    diff: Option<&infx_diff::Change>,
     change: &ChangeInfo,
 ) -> CheckResult {
     let mut diags = Vec::new();
@@ -698,7 +695,7 @@ pub fn check_review(
     inputs.golden = infx_review::load::load_golden(root, &mut diags);
     inputs.codeowners = infx_review::load::load_codeowners(root, &mut diags);
     inputs.waivers = infx_review::load::load_waivers(root);
-    if let Some(c) = diff {
+    if let Some(Ok(c)) = &change.loaded {
         inputs.change = Some(infx_review::Change::from_diff(c, pr));
     }
     if change.base.is_some() {
