@@ -95,8 +95,8 @@ pub fn change_impact(
 /// The coverage check (`changelog/entry-required`, `changelog/empty-plan`). Takes the master
 /// documents for the generator and hands them back.
 pub fn check_coverage(
-    change: &ChangeInfo,
-    loaded: &mut infx_config::LoadedConfigs,
+    loaded: &infx_config::LoadedConfigs,
+    base: Option<&RevisionInputs>,
     scope: &ChangelogScope,
     impact: &Impact,
     modifiers: infx_changelog::Modifiers,
@@ -131,22 +131,16 @@ pub fn check_coverage(
     let rows = if appended.is_empty() {
         Ok(Default::default())
     } else {
-        let base = if appended.iter().any(|a| a.entry.append_only) {
-            change.base_inputs()
-        } else {
-            None
-        };
+        // The planner owns its inputs; the two master files (and the base's, for an
+        // append-only entry) are copied for it.
         let mut generator = MatrixGenerator {
             head: RevisionInputs {
-                masters: std::mem::take(&mut loaded.masters),
-                runners: loaded.runners.take(),
+                masters: loaded.masters.clone(),
+                runners: loaded.runners.clone(),
             },
-            base,
+            base: base.cloned(),
         };
-        let rows = planned_rows(&appended, modifiers, &mut generator);
-        loaded.masters = generator.head.masters;
-        loaded.runners = generator.head.runners;
-        rows
+        planned_rows(&appended, modifiers, &mut generator)
     };
     match rows {
         Ok(rows) => ran(

@@ -1,9 +1,9 @@
 //! The steps of `validate` that need loading beyond the tree's YAML: git (change detection,
 //! base versions), recipes, the registry, review inputs. Each returns a [`CheckResult`].
 
-use super::{CheckResult, Options, Status, ran, relative_to, skipped};
+use super::{CheckResult, Options, ran, relative_to, skipped};
 use infx_report::Diagnostic;
-use infx_yaml::{Document, Node};
+use infx_yaml::Node;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -235,85 +235,90 @@ pub struct ChangelogScope {
     pub additions_unreadable: bool,
 }
 
-/// The changelog check; also returns the config keys the change's new entries select.
-pub fn check_changelog(
+/// What the changelog check compares, read once.
+#[derive(Debug)]
+pub enum ChangelogState {
+    /// The tree has no perf-changelog.yaml.
+    Missing,
+    /// It exists but its new side cannot be read.
+    Unreadable,
+    /// No base to compare with: entries are checked one by one.
+    NoHistory { head: Vec<u8> },
+    /// The new side against the base (`None`: the file is new).
+    History {
+        head: Vec<u8>,
+        base: Option<Vec<u8>>,
+    },
+}
+
+/// The changelog's texts and what its appended entries select.
+#[derive(Debug)]
+pub struct ChangelogInputs {
+    pub file: PathBuf,
+    pub state: ChangelogState,
+    pub scope: ChangelogScope,
+    /// How many entries the change appends.
+    pub new_entries: usize,
+}
+
+fn changelog_dialect(loaded: &infx_config::LoadedConfigs) -> infx_changelog::Dialect {
+    match loaded.dialect {
+        infx_config::Dialect::Aug => infx_changelog::Dialect::Aug,
+        _ => infx_changelog::Dialect::Oct,
+    }
+}
+
+/// Reads the changelog's new side and base, and reads the appended entries (the keys they
+/// select scope the matrix step).
+pub fn load_changelog(
     root: &Path,
     change: &ChangeInfo,
     loaded: &infx_config::LoadedConfigs,
-    modifiers: infx_changelog::Modifiers,
-) -> (CheckResult, ChangelogScope) {
+) -> ChangelogInputs {
     let file = root.join("perf-changelog.yaml");
+    let mut inputs = ChangelogInputs {
+        file: file.clone(),
+        state: ChangelogState::Missing,
+        scope: ChangelogScope::default(),
+        new_entries: 0,
+    };
     if !file.is_file() {
-        return (
-            skipped("changelog", "no perf-changelog.yaml in the tree"),
-            ChangelogScope::default(),
-        );
+        return inputs;
     }
     let Some(head) = change.head_bytes(&file) else {
-        let d =
-            Diagnostic::error("changelog/io", "cannot read perf-changelog.yaml").with_path(&file);
-        return (
-            ran("changelog", vec![d], String::new()),
-            ChangelogScope::default(),
-        );
+        inputs.state = ChangelogState::Unreadable;
+        return inputs;
     };
     let has_history =
         matches!(change.mode, ChangeMode::Change | ChangeMode::Fallback) && change.base.is_some();
-    let base = if has_history {
-        change.base_bytes(&file)
-    } else {
-        None
-    };
-    let keys = infx_changelog::MasterKeys::from_keys(loaded.entries.iter().map(|e| e.key.clone()));
-    let dialect = match loaded.dialect {
-        infx_config::Dialect::Aug => infx_changelog::Dialect::Aug,
-        _ => infx_changelog::Dialect::Oct,
-    };
-    let copts = infx_changelog::CheckOptions {
-        dialect,
-        modifiers,
-        ..Default::default()
-    };
     if !has_history {
-        // Without history every entry is old news: check each entry's schema, but neither
-        // append-only (no base) nor key resolution (historical entries name retired configs).
-        let mut diags = entries_only(&head, &file, dialect);
-        // Say why there is no base in the terms of the run: no repository, a repository whose
-        // change has no base commit, or a failed lookup (the `change` finding already names
-        // the bad revision; advice to "run inside a checkout" would contradict it).
-        match change.mode {
-            ChangeMode::Failed => {}
-            ChangeMode::NoRepo => diags.push(
-                Diagnostic::note(
-                    "changelog/no-history",
-                    "no git history for this tree: entries checked one by one; append-only and config-key resolution need a base",
-                )
-                .with_path(&file)
-                .with_help("run inside the repository's git checkout (or pass --base) to check the change"),
-            ),
-            ChangeMode::Change | ChangeMode::Fallback => diags.push(
-                Diagnostic::note(
-                    "changelog/no-history",
-                    "the change has no base commit (it starts the history): entries checked one by one; append-only and config-key resolution need a base",
-                )
-                .with_path(&file)
-                .with_help("pass --base REV to compare with an earlier revision"),
-            ),
-        }
-        return (
-            ran("changelog", diags, "no base: entry schema only".into()),
-            ChangelogScope::default(),
-        );
+        inputs.state = ChangelogState::NoHistory { head };
+        return inputs;
     }
-    let diags = infx_changelog::check_change(base.as_deref(), &head, &file, Some(&keys), &copts);
-    // The keys the new entries select scope the matrix step.
+    let base = change.base_bytes(&file);
+    let keys = infx_changelog::MasterKeys::from_keys(loaded.entries.iter().map(|e| e.key.clone()));
+    let (scope, new_entries) =
+        appended_scope(base.as_deref(), &head, &keys, changelog_dialect(loaded));
+    inputs.scope = scope;
+    inputs.new_entries = new_entries;
+    inputs.state = ChangelogState::History { head, base };
+    inputs
+}
+
+/// The appended entries with their resolved keys, and how many there are.
+fn appended_scope(
+    base: Option<&[u8]>,
+    head: &[u8],
+    keys: &infx_changelog::MasterKeys,
+    dialect: infx_changelog::Dialect,
+) -> (ChangelogScope, usize) {
     let mut selected = Vec::new();
     let mut new_entries = 0;
     let mut append_only = false;
     let mut appended = Vec::new();
     let gated = infx_changelog::gate(
-        base.as_deref(),
-        &head,
+        base,
+        head,
         "perf-changelog.yaml",
         dialect,
         Default::default(),
@@ -326,17 +331,16 @@ pub fn check_changelog(
                 e.stage,
                 infx_changelog::GateStage::NoAdditions | infx_changelog::GateStage::NoEntries
             )
-        }) && infx_changelog::findings::appended_count(base.as_deref().unwrap_or(&[]), &head) > 0;
+        }) && infx_changelog::findings::appended_count(base.unwrap_or(&[]), head) > 0;
     if gated.is_err() {
         // The appended entries do not all read: count them by their `- config-keys:` lines.
-        new_entries =
-            infx_changelog::findings::appended_count(base.as_deref().unwrap_or(&[]), &head);
+        new_entries = infx_changelog::findings::appended_count(base.unwrap_or(&[]), head);
     }
     if let Ok(added) = gated {
         new_entries = added.entries.len();
         append_only = added.entries.iter().any(|e| e.append_only);
         for e in &added.entries {
-            let resolved = infx_changelog::resolve_keys(&e.config_keys, &keys).unwrap_or_default();
+            let resolved = infx_changelog::resolve_keys(&e.config_keys, keys).unwrap_or_default();
             selected.extend(resolved.iter().cloned());
             let line = added
                 .head_line(e.span.start.line)
@@ -344,6 +348,51 @@ pub fn check_changelog(
             appended.push((e.clone(), line, resolved));
         }
     }
+    let scope = ChangelogScope {
+        keys: selected,
+        append_only,
+        appended,
+        has_history: true,
+        additions_unreadable,
+    };
+    (scope, new_entries)
+}
+
+/// The changelog check: append-only against the base, new entries valid, their keys resolve.
+pub fn check_changelog(
+    changelog: &ChangelogInputs,
+    change: &ChangeInfo,
+    loaded: &infx_config::LoadedConfigs,
+    modifiers: infx_changelog::Modifiers,
+) -> CheckResult {
+    let file = &changelog.file;
+    let dialect = changelog_dialect(loaded);
+    let (head, base) = match &changelog.state {
+        ChangelogState::Missing => {
+            return skipped("changelog", "no perf-changelog.yaml in the tree");
+        }
+        ChangelogState::Unreadable => {
+            let d = Diagnostic::error("changelog/io", "cannot read perf-changelog.yaml")
+                .with_path(file);
+            return ran("changelog", vec![d], String::new());
+        }
+        ChangelogState::NoHistory { head } => {
+            return ran(
+                "changelog",
+                without_history(head, file, dialect, &change.mode),
+                "no base: entry schema only".into(),
+            );
+        }
+        ChangelogState::History { head, base } => (head, base),
+    };
+    let keys = infx_changelog::MasterKeys::from_keys(loaded.entries.iter().map(|e| e.key.clone()));
+    let copts = infx_changelog::CheckOptions {
+        dialect,
+        modifiers,
+        ..Default::default()
+    };
+    let diags = infx_changelog::check_change(base.as_deref(), head, file, Some(&keys), &copts);
+    let new_entries = changelog.new_entries;
     let scope = if base.is_none() {
         format!("new file, {new_entries} entries")
     } else {
@@ -352,16 +401,41 @@ pub fn check_changelog(
             if new_entries == 1 { "y" } else { "ies" }
         )
     };
-    (
-        ran("changelog", diags, scope),
-        ChangelogScope {
-            keys: selected,
-            append_only,
-            appended,
-            has_history: true,
-            additions_unreadable,
-        },
-    )
+    ran("changelog", diags, scope)
+}
+
+/// Without history every entry is old news: each entry's schema is checked, but neither
+/// append-only (no base) nor key resolution (historical entries name retired configs).
+fn without_history(
+    head: &[u8],
+    file: &Path,
+    dialect: infx_changelog::Dialect,
+    mode: &ChangeMode,
+) -> Vec<Diagnostic> {
+    let mut diags = entries_only(head, file, dialect);
+    // Say why there is no base in the terms of the run: no repository, a repository whose
+    // change has no base commit, or a failed lookup (the `change` finding already names
+    // the bad revision; advice to "run inside a checkout" would contradict it).
+    match mode {
+        ChangeMode::Failed => {}
+        ChangeMode::NoRepo => diags.push(
+            Diagnostic::note(
+                "changelog/no-history",
+                "no git history for this tree: entries checked one by one; append-only and config-key resolution need a base",
+            )
+            .with_path(file)
+            .with_help("run inside the repository's git checkout (or pass --base) to check the change"),
+        ),
+        ChangeMode::Change | ChangeMode::Fallback => diags.push(
+            Diagnostic::note(
+                "changelog/no-history",
+                "the change has no base commit (it starts the history): entries checked one by one; append-only and config-key resolution need a base",
+            )
+            .with_path(file)
+            .with_help("pass --base REV to compare with an earlier revision"),
+        ),
+    }
+    diags
 }
 
 /// Schema of every entry, one by one (no base to compare with).
@@ -665,74 +739,6 @@ pub fn check_diff(change: &ChangeInfo) -> CheckResult {
             ran("diff-check", d, scope)
         }
         Some(Err(d)) => ran("diff-check", vec![d.clone()], String::new()),
-    }
-}
-
-/// The reviewer checks, on the documents already parsed.
-#[allow(clippy::too_many_arguments)]
-pub fn check_review(
-    root: &Path,
-    pr: Option<u64>,
-    masters: Vec<Document>,
-    docs: Vec<Document>,
-    append_only: bool,
-    change: &ChangeInfo,
-) -> CheckResult {
-    let mut diags = Vec::new();
-    let mut inputs = infx_review::ReviewInputs {
-        masters,
-        ..Default::default()
-    };
-    for d in docs {
-        let rel = relative_to(root, &d.path);
-        let s = rel.to_string_lossy().into_owned();
-        if s.starts_with("benchmarks/") && s.contains("srt-slurm-recipes/") {
-            inputs.recipes.push(d);
-        } else if s.starts_with("configs/srt-recipes/") {
-            inputs.lanes.push(d);
-        }
-    }
-    inputs.golden = infx_review::load::load_golden(root, &mut diags);
-    inputs.codeowners = infx_review::load::load_codeowners(root, &mut diags);
-    inputs.waivers = infx_review::load::load_waivers(root);
-    if let Some(Ok(c)) = &change.loaded {
-        inputs.change = Some(infx_review::Change::from_diff(c, pr));
-    }
-    if change.base.is_some() {
-        // Only the base's top-level keys are needed (which configs are new): read them from
-        // the text, no parse.
-        let mut keys = BTreeSet::new();
-        for m in &inputs.masters {
-            if let Some(bytes) = change.base_bytes(&m.path)
-                && let Ok(text) = String::from_utf8(bytes)
-            {
-                keys.extend(
-                    top_level_sections(&text)
-                        .into_iter()
-                        .map(|(k, _)| k.to_string()),
-                );
-            }
-        }
-        inputs.base_master_keys = Some(keys);
-    }
-    inputs.append_only_entry = append_only;
-    if append_only && let (Some(repo_root), Some(base)) = (&change.repo_root, &change.base) {
-        // Check 12 compares the matrices of base and head through the changelog planner
-        // (committed history: HEAD, or the fallback commit).
-        inputs.append_only_verdict = crate::cmd_review::append_only_verdict(repo_root, base);
-    }
-    diags.extend(infx_review::review_tree(&inputs));
-    let scope = format!(
-        "{} config files, {} recipes",
-        inputs.masters.len(),
-        inputs.recipes.len()
-    );
-    CheckResult {
-        name: "review",
-        status: Status::Ran,
-        diagnostics: diags,
-        elapsed: Default::default(),
-        scope,
     }
 }
 

@@ -1,0 +1,364 @@
+//! The checks of `validate`, in report order: each a function of the loaded [`Inputs`] with its
+//! name and skip rule (docs/diff.md, "One load"). They run side by side.
+
+use super::binding::BindingRecord;
+use super::inputs::Inputs;
+use super::steps;
+use super::{CheckResult, Status, contribution, ran, skipped};
+use infx_report::Diagnostic;
+use std::time::{Duration, Instant};
+
+/// A check's result, plus the binding records only the matrix check produces.
+pub struct Checked {
+    pub result: CheckResult,
+    pub bindings: Vec<BindingRecord>,
+}
+
+impl From<CheckResult> for Checked {
+    fn from(result: CheckResult) -> Checked {
+        Checked {
+            result,
+            bindings: Vec::new(),
+        }
+    }
+}
+
+/// One registered check.
+pub struct Check {
+    pub name: &'static str,
+    /// Why it does not run on these inputs, if it does not.
+    pub skip: fn(&Inputs) -> Option<&'static str>,
+    pub run: fn(&Inputs) -> Checked,
+}
+
+const NEEDS_SOUND_CONFIGS: &str = "master configs have errors; fix those first";
+
+pub const CHECKS: &[Check] = &[
+    Check {
+        name: "change",
+        skip: never,
+        run: change,
+    },
+    Check {
+        name: "yaml",
+        skip: never,
+        run: yaml,
+    },
+    Check {
+        name: "config",
+        skip: never,
+        run: config,
+    },
+    Check {
+        name: "changelog",
+        skip: never,
+        run: changelog,
+    },
+    Check {
+        name: "coverage",
+        skip: |i| i.config_failed.then_some(NEEDS_SOUND_CONFIGS),
+        run: coverage,
+    },
+    Check {
+        name: "labels",
+        skip: never,
+        run: labels,
+    },
+    Check {
+        name: "matrix",
+        skip: matrix_skip,
+        run: matrix,
+    },
+    Check {
+        name: "recipe",
+        skip: never,
+        run: recipe,
+    },
+    Check {
+        name: "image",
+        skip: never,
+        run: image,
+    },
+    Check {
+        name: "diff-check",
+        skip: never,
+        run: diff_check,
+    },
+    Check {
+        name: "review",
+        skip: never,
+        run: review,
+    },
+];
+
+/// Runs every check on its own thread; results in table order, each with its time (plus the
+/// loading time of the inputs only it uses).
+pub fn run_all(inputs: &Inputs) -> Vec<Checked> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = CHECKS
+            .iter()
+            .map(|check| scope.spawn(move || run_one(check, inputs)))
+            .collect();
+        handles
+            .into_iter()
+            .zip(CHECKS)
+            .map(|(h, check)| {
+                // A panicking check is a bug; it fails the run with a finding, not an abort.
+                h.join().unwrap_or_else(|_| {
+                    let d = Diagnostic::error(
+                        "validate/internal",
+                        format!("the {} check failed unexpectedly", check.name),
+                    );
+                    ran(check.name, vec![d], String::new()).into()
+                })
+            })
+            .collect()
+    })
+}
+
+fn run_one(check: &Check, inputs: &Inputs) -> Checked {
+    let t = Instant::now();
+    let mut checked = match (check.skip)(inputs) {
+        Some(why) => skipped(check.name, why).into(),
+        None => (check.run)(inputs),
+    };
+    checked.result.elapsed += t.elapsed();
+    checked
+}
+
+fn never(_: &Inputs) -> Option<&'static str> {
+    None
+}
+
+fn with_load_time(mut result: CheckResult, load: Duration) -> Checked {
+    result.elapsed += load;
+    result.into()
+}
+
+fn change(i: &Inputs) -> Checked {
+    let result = CheckResult {
+        name: "change",
+        status: Status::Ran,
+        diagnostics: i.change.diagnostics.clone(),
+        elapsed: Duration::ZERO,
+        scope: i.change.describe(),
+    };
+    with_load_time(result, i.change_elapsed)
+}
+
+fn yaml(i: &Inputs) -> Checked {
+    let scope = format!(
+        "{} files{}",
+        i.yaml.files,
+        if i.yaml.whole_tree {
+            ""
+        } else {
+            " in the change's scope"
+        }
+    );
+    with_load_time(ran("yaml", i.yaml.findings.clone(), scope), i.yaml.elapsed)
+}
+
+fn config(i: &Inputs) -> Checked {
+    let scope = format!("{} entries", i.configs.entries.len());
+    with_load_time(
+        ran("config", i.config_findings.clone(), scope),
+        i.config_elapsed,
+    )
+}
+
+fn changelog(i: &Inputs) -> Checked {
+    steps::check_changelog(&i.changelog, &i.change, &i.configs, i.modifiers).into()
+}
+
+fn coverage(i: &Inputs) -> Checked {
+    contribution::check_coverage(
+        &i.configs,
+        i.coverage_base.as_ref(),
+        &i.changelog.scope,
+        &i.impact,
+        i.modifiers,
+        i.pr.number,
+    )
+    .into()
+}
+
+fn labels(i: &Inputs) -> Checked {
+    let mut result = contribution::check_pr_labels(
+        i.pr.context.as_ref(),
+        !i.changelog.scope.appended.is_empty(),
+        &i.impact,
+    );
+    result
+        .diagnostics
+        .extend(i.pr.event_findings.iter().cloned());
+    with_load_time(result, i.pr.elapsed)
+}
+
+fn matrix_skip(i: &Inputs) -> Option<&'static str> {
+    if i.config_failed {
+        Some(NEEDS_SOUND_CONFIGS)
+    } else if i.configs.runners.is_none() {
+        Some("no configs/runners.yaml")
+    } else if i.touched.as_ref().is_some_and(Vec::is_empty) {
+        Some("no config touched by the change")
+    } else {
+        None
+    }
+}
+
+/// Rows for the touched configs; every point binds exactly one recipe variant. The bindings of
+/// the configs the change impacts or its entries name are recorded for the report.
+fn matrix(i: &Inputs) -> Checked {
+    let Some(rdoc) = i.configs.runners.as_ref() else {
+        return skipped("matrix", "no configs/runners.yaml").into();
+    };
+    let keys = i.touched.as_deref();
+    match infx_matrix::MasterConfigs::from_documents(&i.configs.masters) {
+        Ok(configs) => {
+            let mut runners = infx_matrix::Runners::from_node(&rdoc.root);
+            runners.tree_root = Some(i.root.clone());
+            let (d, bindings) = bind_with_records(&configs, &runners, keys, i);
+            let scope = scope_of_keys(keys, i.configs.entries.len());
+            Checked {
+                result: ran("matrix", d, scope),
+                bindings,
+            }
+        }
+        Err(d) => ran("matrix", vec![d], String::new()).into(),
+    }
+}
+
+/// The matrix step's binding (as `infx_matrix::bind::bind_configs`) plus the records of the
+/// points whose config is shown.
+fn bind_with_records(
+    configs: &infx_matrix::MasterConfigs<'_>,
+    runners: &infx_matrix::Runners<'_>,
+    keys: Option<&[String]>,
+    i: &Inputs,
+) -> (Vec<Diagnostic>, Vec<BindingRecord>) {
+    let selection = match keys {
+        Some(k) => infx_matrix::Selection::TestConfig(infx_matrix::TestConfig {
+            config_keys: k.to_vec(),
+            ..Default::default()
+        }),
+        None => infx_matrix::Selection::FullSweep(infx_matrix::FullSweep::default()),
+    };
+    let opts = infx_matrix::Options {
+        selection,
+        evals: infx_matrix::EvalMode::None,
+        runner_node_filter: None,
+        scenario_types: None,
+    };
+    match infx_matrix::expand_with_origins(configs, runners, &opts) {
+        Ok(points) => super::binding::bind_and_record(&points, &i.root, &i.shown),
+        Err(d) => (vec![d], Vec::new()),
+    }
+}
+
+fn scope_of_keys(keys: Option<&[String]>, total: usize) -> String {
+    match keys {
+        None => format!("all {total} configs"),
+        Some(k) if k.len() <= 3 => k.join(", "),
+        Some(k) => format!("{} configs", k.len()),
+    }
+}
+
+/// Every variant of every recipe the touched configs use passes the dry-run.
+fn recipe(i: &Inputs) -> Checked {
+    steps::check_recipes(&i.root, &i.configs, i.touched.as_deref()).into()
+}
+
+/// Every image reference digest-pinned (offline); with `--online` the registry agrees.
+fn image(i: &Inputs) -> Checked {
+    let mut sites = Vec::new();
+    let mut diagnostics = Vec::new();
+    let image_bearing = |d: &&infx_yaml::Document| {
+        let rel = super::relative_to(&i.root, &d.path);
+        let s = rel.to_string_lossy();
+        s.ends_with("-master.yaml") || s.starts_with("benchmarks/")
+    };
+    let docs = i
+        .configs
+        .masters
+        .iter()
+        .chain(i.review.recipes.iter().chain(&i.docs).filter(image_bearing));
+    for doc in docs {
+        let (s, d) = infx_image::sites_in(doc);
+        sites.extend(s);
+        diagnostics.extend(d);
+    }
+    diagnostics.extend(infx_image::check_offline(&sites));
+    let online = i.opts.online;
+    let scope = format!(
+        "{} references{}",
+        sites.len(),
+        if online { ", online" } else { ", offline" }
+    );
+    if online {
+        #[cfg(feature = "registry")]
+        diagnostics.extend(steps::check_images_online(&sites, i.opts.hermetic));
+        // The CLI hands `--online` to the registry build (README, "What builds when"); a
+        // caller that still asks this build gets a finding, never a silent pass.
+        #[cfg(not(feature = "registry"))]
+        diagnostics.push(
+            Diagnostic::error(
+                "image/registry",
+                "the online image check needs the registry client, which this build of xtask lacks",
+            )
+            .with_help(
+                "run `cargo xtask validate --online`, or build xtask with its default features",
+            ),
+        );
+    }
+    ran("image", diagnostics, scope).into()
+}
+
+fn diff_check(i: &Inputs) -> Checked {
+    steps::check_diff(&i.change).into()
+}
+
+/// The repository-decidable reviewer checks, and Check 3 (docs/review.md): touched configs
+/// that have a cookbook file.
+fn review(i: &Inputs) -> Checked {
+    let mut diagnostics = i.review_load_findings.clone();
+    diagnostics.extend(infx_review::review_tree(&i.review));
+    diagnostics.extend(infx_review::cookbook::check_configs(
+        &i.root,
+        &i.configs.masters,
+        i.configs.runners.as_ref(),
+        i.touched.as_deref(),
+    ));
+    let scope = format!(
+        "{} config files, {} recipes",
+        i.review.masters.len(),
+        i.review.recipes.len()
+    );
+    ran("review", diagnostics, scope).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CHECKS;
+
+    #[test]
+    fn the_table_names_each_check_once_in_report_order() {
+        let names: Vec<&str> = CHECKS.iter().map(|c| c.name).collect();
+        assert_eq!(
+            names,
+            [
+                "change",
+                "yaml",
+                "config",
+                "changelog",
+                "coverage",
+                "labels",
+                "matrix",
+                "recipe",
+                "image",
+                "diff-check",
+                "review"
+            ]
+        );
+    }
+}

@@ -1,0 +1,420 @@
+//! Loading for `validate`: every read of the tree and of git happens here, once, before any
+//! check runs (docs/diff.md, "One load"). The checks in [`super::checks`] only look at the
+//! [`Inputs`] this builds.
+
+use super::steps::{self, ChangeInfo, ChangeMode};
+use super::{Options, pr};
+use infx_changelog::impact::Impact;
+use infx_changelog::labels::PrContext;
+use infx_report::Diagnostic;
+use infx_yaml::Document;
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Everything the checks of one run look at.
+pub struct Inputs {
+    pub opts: Options,
+    /// The tree, canonical.
+    pub root: PathBuf,
+    pub change: ChangeInfo,
+    pub change_elapsed: Duration,
+    pub pr: PrInputs,
+    pub yaml: YamlStep,
+    /// Parsed YAML that is neither a master config, runners.yaml, a recipe nor a lane block.
+    pub docs: Vec<Document>,
+    /// Text of the files that failed to parse (their findings still show the source line).
+    pub raw_sources: Vec<(PathBuf, String)>,
+    pub configs: infx_config::LoadedConfigs,
+    /// The config check's findings: they gate the checks that need sound configs.
+    pub config_findings: Vec<Diagnostic>,
+    pub config_failed: bool,
+    pub config_elapsed: Duration,
+    pub modifiers: infx_changelog::Modifiers,
+    pub changelog: steps::ChangelogInputs,
+    pub impact: Impact,
+    /// Config keys the change touches; `None` = every config.
+    pub touched: Option<Vec<String>>,
+    /// Configs whose planned rows are shown: the impacted ones, then those the entries name.
+    pub shown: Vec<String>,
+    /// The base revision's generation inputs, when an appended entry is `append-only`.
+    pub coverage_base: Option<infx_changelog::matrix_gen::RevisionInputs>,
+    /// The reviewer checks' inputs (recipes and lane blocks moved here from the parse).
+    pub review: infx_review::ReviewInputs,
+    /// Findings of loading the review inputs (golden curves, CODEOWNERS).
+    pub review_load_findings: Vec<Diagnostic>,
+}
+
+/// The PR context: `--labels` / `--pr`, else the `pull_request` event payload.
+pub struct PrInputs {
+    pub number: Option<u64>,
+    pub context: Option<PrContext>,
+    pub event_findings: Vec<Diagnostic>,
+    pub elapsed: Duration,
+}
+
+/// The YAML parse: its findings, how many files, and whether the whole tree was in scope.
+pub struct YamlStep {
+    pub findings: Vec<Diagnostic>,
+    pub files: usize,
+    pub whole_tree: bool,
+    pub elapsed: Duration,
+}
+
+const MASTERS: [&str; 2] = ["configs/nvidia-master.yaml", "configs/amd-master.yaml"];
+const RUNNERS: &str = "configs/runners.yaml";
+
+impl Inputs {
+    /// Reads everything one run needs. Never panics on repository content.
+    pub fn load(opts: &Options) -> Inputs {
+        let root = opts
+            .root
+            .canonicalize()
+            .unwrap_or_else(|_| opts.root.clone());
+        let t = Instant::now();
+        let change = steps::detect_change(&root, opts);
+        let change_elapsed = t.elapsed();
+        let pr = load_pr(opts, &change);
+
+        let t = Instant::now();
+        let whole_tree = opts.all || change.mode != ChangeMode::Change;
+        let mut parsed = Parsed::default();
+        let files = if whole_tree {
+            let changelog = root.join("perf-changelog.yaml");
+            yaml_files(&root, &mut parsed.findings)
+                .into_iter()
+                .filter(|p| *p != changelog)
+                .collect()
+        } else {
+            scoped_yaml_files(&root, &change, &mut parsed.findings)
+        };
+        let walk_findings = std::mem::take(&mut parsed.findings);
+        parsed.parse(&files);
+        parsed.findings.extend(walk_findings);
+        let mut yaml_elapsed = t.elapsed();
+
+        let t = Instant::now();
+        let configs = load_configs(&root, &mut parsed.docs);
+        let config_findings = infx_config::check(&configs);
+        let config_failed = config_findings
+            .iter()
+            .any(|d| d.is_error() && d.code != "config/X5");
+        let config_elapsed = t.elapsed();
+
+        let modifiers = infx_changelog::labels::modifiers(
+            pr.context.as_ref().map_or(&[][..], |p| &p.labels[..]),
+        );
+        let changelog = steps::load_changelog(&root, &change, &configs);
+        let impact = if config_failed {
+            Default::default()
+        } else {
+            super::contribution::change_impact(&root, &change, &configs)
+        };
+        let touched =
+            steps::touched_keys(&root, &change, &configs, &changelog.scope.keys, opts.all);
+        if !whole_tree {
+            // The recipes of the touched configs join the parsed set (for review and images).
+            let t = Instant::now();
+            let listed: HashSet<&Path> = files.iter().map(PathBuf::as_path).collect();
+            let extra: Vec<PathBuf> = steps::recipe_paths(&root, &configs, touched.as_deref())
+                .into_iter()
+                .filter(|p| p.is_file() && !listed.contains(p.as_path()))
+                .collect();
+            parsed.parse(&extra);
+            yaml_elapsed += t.elapsed();
+        }
+        let mut shown: Vec<String> = impact.keys.iter().map(|k| k.key.clone()).collect();
+        for k in &changelog.scope.keys {
+            if !shown.contains(k) {
+                shown.push(k.clone());
+            }
+        }
+        let coverage_base = changelog
+            .scope
+            .appended
+            .iter()
+            .any(|(e, _, _)| e.append_only)
+            .then(|| change.base_inputs())
+            .flatten();
+        let mut review_load_findings = Vec::new();
+        let (review, docs) = review_inputs(
+            &root,
+            &change,
+            &configs,
+            parsed.docs,
+            changelog.scope.append_only,
+            pr.number,
+            &mut review_load_findings,
+        );
+        Inputs {
+            opts: opts.clone(),
+            root,
+            change,
+            change_elapsed,
+            pr,
+            yaml: YamlStep {
+                findings: parsed.findings,
+                files: parsed.files,
+                whole_tree,
+                elapsed: yaml_elapsed,
+            },
+            docs,
+            raw_sources: parsed.raw,
+            configs,
+            config_findings,
+            config_failed,
+            config_elapsed,
+            modifiers,
+            changelog,
+            impact,
+            touched,
+            shown,
+            coverage_base,
+            review,
+            review_load_findings,
+        }
+    }
+
+    /// Every parsed document (for the source map and the allow comments).
+    pub fn documents(&self) -> impl Iterator<Item = &Document> {
+        self.docs
+            .iter()
+            .chain(&self.review.recipes)
+            .chain(&self.review.lanes)
+            .chain(&self.configs.masters)
+            .chain(self.configs.runners.as_ref())
+    }
+}
+
+fn load_pr(opts: &Options, change: &ChangeInfo) -> PrInputs {
+    let t = Instant::now();
+    let mut event_findings = Vec::new();
+    let event = match opts.event.as_deref().map(pr::read_event) {
+        Some(Ok(e)) => e,
+        Some(Err(d)) => {
+            event_findings.push(d);
+            None
+        }
+        None => None,
+    };
+    let number = opts.pr.or(event.as_ref().and_then(|e| e.number));
+    let context = match (&opts.labels, &event) {
+        (Some(labels), _) => Some(PrContext {
+            labels: labels.clone(),
+            ..Default::default()
+        }),
+        (None, Some(e)) => Some(PrContext {
+            labels: e.labels.clone(),
+            ci_event: true,
+            ..Default::default()
+        }),
+        (None, None) => None,
+    }
+    .map(|mut p| {
+        // Upstream reads the PR head's message (the checkout is GitHub's merge commit).
+        p.skip_sweep = event
+            .as_ref()
+            .and_then(|e| e.head_sha.as_deref())
+            .and_then(|sha| change.commit_message(sha))
+            .is_some_and(|m| m.contains(infx_changelog::labels::SKIP_SWEEP));
+        p
+    });
+    PrInputs {
+        number,
+        context,
+        event_findings,
+        elapsed: t.elapsed(),
+    }
+}
+
+/// The master configs and runners.yaml, taken out of the parsed documents; a tree missing any
+/// of them is loaded by the config crate itself (which reports what is missing).
+fn load_configs(root: &Path, docs: &mut Vec<Document>) -> infx_config::LoadedConfigs {
+    let masters: Vec<Document> = MASTERS
+        .iter()
+        .filter_map(|r| take_doc(docs, &root.join(r)))
+        .collect();
+    let runners = take_doc(docs, &root.join(RUNNERS));
+    let missing = MASTERS
+        .iter()
+        .chain([&RUNNERS])
+        .any(|r| !root.join(r).is_file());
+    if missing {
+        infx_config::load_tree(root)
+    } else {
+        infx_config::from_documents(masters, runners, root.to_path_buf())
+    }
+}
+
+/// The reviewer checks' inputs: the recipes and lane blocks move out of `docs` (the rest is
+/// returned), the masters are shared with the config step by copy.
+fn review_inputs(
+    root: &Path,
+    change: &ChangeInfo,
+    configs: &infx_config::LoadedConfigs,
+    docs: Vec<Document>,
+    append_only: bool,
+    pr: Option<u64>,
+    findings: &mut Vec<Diagnostic>,
+) -> (infx_review::ReviewInputs, Vec<Document>) {
+    let mut inputs = infx_review::ReviewInputs {
+        masters: configs.masters.clone(),
+        ..Default::default()
+    };
+    let mut rest = Vec::new();
+    for d in docs {
+        let rel = super::relative_to(root, &d.path);
+        let s = rel.to_string_lossy();
+        if s.starts_with("benchmarks/") && s.contains("srt-slurm-recipes/") {
+            inputs.recipes.push(d);
+        } else if s.starts_with("configs/srt-recipes/") {
+            inputs.lanes.push(d);
+        } else {
+            rest.push(d);
+        }
+    }
+    inputs.golden = infx_review::load::load_golden(root, findings);
+    inputs.codeowners = infx_review::load::load_codeowners(root, findings);
+    inputs.waivers = infx_review::load::load_waivers(root);
+    if let Some(Ok(c)) = &change.loaded {
+        inputs.change = Some(infx_review::Change::from_diff(c, pr));
+    }
+    if change.base.is_some() {
+        // Only the base's top-level keys are needed (which configs are new): read them from
+        // the text, no parse.
+        let mut keys = BTreeSet::new();
+        for m in &inputs.masters {
+            if let Some(bytes) = change.base_bytes(&m.path)
+                && let Ok(text) = String::from_utf8(bytes)
+            {
+                keys.extend(
+                    steps::top_level_sections(&text)
+                        .into_iter()
+                        .map(|(k, _)| k.to_string()),
+                );
+            }
+        }
+        inputs.base_master_keys = Some(keys);
+    }
+    inputs.append_only_entry = append_only;
+    if append_only && let (Some(repo_root), Some(base)) = (&change.repo_root, &change.base) {
+        // Check 12 compares the matrices of base and head through the changelog planner
+        // (committed history: HEAD, or the fallback commit).
+        inputs.append_only_verdict = crate::cmd_review::append_only_verdict(repo_root, base);
+    }
+    (inputs, rest)
+}
+
+/// Parsed documents, parse findings and the raw text of files that failed, accumulated.
+#[derive(Default)]
+struct Parsed {
+    docs: Vec<Document>,
+    findings: Vec<Diagnostic>,
+    raw: Vec<(PathBuf, String)>,
+    files: usize,
+}
+
+impl Parsed {
+    fn parse(&mut self, files: &[PathBuf]) {
+        self.files += files.len();
+        self.docs.reserve(files.len());
+        for (f, loaded) in files.iter().zip(parse_all(files)) {
+            match loaded {
+                Ok(doc) => self.docs.push(doc),
+                Err(d) => {
+                    if let Ok(text) = infx_fs::read_to_string(f) {
+                        self.raw.push((f.clone(), text));
+                    }
+                    self.findings.push(d);
+                }
+            }
+        }
+    }
+}
+
+/// Removes and returns the document parsed from `path`.
+fn take_doc(docs: &mut Vec<Document>, path: &Path) -> Option<Document> {
+    let i = docs.iter().position(|d| d.path == path)?;
+    Some(docs.remove(i))
+}
+
+/// The YAML a change-scoped run parses: the master configs, runners.yaml, the lane blocks, and
+/// every changed YAML file that still exists.
+fn scoped_yaml_files(
+    root: &Path,
+    change: &ChangeInfo,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = MASTERS
+        .iter()
+        .chain([&RUNNERS])
+        .map(|r| root.join(r))
+        .filter(|p| p.is_file())
+        .collect();
+    files.extend(yaml_files(&root.join("configs/srt-recipes"), diags));
+    // A set, not `files.contains`: a tree-wide change lists tens of thousands of paths.
+    let mut listed: HashSet<PathBuf> = files.iter().cloned().collect();
+    for rel in change.paths_under(root) {
+        let p = root.join(&rel);
+        let is_yaml = matches!(
+            rel.extension().and_then(|e| e.to_str()),
+            Some("yaml" | "yml")
+        );
+        if is_yaml && rel != Path::new("perf-changelog.yaml") && !listed.contains(&p) && p.is_file()
+        {
+            listed.insert(p.clone());
+            files.push(p);
+        }
+    }
+    files
+}
+
+/// Parses files on every core (they are independent); results in input order.
+fn parse_all(files: &[PathBuf]) -> Vec<Result<Document, Diagnostic>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    if threads < 2 || files.len() < 8 {
+        return files.iter().map(|f| infx_yaml::load_file(f)).collect();
+    }
+    let chunk = files.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|f| infx_yaml::load_file(f))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .zip(files.chunks(chunk))
+            .flat_map(|(h, part)| {
+                // A panicking parser thread is a bug; report it per file instead of aborting.
+                h.join().unwrap_or_else(|_| {
+                    part.iter()
+                        .map(|f| {
+                            Err(Diagnostic::error(
+                                "yaml/internal",
+                                "the YAML loader failed on this file",
+                            )
+                            .with_path(f))
+                        })
+                        .collect()
+                })
+            })
+            .collect()
+    })
+}
+
+/// Every YAML file under `dir`; a folder that cannot be listed, a symlink out of the
+/// repository or into its own ancestry, a FIFO: each is an error finding naming that path (its
+/// files would otherwise silently drop out of the check; docs/security.md).
+fn yaml_files(dir: &Path, diags: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
+    let walk = infx_yaml::walk_yaml(dir);
+    diags.extend(walk.problems.iter().map(infx_fs::FsError::to_diagnostic));
+    walk.files
+}
