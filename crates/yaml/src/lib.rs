@@ -11,6 +11,7 @@ mod load;
 mod resolve;
 mod value;
 
+pub mod parse_count;
 pub use edit::{Edit, apply_edits};
 /// The one walker and reader of tree files (docs/security.md).
 pub use infx_fs::{FsError, Walk, walk_yaml, yaml_files};

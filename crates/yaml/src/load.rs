@@ -97,6 +97,7 @@ pub fn parse_str(path: &Path, text: &str) -> Result<Node, Diagnostic> {
 }
 
 pub fn parse_str_with(path: &Path, text: &str, opts: &LoadOptions) -> Result<Node, Diagnostic> {
+    crate::parse_count::record(path);
     let mut b = Builder::new(path, text, opts);
     b.run()
 }
