@@ -172,15 +172,7 @@ fn changelog(i: &Inputs) -> Checked {
 }
 
 fn coverage(i: &Inputs) -> Checked {
-    contribution::check_coverage(
-        &i.configs,
-        i.coverage_base.as_ref(),
-        &i.changelog.scope,
-        &i.impact,
-        i.modifiers,
-        i.pr.number,
-    )
-    .into()
+    contribution::check_coverage(&i.planned, &i.changelog.scope, &i.impact, i.pr.number).into()
 }
 
 fn labels(i: &Inputs) -> Checked {

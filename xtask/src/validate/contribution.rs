@@ -4,10 +4,11 @@
 
 use super::steps::{ChangeInfo, ChangeMode, ChangelogScope, recipe_uses};
 use super::{CheckResult, ran, skipped};
-use infx_changelog::coverage::{Appended, coverage, planned_rows};
+use infx_changelog::coverage::{Appended, PlannedRows, coverage, planned_rows};
 use infx_changelog::impact::{Impact, RecipeUse, master_impact, recipe_impact, runners_impact};
 use infx_changelog::labels::{PrContext, check_labels};
 use infx_changelog::matrix_gen::{MatrixGenerator, RevisionInputs};
+use infx_changelog::plan::PlanError;
 use infx_report::Diagnostic;
 use infx_yaml::Node;
 use std::collections::BTreeSet;
@@ -92,14 +93,51 @@ pub fn change_impact(
     impact
 }
 
-/// The coverage check (`changelog/entry-required`, `changelog/empty-plan`). Takes the master
-/// documents for the generator and hands them back.
+/// The appended entries as the coverage rules see them.
+fn appended_of(scope: &ChangelogScope) -> Vec<Appended<'_>> {
+    scope
+        .appended
+        .iter()
+        .map(|(entry, line, keys)| Appended {
+            entry,
+            line: *line,
+            keys: keys.clone(),
+        })
+        .collect()
+}
+
+/// The sweep plan of the appended entries (what coverage compares with the impact), computed
+/// while loading: the planner owns its inputs, so it borrows the master documents for the
+/// call and hands them back (no copy). Empty when coverage cannot run.
+pub fn plan_appended(
+    loaded: &mut infx_config::LoadedConfigs,
+    base: Option<RevisionInputs>,
+    scope: &ChangelogScope,
+    modifiers: infx_changelog::Modifiers,
+) -> Result<PlannedRows, PlanError> {
+    let appended = appended_of(scope);
+    if !scope.has_history || scope.additions_unreadable || appended.is_empty() {
+        return Ok(Default::default());
+    }
+    let mut generator = MatrixGenerator {
+        head: RevisionInputs {
+            masters: std::mem::take(&mut loaded.masters),
+            runners: loaded.runners.take(),
+        },
+        base,
+    };
+    let rows = planned_rows(&appended, modifiers, &mut generator);
+    loaded.masters = generator.head.masters;
+    loaded.runners = generator.head.runners;
+    rows
+}
+
+/// The coverage check (`changelog/entry-required`, `changelog/empty-plan`) on the plan
+/// [`plan_appended`] computed.
 pub fn check_coverage(
-    loaded: &infx_config::LoadedConfigs,
-    base: Option<&RevisionInputs>,
+    planned: &Result<PlannedRows, PlanError>,
     scope: &ChangelogScope,
     impact: &Impact,
-    modifiers: infx_changelog::Modifiers,
     pr: Option<u64>,
 ) -> CheckResult {
     if !scope.has_history {
@@ -111,15 +149,7 @@ pub fn check_coverage(
             "the appended entries cannot be read; fix the changelog findings first",
         );
     }
-    let appended: Vec<Appended<'_>> = scope
-        .appended
-        .iter()
-        .map(|(entry, line, keys)| Appended {
-            entry,
-            line: *line,
-            keys: keys.clone(),
-        })
-        .collect();
+    let appended = appended_of(scope);
     let described = format!(
         "{} impacted config{}, {} appended entr{}",
         impact.keys.len(),
@@ -128,24 +158,10 @@ pub fn check_coverage(
         if appended.len() == 1 { "y" } else { "ies" }
     );
     let changelog = Path::new("perf-changelog.yaml");
-    let rows = if appended.is_empty() {
-        Ok(Default::default())
-    } else {
-        // The planner owns its inputs; the two master files (and the base's, for an
-        // append-only entry) are copied for it.
-        let mut generator = MatrixGenerator {
-            head: RevisionInputs {
-                masters: loaded.masters.clone(),
-                runners: loaded.runners.clone(),
-            },
-            base: base.cloned(),
-        };
-        planned_rows(&appended, modifiers, &mut generator)
-    };
-    match rows {
+    match planned {
         Ok(rows) => ran(
             "coverage",
-            coverage(impact, &appended, &rows, changelog, pr),
+            coverage(impact, &appended, rows, changelog, pr),
             described,
         ),
         Err(e) => {

@@ -3,7 +3,7 @@
 //! [`Inputs`] this builds.
 
 use super::steps::{self, ChangeInfo, ChangeMode};
-use super::{Options, pr};
+use super::{Options, contribution, pr};
 use infx_changelog::impact::Impact;
 use infx_changelog::labels::PrContext;
 use infx_report::Diagnostic;
@@ -37,8 +37,8 @@ pub struct Inputs {
     pub touched: Option<Vec<String>>,
     /// Configs whose planned rows are shown: the impacted ones, then those the entries name.
     pub shown: Vec<String>,
-    /// The base revision's generation inputs, when an appended entry is `append-only`.
-    pub coverage_base: Option<infx_changelog::matrix_gen::RevisionInputs>,
+    /// The sweep plan of the appended entries (coverage compares it with the impact).
+    pub planned: Result<infx_changelog::coverage::PlannedRows, infx_changelog::plan::PlanError>,
     /// The reviewer checks' inputs (recipes and lane blocks moved here from the parse).
     pub review: infx_review::ReviewInputs,
     /// Findings of loading the review inputs (golden curves, CODEOWNERS).
@@ -94,7 +94,7 @@ impl Inputs {
         let mut yaml_elapsed = t.elapsed();
 
         let t = Instant::now();
-        let configs = load_configs(&root, &mut parsed.docs);
+        let mut configs = load_configs(&root, &mut parsed.docs);
         let config_findings = infx_config::check(&configs);
         let config_failed = config_findings
             .iter()
@@ -108,7 +108,7 @@ impl Inputs {
         let impact = if config_failed {
             Default::default()
         } else {
-            super::contribution::change_impact(&root, &change, &configs)
+            contribution::change_impact(&root, &change, &configs)
         };
         let touched =
             steps::touched_keys(&root, &change, &configs, &changelog.scope.keys, opts.all);
@@ -129,13 +129,19 @@ impl Inputs {
                 shown.push(k.clone());
             }
         }
-        let coverage_base = changelog
-            .scope
-            .appended
-            .iter()
-            .any(|(e, _, _)| e.append_only)
-            .then(|| change.base_inputs())
-            .flatten();
+        let planned = if config_failed {
+            Ok(Default::default())
+        } else {
+            // The base's generation inputs only for an `append-only` entry (its plan compares).
+            let base = changelog
+                .scope
+                .appended
+                .iter()
+                .any(|(e, _, _)| e.append_only)
+                .then(|| change.base_inputs())
+                .flatten();
+            contribution::plan_appended(&mut configs, base, &changelog.scope, modifiers)
+        };
         let mut review_load_findings = Vec::new();
         let (review, docs) = review_inputs(
             &root,
@@ -169,7 +175,7 @@ impl Inputs {
             impact,
             touched,
             shown,
-            coverage_base,
+            planned,
             review,
             review_load_findings,
         }
