@@ -1,5 +1,5 @@
 //! The checks of `validate`, in report order: each a function of the loaded [`Inputs`] with its
-//! name and skip rule (docs/diff.md, "One load"). They run side by side.
+//! name and skip rule (docs/diff.md, "One load").
 
 use super::binding::BindingRecord;
 use super::inputs::Inputs;
@@ -91,29 +91,11 @@ pub const CHECKS: &[Check] = &[
     },
 ];
 
-/// Runs every check on its own thread; results in table order, each with its time (plus the
-/// loading time of the inputs only it uses).
+/// Runs every check, in table order, each with its time (plus the loading time of the inputs
+/// only it uses). One after the other: on their own threads they cost more CPU (fresh
+/// allocator arenas and page faults) than they saved in wall time (docs/diff.md, "One load").
 pub fn run_all(inputs: &Inputs) -> Vec<Checked> {
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = CHECKS
-            .iter()
-            .map(|check| scope.spawn(move || run_one(check, inputs)))
-            .collect();
-        handles
-            .into_iter()
-            .zip(CHECKS)
-            .map(|(h, check)| {
-                // A panicking check is a bug; it fails the run with a finding, not an abort.
-                h.join().unwrap_or_else(|_| {
-                    let d = Diagnostic::error(
-                        "validate/internal",
-                        format!("the {} check failed unexpectedly", check.name),
-                    );
-                    ran(check.name, vec![d], String::new()).into()
-                })
-            })
-            .collect()
-    })
+    CHECKS.iter().map(|check| run_one(check, inputs)).collect()
 }
 
 fn run_one(check: &Check, inputs: &Inputs) -> Checked {
