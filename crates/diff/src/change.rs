@@ -16,6 +16,15 @@ pub const DEFAULT_UPSTREAMS: [&str; 3] = ["origin/main", "upstream/main", "main"
 /// Git's well-known empty tree: usable as a base ("everything is new").
 pub const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
+/// Diffs computed by [`changed_files`] and [`load_change`] in this process, for the test that
+/// `validate` diffs a change once (docs/diff.md, "One load").
+static DIFFS_COMPUTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many change diffs this process has computed so far.
+pub fn diffs_computed() -> usize {
+    DIFFS_COMPUTED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Git's default `core.bigFileThreshold` (files above it are treated as binary).
 const BIG_FILE_THRESHOLD: u64 = 512 * 1024 * 1024;
 
@@ -424,6 +433,7 @@ fn build_diff<'r>(
             .interhunk_lines(0);
     }
     let untracked = opts.untracked && opts.target == Target::WorkTree;
+    DIFFS_COMPUTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut diff = match &opts.target {
         Target::WorkTree => {
             if repo.is_bare() {

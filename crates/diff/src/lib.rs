@@ -19,7 +19,7 @@ pub mod ws;
 
 pub use change::{
     Base, BaseSource, Change, ChangeOptions, ChangeSet, ChangedFile, DEFAULT_UPSTREAMS, EMPTY_TREE,
-    FileText, Status, Target, changed_files, last_commit_touching, load_change,
+    FileText, Status, Target, changed_files, diffs_computed, last_commit_touching, load_change,
     worktree_bytes_to_commit,
 };
 pub use check::{Finding, file_findings, findings, to_diagnostic, whitespace_errors};
