@@ -95,7 +95,21 @@ pub const CHECKS: &[Check] = &[
 /// only it uses). One after the other: on their own threads they cost more CPU (fresh
 /// allocator arenas and page faults) than they saved in wall time (docs/diff.md, "One load").
 pub fn run_all(inputs: &Inputs) -> Vec<Checked> {
-    CHECKS.iter().map(|check| run_one(check, inputs)).collect()
+    CHECKS
+        .iter()
+        .map(|check| {
+            // A panicking check is a bug; it fails the run with a finding, not an abort. The
+            // inputs are only read, so nothing half-updated is seen afterwards.
+            let run = std::panic::AssertUnwindSafe(|| run_one(check, inputs));
+            std::panic::catch_unwind(run).unwrap_or_else(|_| {
+                let d = Diagnostic::error(
+                    "validate/internal",
+                    format!("the {} check failed unexpectedly", check.name),
+                );
+                ran(check.name, vec![d], String::new()).into()
+            })
+        })
+        .collect()
 }
 
 fn run_one(check: &Check, inputs: &Inputs) -> Checked {
