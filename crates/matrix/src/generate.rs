@@ -1002,26 +1002,7 @@ fn agentic_rows(
         None => None,
     };
     let total_gb = agentic_dram(cx, runners, scenario, benchmark, runner, &kv)?;
-
-    let mut values = match benchmark.get("conc-list") {
-        Some(list) if truthy(Some(list)) => cx.int_list(list, "conc-list")?,
-        _ => {
-            let s = cx.int(cx.req(benchmark, "conc-start")?, "conc-start")?;
-            let e = cx.int(cx.req(benchmark, "conc-end")?, "conc-end")?;
-            concurrency_range(s, e, full_sweep.map_or(2, |f| f.step_size))
-        }
-    };
-    if let Some(fs) = full_sweep {
-        if let Some(lo) = fs.min_conc {
-            values.retain(|c| *c >= lo);
-        }
-        if let Some(hi) = fs.max_conc {
-            values.retain(|c| *c <= hi);
-        }
-    }
-    if let Some(keep) = conc_filter.filter(|k| !k.is_empty()) {
-        values.retain(|c| keep.contains(c));
-    }
+    let values = agentic_concurrencies(cx, benchmark, full_sweep, conc_filter)?;
     if values.is_empty() {
         return Ok(());
     }
@@ -1041,88 +1022,174 @@ fn agentic_rows(
     let single = if multinode {
         None
     } else {
-        let opt = |k: &str| -> Result<Json, Diagnostic> {
-            match benchmark.get(k) {
-                Some(n) => cx.json(n),
-                None => Ok(Json::Int(1)),
-            }
-        };
-        Some((
-            cx.json(cx.req(benchmark, "tp")?)?,
-            opt("pp")?,
-            opt("dcp-size")?,
-            opt("pcp-size")?,
-            match get_some(benchmark, "ep") {
-                Some(n) => cx.json(n)?,
-                None => Json::Int(1),
-            },
-            match get_some(benchmark, "dp-attn") {
-                Some(n) => cx.json(n)?,
-                None => Json::Bool(false),
-            },
-        ))
+        Some(single_parallelism(cx, benchmark)?)
     };
     let suffix = offload_suffix(cx, benchmark, &kv, backend.as_ref())?;
+    let block = AgenticCommon {
+        multinode,
+        disagg,
+        model_prefix,
+        workers,
+        single,
+        kv,
+        spec,
+        backend,
+        total_gb,
+        suffix,
+    };
     for (runner_value, conc) in points {
-        let mut row = head(cx, runner_value)?;
-        let exp_name;
-        if let Some((prefill, decode)) = &workers {
-            row.put("spec-decoding", spec.clone());
-            row.put("prefill", Json::Object(prefill.clone()));
-            row.put("decode", Json::Object(decode.clone()));
-            row.put("conc", Json::List(vec![Json::Int(conc)]));
-            let tail = if kv.as_str() == Some("none") {
-                String::new()
-            } else {
-                format!("_{suffix}")
-            };
-            exp_name = format!(
-                "{}_{}_{}_conc{conc}{tail}",
-                py_str(&model_prefix),
-                worker_tag(prefill, "p"),
-                worker_tag(decode, "d")
-            );
-        } else if let Some((tp, pp, dcp, pcp, ep, dp_attn)) = &single {
-            row.put("tp", tp.clone());
-            row.put("pp", pp.clone());
-            row.put("dcp-size", dcp.clone());
-            row.put("pcp-size", pcp.clone());
-            row.put("ep", ep.clone());
-            row.put("dp-attn", dp_attn.clone());
-            row.put("spec-decoding", spec.clone());
-            row.put("conc", Json::Int(conc));
-            let spec_tail = if spec.as_str() == Some("none") {
-                String::new()
-            } else {
-                format!("_spec-{}", py_str(&spec))
-            };
-            exp_name = format!(
-                "{}_tp{}_conc{conc}_{suffix}{spec_tail}",
-                py_str(&model_prefix),
-                py_str(tp)
-            );
-        } else {
-            continue;
+        if let Some(row) = agentic_row(cx, runners, benchmark, &block, runner_value, conc)? {
+            rows.push(row);
         }
-        srt_fields(cx, benchmark, &mut row)?;
-        row.put("kv-offloading", kv.clone());
-        row.put("total-cpu-dram-gb", Json::Int(total_gb));
-        row.put("duration", Json::Int(AGENTIC_DURATION_SECONDS));
-        row.put("exp-name", Json::Str(exp_name));
-        if multinode {
-            row.put("disagg", disagg.clone());
-        }
-        row.put("scenario-type", Json::str("agentic-coding"));
-        if let Some(b) = &backend {
-            row.put("kv-offload-backend", b.clone());
-        }
-        component_metadata(cx, benchmark, &mut row)?;
-        if multinode {
-            add_node_count(cx, benchmark, runners, &mut row)?;
-        }
-        rows.push(row);
     }
     Ok(())
+}
+
+/// The concurrencies of an agentic search-space entry: its list (when non-empty) or its range
+/// by the sweep's step, then the sweep's bounds and the concurrency filter.
+fn agentic_concurrencies(
+    cx: &Cx<'_, '_>,
+    benchmark: &Node,
+    full_sweep: Option<&FullSweep>,
+    conc_filter: Option<&[i64]>,
+) -> Result<Vec<i64>, Diagnostic> {
+    let mut values = match benchmark.get("conc-list") {
+        Some(list) if truthy(Some(list)) => cx.int_list(list, "conc-list")?,
+        _ => {
+            let s = cx.int(cx.req(benchmark, "conc-start")?, "conc-start")?;
+            let e = cx.int(cx.req(benchmark, "conc-end")?, "conc-end")?;
+            concurrency_range(s, e, full_sweep.map_or(2, |f| f.step_size))
+        }
+    };
+    if let Some(fs) = full_sweep {
+        if let Some(lo) = fs.min_conc {
+            values.retain(|c| *c >= lo);
+        }
+        if let Some(hi) = fs.max_conc {
+            values.retain(|c| *c <= hi);
+        }
+    }
+    if let Some(keep) = conc_filter.filter(|k| !k.is_empty()) {
+        values.retain(|c| keep.contains(c));
+    }
+    Ok(values)
+}
+
+/// A single-node agentic entry's parallelism, with upstream's defaults.
+struct SingleParallelism {
+    tp: Json,
+    pp: Json,
+    dcp: Json,
+    pcp: Json,
+    ep: Json,
+    dp_attn: Json,
+}
+
+fn single_parallelism(cx: &Cx<'_, '_>, benchmark: &Node) -> Result<SingleParallelism, Diagnostic> {
+    let opt = |k: &str| -> Result<Json, Diagnostic> {
+        match benchmark.get(k) {
+            Some(n) => cx.json(n),
+            None => Ok(Json::Int(1)),
+        }
+    };
+    Ok(SingleParallelism {
+        tp: cx.json(cx.req(benchmark, "tp")?)?,
+        pp: opt("pp")?,
+        dcp: opt("dcp-size")?,
+        pcp: opt("pcp-size")?,
+        ep: match get_some(benchmark, "ep") {
+            Some(n) => cx.json(n)?,
+            None => Json::Int(1),
+        },
+        dp_attn: match get_some(benchmark, "dp-attn") {
+            Some(n) => cx.json(n)?,
+            None => Json::Bool(false),
+        },
+    })
+}
+
+/// What every row of one agentic search-space entry shares.
+struct AgenticCommon {
+    multinode: bool,
+    disagg: Json,
+    model_prefix: Json,
+    workers: Option<(Object, Object)>,
+    single: Option<SingleParallelism>,
+    kv: Json,
+    spec: Json,
+    backend: Option<Json>,
+    total_gb: i64,
+    suffix: String,
+}
+
+/// One agentic row for a runner and a concurrency; `None` when the entry has neither a worker
+/// pair nor single-node parallelism.
+fn agentic_row(
+    cx: &Cx<'_, '_>,
+    runners: &Runners<'_>,
+    benchmark: &Node,
+    b: &AgenticCommon,
+    runner_value: &str,
+    conc: i64,
+) -> Result<Option<Object>, Diagnostic> {
+    let mut row = head(cx, runner_value)?;
+    let exp_name;
+    if let Some((prefill, decode)) = &b.workers {
+        row.put("spec-decoding", b.spec.clone());
+        row.put("prefill", Json::Object(prefill.clone()));
+        row.put("decode", Json::Object(decode.clone()));
+        row.put("conc", Json::List(vec![Json::Int(conc)]));
+        let tail = if b.kv.as_str() == Some("none") {
+            String::new()
+        } else {
+            format!("_{}", b.suffix)
+        };
+        exp_name = format!(
+            "{}_{}_{}_conc{conc}{tail}",
+            py_str(&b.model_prefix),
+            worker_tag(prefill, "p"),
+            worker_tag(decode, "d")
+        );
+    } else if let Some(s) = &b.single {
+        row.put("tp", s.tp.clone());
+        row.put("pp", s.pp.clone());
+        row.put("dcp-size", s.dcp.clone());
+        row.put("pcp-size", s.pcp.clone());
+        row.put("ep", s.ep.clone());
+        row.put("dp-attn", s.dp_attn.clone());
+        row.put("spec-decoding", b.spec.clone());
+        row.put("conc", Json::Int(conc));
+        let spec_tail = if b.spec.as_str() == Some("none") {
+            String::new()
+        } else {
+            format!("_spec-{}", py_str(&b.spec))
+        };
+        exp_name = format!(
+            "{}_tp{}_conc{conc}_{}{spec_tail}",
+            py_str(&b.model_prefix),
+            py_str(&s.tp),
+            b.suffix
+        );
+    } else {
+        return Ok(None);
+    }
+    srt_fields(cx, benchmark, &mut row)?;
+    row.put("kv-offloading", b.kv.clone());
+    row.put("total-cpu-dram-gb", Json::Int(b.total_gb));
+    row.put("duration", Json::Int(AGENTIC_DURATION_SECONDS));
+    row.put("exp-name", Json::Str(exp_name));
+    if b.multinode {
+        row.put("disagg", b.disagg.clone());
+    }
+    row.put("scenario-type", Json::str("agentic-coding"));
+    if let Some(backend) = &b.backend {
+        row.put("kv-offload-backend", backend.clone());
+    }
+    component_metadata(cx, benchmark, &mut row)?;
+    if b.multinode {
+        add_node_count(cx, benchmark, runners, &mut row)?;
+    }
+    Ok(Some(row))
 }
 
 /// [Oct] `node-count` (§7), only for the October inventory shape (the August generator
