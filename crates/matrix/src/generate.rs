@@ -313,7 +313,7 @@ pub fn expand_config_keys<'a>(
             let matches: Vec<&'a str> = available
                 .iter()
                 .copied()
-                .filter(|k| crate::glob::fnmatch(k, pat))
+                .filter(|k| infx_fs::glob::fnmatch(k, pat))
                 .collect();
             if matches.is_empty() {
                 return Err(Diagnostic::error(
