@@ -3,9 +3,9 @@
 //! (SR1, SR2). X5 and the on-disk recipe checks (SR3, SR4) need other inputs and are applied by
 //! the caller with what this module returns.
 
-use crate::Dialect;
 use crate::model::*;
 use crate::schema::{Ctx, describe, idx, join, key_span, present};
+use crate::{Dialect, RecipeDir};
 use infx_report::Span;
 use infx_yaml::{Mapping, Node, Value};
 
@@ -129,7 +129,7 @@ pub(crate) fn check_entry(ctx: &mut Ctx, file: usize, key_node: &Node, node: &No
 /// boolean.
 fn multinode_field(ctx: &mut Ctx, m: &Mapping, anchor: Span) -> bool {
     let multinode_node = m.get("multinode");
-    let multinode = matches!(multinode_node.map(|n| &n.value), Some(Value::Bool(true)));
+    let multinode = crate::truthy(multinode_node);
     match multinode_node {
         None => ctx.missing(anchor, "", "multinode"),
         Some(n) if n.as_bool().is_none() => {
@@ -297,14 +297,6 @@ struct BlockInfo {
     osl: i64,
     require_power: bool,
     dram: Option<(String, f64)>,
-}
-
-fn recipes_root(multinode: bool) -> &'static str {
-    if multinode {
-        "benchmarks/multi_node/srt-slurm-recipes"
-    } else {
-        "benchmarks/single_node/srt-slurm-recipes"
-    }
 }
 
 /// An optional list field; `null` is absent.
@@ -831,7 +823,13 @@ fn newest_recipe_ref(
         Ok((file, sel)) => Some(RecipeRef {
             span: n.span,
             raw: s.to_string(),
-            resolved: recipe_dir.map(|d| format!("{}/{d}/{file}", recipes_root(kind.multinode))),
+            resolved: recipe_dir.map(|dir| {
+                RecipeDir {
+                    multinode: kind.multinode,
+                    dir,
+                }
+                .file_path(&file)
+            }),
             file,
             selector: sel,
         }),

@@ -25,10 +25,7 @@ pub struct RecipeSet {
 
 /// Project-relative recipe path of a row reference (§7: `recipes/…` is a multinode recipe).
 pub fn recipe_path(reference_path: &str) -> String {
-    match reference_path.strip_prefix("recipes/") {
-        Some(rest) => format!("benchmarks/multi_node/srt-slurm-recipes/{rest}"),
-        None => reference_path.to_string(),
-    }
+    infx_config::checkout_recipe_path(reference_path).unwrap_or_else(|| reference_path.to_string())
 }
 
 fn lane_of(row: &Object) -> Lane {

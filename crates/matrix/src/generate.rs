@@ -4,6 +4,7 @@
 use crate::decimal::dram_budget_gb;
 use crate::inputs::{ConfigEntry, MasterConfigs, Runners};
 use crate::json::{Json, Object};
+use infx_config::{RecipeDir, is_multinode, truthy};
 use infx_report::Diagnostic;
 use infx_yaml::{Node, Value};
 
@@ -393,18 +394,6 @@ fn get_some<'n>(node: &'n Node, k: &str) -> Option<&'n Node> {
     node.get(k).filter(|n| !n.is_null())
 }
 
-fn truthy(node: Option<&Node>) -> bool {
-    match node.map(|n| &n.value) {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Int(i)) => *i != 0,
-        Some(Value::Float(f)) => f.value != 0.0,
-        Some(Value::Str(s)) | Some(Value::Timestamp(s)) => !s.is_empty(),
-        Some(Value::Seq(s)) => !s.is_empty(),
-        Some(Value::Map(m)) => !m.is_empty(),
-    }
-}
-
 /// Concurrency range expansion (§3.1): multiply by `step`, clamp to the end, stop at the end.
 pub fn concurrency_range(start: i64, end: i64, step: i64) -> Vec<i64> {
     let mut values = Vec::new();
@@ -500,7 +489,7 @@ fn expand_config(
     if config.as_map().is_none() {
         return Err(cx.malformed(config, "an entry must be a mapping"));
     }
-    let multinode = truthy(config.get("multinode"));
+    let multinode = is_multinode(config);
     let runner_node = cx.req(config, "runner")?;
     let runner = runner_node.as_str().unwrap_or_default();
     let runner_list = runner_values(
@@ -764,18 +753,12 @@ fn component_metadata(
 /// `srt-recipe` / `eval-srt-recipe` as written, or [Oct-newest] (with `srt-recipe-dir`) the
 /// project-relative path `<recipes root>/<dir>/<file>` with the selector kept (SR3).
 fn srt_fields(cx: &Cx<'_, '_>, benchmark: &Node, row: &mut Object) -> Result<(), Diagnostic> {
-    let config = cx.entry.value;
-    let dir = config.get("srt-recipe-dir").and_then(Node::as_str);
-    let root = if truthy(config.get("multinode")) {
-        "benchmarks/multi_node/srt-slurm-recipes"
-    } else {
-        "benchmarks/single_node/srt-slurm-recipes"
-    };
+    let dir = RecipeDir::of_entry(cx.entry.value);
     for field in ["srt-recipe", "eval-srt-recipe"] {
         if let Some(v) = get_some(benchmark, field) {
             match (dir, v.as_str()) {
                 (Some(dir), Some(reference)) => {
-                    row.set(field, Json::Str(format!("{root}/{dir}/{reference}")));
+                    row.set(field, Json::Str(dir.file_path(reference)));
                 }
                 _ => row.set(field, cx.json(v)?),
             }
@@ -806,7 +789,7 @@ fn fixed_rows(
     rows: &mut Vec<Object>,
 ) -> Result<(), Diagnostic> {
     let config = cx.entry.value;
-    let multinode = truthy(config.get("multinode"));
+    let multinode = is_multinode(config);
     let disagg = match config.get("disagg") {
         Some(n) => cx.json(n)?,
         None => Json::Bool(false),
@@ -970,7 +953,7 @@ fn agentic_rows(
     rows: &mut Vec<Object>,
 ) -> Result<(), Diagnostic> {
     let config = cx.entry.value;
-    let multinode = truthy(config.get("multinode"));
+    let multinode = is_multinode(config);
     let disagg = match config.get("disagg") {
         Some(n) => cx.json(n)?,
         None => Json::Bool(false),
