@@ -580,24 +580,110 @@ fn single_topology(ctx: &mut Ctx, m: &Mapping, span: Span, at: &str) -> Option<T
     })
 }
 
-/// The worker block `name` of a row, when present.
-fn row_worker(
-    ctx: &mut Ctx,
-    m: &Mapping,
-    at: &str,
-    name: &str,
-    aggregate: bool,
+/// A multinode or agentic row as the topology rules read it: which topology keys it has.
+struct RowShape<'a> {
+    m: &'a Mapping,
+    at: &'a str,
+    span: Span,
     llmd: bool,
-) -> Option<Worker> {
-    let n = m.get(name)?;
-    check_worker(ctx, n, &join(at, name), aggregate, llmd)
+    has_tp: bool,
+    has_worker: bool,
+    has_p: bool,
+    has_d: bool,
 }
 
-/// An aggregated topology from `worker` and the row's `num-nodes`.
-fn aggregated_topology(ctx: &mut Ctx, m: &Mapping, at: &str, llmd: bool) -> Option<Topology> {
-    let w = row_worker(ctx, m, at, "worker", true, llmd);
-    let nn = ctx.opt_int(m, "num-nodes", at, true).ok();
-    w.zip(nn)
+impl RowShape<'_> {
+    /// The worker block `name` of the row, when present.
+    fn worker(&self, ctx: &mut Ctx, name: &str, aggregate: bool) -> Option<Worker> {
+        let n = self.m.get(name)?;
+        check_worker(ctx, n, &join(self.at, name), aggregate, self.llmd)
+    }
+
+    /// `num-nodes` of an aggregated row.
+    fn num_nodes(&self, ctx: &mut Ctx) -> Option<Option<i64>> {
+        ctx.opt_int(self.m, "num-nodes", self.at, true).ok()
+    }
+
+    /// A multinode fixed-seq-len row: prefill/decode ([Aug]) or worker xor both (W1, [Oct]).
+    fn multinode_fixed(&self, ctx: &mut Ctx) -> (Option<Topology>, bool) {
+        let (at, span) = (self.at, self.span);
+        let p = self.worker(ctx, "prefill", false);
+        let d = self.worker(ctx, "decode", false);
+        let w = if ctx.dialect != Dialect::Aug {
+            self.worker(ctx, "worker", true)
+        } else {
+            None
+        };
+        if ctx.dialect == Dialect::Aug {
+            if !self.has_p {
+                ctx.missing(span, at, "prefill");
+            }
+            if !self.has_d {
+                ctx.missing(span, at, "decode");
+            }
+            (disagg_topology(p, d), true)
+        } else if self.has_worker == (self.has_p || self.has_d) || (self.has_p != self.has_d) {
+            ctx.error_help(
+                "W1",
+                span,
+                at,
+                "must specify either worker or both prefill and decode",
+                "keep 'worker' (aggregated) or both 'prefill' and 'decode' (disaggregated)",
+            );
+            (None, false)
+        } else if self.has_worker {
+            (aggregated_topology(w, self.num_nodes(ctx)), true)
+        } else {
+            (disagg_topology(p, d), true)
+        }
+    }
+
+    /// An agentic row: exactly one topology (A1); parallelism in the worker blocks (A4).
+    fn agentic(&self, ctx: &mut Ctx) -> (Option<Topology>, bool) {
+        let (m, at, span) = (self.m, self.at, self.span);
+        let n_topos = self.has_tp as u8 + self.has_worker as u8 + (self.has_p || self.has_d) as u8;
+        if n_topos != 1 || (self.has_p != self.has_d) {
+            let msg = if ctx.dialect == Dialect::Aug {
+                "Agentic search-space entries must specify either tp or both prefill and decode"
+            } else {
+                "Agentic search-space entries must specify exactly one of tp, worker, or both prefill and decode"
+            };
+            ctx.error_help("A1", span, at, msg, "keep exactly one topology on the row");
+            return (None, false);
+        }
+        if self.has_tp {
+            return (single_topology(ctx, m, span, at), true);
+        }
+        // Upstream types the row's `ep` and `dp-attn` on every agentic row, whatever its
+        // topology (docs/config.md, "Random differential").
+        let _ = ctx.opt_int(m, "ep", at, false);
+        let _ = ctx.opt_bool(m, "dp-attn", at);
+        for k in ["pp", "dcp-size", "pcp-size"] {
+            if m.contains_key(k) {
+                ctx.error_help(
+                    "A4",
+                    key_span(m, k, span),
+                    at,
+                    format!("Multinode agentic search-space entries cannot specify 'pp', 'dcp-size', 'pcp-size' (found '{k}')"),
+                    format!("move '{k}' into the prefill/decode or worker blocks"),
+                );
+            }
+        }
+        let topology = if self.has_worker {
+            let w = self.worker(ctx, "worker", true);
+            aggregated_topology(w, self.num_nodes(ctx))
+        } else {
+            let p = self.worker(ctx, "prefill", false);
+            let d = self.worker(ctx, "decode", false);
+            disagg_topology(p, d)
+        };
+        (topology, true)
+    }
+}
+
+fn aggregated_topology(worker: Option<Worker>, num_nodes: Option<Option<i64>>) -> Option<Topology> {
+    worker
+        .zip(num_nodes)
         .map(|(worker, num_nodes)| Topology::Aggregated { worker, num_nodes })
 }
 
@@ -617,113 +703,23 @@ fn row_topology(
 ) -> (Option<Topology>, bool) {
     let (at, span) = (rr.at.as_str(), rr.node.span);
     if !rr.agentic && !kind.multinode {
-        (single_topology(ctx, m, span, at), true)
-    } else if !rr.agentic {
-        multinode_fixed_topology(ctx, m, at, span, kind.llmd)
-    } else {
-        agentic_topology(ctx, m, at, span, kind.llmd)
-    }
-}
-
-/// A multinode fixed-seq-len row: prefill/decode ([Aug]) or worker xor both (W1, [Oct]).
-fn multinode_fixed_topology(
-    ctx: &mut Ctx,
-    m: &Mapping,
-    at: &str,
-    span: Span,
-    llmd: bool,
-) -> (Option<Topology>, bool) {
-    let dialect = ctx.dialect;
-    let (has_worker, has_p, has_d) = (
-        present(m, "worker"),
-        present(m, "prefill"),
-        present(m, "decode"),
-    );
-    let p = row_worker(ctx, m, at, "prefill", false, llmd);
-    let d = row_worker(ctx, m, at, "decode", false, llmd);
-    let w = if dialect != Dialect::Aug {
-        row_worker(ctx, m, at, "worker", true, llmd)
-    } else {
-        None
-    };
-    if dialect == Dialect::Aug {
-        if !has_p {
-            ctx.missing(span, at, "prefill");
-        }
-        if !has_d {
-            ctx.missing(span, at, "decode");
-        }
-        (disagg_topology(p, d), true)
-    } else if has_worker == (has_p || has_d) || (has_p != has_d) {
-        ctx.error_help(
-            "W1",
-            span,
-            at,
-            "must specify either worker or both prefill and decode",
-            "keep 'worker' (aggregated) or both 'prefill' and 'decode' (disaggregated)",
-        );
-        (None, false)
-    } else if has_worker {
-        let nn = ctx.opt_int(m, "num-nodes", at, true).ok();
-        let topology = w
-            .zip(nn)
-            .map(|(worker, num_nodes)| Topology::Aggregated { worker, num_nodes });
-        (topology, true)
-    } else {
-        (disagg_topology(p, d), true)
-    }
-}
-
-/// An agentic row: exactly one topology (A1); parallelism in the worker blocks (A4).
-fn agentic_topology(
-    ctx: &mut Ctx,
-    m: &Mapping,
-    at: &str,
-    span: Span,
-    llmd: bool,
-) -> (Option<Topology>, bool) {
-    let (has_tp, has_worker, has_p, has_d) = (
-        present(m, "tp"),
-        present(m, "worker"),
-        present(m, "prefill"),
-        present(m, "decode"),
-    );
-    let n_topos = has_tp as u8 + has_worker as u8 + (has_p || has_d) as u8;
-    if n_topos != 1 || (has_p != has_d) {
-        let msg = if ctx.dialect == Dialect::Aug {
-            "Agentic search-space entries must specify either tp or both prefill and decode"
-        } else {
-            "Agentic search-space entries must specify exactly one of tp, worker, or both prefill and decode"
-        };
-        ctx.error_help("A1", span, at, msg, "keep exactly one topology on the row");
-        return (None, false);
-    }
-    if has_tp {
         return (single_topology(ctx, m, span, at), true);
     }
-    // Upstream types the row's `ep` and `dp-attn` on every agentic row, whatever its
-    // topology (docs/config.md, "Random differential").
-    let _ = ctx.opt_int(m, "ep", at, false);
-    let _ = ctx.opt_bool(m, "dp-attn", at);
-    for k in ["pp", "dcp-size", "pcp-size"] {
-        if m.contains_key(k) {
-            ctx.error_help(
-                "A4",
-                key_span(m, k, span),
-                at,
-                format!("Multinode agentic search-space entries cannot specify 'pp', 'dcp-size', 'pcp-size' (found '{k}')"),
-                format!("move '{k}' into the prefill/decode or worker blocks"),
-            );
-        }
-    }
-    let topology = if has_worker {
-        aggregated_topology(ctx, m, at, llmd)
-    } else {
-        let p = row_worker(ctx, m, at, "prefill", false, llmd);
-        let d = row_worker(ctx, m, at, "decode", false, llmd);
-        disagg_topology(p, d)
+    let shape = RowShape {
+        m,
+        at,
+        span,
+        llmd: kind.llmd,
+        has_tp: present(m, "tp"),
+        has_worker: present(m, "worker"),
+        has_p: present(m, "prefill"),
+        has_d: present(m, "decode"),
     };
-    (topology, true)
+    if rr.agentic {
+        shape.agentic(ctx)
+    } else {
+        shape.multinode_fixed(ctx)
+    }
 }
 
 /// An agentic row's `kv-offloading` and `kv-offload-backend` (`null` is absent).

@@ -1009,6 +1009,7 @@ fn agentic_rows(
     };
     let suffix = offload_suffix(cx, benchmark, &kv, backend.as_ref())?;
     let block = AgenticCommon {
+        benchmark,
         multinode,
         disagg,
         model_prefix,
@@ -1021,7 +1022,7 @@ fn agentic_rows(
         suffix,
     };
     for (runner_value, conc) in points {
-        if let Some(row) = agentic_row(cx, runners, benchmark, &block, runner_value, conc)? {
+        if let Some(row) = agentic_row(cx, runners, &block, runner_value, conc)? {
             rows.push(row);
         }
     }
@@ -1092,7 +1093,8 @@ fn single_parallelism(cx: &Cx<'_, '_>, benchmark: &Node) -> Result<SingleParalle
 }
 
 /// What every row of one agentic search-space entry shares.
-struct AgenticCommon {
+struct AgenticCommon<'n> {
+    benchmark: &'n Node,
     multinode: bool,
     disagg: Json,
     model_prefix: Json,
@@ -1110,11 +1112,11 @@ struct AgenticCommon {
 fn agentic_row(
     cx: &Cx<'_, '_>,
     runners: &Runners<'_>,
-    benchmark: &Node,
-    b: &AgenticCommon,
+    b: &AgenticCommon<'_>,
     runner_value: &str,
     conc: i64,
 ) -> Result<Option<Object>, Diagnostic> {
+    let benchmark = b.benchmark;
     let mut row = head(cx, runner_value)?;
     let exp_name;
     if let Some((prefill, decode)) = &b.workers {

@@ -66,11 +66,7 @@ pub fn render(s: &SignoffInputs<'_>) -> String {
 
     let entries = masters::entries(&inputs.masters);
     let bindings = masters::bindings(&entries);
-    let mode = match inputs.golden_mode {
-        GoldenMode::Auto if inputs.lanes.is_empty() => GoldenMode::Pinned,
-        GoldenMode::Auto => GoldenMode::Injected,
-        m => m,
-    };
+    let mode = inputs.effective_golden_mode();
     for key in &s.config_keys {
         let _ = writeln!(out, "### `{}`", md(key));
         let _ = writeln!(out);
