@@ -6,8 +6,8 @@
 
 use crate::entry::{Dialect, Entry, eq_without, validate_entry};
 use crate::strict::{
-    CANONICAL_PREFIX, LinkMode, entry_start_mismatch_line, entry_starts, first_difference,
-    is_canonical, link_of, parse_changelog, validate_added_pr_link,
+    CANONICAL_PREFIX, LinkMode, append_byte_faults, entry_start_mismatch_line, entry_starts,
+    first_difference, is_canonical, link_of, parse_changelog, validate_added_pr_link,
 };
 use crate::text::py_splitlines;
 use infx_report::{Diagnostic, LineIndex, Span};
@@ -420,59 +420,12 @@ fn raw_faults(
     path: &Path,
     out: &mut Vec<Diagnostic>,
 ) {
-    let at = |code: &str, msg: &str, offset: usize, help: &str| {
-        Diagnostic::error(format!("changelog/{code}"), msg.to_string())
-            .at(path, Span::point(index.pos(lossy, offset)))
-            .with_help(help.to_string())
-    };
-    if !head.starts_with(base) {
-        let diff_at = base
-            .iter()
-            .zip(head)
-            .position(|(a, b)| a != b)
-            .unwrap_or(base.len().min(head.len()));
-        out.push(at(
-            "history-bytes",
-            "appended entries changed historical perf-changelog.yaml bytes; restore the base file byte-for-byte and append at the end",
-            diff_at,
-            "undo every change above the new entries (including whitespace), then append",
-        ));
-        return;
-    }
-    let suffix = &head[base.len()..];
-    let expected: &[u8] = if base.ends_with(b"\n\n") {
-        b"- config-keys:"
-    } else {
-        b"\n- config-keys:"
-    };
-    if !suffix.starts_with(expected) {
-        out.push(at(
-            "separator",
-            "new changelog entries must be separated from history by one empty line and appended at the end",
-            base.len(),
-            "leave exactly one empty line between the last historical entry and the new one",
-        ));
-    }
-    let starts = entry_starts(head);
-    let appended = &starts[starts.len().saturating_sub(additions)..];
-    for &s in appended.iter().skip(1) {
-        let prefix = &head[..s];
-        if !prefix.ends_with(b"\n\n") || prefix.ends_with(b"\n\n\n") {
-            out.push(at(
-                "separator",
-                "appended changelog entries must have exactly one empty separator line",
-                s,
-                "put exactly one empty line (no spaces) between appended entries",
-            ));
-        }
-    }
-    if head.ends_with(b"\n\n") {
-        out.push(at(
-            "trailing-blank",
-            "the final appended changelog entry must end with one newline",
-            head.len() - 1,
-            "remove the empty line(s) at the end of the file",
-        ));
+    for f in append_byte_faults(base, head, additions) {
+        out.push(
+            Diagnostic::error(format!("changelog/{}", f.rule), f.message)
+                .at(path, Span::point(index.pos(lossy, f.offset)))
+                .with_help(f.help),
+        );
     }
 }
 
