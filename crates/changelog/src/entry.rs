@@ -214,42 +214,23 @@ pub fn validate_entry(
     if !cx.errors.is_empty() {
         return Err(cx.errors);
     }
-    let (
-        Some(config_keys),
-        Some(description),
-        Some(pr_link),
-        Some(evals_only),
-        Some(all_evals),
-        Some(append_only),
-        Some(no_evals),
-        Some(eval_min_prefill_ep),
-        Some(scenario_type),
-    ) = (
-        config_keys,
-        description,
-        pr_link,
-        evals_only,
-        all_evals,
-        append_only,
-        no_evals,
-        eval_min_prefill_ep,
-        scenario_type,
-    )
-    else {
+    let assembled = (|| {
+        Some(Entry {
+            config_keys: config_keys?,
+            description: description?,
+            pr_link: pr_link?,
+            evals_only: evals_only?,
+            all_evals: all_evals?,
+            append_only: append_only?,
+            no_evals: no_evals?,
+            eval_min_prefill_ep: eval_min_prefill_ep?,
+            scenario_type: scenario_type?,
+            span: node.span,
+        })
+    })();
+    let Some(entry) = assembled else {
         // Every None above pushed an error; unreachable in practice, but never panic.
         return Err(cx.errors);
-    };
-    let entry = Entry {
-        config_keys,
-        description,
-        pr_link,
-        evals_only,
-        all_evals,
-        append_only,
-        no_evals,
-        eval_min_prefill_ep,
-        scenario_type,
-        span: node.span,
     };
     exclusive_fields(&mut cx, &entry);
     if cx.errors.is_empty() {

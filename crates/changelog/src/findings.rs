@@ -7,7 +7,8 @@
 use crate::entry::{Dialect, Entry, eq_without, validate_entry};
 use crate::strict::{
     CANONICAL_PREFIX, LinkMode, append_byte_faults, entry_start_mismatch_line, entry_starts,
-    first_difference, is_canonical, link_of, parse_changelog, validate_added_pr_link,
+    first_difference, first_removed_entry, is_canonical, link_of, parse_changelog,
+    validate_added_pr_link,
 };
 use crate::text::py_splitlines;
 use infx_report::{Diagnostic, LineIndex, Span};
@@ -294,11 +295,7 @@ fn compare_history(
         Diagnostic::error(format!("changelog/{code}"), msg).at(path, span)
     };
     if head.len() < base.len() {
-        let i = base
-            .iter()
-            .zip(head)
-            .position(|(b, h)| b != h)
-            .unwrap_or(head.len());
+        let i = first_removed_entry(base, head);
         let span = head
             .get(i)
             .map(|n| n.span)

@@ -235,6 +235,15 @@ pub(crate) fn first_difference<'a>(base: &Node, head: &'a Node) -> &'a Node {
     }
 }
 
+/// When the head has fewer entries than the base: the index of the first base entry the head
+/// no longer holds at its position (the head's length when it is a prefix).
+pub(crate) fn first_removed_entry(base: &[Node], head: &[Node]) -> usize {
+    base.iter()
+        .zip(head)
+        .position(|(b, h)| b != h)
+        .unwrap_or(head.len())
+}
+
 /// Upstream `compare_entries`, positional.
 pub fn compare_entries(
     base: &[Node],
@@ -243,11 +252,7 @@ pub fn compare_entries(
 ) -> Result<Comparison, StrictError> {
     if head.len() < base.len() {
         // Point at the first entry that no longer matches (or the end of the file).
-        let i = base
-            .iter()
-            .zip(head)
-            .position(|(b, h)| b != h)
-            .unwrap_or(head.len());
+        let i = first_removed_entry(base, head);
         let line = match head.get(i) {
             Some(h) => h.span.start.line,
             None => head.last().map_or(1, |h| h.span.end.line),
