@@ -431,59 +431,33 @@ fn agentic_block<'n>(
 
 const CONC_KEYS: &[&str] = &["conc-start", "conc-end", "conc-list"];
 
+/// The keys a row may have, by dialect and kind; the order is the one the unknown-key help
+/// lists.
 fn row_allowed(dialect: Dialect, agentic: bool, multinode: bool) -> Vec<&'static str> {
-    let mut v: Vec<&'static str> = Vec::new();
     let oct = dialect != Dialect::Aug;
+    let workers = agentic || multinode;
+    let mut v: Vec<&'static str> = Vec::new();
+    if agentic || !multinode {
+        v.extend(["tp", "pp", "dcp-size", "pcp-size", "ep", "dp-attn"]);
+    }
+    v.push("spec-decoding");
+    if workers {
+        v.extend(["prefill", "decode"]);
+    }
     if agentic {
-        v.extend([
-            "tp",
-            "pp",
-            "dcp-size",
-            "pcp-size",
-            "ep",
-            "dp-attn",
-            "spec-decoding",
-            "prefill",
-            "decode",
-            "kv-offloading",
-            "kv-offload-backend",
-            "router",
-            "kv-p2p-transfer",
-        ]);
+        v.extend(["kv-offloading", "kv-offload-backend"]);
+    }
+    v.push("router");
+    if workers {
+        v.push("kv-p2p-transfer");
         if oct {
             v.extend(["worker", "num-nodes", "srt-recipe", "eval-srt-recipe"]);
         }
         if dialect == Dialect::OctNewest {
             v.push("power");
         }
-    } else if multinode {
-        v.extend([
-            "spec-decoding",
-            "prefill",
-            "decode",
-            "router",
-            "kv-p2p-transfer",
-        ]);
-        if oct {
-            v.extend(["worker", "num-nodes", "srt-recipe", "eval-srt-recipe"]);
-        }
-        if dialect == Dialect::OctNewest {
-            v.push("power");
-        }
-    } else {
-        v.extend([
-            "tp",
-            "pp",
-            "dcp-size",
-            "pcp-size",
-            "ep",
-            "dp-attn",
-            "spec-decoding",
-            "router",
-        ]);
-        if oct {
-            v.extend(["srt-recipe", "eval-srt-recipe"]);
-        }
+    } else if oct {
+        v.extend(["srt-recipe", "eval-srt-recipe"]);
     }
     v.extend(CONC_KEYS);
     v

@@ -387,6 +387,15 @@ impl<'e, 'a> Cx<'e, 'a> {
     fn str_field(&self, node: &Node, field: &str) -> Result<Json, Diagnostic> {
         self.json(self.req(node, field)?)
     }
+    /// The entry's multinode flag and its `disagg` as written (`false` when absent).
+    fn multinode_and_disagg(&self) -> Result<(bool, Json), Diagnostic> {
+        let config = self.entry.value;
+        let disagg = match config.get("disagg") {
+            Some(n) => self.json(n)?,
+            None => Json::Bool(false),
+        };
+        Ok((is_multinode(config), disagg))
+    }
 }
 
 /// `d.get(k)` that treats an explicit `null` like absence (both are `None` in Python).
@@ -789,11 +798,7 @@ fn fixed_rows(
     rows: &mut Vec<Object>,
 ) -> Result<(), Diagnostic> {
     let config = cx.entry.value;
-    let multinode = is_multinode(config);
-    let disagg = match config.get("disagg") {
-        Some(n) => cx.json(n)?,
-        None => Json::Bool(false),
-    };
+    let (multinode, disagg) = cx.multinode_and_disagg()?;
     let isl_node = cx.req(sequence, "isl")?;
     let osl_node = cx.req(sequence, "osl")?;
     let (isl, osl) = (cx.json(isl_node)?, cx.json(osl_node)?);
@@ -953,11 +958,7 @@ fn agentic_rows(
     rows: &mut Vec<Object>,
 ) -> Result<(), Diagnostic> {
     let config = cx.entry.value;
-    let multinode = is_multinode(config);
-    let disagg = match config.get("disagg") {
-        Some(n) => cx.json(n)?,
-        None => Json::Bool(false),
-    };
+    let (multinode, disagg) = cx.multinode_and_disagg()?;
     let model_prefix = cx.str_field(config, "model-prefix")?;
     let runner = config
         .get("runner")
