@@ -266,4 +266,26 @@ mod tests {
             "benchmarks/multi_node/srt-slurm-recipes/t.yaml"
         );
     }
+
+    /// The entry's recipe folder follows infx-config's reading: a truthy `multinode` selects the
+    /// multinode recipes root (docs/config.md, "Recipe files").
+    #[test]
+    fn srt_recipes_resolve_under_the_entry_lane() {
+        let text = "a:\n  multinode: 1\n  srt-recipe-dir: d/e\n  scenarios: {}\nb:\n  srt-recipe-dir: d/e\n";
+        let doc = Document {
+            path: "configs/nvidia-master.yaml".into(),
+            root: infx_yaml::parse_str(std::path::Path::new("m.yaml"), text).expect("parses"),
+            text: text.into(),
+        };
+        let docs = [doc];
+        let entries = entries(&docs);
+        assert_eq!(
+            entries[0].srt_recipe_path("f.yaml"),
+            "benchmarks/multi_node/srt-slurm-recipes/d/e/f.yaml"
+        );
+        assert_eq!(
+            entries[1].srt_recipe_path("f.yaml"),
+            "benchmarks/single_node/srt-slurm-recipes/d/e/f.yaml"
+        );
+    }
 }
