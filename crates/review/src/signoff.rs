@@ -225,24 +225,23 @@ fn who_may_sign(specific: &[&codeowners::PathOwners]) -> String {
 
 /// Check 10: engine patches in the change's added lines.
 fn patches_section(out: &mut String, inputs: &ReviewInputs) {
-    let Some(change) = &inputs.change else {
-        return;
-    };
-    let lines: usize = change.files.iter().map(|f| f.added_lines.len()).sum();
-    let found = crate::patches::check(&change.files, change.pr, &inputs.waivers);
-    if found.is_empty() {
-        let _ = writeln!(
-            out,
-            "**Engine patches (Check 10).** none: no patch file, `git apply`/`patch`, `sitecustomize`, engine-source rewrite or forked wheel in {lines} added lines of {} files; no waiver needed.",
-            change.files.len()
-        );
-    } else {
-        let _ = writeln!(out, "**Engine patches (Check 10).**");
-        for d in &found {
-            let _ = writeln!(out, "- {}", md(&describe(d)));
+    if let Some(change) = &inputs.change {
+        let lines: usize = change.files.iter().map(|f| f.added_lines.len()).sum();
+        let found = crate::patches::check(&change.files, change.pr, &inputs.waivers);
+        if found.is_empty() {
+            let _ = writeln!(
+                out,
+                "**Engine patches (Check 10).** none: no patch file, `git apply`/`patch`, `sitecustomize`, engine-source rewrite or forked wheel in {lines} added lines of {} files; no waiver needed.",
+                change.files.len()
+            );
+        } else {
+            let _ = writeln!(out, "**Engine patches (Check 10).**");
+            for d in &found {
+                let _ = writeln!(out, "- {}", md(&describe(d)));
+            }
         }
+        let _ = writeln!(out);
     }
-    let _ = writeln!(out);
 }
 
 /// Check 14 (advisory): the Pareto frontier of each curve of the run artifacts.
