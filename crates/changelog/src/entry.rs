@@ -187,36 +187,7 @@ pub fn validate_entry(
         });
         return Err(cx.errors);
     };
-    // Unknown keys (extra='forbid'); both spellings of a field are accepted (populate_by_name).
-    for (k, _) in map.iter_nodes() {
-        let known = match k.as_str() {
-            Some(s) => FIELDS.iter().any(|(a, n)| {
-                (*a == s || *n == s) && (dialect == Dialect::Oct || *a != "no-evals")
-            }),
-            None => false,
-        };
-        if !known {
-            let shown = k
-                .as_str()
-                .map(str::to_string)
-                .unwrap_or_else(|| format!("{:?}", k.value));
-            cx.errors.push(EntryError {
-                code: "changelog/entry-schema",
-                field: shown.clone(),
-                message: format!("unknown key `{shown}` (extra inputs are not permitted)"),
-                span: k.span,
-                help: Some(format!(
-                    "allowed keys: {}",
-                    FIELDS
-                        .iter()
-                        .filter(|(a, _)| dialect == Dialect::Oct || *a != "no-evals")
-                        .map(|(a, _)| *a)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )),
-            });
-        }
-    }
+    unknown_keys(&mut cx, map, dialect);
     let get = |alias: &str| -> Option<&Node> {
         let name = FIELDS
             .iter()
@@ -228,23 +199,7 @@ pub fn validate_entry(
 
     let config_keys = str_list(&mut cx, "config-keys", get("config-keys"), node, true);
     let description = str_list(&mut cx, "description", get("description"), node, true);
-    let pr_link = match get("pr-link") {
-        None => {
-            cx.err_missing("pr-link", node);
-            None
-        }
-        Some(n) => match &n.value {
-            Value::Str(s) => Some(s.clone()),
-            _ => {
-                cx.err(
-                    "pr-link",
-                    n,
-                    format!("must be a string, found {}", n.value.type_name()),
-                );
-                None
-            }
-        },
-    };
+    let pr_link = pr_link_field(&mut cx, get("pr-link"), node);
     let evals_only = lax_bool(&mut cx, "evals-only", get("evals-only"));
     let all_evals = lax_bool(&mut cx, "all-evals", get("all-evals"));
     let append_only = lax_bool(&mut cx, "append-only", get("append-only"));
@@ -253,113 +208,169 @@ pub fn validate_entry(
     } else {
         Some(false)
     };
-    let eval_min_prefill_ep = match get("eval-min-prefill-ep") {
-        None => Some(None),
-        Some(n) if n.is_null() => Some(None),
-        Some(n) => match lax_int(n) {
-            Some(v) if v >= 1 => Some(Some(v)),
-            Some(_) => {
-                cx.err(
-                    "eval-min-prefill-ep",
-                    n,
-                    "must be greater than or equal to 1",
-                );
-                None
-            }
-            None => {
-                cx.err(
-                    "eval-min-prefill-ep",
-                    n,
-                    format!("must be an integer, found {}", n.value.type_name()),
-                );
-                None
-            }
-        },
-    };
-    let scenario_type = match get("scenario-type") {
-        None => Some(None),
-        Some(n) if n.is_null() => Some(None),
-        Some(n) => match n.as_seq() {
-            None => {
-                cx.err(
-                    "scenario-type",
-                    n,
-                    format!("must be a list, found {}", n.value.type_name()),
-                );
-                None
-            }
-            Some([]) => {
-                cx.err("scenario-type", n, "must list at least one scenario type");
-                None
-            }
-            Some(items) => {
-                let mut out = Vec::new();
-                let mut ok = true;
-                for it in items {
-                    match it.as_str().and_then(ScenarioType::parse) {
-                        Some(s) => out.push(s),
-                        None => {
-                            ok = false;
-                            cx.err(
-                                "scenario-type",
-                                it,
-                                "must be 'fixed-seq-len' or 'agentic-coding'",
-                            );
-                        }
-                    }
-                }
-                ok.then_some(Some(out))
-            }
-        },
-    };
+    let eval_min_prefill_ep = eval_min_prefill_ep_field(&mut cx, get("eval-min-prefill-ep"));
+    let scenario_type = scenario_type_field(&mut cx, get("scenario-type"));
 
     if !cx.errors.is_empty() {
         return Err(cx.errors);
     }
-    let (
-        Some(config_keys),
-        Some(description),
-        Some(pr_link),
-        Some(evals_only),
-        Some(all_evals),
-        Some(append_only),
-        Some(no_evals),
-        Some(eval_min_prefill_ep),
-        Some(scenario_type),
-    ) = (
-        config_keys,
-        description,
-        pr_link,
-        evals_only,
-        all_evals,
-        append_only,
-        no_evals,
-        eval_min_prefill_ep,
-        scenario_type,
-    )
-    else {
+    let assembled = (|| {
+        Some(Entry {
+            config_keys: config_keys?,
+            description: description?,
+            pr_link: pr_link?,
+            evals_only: evals_only?,
+            all_evals: all_evals?,
+            append_only: append_only?,
+            no_evals: no_evals?,
+            eval_min_prefill_ep: eval_min_prefill_ep?,
+            scenario_type: scenario_type?,
+            span: node.span,
+        })
+    })();
+    let Some(entry) = assembled else {
         // Every None above pushed an error; unreachable in practice, but never panic.
         return Err(cx.errors);
     };
-    let entry = Entry {
-        config_keys,
-        description,
-        pr_link,
-        evals_only,
-        all_evals,
-        append_only,
-        no_evals,
-        eval_min_prefill_ep,
-        scenario_type,
-        span: node.span,
+    exclusive_fields(&mut cx, &entry);
+    if cx.errors.is_empty() {
+        Ok(entry)
+    } else {
+        Err(cx.errors)
+    }
+}
+
+/// Unknown keys (extra='forbid'); both spellings of a field are accepted (populate_by_name).
+fn unknown_keys(cx: &mut Ctx<'_>, map: &infx_yaml::Mapping, dialect: Dialect) {
+    for (k, _) in map.iter_nodes() {
+        let known = match k.as_str() {
+            Some(s) => FIELDS.iter().any(|(a, n)| {
+                (*a == s || *n == s) && (dialect == Dialect::Oct || *a != "no-evals")
+            }),
+            None => false,
+        };
+        if known {
+            continue;
+        }
+        let shown = k
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("{:?}", k.value));
+        cx.errors.push(EntryError {
+            code: "changelog/entry-schema",
+            field: shown.clone(),
+            message: format!("unknown key `{shown}` (extra inputs are not permitted)"),
+            span: k.span,
+            help: Some(format!(
+                "allowed keys: {}",
+                FIELDS
+                    .iter()
+                    .filter(|(a, _)| dialect == Dialect::Oct || *a != "no-evals")
+                    .map(|(a, _)| *a)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        });
+    }
+}
+
+/// `pr-link`: a required string.
+fn pr_link_field(cx: &mut Ctx<'_>, value: Option<&Node>, entry: &Node) -> Option<String> {
+    let Some(n) = value else {
+        cx.err_missing("pr-link", entry);
+        return None;
     };
+    match &n.value {
+        Value::Str(s) => Some(s.clone()),
+        _ => {
+            cx.err(
+                "pr-link",
+                n,
+                format!("must be a string, found {}", n.value.type_name()),
+            );
+            None
+        }
+    }
+}
+
+/// `eval-min-prefill-ep`: absent or `null`, or an integer of at least 1. The outer `None` is
+/// an error already reported.
+fn eval_min_prefill_ep_field(cx: &mut Ctx<'_>, value: Option<&Node>) -> Option<Option<i64>> {
+    let Some(n) = value.filter(|n| !n.is_null()) else {
+        return Some(None);
+    };
+    match lax_int(n) {
+        Some(v) if v >= 1 => Some(Some(v)),
+        Some(_) => {
+            cx.err(
+                "eval-min-prefill-ep",
+                n,
+                "must be greater than or equal to 1",
+            );
+            None
+        }
+        None => {
+            cx.err(
+                "eval-min-prefill-ep",
+                n,
+                format!("must be an integer, found {}", n.value.type_name()),
+            );
+            None
+        }
+    }
+}
+
+/// `scenario-type`: absent or `null`, or a non-empty list of scenario types. The outer `None`
+/// is an error already reported.
+fn scenario_type_field(
+    cx: &mut Ctx<'_>,
+    value: Option<&Node>,
+) -> Option<Option<Vec<ScenarioType>>> {
+    let Some(n) = value.filter(|n| !n.is_null()) else {
+        return Some(None);
+    };
+    let items = match n.as_seq() {
+        None => {
+            cx.err(
+                "scenario-type",
+                n,
+                format!("must be a list, found {}", n.value.type_name()),
+            );
+            return None;
+        }
+        Some([]) => {
+            cx.err("scenario-type", n, "must list at least one scenario type");
+            return None;
+        }
+        Some(items) => items,
+    };
+    let mut out = Vec::new();
+    let mut ok = true;
+    for it in items {
+        match it.as_str().and_then(ScenarioType::parse) {
+            Some(s) => out.push(s),
+            None => {
+                ok = false;
+                cx.err(
+                    "scenario-type",
+                    it,
+                    "must be 'fixed-seq-len' or 'agentic-coding'",
+                );
+            }
+        }
+    }
+    ok.then_some(Some(out))
+}
+
+/// `append-only` and `no-evals` each exclude the eval selection fields.
+fn exclusive_fields(cx: &mut Ctx<'_>, entry: &Entry) {
     let eval_fields = entry.evals_only || entry.all_evals || entry.eval_min_prefill_ep.is_some();
     if entry.append_only && eval_fields {
         cx.errors.push(EntryError {
             code: "changelog/entry-exclusive",
             field: "append-only".into(),
             message: "append-only cannot be combined with eval selection fields".into(),
-            span: node.span,
+            span: entry.span,
             help: Some(
                 "drop evals-only / all-evals / eval-min-prefill-ep, or drop append-only".into(),
             ),
@@ -370,16 +381,11 @@ pub fn validate_entry(
             code: "changelog/entry-exclusive",
             field: "no-evals".into(),
             message: "no-evals cannot be combined with eval selection fields".into(),
-            span: node.span,
+            span: entry.span,
             help: Some(
                 "drop evals-only / all-evals / eval-min-prefill-ep, or drop no-evals".into(),
             ),
         });
-    }
-    if cx.errors.is_empty() {
-        Ok(entry)
-    } else {
-        Err(cx.errors)
     }
 }
 

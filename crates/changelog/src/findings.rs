@@ -6,8 +6,9 @@
 
 use crate::entry::{Dialect, Entry, eq_without, validate_entry};
 use crate::strict::{
-    CANONICAL_PREFIX, LinkMode, entry_start_mismatch_line, entry_starts, first_difference,
-    is_canonical, link_of, parse_changelog, validate_added_pr_link,
+    CANONICAL_PREFIX, LinkMode, append_byte_faults, entry_start_mismatch_line, entry_starts,
+    first_difference, first_removed_entry, is_canonical, link_of, parse_changelog,
+    validate_added_pr_link,
 };
 use crate::text::py_splitlines;
 use infx_report::{Diagnostic, LineIndex, Span};
@@ -46,91 +47,14 @@ pub fn all_faults(
     let Ok(b) = parse_changelog(base, "base perf-changelog.yaml", dialect) else {
         return out;
     };
-    let diag = |code: &str, msg: String, span: Span| {
-        Diagnostic::error(format!("changelog/{code}"), msg).at(path, span)
-    };
-    // Bytes: every line with a tab, CR or NUL, at the column of its first one (the first
-    // MAX_LINES_PER_KIND of each kind; a hostile file could have millions, docs/security.md).
-    const KINDS: [(char, &str, &str); 3] = [
-        ('\t', "tab", "a tab"),
-        ('\r', "cr", "a CR character"),
-        ('\0', "nul", "a NUL byte"),
-    ];
-    let mut seen = [0usize; 3];
     let lossy = String::from_utf8_lossy(head);
     let index = LineIndex::new(&lossy);
-    let mut line_start = 0;
-    for line in lossy.split_inclusive('\n') {
-        let body = line.strip_suffix('\n').unwrap_or(line);
-        for (k, (ch, rule, what)) in KINDS.iter().enumerate() {
-            let Some(at) = body.find(*ch) else { continue };
-            seen[k] += 1;
-            if seen[k] > MAX_LINES_PER_KIND {
-                continue;
-            }
-            let pos = index.pos(&lossy, line_start + at);
-            out.diagnostics.push(
-                diag(
-                    rule,
-                    format!(
-                        "perf-changelog.yaml contains {what} (line {}, column {})",
-                        pos.line, pos.col
-                    ),
-                    Span {
-                        start: pos,
-                        end: index.pos(&lossy, line_start + at + ch.len_utf8()),
-                    },
-                )
-                .with_help("use LF line endings and spaces only"),
-            );
-        }
-        line_start += line.len();
-    }
-    for (k, (_, rule, what)) in KINDS.iter().enumerate() {
-        if seen[k] > MAX_LINES_PER_KIND {
-            out.diagnostics.push(
-                Diagnostic::error(
-                    format!("changelog/{rule}"),
-                    format!(
-                        "perf-changelog.yaml contains {what} on {} more lines",
-                        seen[k] - MAX_LINES_PER_KIND
-                    ),
-                )
-                .with_path(path)
-                .with_help("use LF line endings and spaces only"),
-            );
-        }
-    }
-    if !head.ends_with(b"\n") {
-        let end = index.pos(&lossy, lossy.len());
-        out.diagnostics.push(
-            diag(
-                "final-newline",
-                "perf-changelog.yaml does not end with a newline".into(),
-                Span::point(end),
-            )
-            .with_help("end the file with exactly one newline"),
-        );
-    }
+    byte_faults(head, &lossy, &index, path, &mut out.diagnostics);
     let Ok(text) = std::str::from_utf8(head) else {
         // The strict finding names the encoding fault; nothing after it can be read.
         return out;
     };
-    // The rest is judged on a copy with those bytes blanked (same lines and columns), so one
-    // tab does not hide the faults after it.
-    let mut clean: String = text
-        .chars()
-        .map(|c| {
-            if matches!(c, '\t' | '\r' | '\0') {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect();
-    if !clean.ends_with('\n') {
-        clean.push('\n');
-    }
+    let clean = blank_forbidden_bytes(text);
     let root = match infx_yaml::parse_str_with(path, &clean, &LoadOptions::default()) {
         Ok(r) => r,
         Err(d) => {
@@ -145,7 +69,8 @@ pub fn all_faults(
         }
     };
     let Value::Seq(items) = &root.value else {
-        out.diagnostics.push(diag(
+        out.diagnostics.push(fault(
+            path,
             "root",
             "perf-changelog.yaml root must be a YAML list".into(),
             Span::line(1),
@@ -158,7 +83,8 @@ pub fn all_faults(
     if top != items.len() {
         // Entries and `- config-keys:` lines disagree: positions cannot be compared.
         out.diagnostics.push(
-            diag(
+            fault(
+                path,
                 "entry-start",
                 format!("perf-changelog.yaml has {top} top-level config entries but YAML parsed {} entries", items.len()),
                 Span::line(entry_start_mismatch_line(&clean, items)),
@@ -171,7 +97,8 @@ pub fn all_faults(
     let appended = items.get(b.entries.len()..).unwrap_or(&[]);
     if history_faults.corrections > 0 && !appended.is_empty() {
         out.diagnostics.push(
-            diag(
+            fault(
+                path,
                 "mixed-corrections",
                 "do not mix historical pr-link corrections with new changelog entries".into(),
                 appended[0].span,
@@ -179,41 +106,9 @@ pub fn all_faults(
             .with_help("send the pr-link corrections in a separate change"),
         );
     }
+    let first_number = b.entries.len() + 1;
     for (n, e) in appended.iter().enumerate() {
-        let number = b.entries.len() + n + 1;
-        if e.as_map().is_none() {
-            out.diagnostics.push(diag(
-                "entry-schema",
-                format!("entry {number} is not a mapping"),
-                e.span,
-            ));
-            continue;
-        }
-        match validate_entry(e, dialect, Some(&clean)) {
-            Ok(entry) => out.appended.push(entry),
-            Err(errors) => {
-                for err in errors {
-                    let mut d = Diagnostic::error(
-                        err.code,
-                        // The message names the field already.
-                        format!("entry {number}: {}", err.message),
-                    )
-                    .at(path, err.span);
-                    if let Some(h) = err.help {
-                        d = d.with_help(h);
-                    }
-                    out.diagnostics.push(d);
-                }
-            }
-        }
-        if let Err(err) = validate_added_pr_link(&link_of(e), links) {
-            let span = e.get("pr-link").map_or(e.span, |n| n.span);
-            let mut d = diag(err.rule, format!("entry {number}: {}", err.message), span);
-            if let Some(h) = err.help {
-                d = d.with_help(h);
-            }
-            out.diagnostics.push(d);
-        }
+        appended_entry_faults(e, first_number + n, &clean, dialect, links, path, &mut out);
     }
     if !history_faults.any && !appended.is_empty() {
         raw_faults(
@@ -227,6 +122,154 @@ pub fn all_faults(
         );
     }
     out
+}
+
+/// One changelog finding at `span` of `path`, with code `changelog/<code>`.
+fn fault(path: &Path, code: &str, msg: String, span: Span) -> Diagnostic {
+    Diagnostic::error(format!("changelog/{code}"), msg).at(path, span)
+}
+
+/// Every line with a tab, CR or NUL, at the column of its first one (the first
+/// MAX_LINES_PER_KIND of each kind, then a count: a hostile file could have millions,
+/// docs/security.md), and a missing final newline.
+fn byte_faults(
+    head: &[u8],
+    lossy: &str,
+    index: &LineIndex,
+    path: &Path,
+    diags: &mut Vec<Diagnostic>,
+) {
+    const KINDS: [(char, &str, &str); 3] = [
+        ('\t', "tab", "a tab"),
+        ('\r', "cr", "a CR character"),
+        ('\0', "nul", "a NUL byte"),
+    ];
+    let mut seen = [0usize; 3];
+    let mut line_start = 0;
+    for line in lossy.split_inclusive('\n') {
+        let body = line.strip_suffix('\n').unwrap_or(line);
+        for (k, (ch, rule, what)) in KINDS.iter().enumerate() {
+            let Some(at) = body.find(*ch) else { continue };
+            seen[k] += 1;
+            if seen[k] > MAX_LINES_PER_KIND {
+                continue;
+            }
+            let pos = index.pos(lossy, line_start + at);
+            diags.push(
+                fault(
+                    path,
+                    rule,
+                    format!(
+                        "perf-changelog.yaml contains {what} (line {}, column {})",
+                        pos.line, pos.col
+                    ),
+                    Span {
+                        start: pos,
+                        end: index.pos(lossy, line_start + at + ch.len_utf8()),
+                    },
+                )
+                .with_help("use LF line endings and spaces only"),
+            );
+        }
+        line_start += line.len();
+    }
+    for (k, (_, rule, what)) in KINDS.iter().enumerate() {
+        if seen[k] > MAX_LINES_PER_KIND {
+            diags.push(
+                Diagnostic::error(
+                    format!("changelog/{rule}"),
+                    format!(
+                        "perf-changelog.yaml contains {what} on {} more lines",
+                        seen[k] - MAX_LINES_PER_KIND
+                    ),
+                )
+                .with_path(path)
+                .with_help("use LF line endings and spaces only"),
+            );
+        }
+    }
+    if !head.ends_with(b"\n") {
+        let end = index.pos(lossy, lossy.len());
+        diags.push(
+            fault(
+                path,
+                "final-newline",
+                "perf-changelog.yaml does not end with a newline".into(),
+                Span::point(end),
+            )
+            .with_help("end the file with exactly one newline"),
+        );
+    }
+}
+
+/// The text with tabs, CRs and NULs blanked (same lines and columns) and a final newline, so
+/// one tab does not hide the faults after it.
+fn blank_forbidden_bytes(text: &str) -> String {
+    let mut clean: String = text
+        .chars()
+        .map(|c| {
+            if matches!(c, '\t' | '\r' | '\0') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    if !clean.ends_with('\n') {
+        clean.push('\n');
+    }
+    clean
+}
+
+/// An appended entry's schema errors and its pr-link; a valid entry joins `out.appended`.
+fn appended_entry_faults(
+    e: &Node,
+    number: usize,
+    clean: &str,
+    dialect: Dialect,
+    links: LinkMode,
+    path: &Path,
+    out: &mut Faults,
+) {
+    if e.as_map().is_none() {
+        out.diagnostics.push(fault(
+            path,
+            "entry-schema",
+            format!("entry {number} is not a mapping"),
+            e.span,
+        ));
+        return;
+    }
+    match validate_entry(e, dialect, Some(clean)) {
+        Ok(entry) => out.appended.push(entry),
+        Err(errors) => {
+            for err in errors {
+                let mut d = Diagnostic::error(
+                    err.code,
+                    // The message names the field already.
+                    format!("entry {number}: {}", err.message),
+                )
+                .at(path, err.span);
+                if let Some(h) = err.help {
+                    d = d.with_help(h);
+                }
+                out.diagnostics.push(d);
+            }
+        }
+    }
+    if let Err(err) = validate_added_pr_link(&link_of(e), links) {
+        let span = e.get("pr-link").map_or(e.span, |n| n.span);
+        let mut d = fault(
+            path,
+            err.rule,
+            format!("entry {number}: {}", err.message),
+            span,
+        );
+        if let Some(h) = err.help {
+            d = d.with_help(h);
+        }
+        out.diagnostics.push(d);
+    }
 }
 
 struct History {
@@ -252,11 +295,7 @@ fn compare_history(
         Diagnostic::error(format!("changelog/{code}"), msg).at(path, span)
     };
     if head.len() < base.len() {
-        let i = base
-            .iter()
-            .zip(head)
-            .position(|(b, h)| b != h)
-            .unwrap_or(head.len());
+        let i = first_removed_entry(base, head);
         let span = head
             .get(i)
             .map(|n| n.span)
@@ -378,59 +417,12 @@ fn raw_faults(
     path: &Path,
     out: &mut Vec<Diagnostic>,
 ) {
-    let at = |code: &str, msg: &str, offset: usize, help: &str| {
-        Diagnostic::error(format!("changelog/{code}"), msg.to_string())
-            .at(path, Span::point(index.pos(lossy, offset)))
-            .with_help(help.to_string())
-    };
-    if !head.starts_with(base) {
-        let diff_at = base
-            .iter()
-            .zip(head)
-            .position(|(a, b)| a != b)
-            .unwrap_or(base.len().min(head.len()));
-        out.push(at(
-            "history-bytes",
-            "appended entries changed historical perf-changelog.yaml bytes; restore the base file byte-for-byte and append at the end",
-            diff_at,
-            "undo every change above the new entries (including whitespace), then append",
-        ));
-        return;
-    }
-    let suffix = &head[base.len()..];
-    let expected: &[u8] = if base.ends_with(b"\n\n") {
-        b"- config-keys:"
-    } else {
-        b"\n- config-keys:"
-    };
-    if !suffix.starts_with(expected) {
-        out.push(at(
-            "separator",
-            "new changelog entries must be separated from history by one empty line and appended at the end",
-            base.len(),
-            "leave exactly one empty line between the last historical entry and the new one",
-        ));
-    }
-    let starts = entry_starts(head);
-    let appended = &starts[starts.len().saturating_sub(additions)..];
-    for &s in appended.iter().skip(1) {
-        let prefix = &head[..s];
-        if !prefix.ends_with(b"\n\n") || prefix.ends_with(b"\n\n\n") {
-            out.push(at(
-                "separator",
-                "appended changelog entries must have exactly one empty separator line",
-                s,
-                "put exactly one empty line (no spaces) between appended entries",
-            ));
-        }
-    }
-    if head.ends_with(b"\n\n") {
-        out.push(at(
-            "trailing-blank",
-            "the final appended changelog entry must end with one newline",
-            head.len() - 1,
-            "remove the empty line(s) at the end of the file",
-        ));
+    for f in append_byte_faults(base, head, additions) {
+        out.push(
+            Diagnostic::error(format!("changelog/{}", f.rule), f.message)
+                .at(path, Span::point(index.pos(lossy, f.offset)))
+                .with_help(f.help),
+        );
     }
 }
 

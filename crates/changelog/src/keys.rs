@@ -265,7 +265,9 @@ fn plain_is_str(s: &str) -> bool {
 }
 
 /// Full match of `pat` where `*` matches any run of characters except a newline (Python
-/// `re.fullmatch` with `.*`); every other character is literal (`?` and `[` included).
+/// `re.fullmatch` with `.*`); every other character is literal (`?` and `[` included). Not
+/// `infx_fs::glob::fnmatch`: upstream resolves config-keys with a regex, not fnmatch
+/// (docs/changelog.md).
 pub fn star_match(pat: &str, s: &str) -> bool {
     let p: Vec<char> = pat.chars().collect();
     let t: Vec<char> = s.chars().collect();

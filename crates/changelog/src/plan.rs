@@ -783,9 +783,11 @@ fn write_py(v: &Value, out: &mut String) {
         Value::Number(n) => match (n.as_i64(), n.as_u64()) {
             (Some(i), _) => out.push_str(&i.to_string()),
             (None, Some(u)) => out.push_str(&u.to_string()),
-            _ => out.push_str(&py_float_repr(n.as_f64().unwrap_or(f64::NAN))),
+            _ => out.push_str(&infx_matrix::json::json_float(
+                n.as_f64().unwrap_or(f64::NAN),
+            )),
         },
-        Value::String(s) => write_py_str(s, out),
+        Value::String(s) => infx_matrix::json::write_str(s, out),
         Value::Array(a) => {
             out.push('[');
             for (i, x) in a.iter().enumerate() {
@@ -804,28 +806,12 @@ fn write_py(v: &Value, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_py_str(k, out);
+                infx_matrix::json::write_str(k, out);
                 out.push(':');
                 write_py(&m[k.as_str()], out);
             }
             out.push('}');
         }
-    }
-}
-
-fn write_py_str(s: &str, out: &mut String) {
-    infx_matrix::json::write_str(s, out);
-}
-
-/// A float as Python's `json.dumps` writes it: `repr(float)`, with JSON's spellings of the
-/// non-finite values.
-pub fn py_float_repr(f: f64) -> String {
-    if f.is_nan() {
-        "NaN".into()
-    } else if f.is_infinite() {
-        if f > 0.0 { "Infinity" } else { "-Infinity" }.into()
-    } else {
-        infx_matrix::json::py_float_repr(f)
     }
 }
 
@@ -943,7 +929,7 @@ mod tests {
     }
 
     #[test]
-    fn python_float_repr() {
+    fn python_float_repr_in_fingerprints() {
         for (f, s) in [
             (1.0, "1.0"),
             (0.8, "0.8"),
@@ -953,7 +939,7 @@ mod tests {
             (0.0001, "0.0001"),
             (-2.5e20, "-2.5e+20"),
         ] {
-            assert_eq!(py_float_repr(f), s);
+            assert_eq!(py_json_sorted(&json!(f)), s);
         }
     }
 }

@@ -235,6 +235,15 @@ pub(crate) fn first_difference<'a>(base: &Node, head: &'a Node) -> &'a Node {
     }
 }
 
+/// When the head has fewer entries than the base: the index of the first base entry the head
+/// no longer holds at its position (the head's length when it is a prefix).
+pub(crate) fn first_removed_entry(base: &[Node], head: &[Node]) -> usize {
+    base.iter()
+        .zip(head)
+        .position(|(b, h)| b != h)
+        .unwrap_or(head.len())
+}
+
 /// Upstream `compare_entries`, positional.
 pub fn compare_entries(
     base: &[Node],
@@ -243,11 +252,7 @@ pub fn compare_entries(
 ) -> Result<Comparison, StrictError> {
     if head.len() < base.len() {
         // Point at the first entry that no longer matches (or the end of the file).
-        let i = base
-            .iter()
-            .zip(head)
-            .position(|(b, h)| b != h)
-            .unwrap_or(head.len());
+        let i = first_removed_entry(base, head);
         let line = match head.get(i) {
             Some(h) => h.span.start.line,
             None => head.last().map_or(1, |h| h.span.end.line),
@@ -366,6 +371,80 @@ pub(crate) fn validate_added_pr_link(link: &str, mode: LinkMode) -> Result<(), S
     Ok(())
 }
 
+/// One byte rule an append breaks, at a byte offset of the head.
+pub(crate) struct AppendByteFault {
+    pub rule: &'static str,
+    pub message: &'static str,
+    pub help: &'static str,
+    pub offset: usize,
+}
+
+/// Every byte rule of an append, in upstream's order: the history unchanged (nothing else is
+/// judged when it is not), one empty line before the first appended entry and between appended
+/// entries, one newline at the end. The strict check reports the first, the findings all.
+pub(crate) fn append_byte_faults(
+    base: &[u8],
+    head: &[u8],
+    additions: usize,
+) -> Vec<AppendByteFault> {
+    let fault = |rule, message, offset, help| AppendByteFault {
+        rule,
+        message,
+        help,
+        offset,
+    };
+    if !head.starts_with(base) {
+        let diff_at = base
+            .iter()
+            .zip(head)
+            .position(|(a, b)| a != b)
+            .unwrap_or(base.len().min(head.len()));
+        return vec![fault(
+            "history-bytes",
+            "appended entries changed historical perf-changelog.yaml bytes; restore the base file byte-for-byte and append at the end",
+            diff_at,
+            "undo every change above the new entries (including whitespace), then append",
+        )];
+    }
+    let mut out = Vec::new();
+    let suffix = &head[base.len()..];
+    let expected: &[u8] = if base.ends_with(b"\n\n") {
+        b"- config-keys:"
+    } else {
+        b"\n- config-keys:"
+    };
+    if !suffix.starts_with(expected) {
+        out.push(fault(
+            "separator",
+            "new changelog entries must be separated from history by one empty line and appended at the end",
+            base.len(),
+            "leave exactly one empty line between the last historical entry and the new one",
+        ));
+    }
+    let starts = entry_starts(head);
+    let appended = &starts[starts.len().saturating_sub(additions)..];
+    for &s in appended.iter().skip(1) {
+        let prefix = &head[..s];
+        if !prefix.ends_with(b"\n\n") || prefix.ends_with(b"\n\n\n") {
+            out.push(fault(
+                "separator",
+                "appended changelog entries must have exactly one empty separator line",
+                s,
+                "put exactly one empty line (no spaces) between appended entries",
+            ));
+        }
+    }
+    if head.ends_with(b"\n\n") {
+        out.push(fault(
+            "trailing-blank",
+            "the final appended changelog entry must end with one newline",
+            head.len() - 1,
+            "remove the empty line(s) at the end of the file",
+        ));
+    }
+    out
+}
+
 /// Upstream `validate_raw_change`: historical bytes are exact outside explicit link fixes.
 pub fn validate_raw_change(
     base: &[u8],
@@ -374,55 +453,13 @@ pub fn validate_raw_change(
     corrections: usize,
 ) -> Result<(), StrictError> {
     if additions > 0 {
-        if !head.starts_with(base) {
-            let diff_at = base
-                .iter()
-                .zip(head)
-                .position(|(a, b)| a != b)
-                .unwrap_or(base.len().min(head.len()));
-            return Err(StrictError::new(
-                "history-bytes",
-                "appended entries changed historical perf-changelog.yaml bytes; restore the base file byte-for-byte and append at the end",
-            )
-            .line(line_of_offset(head, diff_at))
-            .help("undo every change above the new entries (including whitespace), then append"));
-        }
-        let suffix = &head[base.len()..];
-        let expected: &[u8] = if base.ends_with(b"\n\n") {
-            b"- config-keys:"
-        } else {
-            b"\n- config-keys:"
+        // Upstream stops at its first failure.
+        return match append_byte_faults(base, head, additions).into_iter().next() {
+            Some(f) => Err(StrictError::new(f.rule, f.message)
+                .line(line_of_offset(head, f.offset))
+                .help(f.help)),
+            None => Ok(()),
         };
-        if !suffix.starts_with(expected) {
-            return Err(StrictError::new(
-                "separator",
-                "new changelog entries must be separated from history by one empty line and appended at the end",
-            )
-            .line(line_of_offset(head, base.len()))
-            .help("leave exactly one empty line between the last historical entry and the new one"));
-        }
-        let starts: Vec<usize> = entry_starts(head);
-        let appended = &starts[starts.len().saturating_sub(additions)..];
-        for &s in appended.iter().skip(1) {
-            let prefix = &head[..s];
-            if !prefix.ends_with(b"\n\n") || prefix.ends_with(b"\n\n\n") {
-                return Err(StrictError::new(
-                    "separator",
-                    "appended changelog entries must have exactly one empty separator line",
-                )
-                .line(line_of_offset(head, s))
-                .help("put exactly one empty line (no spaces) between appended entries"));
-            }
-        }
-        if head.ends_with(b"\n\n") {
-            return Err(StrictError::new(
-                "trailing-blank",
-                "the final appended changelog entry must end with one newline",
-            )
-            .line(line_of_offset(head, head.len() - 1))
-            .help("remove the empty line(s) at the end of the file"));
-        }
-        return Ok(());
     }
     if corrections > 0 {
         let bl = split_keep_ends(base);

@@ -3,9 +3,9 @@
 //! (SR1, SR2). X5 and the on-disk recipe checks (SR3, SR4) need other inputs and are applied by
 //! the caller with what this module returns.
 
-use crate::Dialect;
 use crate::model::*;
 use crate::schema::{Ctx, describe, idx, join, key_span, present};
+use crate::{Dialect, RecipeDir};
 use infx_report::Span;
 use infx_yaml::{Mapping, Node, Value};
 
@@ -32,38 +32,8 @@ pub(crate) fn check_entry(ctx: &mut Ctx, file: usize, key_node: &Node, node: &No
         return res;
     };
     let anchor = key_node.span;
-    let dialect = ctx.dialect;
-
-    // Dispatch as upstream does: truthy `multinode` selects the multinode model.
-    let multinode_node = m.get("multinode");
-    let multinode = matches!(multinode_node.map(|n| &n.value), Some(Value::Bool(true)));
-    match multinode_node {
-        None => ctx.missing(anchor, "", "multinode"),
-        Some(n) if n.as_bool().is_none() => {
-            ctx.type_error(n, "multinode", "a boolean (true or false)")
-        }
-        Some(_) => {}
-    }
-
-    let mut allowed = vec![
-        "image",
-        "model",
-        "model-prefix",
-        "precision",
-        "framework",
-        "runner",
-        "multinode",
-        "disagg",
-        "router",
-        "scenarios",
-    ];
-    if multinode {
-        allowed.push("kv-p2p-transfer");
-    }
-    if dialect == Dialect::OctNewest {
-        allowed.push("srt-recipe-dir");
-    }
-    ctx.unknown_keys(m, &allowed, "");
+    let multinode = multinode_field(ctx, m, anchor);
+    ctx.unknown_keys(m, &entry_allowed(ctx.dialect, multinode), "");
 
     let image = ctx.req_str(m, "image", anchor, "", false);
     let model = ctx.req_str(m, "model", anchor, "", false);
@@ -93,86 +63,19 @@ pub(crate) fn check_entry(ctx: &mut Ctx, file: usize, key_node: &Node, node: &No
     } else {
         None
     };
-    let llmd = multinode && framework == Some("llmd-vllm");
-
-    // [Oct-newest] srt-recipe-dir (SR1) and its requirement (X4).
-    let mut recipe_dir: Option<String> = None;
-    if dialect == Dialect::OctNewest {
-        match m.get("srt-recipe-dir") {
-            Some(n) if llmd => ctx.error_help(
-                "X4",
-                n.span,
-                "srt-recipe-dir",
-                "multinode llmd-vllm entries keep CONFIG_FILE and must not use srt-recipe-dir",
-                "remove srt-recipe-dir",
-            ),
-            Some(n) => {
-                if let Some(s) = ctx.str_value(n, "srt-recipe-dir", true) {
-                    if let Err(why) = normalized_rel_path(s) {
-                        ctx.error_help(
-                            "SR1",
-                            n.span,
-                            "srt-recipe-dir",
-                            format!("'{s}' is not a normalized relative path: {why}"),
-                            "write a relative POSIX path without '..', ':', './', '//' or a trailing '/'",
-                        );
-                    } else {
-                        recipe_dir = Some(s.to_string());
-                    }
-                }
-            }
-            None if !llmd => ctx.error_help(
-                "X4",
-                anchor,
-                "",
-                "srt-recipe-dir is required (every srt-slurm entry names its recipe directory)",
-                if multinode {
-                    "add 'srt-recipe-dir: <dir under benchmarks/multi_node/srt-slurm-recipes>'"
-                } else {
-                    "add 'srt-recipe-dir: <dir under benchmarks/single_node/srt-slurm-recipes>'"
-                },
-            ),
-            None => {}
-        }
-    }
-
-    // Scenarios.
-    let mut fixed = Vec::new();
-    let mut agentic = Vec::new();
-    let mut raw_rows: Vec<RawRow> = Vec::new();
-    match m.get("scenarios") {
-        None => ctx.missing(anchor, "", "scenarios"),
-        Some(sn) => {
-            if let Some(sm) = ctx.map(sn, "scenarios") {
-                ctx.unknown_keys(sm, &["fixed-seq-len", "agentic-coding"], "scenarios");
-                let f = list_field(ctx, sm, "fixed-seq-len", "scenarios");
-                let a = list_field(ctx, sm, "agentic-coding", "scenarios");
-                if f.is_none_or(|l| l.is_empty()) && a.is_none_or(|l| l.is_empty()) {
-                    ctx.error_help(
-                        "scenarios",
-                        sn.span,
-                        "scenarios",
-                        "At least one scenario type must be specified (a non-empty fixed-seq-len or agentic-coding list)",
-                        "add a fixed-seq-len or agentic-coding element with a search-space",
-                    );
-                }
-                for (i, el) in f.unwrap_or(&[]).iter().enumerate() {
-                    let at = idx("scenarios.fixed-seq-len", i);
-                    fixed.push(fixed_block(ctx, el, &at, multinode, &mut raw_rows));
-                }
-                for (i, el) in a.unwrap_or(&[]).iter().enumerate() {
-                    let at = idx("scenarios.agentic-coding", i);
-                    agentic.push(agentic_block(ctx, el, &at, &mut raw_rows));
-                }
-            }
-        }
-    }
-
     let kind = EntryKind {
         multinode,
         disagg,
-        llmd,
+        llmd: multinode && framework == Some("llmd-vllm"),
     };
+    let recipe_dir = if ctx.dialect == Dialect::OctNewest {
+        recipe_dir_field(ctx, m, anchor, &kind)
+    } else {
+        None
+    };
+
+    let mut raw_rows: Vec<RawRow> = Vec::new();
+    let (fixed, agentic) = scenario_blocks(ctx, m, anchor, multinode, &mut raw_rows);
     let mut typed_rows: Vec<Option<Row>> = Vec::with_capacity(raw_rows.len());
     for rr in &raw_rows {
         let row = check_row(ctx, rr, &kind, recipe_dir.as_deref());
@@ -199,7 +102,156 @@ pub(crate) fn check_entry(ctx: &mut Ctx, file: usize, key_node: &Node, node: &No
     if ctx.diags.len() != start {
         return res;
     }
-    // Everything passed: assemble the typed entry (rows in scenario order).
+    let (fixed_seq_len, agentic_coding) = assemble_scenarios(fixed, agentic, typed_rows);
+    let s = |v: Option<&str>| v.unwrap_or_default().to_string();
+    res.typed = Some(MasterEntry {
+        key: ctx.key.to_string(),
+        file,
+        key_span: anchor,
+        image: s(image),
+        model: s(model),
+        model_prefix: s(model_prefix),
+        precision: s(precision),
+        framework: s(framework),
+        runner: s(runner),
+        multinode,
+        disagg,
+        router,
+        kv_p2p_transfer: kv_p2p.map(str::to_string),
+        srt_recipe_dir: recipe_dir,
+        fixed_seq_len,
+        agentic_coding,
+    });
+    res
+}
+
+/// The entry's `multinode`, which selects the multinode model; reports it missing or not a
+/// boolean.
+fn multinode_field(ctx: &mut Ctx, m: &Mapping, anchor: Span) -> bool {
+    let multinode_node = m.get("multinode");
+    let multinode = crate::truthy(multinode_node);
+    match multinode_node {
+        None => ctx.missing(anchor, "", "multinode"),
+        Some(n) if n.as_bool().is_none() => {
+            ctx.type_error(n, "multinode", "a boolean (true or false)")
+        }
+        Some(_) => {}
+    }
+    multinode
+}
+
+/// The keys an entry may have, by dialect and `multinode`.
+fn entry_allowed(dialect: Dialect, multinode: bool) -> Vec<&'static str> {
+    let mut allowed = vec![
+        "image",
+        "model",
+        "model-prefix",
+        "precision",
+        "framework",
+        "runner",
+        "multinode",
+        "disagg",
+        "router",
+        "scenarios",
+    ];
+    if multinode {
+        allowed.push("kv-p2p-transfer");
+    }
+    if dialect == Dialect::OctNewest {
+        allowed.push("srt-recipe-dir");
+    }
+    allowed
+}
+
+/// [Oct-newest] the entry's `srt-recipe-dir` (SR1) and whether it must be there (X4).
+fn recipe_dir_field(ctx: &mut Ctx, m: &Mapping, anchor: Span, kind: &EntryKind) -> Option<String> {
+    match m.get("srt-recipe-dir") {
+        Some(n) if kind.llmd => ctx.error_help(
+            "X4",
+            n.span,
+            "srt-recipe-dir",
+            "multinode llmd-vllm entries keep CONFIG_FILE and must not use srt-recipe-dir",
+            "remove srt-recipe-dir",
+        ),
+        Some(n) => {
+            let s = ctx.str_value(n, "srt-recipe-dir", true)?;
+            match normalized_rel_path(s) {
+                Ok(()) => return Some(s.to_string()),
+                Err(why) => ctx.error_help(
+                    "SR1",
+                    n.span,
+                    "srt-recipe-dir",
+                    format!("'{s}' is not a normalized relative path: {why}"),
+                    "write a relative POSIX path without '..', ':', './', '//' or a trailing '/'",
+                ),
+            }
+        }
+        None if !kind.llmd => ctx.error_help(
+            "X4",
+            anchor,
+            "",
+            "srt-recipe-dir is required (every srt-slurm entry names its recipe directory)",
+            if kind.multinode {
+                "add 'srt-recipe-dir: <dir under benchmarks/multi_node/srt-slurm-recipes>'"
+            } else {
+                "add 'srt-recipe-dir: <dir under benchmarks/single_node/srt-slurm-recipes>'"
+            },
+        ),
+        None => {}
+    }
+    None
+}
+
+type ScenarioBlocks = (Vec<Option<BlockInfo>>, Vec<Option<BlockInfo>>);
+
+/// The `scenarios` mapping: its fixed-seq-len and agentic-coding blocks, with their rows
+/// queued in `raw_rows` in scenario order.
+fn scenario_blocks<'n>(
+    ctx: &mut Ctx,
+    m: &'n Mapping,
+    anchor: Span,
+    multinode: bool,
+    raw_rows: &mut Vec<RawRow<'n>>,
+) -> ScenarioBlocks {
+    let mut fixed = Vec::new();
+    let mut agentic = Vec::new();
+    let Some(sn) = m.get("scenarios") else {
+        ctx.missing(anchor, "", "scenarios");
+        return (fixed, agentic);
+    };
+    let Some(sm) = ctx.map(sn, "scenarios") else {
+        return (fixed, agentic);
+    };
+    ctx.unknown_keys(sm, &["fixed-seq-len", "agentic-coding"], "scenarios");
+    let f = list_field(ctx, sm, "fixed-seq-len", "scenarios");
+    let a = list_field(ctx, sm, "agentic-coding", "scenarios");
+    if f.is_none_or(|l| l.is_empty()) && a.is_none_or(|l| l.is_empty()) {
+        ctx.error_help(
+            "scenarios",
+            sn.span,
+            "scenarios",
+            "At least one scenario type must be specified (a non-empty fixed-seq-len or agentic-coding list)",
+            "add a fixed-seq-len or agentic-coding element with a search-space",
+        );
+    }
+    for (i, el) in f.unwrap_or(&[]).iter().enumerate() {
+        let at = idx("scenarios.fixed-seq-len", i);
+        fixed.push(fixed_block(ctx, el, &at, multinode, raw_rows));
+    }
+    for (i, el) in a.unwrap_or(&[]).iter().enumerate() {
+        let at = idx("scenarios.agentic-coding", i);
+        agentic.push(agentic_block(ctx, el, &at, raw_rows));
+    }
+    (fixed, agentic)
+}
+
+/// The typed scenario blocks of an entry whose every row passed: rows go back to their blocks
+/// in scenario order.
+fn assemble_scenarios(
+    fixed: Vec<Option<BlockInfo>>,
+    agentic: Vec<Option<BlockInfo>>,
+    typed_rows: Vec<Option<Row>>,
+) -> (Vec<FixedSeqLen>, Vec<AgenticBlock>) {
     let mut rows = typed_rows.into_iter();
     let mut fixed_out = Vec::new();
     for b in fixed.into_iter().flatten() {
@@ -221,26 +273,7 @@ pub(crate) fn check_entry(ctx: &mut Ctx, file: usize, key_node: &Node, node: &No
             search_space: rows.by_ref().take(n).flatten().collect(),
         });
     }
-    let s = |v: Option<&str>| v.unwrap_or_default().to_string();
-    res.typed = Some(MasterEntry {
-        key: ctx.key.to_string(),
-        file,
-        key_span: anchor,
-        image: s(image),
-        model: s(model),
-        model_prefix: s(model_prefix),
-        precision: s(precision),
-        framework: s(framework),
-        runner: s(runner),
-        multinode,
-        disagg,
-        router,
-        kv_p2p_transfer: kv_p2p.map(str::to_string),
-        srt_recipe_dir: recipe_dir,
-        fixed_seq_len: fixed_out,
-        agentic_coding: agentic_out,
-    });
-    res
+    (fixed_out, agentic_out)
 }
 
 struct EntryKind {
@@ -264,14 +297,6 @@ struct BlockInfo {
     osl: i64,
     require_power: bool,
     dram: Option<(String, f64)>,
-}
-
-fn recipes_root(multinode: bool) -> &'static str {
-    if multinode {
-        "benchmarks/multi_node/srt-slurm-recipes"
-    } else {
-        "benchmarks/single_node/srt-slurm-recipes"
-    }
 }
 
 /// An optional list field; `null` is absent.
@@ -406,59 +431,33 @@ fn agentic_block<'n>(
 
 const CONC_KEYS: &[&str] = &["conc-start", "conc-end", "conc-list"];
 
+/// The keys a row may have, by dialect and kind; the order is the one the unknown-key help
+/// lists.
 fn row_allowed(dialect: Dialect, agentic: bool, multinode: bool) -> Vec<&'static str> {
-    let mut v: Vec<&'static str> = Vec::new();
     let oct = dialect != Dialect::Aug;
+    let workers = agentic || multinode;
+    let mut v: Vec<&'static str> = Vec::new();
+    if agentic || !multinode {
+        v.extend(["tp", "pp", "dcp-size", "pcp-size", "ep", "dp-attn"]);
+    }
+    v.push("spec-decoding");
+    if workers {
+        v.extend(["prefill", "decode"]);
+    }
     if agentic {
-        v.extend([
-            "tp",
-            "pp",
-            "dcp-size",
-            "pcp-size",
-            "ep",
-            "dp-attn",
-            "spec-decoding",
-            "prefill",
-            "decode",
-            "kv-offloading",
-            "kv-offload-backend",
-            "router",
-            "kv-p2p-transfer",
-        ]);
+        v.extend(["kv-offloading", "kv-offload-backend"]);
+    }
+    v.push("router");
+    if workers {
+        v.push("kv-p2p-transfer");
         if oct {
             v.extend(["worker", "num-nodes", "srt-recipe", "eval-srt-recipe"]);
         }
         if dialect == Dialect::OctNewest {
             v.push("power");
         }
-    } else if multinode {
-        v.extend([
-            "spec-decoding",
-            "prefill",
-            "decode",
-            "router",
-            "kv-p2p-transfer",
-        ]);
-        if oct {
-            v.extend(["worker", "num-nodes", "srt-recipe", "eval-srt-recipe"]);
-        }
-        if dialect == Dialect::OctNewest {
-            v.push("power");
-        }
-    } else {
-        v.extend([
-            "tp",
-            "pp",
-            "dcp-size",
-            "pcp-size",
-            "ep",
-            "dp-attn",
-            "spec-decoding",
-            "router",
-        ]);
-        if oct {
-            v.extend(["srt-recipe", "eval-srt-recipe"]);
-        }
+    } else if oct {
+        v.extend(["srt-recipe", "eval-srt-recipe"]);
     }
     v.extend(CONC_KEYS);
     v
@@ -491,284 +490,32 @@ fn check_row(
     let kv_p2p = ctx.opt_str(m, "kv-p2p-transfer", at, true).ok().flatten();
     let conc = conc_fields(ctx, m, at);
 
-    // Topology fields.
-    let has = |k: &str| present(m, k);
-    let (has_tp, has_worker, has_p, has_d) =
-        (has("tp"), has("worker"), has("prefill"), has("decode"));
-    let single_fields = |ctx: &mut Ctx| -> Option<Topology> {
-        let tp = ctx.req_int(m, "tp", span, at, false);
-        let pp = ctx.strict_pos_int(m, "pp", at, 1).ok();
-        let dcp = ctx.strict_pos_int(m, "dcp-size", at, 1).ok();
-        let pcp = ctx.strict_pos_int(m, "pcp-size", at, 1).ok();
-        let ep = ctx.opt_int(m, "ep", at, false);
-        let dp = ctx.opt_bool(m, "dp-attn", at);
-        Some(Topology::Single {
-            tp: tp?,
-            pp: pp?,
-            dcp_size: dcp?,
-            pcp_size: pcp?,
-            ep: ep.ok()?,
-            dp_attn: dp.ok()?,
-        })
-    };
-    let worker = |ctx: &mut Ctx, name: &str, aggregate: bool| -> Option<Worker> {
-        let n = m.get(name)?;
-        check_worker(ctx, n, &join(at, name), aggregate, kind.llmd)
-    };
-
-    let mut topology: Option<Topology> = None;
-    let mut topo_ok = true;
-    if !rr.agentic && !kind.multinode {
-        topology = single_fields(ctx);
-    } else if !rr.agentic {
-        // Multinode fixed-seq-len row.
-        let p = worker(ctx, "prefill", false);
-        let d = worker(ctx, "decode", false);
-        let w = if dialect != Dialect::Aug {
-            worker(ctx, "worker", true)
-        } else {
-            None
-        };
-        if dialect == Dialect::Aug {
-            if !has_p {
-                ctx.missing(span, at, "prefill");
-            }
-            if !has_d {
-                ctx.missing(span, at, "decode");
-            }
-            topology = p
-                .zip(d)
-                .map(|(prefill, decode)| Topology::Disagg { prefill, decode });
-        } else if has_worker == (has_p || has_d) || (has_p != has_d) {
-            topo_ok = false;
-            ctx.error_help(
-                "W1",
-                span,
-                at,
-                "must specify either worker or both prefill and decode",
-                "keep 'worker' (aggregated) or both 'prefill' and 'decode' (disaggregated)",
-            );
-        } else if has_worker {
-            let nn = ctx.opt_int(m, "num-nodes", at, true).ok();
-            topology = w
-                .zip(nn)
-                .map(|(worker, num_nodes)| Topology::Aggregated { worker, num_nodes });
-        } else {
-            topology = p
-                .zip(d)
-                .map(|(prefill, decode)| Topology::Disagg { prefill, decode });
-        }
+    let (topology, topo_ok) = row_topology(ctx, m, rr, kind);
+    let (kv_off, backend) = if rr.agentic {
+        offload_fields(ctx, m, at)
     } else {
-        // Agentic row: exactly one topology (A1).
-        let n_topos = has_tp as u8 + has_worker as u8 + (has_p || has_d) as u8;
-        if n_topos != 1 || (has_p != has_d) {
-            topo_ok = false;
-            let msg = if dialect == Dialect::Aug {
-                "Agentic search-space entries must specify either tp or both prefill and decode"
-            } else {
-                "Agentic search-space entries must specify exactly one of tp, worker, or both prefill and decode"
-            };
-            ctx.error_help("A1", span, at, msg, "keep exactly one topology on the row");
-        } else if has_tp {
-            topology = single_fields(ctx);
-        } else {
-            // Upstream types the row's `ep` and `dp-attn` on every agentic row, whatever its
-            // topology (docs/config.md, "Random differential").
-            let _ = ctx.opt_int(m, "ep", at, false);
-            let _ = ctx.opt_bool(m, "dp-attn", at);
-            // A4: parallelism belongs in the worker blocks.
-            for k in ["pp", "dcp-size", "pcp-size"] {
-                if m.contains_key(k) {
-                    ctx.error_help(
-                        "A4",
-                        key_span(m, k, span),
-                        at,
-                        format!("Multinode agentic search-space entries cannot specify 'pp', 'dcp-size', 'pcp-size' (found '{k}')"),
-                        format!("move '{k}' into the prefill/decode or worker blocks"),
-                    );
-                }
-            }
-            if has_worker {
-                let w = worker(ctx, "worker", true);
-                let nn = ctx.opt_int(m, "num-nodes", at, true).ok();
-                topology = w
-                    .zip(nn)
-                    .map(|(worker, num_nodes)| Topology::Aggregated { worker, num_nodes });
-            } else {
-                let p = worker(ctx, "prefill", false);
-                let d = worker(ctx, "decode", false);
-                topology = p
-                    .zip(d)
-                    .map(|(prefill, decode)| Topology::Disagg { prefill, decode });
-            }
-        }
-    }
-
-    // Agentic offload fields.
-    let mut kv_off = None;
-    let mut backend = None;
-    if rr.agentic {
-        if let Some(n) = m.get("kv-offloading").filter(|n| !n.is_null()) {
-            kv_off = ctx.choice(n, &join(at, "kv-offloading"), KV_OFFLOADING);
-        }
-        if let Some(n) = m.get("kv-offload-backend").filter(|n| !n.is_null()) {
-            backend = component(ctx, n, &join(at, "kv-offload-backend"), false);
-        }
-    }
+        (None, None)
+    };
     let power = if dialect == Dialect::OctNewest && m.contains_key("power") {
         ctx.bool_default(m, "power", at, false).unwrap_or(false)
     } else {
         false
     };
-
-    // Recipe references.
-    let mut refs = [None, None];
-    for (slot, field) in ["srt-recipe", "eval-srt-recipe"].into_iter().enumerate() {
-        let Some(n) = m.get(field) else { continue };
-        let at_f = join(at, field);
-        let Some(s) = ctx.str_value(n, &at_f, true) else {
-            continue;
-        };
-        if dialect == Dialect::OctNewest {
-            if kind.llmd {
-                ctx.error_help(
-                    "X4",
-                    n.span,
-                    &at_f,
-                    format!(
-                        "multinode llmd-vllm entries keep CONFIG_FILE and must not use {field}"
-                    ),
-                    format!("remove {field}"),
-                );
-                continue;
-            }
-            if field == "eval-srt-recipe" && !kind.multinode {
-                ctx.error_help(
-                    "X4",
-                    n.span,
-                    &at_f,
-                    "eval-srt-recipe is allowed only on multinode configs",
-                    "remove eval-srt-recipe (single-node rows evaluate with their srt-recipe)",
-                );
-                continue;
-            }
-            match parse_ref(s) {
-                Ok((file, sel)) => {
-                    refs[slot] = Some(RecipeRef {
-                        span: n.span,
-                        raw: s.to_string(),
-                        resolved: recipe_dir.map(|d| format!("{}/{d}/{file}", recipes_root(kind.multinode))),
-                        file,
-                        selector: sel,
-                    })
-                }
-                Err(why) => ctx.error_help(
-                    "SR2",
-                    n.span,
-                    &at_f,
-                    format!("'{s}' is not a valid recipe reference: {why}"),
-                    "write <file>[:<selector>] with selector base, override_<name> or zip_override_<name>[<i>]",
-                ),
-            }
-        } else {
-            let (file, sel) = match s.split_once(':') {
-                Some((f, sel)) => (f.to_string(), Some(sel.to_string())),
-                None => (s.to_string(), None),
-            };
-            refs[slot] = Some(RecipeRef {
-                span: n.span,
-                raw: s.to_string(),
-                file,
-                selector: sel,
-                resolved: None,
-            });
-        }
-    }
-    if dialect == Dialect::OctNewest && !kind.llmd && !m.contains_key("srt-recipe") {
-        ctx.error_help(
-            "X4",
-            span,
-            at,
-            "every search-space entry needs srt-recipe: <file>[:<selector>] under the entry's srt-recipe-dir",
-            "add 'srt-recipe: <file>[:<selector>]'",
-        );
-    }
+    let refs = row_recipe_refs(ctx, m, rr, kind, recipe_dir);
 
     if ctx.diags.len() != before || !topo_ok {
         return None;
     }
 
     // Model-level rules (pydantic runs them only on rows whose fields parsed).
-    if let Some(Topology::Single { tp, dcp_size, .. }) = &topology {
-        t1(ctx, *tp, *dcp_size, span, at);
-        if rr.agentic {
-            if kv_off.is_none() {
-                ctx.error_help(
-                    "A2",
-                    span,
-                    at,
-                    "Single-node agentic search-space entries must specify kv-offloading",
-                    "add 'kv-offloading: none' (or 'dram' with a kv-offload-backend)",
-                );
-            }
-            if power {
-                ctx.error_help(
-                    "A3",
-                    key_span(m, "power", span),
-                    at,
-                    "Only multinode entries measure DCGM power",
-                    "remove 'power: true' from the single-node row",
-                );
-            }
-        }
-    }
-    if let Some(Topology::Disagg { prefill, decode }) = &topology
-        && prefill.hardware.is_some() != decode.hardware.is_some()
-    {
-        let code = if rr.agentic { "A5" } else { "H1" };
-        ctx.error_help(
-            code,
-            span,
-            at,
-            "'hardware' must be specified for both 'prefill' and 'decode', or neither",
-            "add 'hardware' to the other worker block or remove it",
-        );
-    }
+    let offload = Offload {
+        kv_off,
+        backend: backend.as_ref(),
+        power,
+    };
+    topology_model_rules(ctx, m, rr, topology.as_ref(), &offload);
     if rr.agentic {
-        let kv_span = key_span(m, "kv-offloading", span);
-        match (kv_off, &backend) {
-            (None, Some(_)) => ctx.error_help(
-                "K1",
-                key_span(m, "kv-offload-backend", span),
-                at,
-                "kv-offload-backend requires kv-offloading",
-                "add 'kv-offloading: dram' or remove the backend",
-            ),
-            (Some("none"), Some(_)) => ctx.error_help(
-                "K1",
-                key_span(m, "kv-offload-backend", span),
-                at,
-                "kv-offload-backend can only be set when kv-offloading is not 'none'",
-                "remove kv-offload-backend or set 'kv-offloading: dram'",
-            ),
-            (Some("dram"), None) => ctx.error_help(
-                "K1",
-                kv_span,
-                at,
-                "kv-offload-backend is required when kv-offloading is 'dram'",
-                "add 'kv-offload-backend: {name: <backend>}'",
-            ),
-            _ => {}
-        }
-        if kv_off == Some("dram") && !rr.block_has_dram_util {
-            ctx.error_help(
-                "K2",
-                kv_span,
-                at,
-                "kv-offloading='dram' requires dram-utilization with runner hardware metadata",
-                "add 'dram-utilization: 0.80' (0 < u <= 1) to this agentic-coding element",
-            );
-        }
+        offload_model_rules(ctx, m, rr, &offload);
     }
     if ctx.diags.len() != before {
         return None;
@@ -787,6 +534,380 @@ fn check_row(
         eval_srt_recipe,
         power,
     })
+}
+
+/// A single-node row's (or a `tp` agentic row's) parallelism fields.
+fn single_topology(ctx: &mut Ctx, m: &Mapping, span: Span, at: &str) -> Option<Topology> {
+    let tp = ctx.req_int(m, "tp", span, at, false);
+    let pp = ctx.strict_pos_int(m, "pp", at, 1).ok();
+    let dcp = ctx.strict_pos_int(m, "dcp-size", at, 1).ok();
+    let pcp = ctx.strict_pos_int(m, "pcp-size", at, 1).ok();
+    let ep = ctx.opt_int(m, "ep", at, false);
+    let dp = ctx.opt_bool(m, "dp-attn", at);
+    Some(Topology::Single {
+        tp: tp?,
+        pp: pp?,
+        dcp_size: dcp?,
+        pcp_size: pcp?,
+        ep: ep.ok()?,
+        dp_attn: dp.ok()?,
+    })
+}
+
+/// A multinode or agentic row as the topology rules read it: which topology keys it has.
+struct RowShape<'a> {
+    m: &'a Mapping,
+    at: &'a str,
+    span: Span,
+    llmd: bool,
+    has_tp: bool,
+    has_worker: bool,
+    has_p: bool,
+    has_d: bool,
+}
+
+impl RowShape<'_> {
+    /// The worker block `name` of the row, when present.
+    fn worker(&self, ctx: &mut Ctx, name: &str, aggregate: bool) -> Option<Worker> {
+        let n = self.m.get(name)?;
+        check_worker(ctx, n, &join(self.at, name), aggregate, self.llmd)
+    }
+
+    /// `num-nodes` of an aggregated row.
+    fn num_nodes(&self, ctx: &mut Ctx) -> Option<Option<i64>> {
+        ctx.opt_int(self.m, "num-nodes", self.at, true).ok()
+    }
+
+    /// A multinode fixed-seq-len row: prefill/decode ([Aug]) or worker xor both (W1, [Oct]).
+    fn multinode_fixed(&self, ctx: &mut Ctx) -> (Option<Topology>, bool) {
+        let (at, span) = (self.at, self.span);
+        let p = self.worker(ctx, "prefill", false);
+        let d = self.worker(ctx, "decode", false);
+        let w = if ctx.dialect != Dialect::Aug {
+            self.worker(ctx, "worker", true)
+        } else {
+            None
+        };
+        if ctx.dialect == Dialect::Aug {
+            if !self.has_p {
+                ctx.missing(span, at, "prefill");
+            }
+            if !self.has_d {
+                ctx.missing(span, at, "decode");
+            }
+            (disagg_topology(p, d), true)
+        } else if self.has_worker == (self.has_p || self.has_d) || (self.has_p != self.has_d) {
+            ctx.error_help(
+                "W1",
+                span,
+                at,
+                "must specify either worker or both prefill and decode",
+                "keep 'worker' (aggregated) or both 'prefill' and 'decode' (disaggregated)",
+            );
+            (None, false)
+        } else if self.has_worker {
+            (aggregated_topology(w, self.num_nodes(ctx)), true)
+        } else {
+            (disagg_topology(p, d), true)
+        }
+    }
+
+    /// An agentic row: exactly one topology (A1); parallelism in the worker blocks (A4).
+    fn agentic(&self, ctx: &mut Ctx) -> (Option<Topology>, bool) {
+        let (m, at, span) = (self.m, self.at, self.span);
+        let n_topos = self.has_tp as u8 + self.has_worker as u8 + (self.has_p || self.has_d) as u8;
+        if n_topos != 1 || (self.has_p != self.has_d) {
+            let msg = if ctx.dialect == Dialect::Aug {
+                "Agentic search-space entries must specify either tp or both prefill and decode"
+            } else {
+                "Agentic search-space entries must specify exactly one of tp, worker, or both prefill and decode"
+            };
+            ctx.error_help("A1", span, at, msg, "keep exactly one topology on the row");
+            return (None, false);
+        }
+        if self.has_tp {
+            return (single_topology(ctx, m, span, at), true);
+        }
+        // Upstream types the row's `ep` and `dp-attn` on every agentic row, whatever its
+        // topology (docs/config.md, "Random differential").
+        let _ = ctx.opt_int(m, "ep", at, false);
+        let _ = ctx.opt_bool(m, "dp-attn", at);
+        for k in ["pp", "dcp-size", "pcp-size"] {
+            if m.contains_key(k) {
+                ctx.error_help(
+                    "A4",
+                    key_span(m, k, span),
+                    at,
+                    format!("Multinode agentic search-space entries cannot specify 'pp', 'dcp-size', 'pcp-size' (found '{k}')"),
+                    format!("move '{k}' into the prefill/decode or worker blocks"),
+                );
+            }
+        }
+        let topology = if self.has_worker {
+            let w = self.worker(ctx, "worker", true);
+            aggregated_topology(w, self.num_nodes(ctx))
+        } else {
+            let p = self.worker(ctx, "prefill", false);
+            let d = self.worker(ctx, "decode", false);
+            disagg_topology(p, d)
+        };
+        (topology, true)
+    }
+}
+
+fn aggregated_topology(worker: Option<Worker>, num_nodes: Option<Option<i64>>) -> Option<Topology> {
+    worker
+        .zip(num_nodes)
+        .map(|(worker, num_nodes)| Topology::Aggregated { worker, num_nodes })
+}
+
+fn disagg_topology(prefill: Option<Worker>, decode: Option<Worker>) -> Option<Topology> {
+    prefill
+        .zip(decode)
+        .map(|(prefill, decode)| Topology::Disagg { prefill, decode })
+}
+
+/// The row's topology, by entry kind and scenario; `false` when the topology fields conflict
+/// (W1, A1), which suppresses the model-level rules.
+fn row_topology(
+    ctx: &mut Ctx,
+    m: &Mapping,
+    rr: &RawRow,
+    kind: &EntryKind,
+) -> (Option<Topology>, bool) {
+    let (at, span) = (rr.at.as_str(), rr.node.span);
+    if !rr.agentic && !kind.multinode {
+        return (single_topology(ctx, m, span, at), true);
+    }
+    let shape = RowShape {
+        m,
+        at,
+        span,
+        llmd: kind.llmd,
+        has_tp: present(m, "tp"),
+        has_worker: present(m, "worker"),
+        has_p: present(m, "prefill"),
+        has_d: present(m, "decode"),
+    };
+    if rr.agentic {
+        shape.agentic(ctx)
+    } else {
+        shape.multinode_fixed(ctx)
+    }
+}
+
+/// An agentic row's `kv-offloading` and `kv-offload-backend` (`null` is absent).
+fn offload_fields<'m>(
+    ctx: &mut Ctx,
+    m: &'m Mapping,
+    at: &str,
+) -> (Option<&'m str>, Option<Component>) {
+    let mut kv_off = None;
+    let mut backend = None;
+    if let Some(n) = m.get("kv-offloading").filter(|n| !n.is_null()) {
+        kv_off = ctx.choice(n, &join(at, "kv-offloading"), KV_OFFLOADING);
+    }
+    if let Some(n) = m.get("kv-offload-backend").filter(|n| !n.is_null()) {
+        backend = component(ctx, n, &join(at, "kv-offload-backend"), false);
+    }
+    (kv_off, backend)
+}
+
+/// The row's `srt-recipe` and `eval-srt-recipe` references (SR2, X4), resolved under the
+/// entry's `srt-recipe-dir` in [Oct-newest].
+fn row_recipe_refs(
+    ctx: &mut Ctx,
+    m: &Mapping,
+    rr: &RawRow,
+    kind: &EntryKind,
+    recipe_dir: Option<&str>,
+) -> [Option<RecipeRef>; 2] {
+    let at = rr.at.as_str();
+    let mut refs = [None, None];
+    for (slot, field) in ["srt-recipe", "eval-srt-recipe"].into_iter().enumerate() {
+        let Some(n) = m.get(field) else { continue };
+        let at_f = join(at, field);
+        let Some(s) = ctx.str_value(n, &at_f, true) else {
+            continue;
+        };
+        refs[slot] = if ctx.dialect == Dialect::OctNewest {
+            newest_recipe_ref(ctx, n, s, field, &at_f, kind, recipe_dir)
+        } else {
+            let (file, sel) = match s.split_once(':') {
+                Some((f, sel)) => (f.to_string(), Some(sel.to_string())),
+                None => (s.to_string(), None),
+            };
+            Some(RecipeRef {
+                span: n.span,
+                raw: s.to_string(),
+                file,
+                selector: sel,
+                resolved: None,
+            })
+        };
+    }
+    if ctx.dialect == Dialect::OctNewest && !kind.llmd && !m.contains_key("srt-recipe") {
+        ctx.error_help(
+            "X4",
+            rr.node.span,
+            at,
+            "every search-space entry needs srt-recipe: <file>[:<selector>] under the entry's srt-recipe-dir",
+            "add 'srt-recipe: <file>[:<selector>]'",
+        );
+    }
+    refs
+}
+
+/// One [Oct-newest] recipe reference `s` in `field`: where it may appear (X4), its grammar
+/// (SR2) and its path under the entry's `srt-recipe-dir`.
+fn newest_recipe_ref(
+    ctx: &mut Ctx,
+    n: &Node,
+    s: &str,
+    field: &str,
+    at_f: &str,
+    kind: &EntryKind,
+    recipe_dir: Option<&str>,
+) -> Option<RecipeRef> {
+    if kind.llmd {
+        ctx.error_help(
+            "X4",
+            n.span,
+            at_f,
+            format!("multinode llmd-vllm entries keep CONFIG_FILE and must not use {field}"),
+            format!("remove {field}"),
+        );
+        return None;
+    }
+    if field == "eval-srt-recipe" && !kind.multinode {
+        ctx.error_help(
+            "X4",
+            n.span,
+            at_f,
+            "eval-srt-recipe is allowed only on multinode configs",
+            "remove eval-srt-recipe (single-node rows evaluate with their srt-recipe)",
+        );
+        return None;
+    }
+    match parse_ref(s) {
+        Ok((file, sel)) => Some(RecipeRef {
+            span: n.span,
+            raw: s.to_string(),
+            resolved: recipe_dir.map(|dir| {
+                RecipeDir {
+                    multinode: kind.multinode,
+                    dir,
+                }
+                .file_path(&file)
+            }),
+            file,
+            selector: sel,
+        }),
+        Err(why) => {
+            ctx.error_help(
+                "SR2",
+                n.span,
+                at_f,
+                format!("'{s}' is not a valid recipe reference: {why}"),
+                "write <file>[:<selector>] with selector base, override_<name> or zip_override_<name>[<i>]",
+            );
+            None
+        }
+    }
+}
+
+/// What the model-level offload rules read from a row that parsed.
+struct Offload<'a> {
+    kv_off: Option<&'a str>,
+    backend: Option<&'a Component>,
+    power: bool,
+}
+
+/// T1 on a single-node topology, A2/A3 on a single-node agentic row, H1/A5 on a disaggregated
+/// one.
+fn topology_model_rules(
+    ctx: &mut Ctx,
+    m: &Mapping,
+    rr: &RawRow,
+    topology: Option<&Topology>,
+    offload: &Offload,
+) {
+    let (at, span) = (rr.at.as_str(), rr.node.span);
+    if let Some(Topology::Single { tp, dcp_size, .. }) = topology {
+        t1(ctx, *tp, *dcp_size, span, at);
+        if rr.agentic {
+            if offload.kv_off.is_none() {
+                ctx.error_help(
+                    "A2",
+                    span,
+                    at,
+                    "Single-node agentic search-space entries must specify kv-offloading",
+                    "add 'kv-offloading: none' (or 'dram' with a kv-offload-backend)",
+                );
+            }
+            if offload.power {
+                ctx.error_help(
+                    "A3",
+                    key_span(m, "power", span),
+                    at,
+                    "Only multinode entries measure DCGM power",
+                    "remove 'power: true' from the single-node row",
+                );
+            }
+        }
+    }
+    if let Some(Topology::Disagg { prefill, decode }) = topology
+        && prefill.hardware.is_some() != decode.hardware.is_some()
+    {
+        let code = if rr.agentic { "A5" } else { "H1" };
+        ctx.error_help(
+            code,
+            span,
+            at,
+            "'hardware' must be specified for both 'prefill' and 'decode', or neither",
+            "add 'hardware' to the other worker block or remove it",
+        );
+    }
+}
+
+/// K1 (backend without offloading, or dram without a backend) and K2 (dram needs the block's
+/// dram-utilization) on an agentic row.
+fn offload_model_rules(ctx: &mut Ctx, m: &Mapping, rr: &RawRow, offload: &Offload) {
+    let (at, span) = (rr.at.as_str(), rr.node.span);
+    let kv_span = key_span(m, "kv-offloading", span);
+    match (offload.kv_off, offload.backend) {
+        (None, Some(_)) => ctx.error_help(
+            "K1",
+            key_span(m, "kv-offload-backend", span),
+            at,
+            "kv-offload-backend requires kv-offloading",
+            "add 'kv-offloading: dram' or remove the backend",
+        ),
+        (Some("none"), Some(_)) => ctx.error_help(
+            "K1",
+            key_span(m, "kv-offload-backend", span),
+            at,
+            "kv-offload-backend can only be set when kv-offloading is not 'none'",
+            "remove kv-offload-backend or set 'kv-offloading: dram'",
+        ),
+        (Some("dram"), None) => ctx.error_help(
+            "K1",
+            kv_span,
+            at,
+            "kv-offload-backend is required when kv-offloading is 'dram'",
+            "add 'kv-offload-backend: {name: <backend>}'",
+        ),
+        _ => {}
+    }
+    if offload.kv_off == Some("dram") && !rr.block_has_dram_util {
+        ctx.error_help(
+            "K2",
+            kv_span,
+            at,
+            "kv-offloading='dram' requires dram-utilization with runner hardware metadata",
+            "add 'dram-utilization: 0.80' (0 < u <= 1) to this agentic-coding element",
+        );
+    }
 }
 
 fn t1(ctx: &mut Ctx, tp: i64, dcp: i64, span: Span, at: &str) {

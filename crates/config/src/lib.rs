@@ -13,11 +13,13 @@
 
 mod entry;
 pub mod golden;
+mod layout;
 pub mod model;
 mod recipes;
 mod runners;
 mod schema;
 
+pub use layout::{RecipeDir, checkout_recipe_path, is_multinode, recipes_root, truthy};
 pub use model::*;
 
 use infx_report::{Diagnostic, Span};

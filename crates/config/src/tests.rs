@@ -380,6 +380,18 @@ fn type_and_value_errors() {
     expect_at(&run(&t), "config/type", &t, "'4'");
 }
 
+/// Upstream dispatches on the truthiness of `multinode` (docs/config.md, "Recipe files"): a
+/// truthy non-boolean is a type error on a multinode entry, not a single-node entry's errors.
+#[test]
+fn truthy_multinode_dispatches_as_multinode() {
+    let t = MULTI.replace("multinode: true", "multinode: 1");
+    let d = run(&t);
+    assert_eq!(codes(&d), ["config/type"], "{}", list(&d));
+    expect_at(&d, "config/type", &t, "1\n  disagg");
+    let t = SINGLE.replace("multinode: false", "multinode: 0");
+    assert_eq!(codes(&run(&t)), ["config/type"]);
+}
+
 #[test]
 fn null_optionals_read_as_absent() {
     let t = SINGLE.replace("ep: 1,", "ep: null, dp-attn: null,");

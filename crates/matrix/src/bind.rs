@@ -25,10 +25,7 @@ pub struct RecipeSet {
 
 /// Project-relative recipe path of a row reference (§7: `recipes/…` is a multinode recipe).
 pub fn recipe_path(reference_path: &str) -> String {
-    match reference_path.strip_prefix("recipes/") {
-        Some(rest) => format!("benchmarks/multi_node/srt-slurm-recipes/{rest}"),
-        None => reference_path.to_string(),
-    }
+    infx_config::checkout_recipe_path(reference_path).unwrap_or_else(|| reference_path.to_string())
 }
 
 fn lane_of(row: &Object) -> Lane {
@@ -127,17 +124,8 @@ pub fn bind_points(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> Vec<D
 
 /// [`bind_points`] with the bindings themselves.
 pub fn bind(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> BindReport {
-    let mut diags = Vec::new();
-    let mut bindings = Vec::new();
-    // (recipe path) → per variant label: how many points matched, for unused-variant warnings.
-    let mut usage: BTreeMap<String, (Vec<String>, HashMap<String, usize>)> = BTreeMap::new();
-    let mut reported: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let mut composed: HashMap<(String, Lane), Result<RecipeFile, ()>> = HashMap::new();
-    // Expansion copies the lane content into every variant: once per (file, lane, selector),
-    // not once per point, so a huge lane block costs linear time (docs/security.md).
-    let mut expanded: HashMap<(String, Lane, String), Result<Vec<Variant>, Diagnostic>> =
-        HashMap::new();
-
+    let mut out = BindState::default();
+    let mut cache = VariantCache::default();
     for (index, (row, origin)) in points.iter().enumerate() {
         if row.get("eval-only").is_some_and(Json::truthy) {
             continue;
@@ -145,35 +133,161 @@ pub fn bind(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> BindReport {
         let Some(reference) = row.get_str("srt-recipe") else {
             continue;
         };
+        let point = Point {
+            row,
+            origin,
+            conc: match row.get("conc") {
+                Some(Json::Int(c)) => vec![*c],
+                Some(Json::List(l)) => l.iter().filter_map(Json::as_i64).collect(),
+                _ => Vec::new(),
+            },
+        };
+        let Some(found) = cache.variants_of(&point, reference, recipes, &mut out) else {
+            continue;
+        };
+        if found.lane.is_single_node() {
+            out.bind_single_node(index, &point, reference, &found);
+        } else {
+            out.check_multinode(&point, reference, found.variants);
+        }
+    }
+    out.warn_unused_variants(recipes);
+    BindReport {
+        diagnostics: out.diags,
+        bindings: out.bindings,
+    }
+}
+
+/// What [`bind`] accumulates over the points.
+#[derive(Default)]
+struct BindState {
+    diags: Vec<Diagnostic>,
+    bindings: Vec<(usize, String)>,
+    /// (recipe path) → per variant label: how many points matched, for unused-variant warnings.
+    usage: BTreeMap<String, (Vec<String>, HashMap<String, usize>)>,
+    /// Unreadable files and lane blocks already reported, so each is reported once.
+    reported: std::collections::HashSet<String>,
+}
+
+/// Composed files and expanded variants, kept across points.
+#[derive(Default)]
+struct VariantCache {
+    composed: HashMap<(String, Lane), Result<RecipeFile, ()>>,
+    // Expansion copies the lane content into every variant: once per (file, lane, selector),
+    // not once per point, so a huge lane block costs linear time (docs/security.md).
+    expanded: HashMap<(String, Lane, String), Result<Vec<Variant>, Diagnostic>>,
+}
+
+/// The variants one point's reference selects.
+struct FoundVariants<'c> {
+    path: String,
+    lane: Lane,
+    has_selector: bool,
+    variants: &'c [Variant],
+}
+
+impl VariantCache {
+    /// Parses the point's reference, finds its file and lane block, composes (B3, B2) and
+    /// expands (B4) them; `None` when a finding was reported instead.
+    fn variants_of(
+        &mut self,
+        point: &Point<'_>,
+        reference: &str,
+        recipes: &RecipeSet,
+        out: &mut BindState,
+    ) -> Option<FoundVariants<'_>> {
+        let origin = point.origin;
         let at = |d: Diagnostic| d.at(&origin.path, origin.span);
         let r = match RecipeRef::parse_inferencex(reference) {
             Ok(r) => r,
             Err(d) => {
-                diags.push(at(d.with_note(format!("in config '{}'", origin.key))));
-                continue;
+                out.diags
+                    .push(at(d.with_note(format!("in config '{}'", origin.key))));
+                return None;
             }
         };
         let path = recipe_path(&r.path);
-        let lane = lane_of(row);
-        let file = match recipes.files.get(&path) {
-            Some(Ok(f)) => f,
-            Some(Err(d)) => {
-                if reported.insert(format!("file:{path}")) {
-                    diags.push(at(Diagnostic::error(
-                        "matrix/recipe-missing",
-                        format!("{}: {reference}: {}", origin.key, d.message),
-                    )
-                    .with_help("fix the srt-recipe reference or add the recipe file")));
+        let lane = lane_of(point.row);
+        let file = out.recipe_file(recipes, &path, point, reference)?;
+        let block = out.lane_block(recipes, lane)?;
+        // B3 then B2, once per (file, lane).
+        let composed_file = self
+            .composed
+            .entry((path.clone(), lane))
+            .or_insert_with(|| {
+                let findings = infx_recipe::check_fragment(file, lane);
+                let failed = findings.iter().any(Diagnostic::is_error);
+                out.diags.extend(findings);
+                if failed {
+                    Err(())
+                } else {
+                    Ok(infx_recipe::compose_lane(file, lane, block))
                 }
-                continue;
+            })
+            .as_ref()
+            .ok()?;
+        // B4.
+        let selector_key = format!("{:?}", r.selector);
+        let expanded = self
+            .expanded
+            .entry((path.clone(), lane, selector_key))
+            .or_insert_with(|| {
+                composed_file.expand_with(r.selector.as_ref(), ExpandOptions::inferencex())
+            });
+        match expanded {
+            Ok(variants) => Some(FoundVariants {
+                path,
+                lane,
+                has_selector: r.selector.is_some(),
+                variants,
+            }),
+            Err(d) => {
+                out.diags.push(at(Diagnostic::error(
+                    "matrix/recipe-variants",
+                    format!("{}: {reference}: {}", origin.key, d.message),
+                )
+                .with_help("fix the selector or the recipe's variant blocks")));
+                None
             }
-            None => continue,
-        };
-        let block = match recipes.lanes.get(&lane) {
-            Some(Ok(b)) => b,
-            Some(Err(d)) => {
-                if reported.insert(format!("lane:{}", lane.name())) {
-                    diags.push(
+        }
+    }
+}
+
+impl BindState {
+    /// The loaded recipe file at `path`; an unreadable one is reported once.
+    fn recipe_file<'r>(
+        &mut self,
+        recipes: &'r RecipeSet,
+        path: &str,
+        point: &Point<'_>,
+        reference: &str,
+    ) -> Option<&'r RecipeFile> {
+        match recipes.files.get(path)? {
+            Ok(f) => Some(f),
+            Err(d) => {
+                if self.reported.insert(format!("file:{path}")) {
+                    let origin = point.origin;
+                    self.diags.push(
+                        Diagnostic::error(
+                            "matrix/recipe-missing",
+                            format!("{}: {reference}: {}", origin.key, d.message),
+                        )
+                        .with_help("fix the srt-recipe reference or add the recipe file")
+                        .at(&origin.path, origin.span),
+                    );
+                }
+                None
+            }
+        }
+    }
+
+    /// The loaded block of `lane`; an unreadable one is reported once.
+    fn lane_block<'r>(&mut self, recipes: &'r RecipeSet, lane: Lane) -> Option<&'r RecipeFile> {
+        match recipes.lanes.get(&lane)? {
+            Ok(b) => Some(b),
+            Err(d) => {
+                if self.reported.insert(format!("lane:{}", lane.name())) {
+                    self.diags.push(
                         Diagnostic::error(
                             "matrix/lane-block-missing",
                             format!(
@@ -186,102 +300,79 @@ pub fn bind(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> BindReport {
                         .with_help("every lane's shared block must exist to compose its recipes"),
                     );
                 }
-                continue;
+                None
             }
-            None => continue,
-        };
-        // B3 then B2, once per (file, lane).
-        let composed_file = composed.entry((path.clone(), lane)).or_insert_with(|| {
-            let findings = infx_recipe::check_fragment(file, lane);
-            if findings.iter().any(Diagnostic::is_error) {
-                diags.extend(findings);
-                Err(())
-            } else {
-                diags.extend(findings);
-                Ok(infx_recipe::compose_lane(file, lane, block))
-            }
-        });
-        let Ok(composed_file) = composed_file else {
-            continue;
-        };
-        // B4.
-        let selector_key = format!("{:?}", r.selector);
-        let variants = match expanded
-            .entry((path.clone(), lane, selector_key))
-            .or_insert_with(|| {
-                composed_file.expand_with(r.selector.as_ref(), ExpandOptions::inferencex())
-            }) {
-            Ok(v) => &*v,
-            Err(d) => {
-                diags.push(at(Diagnostic::error(
-                    "matrix/recipe-variants",
-                    format!("{}: {reference}: {}", origin.key, d.message),
-                )
-                .with_help("fix the selector or the recipe's variant blocks")));
-                continue;
-            }
-        };
-        let conc: Vec<i64> = match row.get("conc") {
-            Some(Json::Int(c)) => vec![*c],
-            Some(Json::List(l)) => l.iter().filter_map(Json::as_i64).collect(),
-            _ => Vec::new(),
-        };
-        let point = Point { row, origin, conc };
-        if lane.is_single_node() {
-            let entry = usage
-                .entry(path.clone())
-                .or_insert_with(|| (Vec::new(), HashMap::new()));
-            if r.selector.is_none() {
-                for v in variants {
-                    if !entry.0.contains(&v.label) {
-                        entry.0.push(v.label.clone());
-                    }
+        }
+    }
+
+    /// B5: a single-node point binds to exactly one of the variants.
+    fn bind_single_node(
+        &mut self,
+        index: usize,
+        point: &Point<'_>,
+        reference: &str,
+        found: &FoundVariants<'_>,
+    ) {
+        let entry = self
+            .usage
+            .entry(found.path.clone())
+            .or_insert_with(|| (Vec::new(), HashMap::new()));
+        if !found.has_selector {
+            for v in found.variants {
+                if !entry.0.contains(&v.label) {
+                    entry.0.push(v.label.clone());
                 }
             }
-            let outcomes: Vec<(&Variant, Result<(), String>)> = variants
-                .iter()
-                .map(|v| (v, check_single_node(v, &point, lane)))
-                .collect();
-            let matched: Vec<&Variant> = outcomes
-                .iter()
-                .filter(|(_, o)| o.is_ok())
-                .map(|(v, _)| *v)
-                .collect();
-            if let [only] = matched.as_slice() {
-                *entry.1.entry(only.label.clone()).or_default() += 1;
-                bindings.push((index, label(only)));
-                continue;
-            }
-            let mut d = if matched.is_empty() {
-                Diagnostic::error(
-                    "matrix/binding-none",
-                    format!(
-                        "{} matches no variant of {reference}: expected exactly one matching single-node SRT recipe",
-                        point.describe()
-                    ),
-                )
-                .with_help("add or fix the override for this point, or drop the point from the config")
-            } else {
-                Diagnostic::error(
-                    "matrix/binding-ambiguous",
-                    format!(
-                        "{} matches {} variants of {reference} ({}): expected exactly one",
-                        point.describe(),
-                        matched.len(),
-                        matched.iter().map(|v| label(v)).collect::<Vec<_>>().join(", ")
-                    ),
-                )
-                .with_help("pin the point in one variant (benchmark.env.CONC / KV_OFFLOADING) or use a selector")
-            };
-            for (v, o) in &outcomes {
-                d = d.with_note(match o {
-                    Ok(()) => format!("{}: matches", label(v)),
-                    Err(why) => format!("{}: {why}", label(v)),
-                });
-            }
-            diags.push(at(d));
-        } else if variants.len() != 1 {
-            // B6: the multinode reference itself must name exactly one variant.
+        }
+        let outcomes: Vec<(&Variant, Result<(), String>)> = found
+            .variants
+            .iter()
+            .map(|v| (v, check_single_node(v, point, found.lane)))
+            .collect();
+        let matched: Vec<&Variant> = outcomes
+            .iter()
+            .filter(|(_, o)| o.is_ok())
+            .map(|(v, _)| *v)
+            .collect();
+        if let [only] = matched.as_slice() {
+            *entry.1.entry(only.label.clone()).or_default() += 1;
+            self.bindings.push((index, label(only)));
+            return;
+        }
+        let mut d = if matched.is_empty() {
+            Diagnostic::error(
+                "matrix/binding-none",
+                format!(
+                    "{} matches no variant of {reference}: expected exactly one matching single-node SRT recipe",
+                    point.describe()
+                ),
+            )
+            .with_help("add or fix the override for this point, or drop the point from the config")
+        } else {
+            Diagnostic::error(
+                "matrix/binding-ambiguous",
+                format!(
+                    "{} matches {} variants of {reference} ({}): expected exactly one",
+                    point.describe(),
+                    matched.len(),
+                    matched.iter().map(|v| label(v)).collect::<Vec<_>>().join(", ")
+                ),
+            )
+            .with_help("pin the point in one variant (benchmark.env.CONC / KV_OFFLOADING) or use a selector")
+        };
+        for (v, o) in &outcomes {
+            d = d.with_note(match o {
+                Ok(()) => format!("{}: matches", label(v)),
+                Err(why) => format!("{}: {why}", label(v)),
+            });
+        }
+        self.diags.push(d.at(&point.origin.path, point.origin.span));
+    }
+
+    /// B6: the multinode reference itself must name exactly one variant, and the point needs a
+    /// concurrency.
+    fn check_multinode(&mut self, point: &Point<'_>, reference: &str, variants: &[Variant]) {
+        let d = if variants.len() != 1 {
             let mut d = Diagnostic::error(
                 "matrix/binding-multinode",
                 format!(
@@ -296,18 +387,25 @@ pub fn bind(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> BindReport {
             for v in variants {
                 d = d.with_note(label(v));
             }
-            diags.push(at(d));
+            d
         } else if point.conc.is_empty() {
-            diags.push(at(Diagnostic::error(
+            Diagnostic::error(
                 "matrix/binding-multinode",
                 format!("{}: the concurrency list is empty", point.describe()),
-            )));
-        }
+            )
+        } else {
+            return;
+        };
+        self.diags.push(d.at(&point.origin.path, point.origin.span));
     }
 
-    for (path, (labels, used)) in usage {
-        for l in labels {
-            if !used.contains_key(&l) {
+    /// Warnings for the variants of selector-less bundles that no point selected.
+    fn warn_unused_variants(&mut self, recipes: &RecipeSet) {
+        for (path, (labels, used)) in std::mem::take(&mut self.usage) {
+            for l in labels {
+                if used.contains_key(&l) {
+                    continue;
+                }
                 let mut d = Diagnostic::warning(
                     "matrix/unused-variant",
                     format!("{path}: variant {l} is not selected by any generated point"),
@@ -324,13 +422,9 @@ pub fn bind(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> BindReport {
                 if let Some(span) = key_span {
                     d = d.with_span(span);
                 }
-                diags.push(d);
+                self.diags.push(d);
             }
         }
-    }
-    BindReport {
-        diagnostics: diags,
-        bindings,
     }
 }
 
@@ -437,35 +531,8 @@ fn check_single_node(v: &Variant, p: &Point<'_>, lane: Lane) -> Result<(), Strin
     let tree = &v.tree;
     let row = p.row;
     let env = tree.get_path(&["benchmark", "env"]);
-    let conc = p.conc.first().copied().unwrap_or(0);
-    if conc <= 0 {
-        return Err(format!("CONC must be a positive integer, not {conc}"));
-    }
-    if let Some(c) = env.and_then(|e| e.get("CONC"))
-        && text(c) != conc.to_string()
-    {
-        return Err(format!("CONC: recipe {} != point {conc}", text(c)));
-    }
-    if lane.is_agentic()
-        && let Some(k) = env.and_then(|e| e.get("KV_OFFLOADING"))
-    {
-        let want = py(row.get("kv-offloading"));
-        if text(k) != want {
-            return Err(format!("KV_OFFLOADING: recipe {} != point {want}", text(k)));
-        }
-    }
-    let framework = row.get_str("framework").unwrap_or_default();
-    let want_engine = match framework {
-        "sglang" => "sglang",
-        "trt" => "trtllm",
-        "atom" => "atom",
-        "vllm" => "vllm",
-        other => {
-            return Err(format!(
-                "framework {other} has no single-node SRT engine (sglang, trt, atom, vllm)"
-            ));
-        }
-    };
+    check_point_env(env, p, lane)?;
+    let want_engine = single_node_engine(row.get_str("framework").unwrap_or_default())?;
     let engine = tree.get("engine").map(|e| match e.get("type") {
         Some(t) => text(t),
         None => text(e),
@@ -479,7 +546,6 @@ fn check_single_node(v: &Variant, p: &Point<'_>, lane: Lane) -> Result<(), Strin
     }
     let agg = tree.get_path(&["roles", "agg"]);
     let args = agg.and_then(|a| a.get("args"));
-    let arg = |k: &str| args.and_then(|a| a.get(k));
     let label = spec_label(args, env)?;
     let mut want_spec = py(row.get("spec-decoding"));
     if want_spec == "draft_model" {
@@ -488,19 +554,83 @@ fn check_single_node(v: &Variant, p: &Point<'_>, lane: Lane) -> Result<(), Strin
     if label != want_spec {
         return Err(mismatch("spec-decoding", label, want_spec));
     }
-    let (tp, pp, pcp, dcp) = (
-        row_int(row, "tp", 0),
+    let par = PointParallelism {
+        tp: row_int(row, "tp", 0),
+        ep: row_int(row, "ep", 1),
+        dp_attn: row.get("dp-attn").is_some_and(Json::truthy),
+        recipe_gpus: int_of(agg.and_then(|a| a.get("gpus"))),
+    };
+    let (pp, pcp, dcp) = (
         row_int(row, "pp", 1),
         row_int(row, "pcp-size", 1),
         row_int(row, "dcp-size", 1),
     );
-    let ep = row_int(row, "ep", 1);
-    let dp_attn = row.get("dp-attn").is_some_and(Json::truthy);
-    let gpus = tp.saturating_mul(pp).saturating_mul(pcp);
-    let recipe_gpus = int_of(agg.and_then(|a| a.get("gpus")));
-    if recipe_gpus != Some(gpus) {
-        return Err(mismatch("roles.agg.gpus", opt(recipe_gpus), gpus));
+    let gpus = par.tp.saturating_mul(pp).saturating_mul(pcp);
+    if par.recipe_gpus != Some(gpus) {
+        return Err(mismatch("roles.agg.gpus", opt(par.recipe_gpus), gpus));
     }
+    check_agg_shape(tree, agg, lane)?;
+    if pp != 1 {
+        return Err(mismatch("PP_SIZE", 1, pp));
+    }
+    if pcp != 1 {
+        return Err(mismatch("PCP_SIZE", 1, pcp));
+    }
+    let arg = |k: &str| args.and_then(|a| a.get(k));
+    let recipe_dcp = if matches!(want_engine, "vllm" | "atom") {
+        int_of(arg("decode-context-parallel-size")).unwrap_or(1)
+    } else {
+        1
+    };
+    if recipe_dcp != dcp {
+        return Err(mismatch("DCP_SIZE", recipe_dcp, dcp));
+    }
+    match want_engine {
+        "sglang" => sglang_parallelism(args, &par),
+        "trtllm" => trtllm_parallelism(args, &par),
+        "vllm" => vllm_parallelism(args, &par),
+        _ => atom_parallelism(args, &par),
+    }
+}
+
+/// The point's `CONC` and (agentic) `KV_OFFLOADING` against the recipe's `benchmark.env`.
+fn check_point_env(env: Option<&Node>, p: &Point<'_>, lane: Lane) -> Result<(), String> {
+    let conc = p.conc.first().copied().unwrap_or(0);
+    if conc <= 0 {
+        return Err(format!("CONC must be a positive integer, not {conc}"));
+    }
+    if let Some(c) = env.and_then(|e| e.get("CONC"))
+        && text(c) != conc.to_string()
+    {
+        return Err(format!("CONC: recipe {} != point {conc}", text(c)));
+    }
+    if lane.is_agentic()
+        && let Some(k) = env.and_then(|e| e.get("KV_OFFLOADING"))
+    {
+        let want = py(p.row.get("kv-offloading"));
+        if text(k) != want {
+            return Err(format!("KV_OFFLOADING: recipe {} != point {want}", text(k)));
+        }
+    }
+    Ok(())
+}
+
+/// The single-node SRT engine a config `framework` runs on.
+fn single_node_engine(framework: &str) -> Result<&'static str, String> {
+    match framework {
+        "sglang" => Ok("sglang"),
+        "trt" => Ok("trtllm"),
+        "atom" => Ok("atom"),
+        "vllm" => Ok("vllm"),
+        other => Err(format!(
+            "framework {other} has no single-node SRT engine (sglang, trt, atom, vllm)"
+        )),
+    }
+}
+
+/// One aggregated role on one node with one worker, running the custom benchmark whose
+/// client matches the lane.
+fn check_agg_shape(tree: &Node, agg: Option<&Node>, lane: Lane) -> Result<(), String> {
     let roles: Vec<&str> = tree
         .get("roles")
         .and_then(Node::as_map)
@@ -542,119 +672,95 @@ fn check_single_node(v: &Variant, p: &Point<'_>, lane: Lane) -> Result<(), Strin
             }
         ));
     }
-    if pp != 1 {
-        return Err(mismatch("PP_SIZE", 1, pp));
+    Ok(())
+}
+
+/// The point's parallelism the engine rules compare with the recipe's arguments.
+struct PointParallelism {
+    tp: i64,
+    ep: i64,
+    dp_attn: bool,
+    recipe_gpus: Option<i64>,
+}
+
+fn arg_int(args: Option<&Node>, k: &str) -> Option<i64> {
+    int_of(args.and_then(|a| a.get(k)))
+}
+
+fn arg_flag(args: Option<&Node>, k: &str) -> bool {
+    bool_of(args.and_then(|a| a.get(k))).unwrap_or(false)
+}
+
+/// `flag` in the recipe's arguments must equal `want`.
+fn flag_is(args: Option<&Node>, flag: &str, want: bool) -> Result<(), String> {
+    let have = arg_flag(args, flag);
+    if have != want {
+        return Err(mismatch(flag, have, want));
     }
-    if pcp != 1 {
-        return Err(mismatch("PCP_SIZE", 1, pcp));
+    Ok(())
+}
+
+fn sglang_parallelism(args: Option<&Node>, p: &PointParallelism) -> Result<(), String> {
+    let rtp = arg_int(args, "tensor-parallel-size");
+    if rtp != Some(p.tp) {
+        return Err(mismatch("tensor-parallel-size", opt(rtp), p.tp));
     }
-    let recipe_dcp = if matches!(want_engine, "vllm" | "atom") {
-        int_of(arg("decode-context-parallel-size")).unwrap_or(1)
-    } else {
-        1
-    };
-    if recipe_dcp != dcp {
-        return Err(mismatch("DCP_SIZE", recipe_dcp, dcp));
+    let dp = arg_int(args, "data-parallel-size").unwrap_or(1);
+    let want_dp = if p.dp_attn { p.tp } else { 1 };
+    if dp != want_dp {
+        return Err(mismatch("data-parallel-size", dp, want_dp));
     }
-    let num = |k: &str, default: i64| int_of(arg(k)).unwrap_or(default);
-    let flag = |k: &str| bool_of(arg(k)).unwrap_or(false);
-    match want_engine {
-        "sglang" => {
-            let rtp = int_of(arg("tensor-parallel-size"));
-            if rtp != Some(tp) {
-                return Err(mismatch("tensor-parallel-size", opt(rtp), tp));
-            }
-            let dp = num("data-parallel-size", 1);
-            let want_dp = if dp_attn { tp } else { 1 };
-            if dp != want_dp {
-                return Err(mismatch("data-parallel-size", dp, want_dp));
-            }
-            let rep = int_of(arg("expert-parallel-size"))
-                .or_else(|| int_of(arg("ep-size")))
-                .unwrap_or(1);
-            if rep != ep {
-                return Err(mismatch("expert-parallel-size", rep, ep));
-            }
-            if flag("enable-dp-attention") != dp_attn {
-                return Err(mismatch(
-                    "enable-dp-attention",
-                    flag("enable-dp-attention"),
-                    dp_attn,
-                ));
-            }
-        }
-        "trtllm" => {
-            let rtp = int_of(arg("tensor_parallel_size"));
-            if rtp != Some(tp) {
-                return Err(mismatch("tensor_parallel_size", opt(rtp), tp));
-            }
-            let rep = int_of(arg("moe_expert_parallel_size"));
-            if rep != Some(ep) {
-                return Err(mismatch("moe_expert_parallel_size", opt(rep), ep));
-            }
-            if num("pipeline_parallel_size", 1) != 1 {
-                return Err(mismatch(
-                    "pipeline_parallel_size",
-                    num("pipeline_parallel_size", 1),
-                    1,
-                ));
-            }
-            if flag("enable_attention_dp") != dp_attn {
-                return Err(mismatch(
-                    "enable_attention_dp",
-                    flag("enable_attention_dp"),
-                    dp_attn,
-                ));
-            }
-        }
-        "vllm" => {
-            let product =
-                num("tensor-parallel-size", 1).saturating_mul(num("data-parallel-size", 1));
-            if product != tp {
-                return Err(mismatch(
-                    "tensor-parallel-size × data-parallel-size",
-                    product,
-                    tp,
-                ));
-            }
-            if (num("data-parallel-size", 1) > 1) != dp_attn {
-                return Err(mismatch(
-                    "data-parallel-size > 1",
-                    num("data-parallel-size", 1) > 1,
-                    dp_attn,
-                ));
-            }
-            if flag("enable-expert-parallel") != (ep > 1) {
-                return Err(mismatch(
-                    "enable-expert-parallel",
-                    flag("enable-expert-parallel"),
-                    ep > 1,
-                ));
-            }
-        }
-        _ => {
-            // atom
-            if ep != 1 && ep != tp {
-                return Err(format!("ep {ep} must be 1 or tp ({tp}) for atom"));
-            }
-            if flag("enable-expert-parallel") != (ep > 1) {
-                return Err(mismatch(
-                    "enable-expert-parallel",
-                    flag("enable-expert-parallel"),
-                    ep > 1,
-                ));
-            }
-            if flag("enable-dp-attention") != dp_attn {
-                return Err(mismatch(
-                    "enable-dp-attention",
-                    flag("enable-dp-attention"),
-                    dp_attn,
-                ));
-            }
-            if recipe_gpus != Some(tp) {
-                return Err(mismatch("roles.agg.gpus", opt(recipe_gpus), tp));
-            }
-        }
+    let rep = arg_int(args, "expert-parallel-size")
+        .or_else(|| arg_int(args, "ep-size"))
+        .unwrap_or(1);
+    if rep != p.ep {
+        return Err(mismatch("expert-parallel-size", rep, p.ep));
+    }
+    flag_is(args, "enable-dp-attention", p.dp_attn)
+}
+
+fn trtllm_parallelism(args: Option<&Node>, p: &PointParallelism) -> Result<(), String> {
+    let rtp = arg_int(args, "tensor_parallel_size");
+    if rtp != Some(p.tp) {
+        return Err(mismatch("tensor_parallel_size", opt(rtp), p.tp));
+    }
+    let rep = arg_int(args, "moe_expert_parallel_size");
+    if rep != Some(p.ep) {
+        return Err(mismatch("moe_expert_parallel_size", opt(rep), p.ep));
+    }
+    let pipeline = arg_int(args, "pipeline_parallel_size").unwrap_or(1);
+    if pipeline != 1 {
+        return Err(mismatch("pipeline_parallel_size", pipeline, 1));
+    }
+    flag_is(args, "enable_attention_dp", p.dp_attn)
+}
+
+fn vllm_parallelism(args: Option<&Node>, p: &PointParallelism) -> Result<(), String> {
+    let dp = arg_int(args, "data-parallel-size").unwrap_or(1);
+    let product = arg_int(args, "tensor-parallel-size")
+        .unwrap_or(1)
+        .saturating_mul(dp);
+    if product != p.tp {
+        return Err(mismatch(
+            "tensor-parallel-size × data-parallel-size",
+            product,
+            p.tp,
+        ));
+    }
+    if (dp > 1) != p.dp_attn {
+        return Err(mismatch("data-parallel-size > 1", dp > 1, p.dp_attn));
+    }
+    flag_is(args, "enable-expert-parallel", p.ep > 1)
+}
+
+fn atom_parallelism(args: Option<&Node>, p: &PointParallelism) -> Result<(), String> {
+    if p.ep != 1 && p.ep != p.tp {
+        return Err(format!("ep {} must be 1 or tp ({}) for atom", p.ep, p.tp));
+    }
+    flag_is(args, "enable-expert-parallel", p.ep > 1)?;
+    flag_is(args, "enable-dp-attention", p.dp_attn)?;
+    if p.recipe_gpus != Some(p.tp) {
+        return Err(mismatch("roles.agg.gpus", opt(p.recipe_gpus), p.tp));
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 use crate::decimal::dram_budget_gb;
 use crate::inputs::{ConfigEntry, MasterConfigs, Runners};
 use crate::json::{Json, Object};
+use infx_config::{RecipeDir, is_multinode, truthy};
 use infx_report::Diagnostic;
 use infx_yaml::{Node, Value};
 
@@ -313,7 +314,7 @@ pub fn expand_config_keys<'a>(
             let matches: Vec<&'a str> = available
                 .iter()
                 .copied()
-                .filter(|k| crate::glob::fnmatch(k, pat))
+                .filter(|k| infx_fs::glob::fnmatch(k, pat))
                 .collect();
             if matches.is_empty() {
                 return Err(Diagnostic::error(
@@ -386,23 +387,20 @@ impl<'e, 'a> Cx<'e, 'a> {
     fn str_field(&self, node: &Node, field: &str) -> Result<Json, Diagnostic> {
         self.json(self.req(node, field)?)
     }
+    /// The entry's multinode flag and its `disagg` as written (`false` when absent).
+    fn multinode_and_disagg(&self) -> Result<(bool, Json), Diagnostic> {
+        let config = self.entry.value;
+        let disagg = match config.get("disagg") {
+            Some(n) => self.json(n)?,
+            None => Json::Bool(false),
+        };
+        Ok((is_multinode(config), disagg))
+    }
 }
 
 /// `d.get(k)` that treats an explicit `null` like absence (both are `None` in Python).
 fn get_some<'n>(node: &'n Node, k: &str) -> Option<&'n Node> {
     node.get(k).filter(|n| !n.is_null())
-}
-
-fn truthy(node: Option<&Node>) -> bool {
-    match node.map(|n| &n.value) {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Int(i)) => *i != 0,
-        Some(Value::Float(f)) => f.value != 0.0,
-        Some(Value::Str(s)) | Some(Value::Timestamp(s)) => !s.is_empty(),
-        Some(Value::Seq(s)) => !s.is_empty(),
-        Some(Value::Map(m)) => !m.is_empty(),
-    }
 }
 
 /// Concurrency range expansion (§3.1): multiply by `step`, clamp to the end, stop at the end.
@@ -500,7 +498,7 @@ fn expand_config(
     if config.as_map().is_none() {
         return Err(cx.malformed(config, "an entry must be a mapping"));
     }
-    let multinode = truthy(config.get("multinode"));
+    let multinode = is_multinode(config);
     let runner_node = cx.req(config, "runner")?;
     let runner = runner_node.as_str().unwrap_or_default();
     let runner_list = runner_values(
@@ -764,18 +762,12 @@ fn component_metadata(
 /// `srt-recipe` / `eval-srt-recipe` as written, or [Oct-newest] (with `srt-recipe-dir`) the
 /// project-relative path `<recipes root>/<dir>/<file>` with the selector kept (SR3).
 fn srt_fields(cx: &Cx<'_, '_>, benchmark: &Node, row: &mut Object) -> Result<(), Diagnostic> {
-    let config = cx.entry.value;
-    let dir = config.get("srt-recipe-dir").and_then(Node::as_str);
-    let root = if truthy(config.get("multinode")) {
-        "benchmarks/multi_node/srt-slurm-recipes"
-    } else {
-        "benchmarks/single_node/srt-slurm-recipes"
-    };
+    let dir = RecipeDir::of_entry(cx.entry.value);
     for field in ["srt-recipe", "eval-srt-recipe"] {
         if let Some(v) = get_some(benchmark, field) {
             match (dir, v.as_str()) {
                 (Some(dir), Some(reference)) => {
-                    row.set(field, Json::Str(format!("{root}/{dir}/{reference}")));
+                    row.set(field, Json::Str(dir.file_path(reference)));
                 }
                 _ => row.set(field, cx.json(v)?),
             }
@@ -806,11 +798,7 @@ fn fixed_rows(
     rows: &mut Vec<Object>,
 ) -> Result<(), Diagnostic> {
     let config = cx.entry.value;
-    let multinode = truthy(config.get("multinode"));
-    let disagg = match config.get("disagg") {
-        Some(n) => cx.json(n)?,
-        None => Json::Bool(false),
-    };
+    let (multinode, disagg) = cx.multinode_and_disagg()?;
     let isl_node = cx.req(sequence, "isl")?;
     let osl_node = cx.req(sequence, "osl")?;
     let (isl, osl) = (cx.json(isl_node)?, cx.json(osl_node)?);
@@ -970,11 +958,7 @@ fn agentic_rows(
     rows: &mut Vec<Object>,
 ) -> Result<(), Diagnostic> {
     let config = cx.entry.value;
-    let multinode = truthy(config.get("multinode"));
-    let disagg = match config.get("disagg") {
-        Some(n) => cx.json(n)?,
-        None => Json::Bool(false),
-    };
+    let (multinode, disagg) = cx.multinode_and_disagg()?;
     let model_prefix = cx.str_field(config, "model-prefix")?;
     let runner = config
         .get("runner")
@@ -1002,26 +986,7 @@ fn agentic_rows(
         None => None,
     };
     let total_gb = agentic_dram(cx, runners, scenario, benchmark, runner, &kv)?;
-
-    let mut values = match benchmark.get("conc-list") {
-        Some(list) if truthy(Some(list)) => cx.int_list(list, "conc-list")?,
-        _ => {
-            let s = cx.int(cx.req(benchmark, "conc-start")?, "conc-start")?;
-            let e = cx.int(cx.req(benchmark, "conc-end")?, "conc-end")?;
-            concurrency_range(s, e, full_sweep.map_or(2, |f| f.step_size))
-        }
-    };
-    if let Some(fs) = full_sweep {
-        if let Some(lo) = fs.min_conc {
-            values.retain(|c| *c >= lo);
-        }
-        if let Some(hi) = fs.max_conc {
-            values.retain(|c| *c <= hi);
-        }
-    }
-    if let Some(keep) = conc_filter.filter(|k| !k.is_empty()) {
-        values.retain(|c| keep.contains(c));
-    }
+    let values = agentic_concurrencies(cx, benchmark, full_sweep, conc_filter)?;
     if values.is_empty() {
         return Ok(());
     }
@@ -1041,88 +1006,176 @@ fn agentic_rows(
     let single = if multinode {
         None
     } else {
-        let opt = |k: &str| -> Result<Json, Diagnostic> {
-            match benchmark.get(k) {
-                Some(n) => cx.json(n),
-                None => Ok(Json::Int(1)),
-            }
-        };
-        Some((
-            cx.json(cx.req(benchmark, "tp")?)?,
-            opt("pp")?,
-            opt("dcp-size")?,
-            opt("pcp-size")?,
-            match get_some(benchmark, "ep") {
-                Some(n) => cx.json(n)?,
-                None => Json::Int(1),
-            },
-            match get_some(benchmark, "dp-attn") {
-                Some(n) => cx.json(n)?,
-                None => Json::Bool(false),
-            },
-        ))
+        Some(single_parallelism(cx, benchmark)?)
     };
     let suffix = offload_suffix(cx, benchmark, &kv, backend.as_ref())?;
+    let block = AgenticCommon {
+        benchmark,
+        multinode,
+        disagg,
+        model_prefix,
+        workers,
+        single,
+        kv,
+        spec,
+        backend,
+        total_gb,
+        suffix,
+    };
     for (runner_value, conc) in points {
-        let mut row = head(cx, runner_value)?;
-        let exp_name;
-        if let Some((prefill, decode)) = &workers {
-            row.put("spec-decoding", spec.clone());
-            row.put("prefill", Json::Object(prefill.clone()));
-            row.put("decode", Json::Object(decode.clone()));
-            row.put("conc", Json::List(vec![Json::Int(conc)]));
-            let tail = if kv.as_str() == Some("none") {
-                String::new()
-            } else {
-                format!("_{suffix}")
-            };
-            exp_name = format!(
-                "{}_{}_{}_conc{conc}{tail}",
-                py_str(&model_prefix),
-                worker_tag(prefill, "p"),
-                worker_tag(decode, "d")
-            );
-        } else if let Some((tp, pp, dcp, pcp, ep, dp_attn)) = &single {
-            row.put("tp", tp.clone());
-            row.put("pp", pp.clone());
-            row.put("dcp-size", dcp.clone());
-            row.put("pcp-size", pcp.clone());
-            row.put("ep", ep.clone());
-            row.put("dp-attn", dp_attn.clone());
-            row.put("spec-decoding", spec.clone());
-            row.put("conc", Json::Int(conc));
-            let spec_tail = if spec.as_str() == Some("none") {
-                String::new()
-            } else {
-                format!("_spec-{}", py_str(&spec))
-            };
-            exp_name = format!(
-                "{}_tp{}_conc{conc}_{suffix}{spec_tail}",
-                py_str(&model_prefix),
-                py_str(tp)
-            );
-        } else {
-            continue;
+        if let Some(row) = agentic_row(cx, runners, &block, runner_value, conc)? {
+            rows.push(row);
         }
-        srt_fields(cx, benchmark, &mut row)?;
-        row.put("kv-offloading", kv.clone());
-        row.put("total-cpu-dram-gb", Json::Int(total_gb));
-        row.put("duration", Json::Int(AGENTIC_DURATION_SECONDS));
-        row.put("exp-name", Json::Str(exp_name));
-        if multinode {
-            row.put("disagg", disagg.clone());
-        }
-        row.put("scenario-type", Json::str("agentic-coding"));
-        if let Some(b) = &backend {
-            row.put("kv-offload-backend", b.clone());
-        }
-        component_metadata(cx, benchmark, &mut row)?;
-        if multinode {
-            add_node_count(cx, benchmark, runners, &mut row)?;
-        }
-        rows.push(row);
     }
     Ok(())
+}
+
+/// The concurrencies of an agentic search-space entry: its list (when non-empty) or its range
+/// by the sweep's step, then the sweep's bounds and the concurrency filter.
+fn agentic_concurrencies(
+    cx: &Cx<'_, '_>,
+    benchmark: &Node,
+    full_sweep: Option<&FullSweep>,
+    conc_filter: Option<&[i64]>,
+) -> Result<Vec<i64>, Diagnostic> {
+    let mut values = match benchmark.get("conc-list") {
+        Some(list) if truthy(Some(list)) => cx.int_list(list, "conc-list")?,
+        _ => {
+            let s = cx.int(cx.req(benchmark, "conc-start")?, "conc-start")?;
+            let e = cx.int(cx.req(benchmark, "conc-end")?, "conc-end")?;
+            concurrency_range(s, e, full_sweep.map_or(2, |f| f.step_size))
+        }
+    };
+    if let Some(fs) = full_sweep {
+        if let Some(lo) = fs.min_conc {
+            values.retain(|c| *c >= lo);
+        }
+        if let Some(hi) = fs.max_conc {
+            values.retain(|c| *c <= hi);
+        }
+    }
+    if let Some(keep) = conc_filter.filter(|k| !k.is_empty()) {
+        values.retain(|c| keep.contains(c));
+    }
+    Ok(values)
+}
+
+/// A single-node agentic entry's parallelism, with upstream's defaults.
+struct SingleParallelism {
+    tp: Json,
+    pp: Json,
+    dcp: Json,
+    pcp: Json,
+    ep: Json,
+    dp_attn: Json,
+}
+
+fn single_parallelism(cx: &Cx<'_, '_>, benchmark: &Node) -> Result<SingleParallelism, Diagnostic> {
+    let opt = |k: &str| -> Result<Json, Diagnostic> {
+        match benchmark.get(k) {
+            Some(n) => cx.json(n),
+            None => Ok(Json::Int(1)),
+        }
+    };
+    Ok(SingleParallelism {
+        tp: cx.json(cx.req(benchmark, "tp")?)?,
+        pp: opt("pp")?,
+        dcp: opt("dcp-size")?,
+        pcp: opt("pcp-size")?,
+        ep: match get_some(benchmark, "ep") {
+            Some(n) => cx.json(n)?,
+            None => Json::Int(1),
+        },
+        dp_attn: match get_some(benchmark, "dp-attn") {
+            Some(n) => cx.json(n)?,
+            None => Json::Bool(false),
+        },
+    })
+}
+
+/// What every row of one agentic search-space entry shares.
+struct AgenticCommon<'n> {
+    benchmark: &'n Node,
+    multinode: bool,
+    disagg: Json,
+    model_prefix: Json,
+    workers: Option<(Object, Object)>,
+    single: Option<SingleParallelism>,
+    kv: Json,
+    spec: Json,
+    backend: Option<Json>,
+    total_gb: i64,
+    suffix: String,
+}
+
+/// One agentic row for a runner and a concurrency; `None` when the entry has neither a worker
+/// pair nor single-node parallelism.
+fn agentic_row(
+    cx: &Cx<'_, '_>,
+    runners: &Runners<'_>,
+    b: &AgenticCommon<'_>,
+    runner_value: &str,
+    conc: i64,
+) -> Result<Option<Object>, Diagnostic> {
+    let benchmark = b.benchmark;
+    let mut row = head(cx, runner_value)?;
+    let exp_name;
+    if let Some((prefill, decode)) = &b.workers {
+        row.put("spec-decoding", b.spec.clone());
+        row.put("prefill", Json::Object(prefill.clone()));
+        row.put("decode", Json::Object(decode.clone()));
+        row.put("conc", Json::List(vec![Json::Int(conc)]));
+        let tail = if b.kv.as_str() == Some("none") {
+            String::new()
+        } else {
+            format!("_{}", b.suffix)
+        };
+        exp_name = format!(
+            "{}_{}_{}_conc{conc}{tail}",
+            py_str(&b.model_prefix),
+            worker_tag(prefill, "p"),
+            worker_tag(decode, "d")
+        );
+    } else if let Some(s) = &b.single {
+        row.put("tp", s.tp.clone());
+        row.put("pp", s.pp.clone());
+        row.put("dcp-size", s.dcp.clone());
+        row.put("pcp-size", s.pcp.clone());
+        row.put("ep", s.ep.clone());
+        row.put("dp-attn", s.dp_attn.clone());
+        row.put("spec-decoding", b.spec.clone());
+        row.put("conc", Json::Int(conc));
+        let spec_tail = if b.spec.as_str() == Some("none") {
+            String::new()
+        } else {
+            format!("_spec-{}", py_str(&b.spec))
+        };
+        exp_name = format!(
+            "{}_tp{}_conc{conc}_{}{spec_tail}",
+            py_str(&b.model_prefix),
+            py_str(&s.tp),
+            b.suffix
+        );
+    } else {
+        return Ok(None);
+    }
+    srt_fields(cx, benchmark, &mut row)?;
+    row.put("kv-offloading", b.kv.clone());
+    row.put("total-cpu-dram-gb", Json::Int(b.total_gb));
+    row.put("duration", Json::Int(AGENTIC_DURATION_SECONDS));
+    row.put("exp-name", Json::Str(exp_name));
+    if b.multinode {
+        row.put("disagg", b.disagg.clone());
+    }
+    row.put("scenario-type", Json::str("agentic-coding"));
+    if let Some(backend) = &b.backend {
+        row.put("kv-offload-backend", backend.clone());
+    }
+    component_metadata(cx, benchmark, &mut row)?;
+    if b.multinode {
+        add_node_count(cx, benchmark, runners, &mut row)?;
+    }
+    Ok(Some(row))
 }
 
 /// [Oct] `node-count` (§7), only for the October inventory shape (the August generator

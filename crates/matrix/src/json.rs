@@ -247,39 +247,14 @@ fn write_object(o: &Object, out: &mut String, compact_sorted: bool) {
 }
 
 /// `ensure_ascii` string escaping: everything outside `' '..='~'` is escaped, non-BMP
-/// characters as UTF-16 surrogate pairs.
+/// characters as UTF-16 surrogate pairs (one implementation for the workspace, in infx-recipe).
 pub fn write_str(s: &str, out: &mut String) {
-    out.push('"');
-    // Copy runs of characters that need no escaping in one go.
-    let mut start = 0;
-    for (i, c) in s.char_indices() {
-        let plain = matches!(c, ' '..='~') && c != '"' && c != '\\';
-        if plain {
-            continue;
-        }
-        out.push_str(&s[start..i]);
-        start = i + c.len_utf8();
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            _ => {
-                let mut buf = [0u16; 2];
-                for unit in c.encode_utf16(&mut buf) {
-                    out.push_str(&format!("\\u{unit:04x}"));
-                }
-            }
-        }
-    }
-    out.push_str(&s[start..]);
-    out.push('"');
+    out.push_str(&infx_recipe::pystr::json_str(s));
 }
 
-fn json_float(f: f64) -> String {
+/// A float as Python's `json.dumps` writes it: `repr(float)`, with JSON's spellings of the
+/// non-finite values.
+pub fn json_float(f: f64) -> String {
     if f.is_nan() {
         "NaN".into()
     } else if f.is_infinite() {

@@ -8,7 +8,6 @@ pub mod decimal;
 pub mod evals;
 pub mod generate;
 pub mod github;
-pub mod glob;
 pub mod inputs;
 pub mod json;
 pub mod nodes;

@@ -5,8 +5,6 @@ use crate::inputs::Runners;
 use crate::json::{Json, Object};
 use std::path::Path;
 
-const MULTI_NODE_RECIPES: &str = "benchmarks/multi_node/srt-slurm-recipes";
-
 /// The node count of one multinode row.
 pub fn node_count(
     row: &Object,
@@ -121,11 +119,12 @@ fn merge(base: &Object, over: &Object) -> Object {
 /// selector gives no authoritative count (zip or none on a bundle, non-schema-2 bundle).
 pub fn recipe_node_count(reference: &str, root: &Path) -> Result<Option<i64>, String> {
     let (file, selector) = reference.split_once(':').unwrap_or((reference, ""));
-    let rel = if file.starts_with(&format!("{MULTI_NODE_RECIPES}/")) {
+    let multi_root = infx_config::recipes_root(true);
+    let rel = if file.starts_with(&format!("{multi_root}/")) {
         file.to_string()
     } else {
         format!(
-            "{MULTI_NODE_RECIPES}/{}",
+            "{multi_root}/{}",
             file.strip_prefix("recipes/").unwrap_or(file)
         )
     };

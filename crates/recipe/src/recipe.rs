@@ -2,7 +2,7 @@
 
 use crate::merge::{NullMode, drop_nulls, merge_into, srtctl_zip_reread};
 use crate::pystr::py_str;
-use crate::reference::{Selector, fnmatch};
+use crate::reference::Selector;
 use crate::source::{Origin, Origins, Source, Sources, join_key};
 use infx_report::{Diagnostic, Span};
 use infx_yaml::{Mapping, Node, Value};
@@ -381,7 +381,10 @@ impl RecipeFile {
             Some(Selector::Glob(p)) => {
                 let mut all: Vec<&str> = overrides.iter().chain(zips.iter()).copied().collect();
                 all.sort_unstable();
-                let hits: Vec<&str> = all.into_iter().filter(|k| fnmatch(p, k)).collect();
+                let hits: Vec<&str> = all
+                    .into_iter()
+                    .filter(|k| infx_fs::glob::fnmatch(k, p))
+                    .collect();
                 if hits.is_empty() {
                     return Err(self.no_variant(format!(
                         "No variants match '{p}'. Available: {}",

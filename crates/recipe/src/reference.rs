@@ -167,44 +167,6 @@ impl fmt::Display for RecipeRef {
     }
 }
 
-/// Python `fnmatch.fnmatchcase` semantics: `*`, `?`, `[seq]`, `[!seq]`.
-pub fn fnmatch(pattern: &str, name: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let n: Vec<char> = name.chars().collect();
-    fn rec(p: &[char], n: &[char]) -> bool {
-        match p.first() {
-            None => n.is_empty(),
-            Some('*') => (0..=n.len()).any(|i| rec(&p[1..], &n[i..])),
-            Some('?') => !n.is_empty() && rec(&p[1..], &n[1..]),
-            Some('[') => {
-                let Some(close) = p.iter().skip(2).position(|&c| c == ']').map(|i| i + 2) else {
-                    return n.first() == Some(&'[') && rec(&p[1..], &n[1..]);
-                };
-                let Some(&c) = n.first() else { return false };
-                let mut set = &p[1..close];
-                let negate = matches!(set.first(), Some('!'));
-                if negate {
-                    set = &set[1..];
-                }
-                let mut hit = false;
-                let mut i = 0;
-                while i < set.len() {
-                    if i + 2 < set.len() && set[i + 1] == '-' {
-                        hit |= set[i] <= c && c <= set[i + 2];
-                        i += 3;
-                    } else {
-                        hit |= set[i] == c;
-                        i += 1;
-                    }
-                }
-                hit != negate && rec(&p[close + 1..], &n[1..])
-            }
-            Some(&c) => n.first() == Some(&c) && rec(&p[1..], &n[1..]),
-        }
-    }
-    rec(&p, &n)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,14 +201,5 @@ mod tests {
             RecipeRef::parse_inferencex("a.yaml:").unwrap().selector,
             None
         );
-    }
-
-    #[test]
-    fn globs() {
-        assert!(fnmatch("*mtp*", "override_tp4_mtp"));
-        assert!(fnmatch("override_?", "override_a"));
-        assert!(!fnmatch("override_?", "override_ab"));
-        assert!(fnmatch("zip_[a-c]*", "zip_b"));
-        assert!(!fnmatch("zip_[!a-c]*", "zip_b"));
     }
 }

@@ -18,7 +18,7 @@ pub const CODE_FILE: &str = "review/golden-al-file";
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Mode {
     /// `Injected` for the [Oct] layout (the tree has lane blocks `configs/srt-recipes/`),
-    /// `Pinned` otherwise; resolved by [`crate::review_tree`].
+    /// `Pinned` otherwise; resolved by [`crate::ReviewInputs::effective_golden_mode`].
     #[default]
     Auto,
     /// The recipe pins the simulated AL; it must equal the golden cell.

@@ -118,6 +118,18 @@ pub struct ReviewInputs {
     pub append_only_verdict: Option<Result<(), String>>,
 }
 
+impl ReviewInputs {
+    /// The golden-AL mode the checks apply: `Auto` is `Injected` when the tree has lane blocks
+    /// (the [Oct] layout), else `Pinned`.
+    pub fn effective_golden_mode(&self) -> GoldenMode {
+        match self.golden_mode {
+            GoldenMode::Auto if self.lanes.is_empty() => GoldenMode::Pinned,
+            GoldenMode::Auto => GoldenMode::Injected,
+            m => m,
+        }
+    }
+}
+
 /// Runs every repository-decidable check. Deterministic order: images, recipes (file order),
 /// lanes, change-based checks.
 pub fn review_tree(inputs: &ReviewInputs) -> Vec<Diagnostic> {
@@ -128,11 +140,7 @@ pub fn review_tree(inputs: &ReviewInputs) -> Vec<Diagnostic> {
         out.extend(images::check_engine_first(&entries, base));
     }
     let bindings = masters::bindings(&entries);
-    let mode = match inputs.golden_mode {
-        GoldenMode::Auto if inputs.lanes.is_empty() => GoldenMode::Pinned,
-        GoldenMode::Auto => GoldenMode::Injected,
-        m => m,
-    };
+    let mode = inputs.effective_golden_mode();
     for doc in &inputs.recipes {
         out.extend(review_recipe(
             doc,

@@ -38,19 +38,8 @@ impl<'a> Entry<'a> {
     /// A row's `srt-recipe` file as a tree path: under `srt-recipe-dir`, which is relative to the
     /// single-node or multinode recipe root ([Oct-newest]); without it, as written.
     pub fn srt_recipe_path(&self, file: &str) -> String {
-        match self.str_field("srt-recipe-dir") {
-            Some(d) => {
-                let multinode = self.node.get("multinode").and_then(Node::as_bool) == Some(true);
-                let lane = if multinode {
-                    "multi_node"
-                } else {
-                    "single_node"
-                };
-                format!(
-                    "benchmarks/{lane}/srt-slurm-recipes/{}/{file}",
-                    d.trim_matches('/')
-                )
-            }
+        match infx_config::RecipeDir::of_entry(self.node) {
+            Some(dir) => dir.file_path(file),
             None => config_file_path(file),
         }
     }
@@ -96,8 +85,8 @@ pub fn config_file_path(v: &str) -> String {
         }
         _ => v,
     };
-    if let Some(rest) = file.strip_prefix("recipes/") {
-        format!("benchmarks/multi_node/srt-slurm-recipes/{rest}")
+    if let Some(path) = infx_config::checkout_recipe_path(file) {
+        path
     } else if !file.contains('/') {
         format!("benchmarks/multi_node/llm-d-recipes/{file}")
     } else {
@@ -275,6 +264,28 @@ mod tests {
         assert_eq!(
             config_file_path("benchmarks/multi_node/srt-slurm-recipes/t.yaml"),
             "benchmarks/multi_node/srt-slurm-recipes/t.yaml"
+        );
+    }
+
+    /// The entry's recipe folder follows infx-config's reading: a truthy `multinode` selects the
+    /// multinode recipes root (docs/config.md, "Recipe files").
+    #[test]
+    fn srt_recipes_resolve_under_the_entry_lane() {
+        let text = "a:\n  multinode: 1\n  srt-recipe-dir: d/e\n  scenarios: {}\nb:\n  srt-recipe-dir: d/e\n";
+        let doc = Document {
+            path: "configs/nvidia-master.yaml".into(),
+            root: infx_yaml::parse_str(std::path::Path::new("m.yaml"), text).expect("parses"),
+            text: text.into(),
+        };
+        let docs = [doc];
+        let entries = entries(&docs);
+        assert_eq!(
+            entries[0].srt_recipe_path("f.yaml"),
+            "benchmarks/multi_node/srt-slurm-recipes/d/e/f.yaml"
+        );
+        assert_eq!(
+            entries[1].srt_recipe_path("f.yaml"),
+            "benchmarks/single_node/srt-slurm-recipes/d/e/f.yaml"
         );
     }
 }

@@ -60,8 +60,37 @@ pub fn render(s: &SignoffInputs<'_>) -> String {
     );
     let _ = writeln!(out, "**Change.** {}", s.change_description);
     let _ = writeln!(out);
+    append_only_section(&mut out, &mut todo, s);
+    codeowners_section(&mut out, &mut todo, s);
+    patches_section(&mut out, inputs);
 
-    // Check 12.
+    let entries = masters::entries(&inputs.masters);
+    let bindings = masters::bindings(&entries);
+    let mode = inputs.effective_golden_mode();
+    for key in &s.config_keys {
+        let _ = writeln!(out, "### `{}`", md(key));
+        let _ = writeln!(out);
+        let Some(entry) = entries.iter().find(|e| e.key == key) else {
+            let _ = writeln!(out, "- not in the master configs at head.");
+            let _ = writeln!(out);
+            continue;
+        };
+        config_section(&mut out, &mut todo, s, entry, &bindings, mode);
+        let _ = writeln!(out);
+    }
+
+    pareto_section(&mut out, &mut todo, s);
+    todo.push("Check 1/2: the passing sweep run on a commit of the PR and its eval scores (task, metric, n, threshold)".into());
+    let _ = writeln!(out, "### To fill in");
+    let _ = writeln!(out);
+    for t in &todo {
+        let _ = writeln!(out, "- [ ] {t}");
+    }
+    out
+}
+
+/// Check 12: the appended changelog entries and the append-only verdict.
+fn append_only_section(out: &mut String, todo: &mut Vec<String>, s: &SignoffInputs<'_>) {
     let keys: Vec<String> = s
         .added_entries
         .iter()
@@ -71,7 +100,7 @@ pub fn render(s: &SignoffInputs<'_>) -> String {
     let verdict = if append_only.is_empty() {
         "no entry sets `append-only: true`: **N/A**".to_string()
     } else {
-        match &inputs.append_only_verdict {
+        match &s.review.append_only_verdict {
             Some(Ok(())) => "`append-only: true`: the base/head matrix comparison passes".into(),
             Some(Err(m)) => format!("`append-only: true`: **fails**: {}", md(m)),
             None => {
@@ -99,93 +128,103 @@ pub fn render(s: &SignoffInputs<'_>) -> String {
         }
     );
     let _ = writeln!(out);
+}
 
-    // Check 0.
-    match (&inputs.codeowners, &inputs.change) {
-        (Some(co), Some(change)) => {
-            let changed = change.changed_paths();
-            let owners = codeowners::owners_of_change(co, &changed);
-            let _ = writeln!(out, "**CODEOWNERS (Check 0).**");
-            let _ = writeln!(out);
-            let _ = writeln!(out, "| changed path | owners | rule |");
-            let _ = writeln!(out, "| --- | --- | --- |");
-            for po in &owners {
-                let rule = match &po.rule {
-                    Some(r) if po.is_specific() => format!("line {}", r.line),
-                    Some(r) => format!("line {} (catch-all)", r.line),
-                    None => "unowned".into(),
-                };
-                let _ = writeln!(
-                    out,
-                    "| `{}` | {} | {rule} |",
-                    md(&po.path),
-                    md(&po.owners().join(" "))
-                );
-            }
-            let specific: Vec<&codeowners::PathOwners> =
-                owners.iter().filter(|p| p.is_specific()).collect();
-            // Who may sign: an owner listed on every specifically owned path.
-            let mut may: Option<BTreeSet<String>> = None;
-            for p in &specific {
-                let set: BTreeSet<String> = p.owners().iter().cloned().collect();
-                may = Some(match may {
-                    None => set,
-                    Some(m) => m.intersection(&set).cloned().collect(),
-                });
-            }
-            let _ = writeln!(out);
-            let required = codeowners::required_owners(&owners);
-            let scope = if required.is_empty() {
-                format!("N/A (only {} owns the change)", codeowners::OCT_CORE_TEAM)
-            } else {
-                required.join(" ")
-            };
-            let who = match may {
-                None => "any owner listed in CODEOWNERS (only catch-all paths changed)".to_string(),
-                Some(m) if m.is_empty() => {
-                    "no single owner covers every specifically owned path (several sign-offs needed)".into()
-                }
-                Some(m) => m.into_iter().collect::<Vec<_>>().join(" "),
-            };
-            let _ = writeln!(
-                out,
-                "{} changed paths, {} specifically owned. Who may sign: {}. [Oct] sign-off scope: {}.",
-                owners.len(),
-                specific.len(),
-                md(&who),
-                md(&scope)
-            );
-            match &s.signer {
-                Some(signer) => {
-                    let ok = codeowners::check_signer(co, &changed, signer).is_empty();
-                    let _ = writeln!(
-                        out,
-                        "Signer {}: {}.",
-                        md(&signer.login),
-                        if ok {
-                            "owns every specifically owned path"
-                        } else {
-                            "does **not** own every specifically owned path"
-                        }
-                    );
-                }
-                None => todo.push(
-                    "Check 0: the signer (`--signer @login`); team membership and admin role are not readable offline"
-                        .into(),
-                ),
-            }
-        }
+/// Check 0: the owners of every changed path, who may sign, and the signer when given.
+fn codeowners_section(out: &mut String, todo: &mut Vec<String>, s: &SignoffInputs<'_>) {
+    let (co, change) = match (&s.review.codeowners, &s.review.change) {
+        (Some(co), Some(change)) => (co, change),
         (None, _) => {
             let _ = writeln!(out, "**CODEOWNERS (Check 0).** no CODEOWNERS file found.");
             todo.push("Check 0: no CODEOWNERS file in the repository".into());
+            let _ = writeln!(out);
+            return;
         }
         (_, None) => {
             let _ = writeln!(out, "**CODEOWNERS (Check 0).** no change to resolve.");
+            let _ = writeln!(out);
+            return;
         }
+    };
+    let changed = change.changed_paths();
+    let owners = codeowners::owners_of_change(co, &changed);
+    let _ = writeln!(out, "**CODEOWNERS (Check 0).**");
+    let _ = writeln!(out);
+    let _ = writeln!(out, "| changed path | owners | rule |");
+    let _ = writeln!(out, "| --- | --- | --- |");
+    for po in &owners {
+        let rule = match &po.rule {
+            Some(r) if po.is_specific() => format!("line {}", r.line),
+            Some(r) => format!("line {} (catch-all)", r.line),
+            None => "unowned".into(),
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {rule} |",
+            md(&po.path),
+            md(&po.owners().join(" "))
+        );
+    }
+    let specific: Vec<&codeowners::PathOwners> =
+        owners.iter().filter(|p| p.is_specific()).collect();
+    let _ = writeln!(out);
+    let required = codeowners::required_owners(&owners);
+    let scope = if required.is_empty() {
+        format!("N/A (only {} owns the change)", codeowners::OCT_CORE_TEAM)
+    } else {
+        required.join(" ")
+    };
+    let _ = writeln!(
+        out,
+        "{} changed paths, {} specifically owned. Who may sign: {}. [Oct] sign-off scope: {}.",
+        owners.len(),
+        specific.len(),
+        md(&who_may_sign(&specific)),
+        md(&scope)
+    );
+    match &s.signer {
+        Some(signer) => {
+            let ok = codeowners::check_signer(co, &changed, signer).is_empty();
+            let _ = writeln!(
+                out,
+                "Signer {}: {}.",
+                md(&signer.login),
+                if ok {
+                    "owns every specifically owned path"
+                } else {
+                    "does **not** own every specifically owned path"
+                }
+            );
+        }
+        None => todo.push(
+            "Check 0: the signer (`--signer @login`); team membership and admin role are not readable offline"
+                .into(),
+        ),
     }
     let _ = writeln!(out);
+}
 
-    // Check 10.
+/// Who may sign: an owner listed on every specifically owned path.
+fn who_may_sign(specific: &[&codeowners::PathOwners]) -> String {
+    let mut may: Option<BTreeSet<String>> = None;
+    for p in specific {
+        let set: BTreeSet<String> = p.owners().iter().cloned().collect();
+        may = Some(match may {
+            None => set,
+            Some(m) => m.intersection(&set).cloned().collect(),
+        });
+    }
+    match may {
+        None => "any owner listed in CODEOWNERS (only catch-all paths changed)".to_string(),
+        Some(m) if m.is_empty() => {
+            "no single owner covers every specifically owned path (several sign-offs needed)".into()
+        }
+        Some(m) => m.into_iter().collect::<Vec<_>>().join(" "),
+    }
+}
+
+/// Check 10: engine patches in the change's added lines.
+fn patches_section(out: &mut String, inputs: &ReviewInputs) {
     if let Some(change) = &inputs.change {
         let lines: usize = change.files.iter().map(|f| f.added_lines.len()).sum();
         let found = crate::patches::check(&change.files, change.pr, &inputs.waivers);
@@ -203,27 +242,10 @@ pub fn render(s: &SignoffInputs<'_>) -> String {
         }
         let _ = writeln!(out);
     }
+}
 
-    let entries = masters::entries(&inputs.masters);
-    let bindings = masters::bindings(&entries);
-    let mode = match inputs.golden_mode {
-        GoldenMode::Auto if inputs.lanes.is_empty() => GoldenMode::Pinned,
-        GoldenMode::Auto => GoldenMode::Injected,
-        m => m,
-    };
-    for key in &s.config_keys {
-        let _ = writeln!(out, "### `{}`", md(key));
-        let _ = writeln!(out);
-        let Some(entry) = entries.iter().find(|e| e.key == key) else {
-            let _ = writeln!(out, "- not in the master configs at head.");
-            let _ = writeln!(out);
-            continue;
-        };
-        config_section(&mut out, &mut todo, s, entry, &bindings, mode);
-        let _ = writeln!(out);
-    }
-
-    // Check 14.
+/// Check 14 (advisory): the Pareto frontier of each curve of the run artifacts.
+fn pareto_section(out: &mut String, todo: &mut Vec<String>, s: &SignoffInputs<'_>) {
     match &s.pareto {
         Some(curves) => {
             let _ = writeln!(
@@ -266,13 +288,6 @@ pub fn render(s: &SignoffInputs<'_>) -> String {
         }
     }
     let _ = writeln!(out);
-    todo.push("Check 1/2: the passing sweep run on a commit of the PR and its eval scores (task, metric, n, threshold)".into());
-    let _ = writeln!(out, "### To fill in");
-    let _ = writeln!(out);
-    for t in &todo {
-        let _ = writeln!(out, "- [ ] {t}");
-    }
-    out
 }
 
 fn describe(d: &infx_report::Diagnostic) -> String {
@@ -292,9 +307,26 @@ fn config_section(
     bindings: &BTreeMap<String, masters::Binding>,
     mode: GoldenMode,
 ) {
-    let inputs = s.review;
-    let key = entry.key;
-    // Check 6.
+    image_line(out, todo, entry);
+    cookbook_line(out, todo, s, entry.key);
+    let facts = recipe_facts(s.review, entry, bindings, mode);
+    golden_line(out, todo, entry.key, &facts, mode);
+    draft_and_arch_lines(out, &facts);
+    let lints = facts.of(&[recipe::CODE_CUDA_GRAPH]);
+    if !lints.is_empty() {
+        let _ = writeln!(out, "- **Lints (the sign-off answers these).**");
+        for l in &lints {
+            let _ = writeln!(out, "  - {}", md(l));
+        }
+        todo.push(format!(
+            "`{}`: the answer to each lint above (e.g. the largest per-rank decode batch seen in the logs)",
+            entry.key
+        ));
+    }
+}
+
+/// Check 6: the config's image, its digest and the upstream image rules.
+fn image_line(out: &mut String, todo: &mut Vec<String>, entry: &masters::Entry<'_>) {
     let image = entry.image().and_then(|n| n.as_str()).unwrap_or("");
     let r = crate::images::ImageRef::parse(image);
     let image_findings: Vec<String> = crate::images::check(std::slice::from_ref(entry))
@@ -316,11 +348,14 @@ fn config_section(
         }
     );
     todo.push(format!(
-        "`{key}`: the platforms of the image's index (`cargo xtask validate --online` asks the registry)"
+        "`{}`: the platforms of the image's index (`cargo xtask validate --online` asks the registry)",
+        entry.key
     ));
+}
 
-    // Check 3.
-    match s.cookbooks.get(key) {
+/// Check 3: the cookbook comparison of the config, or why there is none.
+fn cookbook_line(out: &mut String, todo: &mut Vec<String>, s: &SignoffInputs<'_>, key: &str) {
+    let (cb, report) = match s.cookbooks.get(key) {
         None => {
             let _ = writeln!(
                 out,
@@ -329,72 +364,102 @@ fn config_section(
             todo.push(format!(
                 "`{key}`: the upstream recipe link and the comparison of deployment-defining args (no cookbook file)"
             ));
+            return;
         }
         Some(Err(why)) => {
             let _ = writeln!(out, "- **Cookbook (Check 3).** could not run: {}.", md(why));
             todo.push(format!("`{key}`: the cookbook comparison"));
+            return;
         }
-        Some(Ok((cb, report))) => {
-            let source: Vec<String> = cb
-                .source
-                .iter()
-                .map(|(k, v)| format!("{k}: {}", md(v)))
-                .collect();
-            let _ = writeln!(
-                out,
-                "- **Cookbook (Check 3).** {} points compared with `{}`, **{} differences**. Source: {}.",
-                report.points.len(),
-                md(&cb.path.display().to_string()),
-                report.difference_count(),
-                source.join("; ")
-            );
-            for d in report.diagnostics() {
-                let _ = writeln!(out, "  - {}", md(&describe(&d)));
-            }
-            let mut by_reason: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
-            for p in &report.points {
-                for (setting, why) in &p.excluded {
-                    by_reason
-                        .entry(why)
-                        .or_default()
-                        .insert(setting_name(setting));
-                }
-            }
-            let _ = writeln!(out, "  Excluded as InferenceX-only:");
-            for (why, names) in by_reason {
-                let names: Vec<String> = names.iter().map(|n| format!("`{}`", md(n))).collect();
-                let _ = writeln!(out, "  - {}: {}", names.join(", "), md(why));
-            }
-            if cb
-                .source
-                .iter()
-                .any(|(_, v)| v.trim_start().starts_with("to fill in"))
-            {
-                todo.push(format!(
-                    "`{key}`: the cookbook source fields marked \"to fill in\" in {}",
-                    cb.path.display()
-                ));
-            }
+        Some(Ok(found)) => found,
+    };
+    let source: Vec<String> = cb
+        .source
+        .iter()
+        .map(|(k, v)| format!("{k}: {}", md(v)))
+        .collect();
+    let _ = writeln!(
+        out,
+        "- **Cookbook (Check 3).** {} points compared with `{}`, **{} differences**. Source: {}.",
+        report.points.len(),
+        md(&cb.path.display().to_string()),
+        report.difference_count(),
+        source.join("; ")
+    );
+    for d in report.diagnostics() {
+        let _ = writeln!(out, "  - {}", md(&describe(&d)));
+    }
+    let mut by_reason: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for p in &report.points {
+        for (setting, why) in &p.excluded {
+            by_reason
+                .entry(why)
+                .or_default()
+                .insert(setting_name(setting));
         }
     }
+    let _ = writeln!(out, "  Excluded as InferenceX-only:");
+    for (why, names) in by_reason {
+        let names: Vec<String> = names.iter().map(|n| format!("`{}`", md(n))).collect();
+        let _ = writeln!(out, "  - {}: {}", names.join(", "), md(why));
+    }
+    if cb
+        .source
+        .iter()
+        .any(|(_, v)| v.trim_start().starts_with("to fill in"))
+    {
+        todo.push(format!(
+            "`{key}`: the cookbook source fields marked \"to fill in\" in {}",
+            cb.path.display()
+        ));
+    }
+}
 
-    // Checks 8, 11, 13 and the lints over the config's recipes.
+/// What the recipe checks found over one config's recipes (Checks 8, 11, 13 and the lints).
+struct RecipeFacts {
+    findings: Vec<infx_report::Diagnostic>,
+    golden_cells: BTreeSet<String>,
+    hard_coded: usize,
+    variants: usize,
+}
+
+impl RecipeFacts {
+    /// The findings with one of `codes`, described.
+    fn of(&self, codes: &[&str]) -> Vec<String> {
+        self.findings
+            .iter()
+            .filter(|d| codes.contains(&d.code.as_str()))
+            .map(describe)
+            .collect()
+    }
+}
+
+fn recipe_facts(
+    inputs: &ReviewInputs,
+    entry: &masters::Entry<'_>,
+    bindings: &BTreeMap<String, masters::Binding>,
+    mode: GoldenMode,
+) -> RecipeFacts {
     let refs = entry.recipe_refs();
     let docs: Vec<&infx_yaml::Document> = inputs
         .recipes
         .iter()
         .filter(|d| refs.contains(&d.path.to_string_lossy().replace('\\', "/")))
         .collect();
-    let mut findings = Vec::new();
-    let mut golden_cells: BTreeSet<String> = BTreeSet::new();
-    let mut hard_coded = 0usize;
-    let mut variants = 0usize;
+    let mut facts = RecipeFacts {
+        findings: Vec::new(),
+        golden_cells: BTreeSet::new(),
+        hard_coded: 0,
+        variants: 0,
+    };
     for doc in &docs {
         let key_path = doc.path.to_string_lossy().replace('\\', "/");
         let binding = bindings.get(&key_path);
-        findings.extend(crate::review_recipe(doc, binding, &inputs.golden, mode));
+        facts
+            .findings
+            .extend(crate::review_recipe(doc, binding, &inputs.golden, mode));
         let vars = recipe::variants(&doc.root);
-        variants += vars.len();
+        facts.variants += vars.len();
         let ctx = golden::Context {
             model_prefix: binding.and_then(|b| b.model_prefix.clone()),
             agentic: true,
@@ -402,14 +467,14 @@ fn config_section(
         };
         for v in &vars {
             let info = golden::spec_info(&v.node);
-            hard_coded += info.simulated.len();
+            facts.hard_coded += info.simulated.len();
             if let Ok((al, stem, thinking, k)) = golden::lookup(&info, &ctx, &inputs.golden) {
                 let file = inputs
                     .golden
                     .get(&stem)
                     .map(|c| c.path.display().to_string())
                     .unwrap_or_default();
-                golden_cells.insert(format!(
+                facts.golden_cells.insert(format!(
                     "`{stem}` (`{}`), {thinking}, draft length {k} → **{}**",
                     md(&file),
                     golden::fmt_al(al)
@@ -417,14 +482,18 @@ fn config_section(
             }
         }
     }
-    let of = |codes: &[&str]| -> Vec<String> {
-        findings
-            .iter()
-            .filter(|d| codes.contains(&d.code.as_str()))
-            .map(describe)
-            .collect()
-    };
-    let golden_findings = of(&[
+    facts
+}
+
+/// Check 11: the golden acceptance length of each speculative point.
+fn golden_line(
+    out: &mut String,
+    todo: &mut Vec<String>,
+    key: &str,
+    facts: &RecipeFacts,
+    mode: GoldenMode,
+) {
+    let golden_findings = facts.of(&[
         golden::CODE,
         golden::CODE_HARDCODED,
         golden::CODE_CURVE,
@@ -434,17 +503,22 @@ fn config_section(
         GoldenMode::Injected => "injected by the launcher",
         _ => "pinned in the recipe",
     };
-    let speculative = !golden_cells.is_empty();
+    let speculative = !facts.golden_cells.is_empty();
     let _ = writeln!(
         out,
         "- **Golden AL (Check 11).** {}; {how}, {} hard-coded value{} in the recipe; {}.{}",
-        if golden_cells.is_empty() {
-            "no speculative point".to_string()
+        if speculative {
+            facts
+                .golden_cells
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; ")
         } else {
-            golden_cells.into_iter().collect::<Vec<_>>().join("; ")
+            "no speculative point".to_string()
         },
-        hard_coded,
-        if hard_coded == 1 { "" } else { "s" },
+        facts.hard_coded,
+        if facts.hard_coded == 1 { "" } else { "s" },
         if golden_findings.is_empty() {
             "Check 11 passes".to_string()
         } else {
@@ -461,7 +535,12 @@ fn config_section(
             "`{key}`: the simulated AL every point ran with (`SGLANG_SIMULATE_ACC_LEN` in the server logs)"
         ));
     }
-    let draft = of(&[recipe::CODE_DRAFT_ENV, recipe::CODE_DRAFT_FLAG]);
+}
+
+/// Check 13 (draft precision) and Check 8 (architecture hacks, event publication).
+fn draft_and_arch_lines(out: &mut String, facts: &RecipeFacts) {
+    let variants = facts.variants;
+    let draft = facts.of(&[recipe::CODE_DRAFT_ENV, recipe::CODE_DRAFT_FLAG]);
     let _ = writeln!(
         out,
         "- **Draft precision (Check 13).** {}",
@@ -474,7 +553,7 @@ fn config_section(
             md(&draft.join("; "))
         }
     );
-    let arch = of(&[recipe::CODE_HF_OVERRIDES, recipe::CODE_EVENTS]);
+    let arch = facts.of(&[recipe::CODE_HF_OVERRIDES, recipe::CODE_EVENTS]);
     let _ = writeln!(
         out,
         "- **Architecture hacks, event publication (Check 8).** {}",
@@ -486,16 +565,6 @@ fn config_section(
             md(&arch.join("; "))
         }
     );
-    let lints = of(&[recipe::CODE_CUDA_GRAPH]);
-    if !lints.is_empty() {
-        let _ = writeln!(out, "- **Lints (the sign-off answers these).**");
-        for l in &lints {
-            let _ = writeln!(out, "  - {}", md(l));
-        }
-        todo.push(format!(
-            "`{key}`: the answer to each lint above (e.g. the largest per-rank decode batch seen in the logs)"
-        ));
-    }
 }
 
 /// The changelog entries a change appends: entries of the new `perf-changelog.yaml` whose first

@@ -1,6 +1,11 @@
-//! Python's `fnmatch.fnmatchcase`: `*`, `?`, `[seq]`, `[!seq]`; a `[` without a closing `]`
-//! is literal. Case-sensitive, as `fnmatch.filter` is on POSIX.
+//! The one shell-glob matcher of the workspace: Python's `fnmatch.fnmatchcase(name, pattern)`,
+//! which both upstream tools use (matrix `--config-keys` globs, srtctl's override selectors;
+//! docs/matrix.md, docs/recipe.md). `*`, `?`, `[seq]`, `[!seq]`; a `]` right after `[` or `[!`
+//! is a member; a `[` without a closing `]` is literal; a backslash is an ordinary character.
+//! Case-sensitive and `/` is not special (names, not paths: CODEOWNERS patterns follow
+//! gitignore rules and have their own matcher in infx-review).
 
+/// Whether `name` matches the glob `pattern` (argument order as in Python).
 pub fn fnmatch(name: &str, pattern: &str) -> bool {
     let n: Vec<char> = name.chars().collect();
     let p: Vec<char> = pattern.chars().collect();
@@ -138,5 +143,36 @@ mod tests {
         assert!(fnmatch("", "*"));
         assert!(fnmatch("abcabd", "*abd"));
         assert!(!fnmatch("ABC", "abc"));
+        assert!(fnmatch("override_tp4_mtp", "*mtp*"));
+        assert!(fnmatch("zip_b", "zip_[a-c]*"));
+        assert!(!fnmatch("zip_b", "zip_[!a-c]*"));
+    }
+
+    /// Bracket corner cases, each checked against CPython's `fnmatch.fnmatchcase`.
+    #[test]
+    fn brackets_as_python() {
+        let cases = [
+            ("b", "[!]]", true),
+            ("]", "[!]]", false),
+            ("a]", "[!]]", false),
+            ("]", "[]]", true),
+            ("a", "[]a]", true),
+            ("[", "[]", false),
+            ("[]", "[]", true),
+            ("x", "[!]", false),
+            ("[!]", "[!]", true),
+            ("-", "[a-]", true),
+            ("b", "[a-]", false),
+            ("b", "[z-a]", false),
+            ("a-b", "a[--/]b", true),
+            ("/", "[!a]", true),
+            ("a\\b", "a\\b", true),
+            ("ab", "a\\b", false),
+            ("", "", true),
+            ("a", "", false),
+        ];
+        for (name, pattern, want) in cases {
+            assert_eq!(fnmatch(name, pattern), want, "{name:?} vs {pattern:?}");
+        }
     }
 }
