@@ -158,3 +158,41 @@ backend:
         .collect();
     assert_eq!(frontends, vec![1, 2, 3], "{:?}", r.processes);
 }
+
+/// More prefill workers than the prefill nodes have GPUs: srtctl computes zero GPUs each and
+/// packs them all on the first node, counting that node's ports up across the overflow (found
+/// by the random differential, seed 3 case 69).
+#[test]
+fn zero_gpu_workers_share_the_first_node_and_its_ports() {
+    let text = "name: z\nmodel: {path: /m, container: c, precision: bf16}\nresources: {gpu_type: gb200, gpus_per_node: 4, prefill_nodes: 1, decode_nodes: 1, prefill_workers: 6, decode_workers: 2}\nfrontend: {type: sglang, enable_multiple_frontends: false}\nbackend: {sglang_config: {prefill: {tp: 2}, decode: {tp: 2}}}\n";
+    let v = RecipeFile::parse(Path::new("z.yaml"), text.into())
+        .unwrap()
+        .expand(None)
+        .unwrap()
+        .remove(0);
+    let r = render(&v);
+    let router = r.processes.iter().find(|p| p.kind == "router").unwrap();
+    let prefill: String = (0..6)
+        .map(|i| format!(" --prefill http://<ip0>:{} {}", 6100 + 32 * i, 7200 + i))
+        .collect();
+    assert_eq!(
+        router.argv.join(" "),
+        format!(
+            "python -m sglang_router.launch_router --pd-disaggregation{prefill} --decode http://<ip0>:6292 --decode http://<ip0>:6324 --host 0.0.0.0 --port 8000"
+        )
+    );
+    let places: Vec<(usize, Vec<usize>)> = r
+        .processes
+        .iter()
+        .filter(|p| p.kind == "worker")
+        .map(|p| (p.node, p.gpus.clone()))
+        .collect();
+    let mut want = vec![(0, vec![]); 6];
+    want.extend([(0, vec![0, 1]), (0, vec![2, 3])]);
+    assert_eq!(places, want);
+    assert!(
+        !r.notes.iter().any(|n| n.contains("refuses")),
+        "{:?}",
+        r.notes
+    );
+}

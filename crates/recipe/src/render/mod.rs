@@ -448,7 +448,7 @@ fn place(
         .map(|(r, &(workers, _))| topology::Shape {
             mode: r.name,
             workers,
-            gpus: r.gpus.max(1) as usize,
+            gpus: r.gpus.max(0) as usize,
         })
         .collect();
     // Schema 1: the nodes srtctl allocates are the declared ones (`decode_nodes: 0` shares).
