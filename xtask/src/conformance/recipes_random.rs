@@ -544,16 +544,14 @@ pub fn run_oracle(python: &Path, cases: &[Case]) -> anyhow::Result<Vec<OracleRes
     let missing: Vec<usize> = (0..cases.len()).filter(|&i| answers[i].is_none()).collect();
     if !missing.is_empty() {
         let batch: Vec<J> = missing.iter().map(|&i| inputs[i].clone()).collect();
-        let lines = run_driver(python, &batch)?;
+        // Each answer is kept as it arrives, so an interrupted long run resumes where it was.
+        let lines = run_driver(python, &batch, |n, line| {
+            if let Some(cache) = &cache {
+                cache.store(std::iter::once((&keys[missing[n]], &line.to_string())));
+            }
+        })?;
         for (&i, line) in missing.iter().zip(lines) {
             answers[i] = Some(line);
-        }
-        if let Some(cache) = &cache {
-            cache.store(
-                missing
-                    .iter()
-                    .filter_map(|&i| Some((&keys[i], answers[i].as_ref()?))),
-            );
         }
     }
     answers
@@ -620,8 +618,13 @@ impl AnswerCache {
     }
 }
 
-/// One driver process over `input`: one JSON answer line per case, in order.
-fn run_driver(python: &Path, input: &[J]) -> anyhow::Result<Vec<String>> {
+/// One driver process over `input`: one JSON answer line per case, in order; `on_answer`
+/// sees each (its index, the line) as soon as the driver prints it.
+fn run_driver(
+    python: &Path,
+    input: &[J],
+    mut on_answer: impl FnMut(usize, &str),
+) -> anyhow::Result<Vec<String>> {
     let input: Vec<J> = input
         .iter()
         .enumerate()
@@ -637,7 +640,7 @@ fn run_driver(python: &Path, input: &[J]) -> anyhow::Result<Vec<String>> {
     let driver = dir.path().join("srtctl_driver.py");
     std::fs::write(&driver, include_str!("oracle/srtctl_driver.py"))?;
     let bin = python.parent().map(Path::to_path_buf).unwrap_or_default();
-    let child = Command::new(python)
+    let mut child = Command::new(python)
         .arg(&driver)
         .arg(&cases_file)
         .env_clear()
@@ -658,13 +661,26 @@ fn run_driver(python: &Path, input: &[J]) -> anyhow::Result<Vec<String>> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()?;
-    let out = child.wait_with_output()?;
-    let results: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect();
+    // stderr drains on its own thread so a chatty driver cannot block on a full pipe.
+    let stderr = child.stderr.take();
+    let drain = std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(mut e) = stderr {
+            let _ = std::io::Read::read_to_string(&mut e, &mut text);
+        }
+        text
+    });
+    let mut results: Vec<String> = Vec::new();
+    if let Some(out) = child.stdout.take() {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(out)) {
+            let line = line?;
+            on_answer(results.len(), &line);
+            results.push(line);
+        }
+    }
+    child.wait()?;
+    let err = drain.join().unwrap_or_default();
     if results.len() != input.len() {
-        let err = String::from_utf8_lossy(&out.stderr);
         anyhow::bail!(
             "srtctl driver answered {} of {} cases: {}",
             results.len(),
