@@ -196,3 +196,74 @@ fn zero_gpu_workers_share_the_first_node_and_its_ports() {
         r.notes
     );
 }
+
+/// `gpus_per_node: 0.5` loads (srtctl truncates it to 0) but srtctl's placement divides by it,
+/// so the launch fails at run time; the render says so (found by the random differential,
+/// seed 3 case 38).
+#[test]
+fn fractional_gpus_per_node_below_one_is_refused_at_run_time() {
+    let text = |gpn: &str| {
+        format!(
+            "name: f\nmodel: {{path: /m, container: c, precision: bf16}}\nresources: {{gpu_type: h100, gpus_per_node: {gpn}, agg_nodes: 1, agg_workers: 1}}\n"
+        )
+    };
+    let refused = |gpn: &str| {
+        let v = RecipeFile::parse(Path::new("f.yaml"), text(gpn))
+            .unwrap()
+            .expand(None)
+            .unwrap()
+            .remove(0);
+        render(&v)
+            .notes
+            .iter()
+            .any(|n| n.contains("srtctl refuses this layout at run time: gpus_per_node is 0"))
+    };
+    assert!(refused("0.5"));
+    assert!(!refused("4.5"));
+    assert!(!refused("8"));
+}
+
+fn first_variant(text: &str) -> infx_recipe::Variant {
+    RecipeFile::parse(Path::new("k.yaml"), text.into())
+        .unwrap()
+        .expand(None)
+        .unwrap()
+        .remove(0)
+}
+
+/// SGLang reads `kv_events_config: true` for prefill and decode only; an aggregated worker
+/// publishes KV events only from a mapping's `aggregated` entry (found by the random
+/// differential, seed 3 case 704).
+#[test]
+fn schema1_kv_events_true_skips_aggregated_sglang_workers() {
+    let text = |kv: &str| {
+        format!(
+            "name: k\nmodel: {{path: /m, container: c, precision: fp8}}\nresources: {{gpu_type: h100, agg_nodes: 1, agg_workers: 1}}\nbackend: {{kv_events_config: {kv}}}\n"
+        )
+    };
+    let publishes = |kv: &str| {
+        let r = render(&first_variant(&text(kv)));
+        r.processes
+            .iter()
+            .filter(|p| p.kind == "worker")
+            .any(|p| p.argv.iter().any(|a| a == "--kv-events-config"))
+    };
+    assert!(!publishes("true"));
+    assert!(publishes("{aggregated: true}"));
+    assert!(publishes("{aggregated: {topic: t}}"));
+    assert!(!publishes("{aggregated: false}"));
+}
+
+/// `decode_nodes: 0` on an aggregated job without prefill or decode workers: srtctl's SGLang
+/// router stays aggregated and lists the aggregated worker (found by the random differential,
+/// seed 3 case 654).
+#[test]
+fn router_of_an_aggregated_job_with_decode_nodes_zero_lists_its_workers() {
+    let text = "name: a\nmodel: {path: /m, container: c, precision: bf16}\nresources: {gpu_type: gb300, gpus_per_node: 4, agg_nodes: 1, agg_workers: 1, decode_nodes: 0}\nfrontend: {type: sglang, enable_multiple_frontends: false}\nbackend: {sglang_config: {aggregated: {tp: 2}}}\n";
+    let r = render(&first_variant(text));
+    let router = r.processes.iter().find(|p| p.kind == "router").unwrap();
+    assert_eq!(
+        router.argv.join(" "),
+        "python -m sglang_router.launch_router --worker-urls http://<ip0>:6100 --host 0.0.0.0 --port 8000"
+    );
+}

@@ -830,6 +830,17 @@ fn compare_launches(
             .unwrap_or_default();
         let engine = super::recipes::compare_argvs(&calls, v)
             .map_err(|e| format!("variant {} ({}): {e}", i + 1, v.label))?;
+        let envs: Vec<(Vec<String>, &Map<String, J>)> = launch["calls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| {
+                let argv = super::recipes::argv_of(c["command"].as_array()?);
+                Some((argv, c["env"].as_object()?))
+            })
+            .collect();
+        super::recipes::compare_envs(&envs, v)
+            .map_err(|e| format!("variant {} ({}): {e}", i + 1, v.label))?;
         *launches.entry(engine).or_default() += 1;
     }
     Ok(skipped)

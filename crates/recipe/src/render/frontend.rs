@@ -15,6 +15,8 @@ pub(super) struct Frontend<'a> {
     pub schema2: bool,
     pub multiple: bool,
     pub disaggregated: bool,
+    /// The SGLang router runs in prefill/decode mode.
+    pub router_disaggregated: bool,
     /// The worker itself is the public endpoint (no frontend process).
     pub direct_endpoint: bool,
     pub head: usize,
@@ -103,7 +105,7 @@ fn sglang_router(
     let mut argv: Vec<String> = ["python", "-m", "sglang_router.launch_router"]
         .map(String::from)
         .to_vec();
-    if f.disaggregated {
+    if f.router_disaggregated {
         argv.push("--pd-disaggregation".into());
         for (role, url, boot) in worker_urls {
             if role == "prefill" {

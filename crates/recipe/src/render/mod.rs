@@ -263,6 +263,7 @@ pub fn render(v: &Variant) -> Rendered {
         read
     };
     let job = job(t, schema2, &fe_type, &roles);
+    refuse_if_no_gpus_per_node(t, &roles, &mut notes);
     let mut processes = Vec::new();
     // A dedicated etcd/NATS node comes first; workers start after it.
     let infra = usize::from(
@@ -315,6 +316,11 @@ pub fn render(v: &Variant) -> Rendered {
         schema2,
         multiple: multi,
         disaggregated: roles.iter().any(|r| r.name != "agg"),
+        // srtctl's SGLang router splits prefill and decode when either has workers (schema 1:
+        // `decode_nodes: 0` alone leaves an aggregated job aggregated).
+        router_disaggregated: roles
+            .iter()
+            .any(|r| r.name != "agg" && (schema2 || r.workers > 0)),
         direct_endpoint: job.direct_endpoint,
         head: infra,
         total_nodes: node_cursor.min(placed.allocated_end).max(infra + 1),
@@ -509,6 +515,18 @@ fn refuse_if_short(
         notes.push(format!(
             "srtctl refuses this layout at run time: the workers need {needed} nodes, resources allocate {declared}"
         ));
+    }
+}
+
+/// A `gpus_per_node` below 1 (a fraction truncates to 0) loads, but srtctl divides by it when
+/// it places any worker and fails at run time; the note says so (docs/recipe.md, "Rendering").
+fn refuse_if_no_gpus_per_node(t: &Node, roles: &[Role], notes: &mut Vec<String>) {
+    let declared = count(t.get_path(&["resources", "gpus_per_node"]));
+    if declared == Some(0) && roles.iter().any(|r| r.workers > 0) {
+        notes.push(
+            "srtctl refuses this layout at run time: gpus_per_node is 0 (a fraction truncates to 0) and placing a worker divides by it"
+                .into(),
+        );
     }
 }
 

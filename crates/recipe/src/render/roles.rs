@@ -3,7 +3,6 @@
 
 use super::{Role, count, str_map, vllm_launch};
 use crate::pystr::py_str;
-use crate::recipe::is_truthy;
 use crate::schema2::engine_type;
 use infx_yaml::{Node, Value};
 
@@ -132,13 +131,10 @@ pub(super) fn schema1<'a>(
                 .and_then(Node::as_map),
             env: with_top_env(env, top_env),
             engine: engine.clone(),
-            // `kv_events_config: true` applies to every mode; a mapping names modes.
-            kv_events: b
-                .and_then(|b| b.get("kv_events_config"))
-                .and_then(|k| match &k.value {
-                    Value::Map(_) => k.get(mode).filter(|x| is_truthy(x)),
-                    _ => Some(k).filter(|x| is_truthy(x)),
-                }),
+            // `kv_events_config: true` covers prefill and decode only; a mapping's mode entry
+            // counts when it is `true` or a mapping of overrides (docs/recipe.md, "Rendering").
+            kv_events: vllm_launch::schema1_kv_events(b, name)
+                .filter(|k| matches!(k.value, Value::Bool(true) | Value::Map(_))),
             vllm_kv_events: vllm_launch::schema1_kv_events(b, name),
         });
     }
