@@ -267,3 +267,31 @@ fn router_of_an_aggregated_job_with_decode_nodes_zero_lists_its_workers() {
         "python -m sglang_router.launch_router --worker-urls http://<ip0>:6100 --host 0.0.0.0 --port 8000"
     );
 }
+
+/// Boolean fields read as srtctl loads them: `enable_multiple_frontends: "off"` is false, so
+/// one frontend serves on the head at port 8000 (found by the random differential, seed
+/// 20261202 case 1110).
+#[test]
+fn boolean_fields_written_as_words_read_as_srtctl_loads_them() {
+    let text = |multi: &str| {
+        format!(
+            "name: b\nmodel: {{path: /m, container: c, precision: bf16}}\nresources: {{gpu_type: h100, gpus_per_node: 8, agg_nodes: 2, agg_workers: 2}}\nfrontend: {{enable_multiple_frontends: {multi}}}\n"
+        )
+    };
+    let frontends = |multi: &str| {
+        render(&first_variant(&text(multi)))
+            .processes
+            .iter()
+            .filter(|p| p.kind == "frontend")
+            .map(|p| format!("{}@{}", p.argv.join(" "), p.node))
+            .collect::<Vec<_>>()
+    };
+    let single = vec!["python3 -m dynamo.frontend --http-port=8000@0".to_string()];
+    assert_eq!(frontends("'off'"), single);
+    assert_eq!(frontends("'no'"), single);
+    assert_eq!(frontends("false"), single);
+    assert_eq!(
+        frontends("'on'"),
+        vec!["python3 -m dynamo.frontend --http-port=8180@1".to_string()]
+    );
+}

@@ -248,7 +248,7 @@ pub fn render(v: &Variant) -> Rendered {
         .unwrap_or_else(|| "dynamo".into());
     let multi = fe
         .and_then(|f| f.get("enable_multiple_frontends"))
-        .map(is_truthy)
+        .map(flag)
         .unwrap_or(true);
     let mut notes = Vec::new();
     let top_env = str_map(t.get("environment"));
@@ -269,15 +269,11 @@ pub fn render(v: &Variant) -> Rendered {
     let infra = usize::from(
         !schema2
             && t.get_path(&["infra", "etcd_nats_dedicated_node"])
-                .is_some_and(is_truthy),
+                .is_some_and(flag),
     );
     // A dedicated frontend node (schema 1) follows it and hosts nginx or the single frontend.
-    let fe_node = usize::from(
-        !schema2
-            && fe
-                .and_then(|f| f.get("dedicated_node"))
-                .is_some_and(is_truthy),
-    );
+    let fe_node =
+        usize::from(!schema2 && fe.and_then(|f| f.get("dedicated_node")).is_some_and(flag));
     let mut node_cursor = infra + fe_node;
     // vLLM: srtctl's own placement, process layout and command (render/vllm*.rs).
     let all_vllm = !roles.is_empty() && roles.iter().all(|r| r.engine == "vllm");
@@ -422,7 +418,7 @@ fn place(
 ) -> Placement {
     let spread = t
         .get_path(&["resources", "spread_workers"])
-        .is_some_and(is_truthy);
+        .is_some_and(flag);
     let mut sizes: Vec<(usize, usize)> = Vec::new();
     for r in standard {
         let nodes_per_worker = if r.gpus > gpn {
@@ -516,6 +512,15 @@ fn refuse_if_short(
             "srtctl refuses this layout at run time: the workers need {needed} nodes, resources allocate {declared}"
         ));
     }
+}
+
+/// A boolean field as srtctl loads it (marshmallow's `Boolean`: `"off"`, `"no"`, `0` are
+/// false), Python truthiness for anything it would not load (docs/recipe.md, "Rendering").
+pub(crate) fn flag(n: &Node) -> bool {
+    crate::coerce::to_bool(n)
+        .ok()
+        .and_then(|j| j.as_bool())
+        .unwrap_or_else(|| is_truthy(n))
 }
 
 /// A `gpus_per_node` below 1 (a fraction truncates to 0) loads, but srtctl divides by it when

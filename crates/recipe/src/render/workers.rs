@@ -4,11 +4,10 @@
 
 use super::topology::{Endpoint, Slot};
 use super::{
-    Process, Role, SGLANG_OWNED, VLLM_OWNED, default_served, engine_args, int, kv_events_json,
-    mocker,
+    Process, Role, SGLANG_OWNED, VLLM_OWNED, default_served, engine_args, flag, int,
+    kv_events_json, mocker,
 };
 use crate::pystr::py_str;
-use crate::recipe::is_truthy;
 use infx_yaml::{Mapping, Node, Value};
 
 /// What every worker command of one variant shares.
@@ -371,7 +370,7 @@ fn trtllm(job: &Job, r: &Role, at: &RankPlace) -> Vec<String> {
     // (docs/recipe.md, "Rendering").
     let numa = matches!(mode, "prefill" | "decode")
         && match engine_get("numa_memory_bind") {
-            Some(n) if !n.is_null() => is_truthy(n),
+            Some(n) if !n.is_null() => flag(n),
             _ => matches!(gpu_type.as_str(), "gb200" | "gb300"),
         };
     if numa {
@@ -418,7 +417,7 @@ fn trtllm(job: &Job, r: &Role, at: &RankPlace) -> Vec<String> {
             "--request-plane".into(),
             job.request_plane.clone(),
         ]);
-        if engine_get("publish_events_and_metrics").is_some_and(is_truthy) {
+        if engine_get("publish_events_and_metrics").is_some_and(flag) {
             argv.push("--publish-events-and-metrics".into());
         }
     }
