@@ -928,14 +928,25 @@ fn dynamo_post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
     Ok(())
 }
 
-fn top_post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
+fn top_post_init(c: &J, tree: &Node) -> Result<(), Failure> {
     let r = &c["resources"];
     let disagg = !r["prefill_nodes"].is_null() || !r["decode_nodes"].is_null();
     let backend = c["backend"]["type"]
         .as_str()
         .unwrap_or("sglang")
         .to_string();
-    // 1. profiling
+    profiling_rules(c, tree, &backend, disagg)?;
+    tachometer_rules(c, tree)?;
+    telemetry_rules(c, tree)?;
+    mooncake_rules(c, tree, &backend, disagg)?;
+    het_job_rules(c, tree, &backend, disagg)?;
+    dedicated_node_rules(c, tree)?;
+    frontend_type_rules(c, tree, &backend, disagg)
+}
+
+/// The `profiling` block against the layout and backend.
+fn profiling_rules(c: &J, tree: &Node, backend: &str, disagg: bool) -> Result<(), Failure> {
+    let r = &c["resources"];
     let p = &c["profiling"];
     let ptype = p["type"].as_str().unwrap_or("none");
     if ptype != "none" {
@@ -1025,7 +1036,11 @@ fn top_post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             }
         }
     }
-    // 2. observability / tachometer
+    Ok(())
+}
+
+/// `observability.tachometer` (and its interplay with `telemetry`).
+fn tachometer_rules(c: &J, tree: &Node) -> Result<(), Failure> {
     let o = &c["observability"];
     let t = &o["tachometer"];
     let tel = &c["telemetry"];
@@ -1110,116 +1125,137 @@ fn top_post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             ));
         }
     }
-    // 3. telemetry
-    if tel["enabled"] == true {
-        let e = &tel["dcgm_exporter"];
-        if e.is_null() {
+    Ok(())
+}
+
+/// `telemetry`: the exporter and the collector timing, then what it requires of the job.
+fn telemetry_rules(c: &J, tree: &Node) -> Result<(), Failure> {
+    let tel = &c["telemetry"];
+    if tel["enabled"] != true {
+        return Ok(());
+    }
+    telemetry_collector_rules(tel, tree)?;
+    telemetry_job_rules(c, tree)
+}
+
+/// The DCGM exporter and the collector timing of enabled telemetry.
+fn telemetry_collector_rules(tel: &J, tree: &Node) -> Result<(), Failure> {
+    let e = &tel["dcgm_exporter"];
+    if e.is_null() {
+        return Err(rule(
+            tree,
+            "telemetry",
+            "telemetry.dcgm_exporter is required when telemetry is enabled",
+        ));
+    }
+    if e["container_image"].as_str().is_none_or(str::is_empty) {
+        return Err(rule(
+            tree,
+            "telemetry.dcgm_exporter.container_image",
+            "telemetry.dcgm_exporter.container_image must be non-empty",
+        ));
+    }
+    if !(1..=65535).contains(&int(&e["port"])) {
+        return Err(rule(
+            tree,
+            "telemetry.dcgm_exporter.port",
+            "telemetry.dcgm_exporter.port must be in 1..65535",
+        ));
+    }
+    for knob in [
+        "default_frequency",
+        "startup_timeout_seconds",
+        "request_timeout_seconds",
+    ] {
+        let v = tel[knob].as_f64().unwrap_or(0.0);
+        if !(v.is_finite() && v > 0.0) {
             return Err(rule(
                 tree,
-                "telemetry",
-                "telemetry.dcgm_exporter is required when telemetry is enabled",
-            ));
-        }
-        if e["container_image"].as_str().is_none_or(str::is_empty) {
-            return Err(rule(
-                tree,
-                "telemetry.dcgm_exporter.container_image",
-                "telemetry.dcgm_exporter.container_image must be non-empty",
-            ));
-        }
-        if !(1..=65535).contains(&int(&e["port"])) {
-            return Err(rule(
-                tree,
-                "telemetry.dcgm_exporter.port",
-                "telemetry.dcgm_exporter.port must be in 1..65535",
-            ));
-        }
-        for knob in [
-            "default_frequency",
-            "startup_timeout_seconds",
-            "request_timeout_seconds",
-        ] {
-            let v = tel[knob].as_f64().unwrap_or(0.0);
-            if !(v.is_finite() && v > 0.0) {
-                return Err(rule(
-                    tree,
-                    &format!("telemetry.{knob}"),
-                    format!("telemetry.{knob} must be finite and positive"),
-                ));
-            }
-        }
-        let freq = tel["default_frequency"].as_f64().unwrap_or(0.0);
-        let rt = tel["request_timeout_seconds"].as_f64().unwrap_or(0.0);
-        if freq > 3.0 {
-            return Err(rule(
-                tree,
-                "telemetry.default_frequency",
-                format!(
-                    "telemetry.default_frequency={} exceeds the 3.0s max sample gap the power validator accepts; every window would fail sample_gap_exceeded. Set it to the intended collector period (e.g. 1.0).",
-                    crate::pystr::py_float(freq)
-                ),
-            ));
-        }
-        let floor = 2.0 * (2.0 * rt + 1.0);
-        let join = tel["collector_join_timeout_seconds"]
-            .as_f64()
-            .unwrap_or(floor + 2.0);
-        if !(join.is_finite() && join > 0.0) || join <= floor {
-            return Err(rule(
-                tree,
-                "telemetry.collector_join_timeout_seconds",
-                "telemetry.collector_join_timeout_seconds must be finite, positive, and greater than two full collector cycles (2 * (2 * telemetry.request_timeout_seconds + 1 second))",
-            ));
-        }
-        if !safe_subdir(tel["storage_subdir"].as_str().unwrap_or("")) {
-            return Err(rule(
-                tree,
-                "telemetry.storage_subdir",
-                "telemetry.storage_subdir must be a safe relative path below the run log directory",
-            ));
-        }
-        let b = &c["benchmark"];
-        if b["type"] != "sa-bench" {
-            return Err(rule(
-                tree,
-                "benchmark.type",
-                "telemetry requires benchmark.type: sa-bench",
-            ));
-        }
-        if b["client_placement"] != "head" {
-            return Err(rule(
-                tree,
-                "benchmark.client_placement",
-                "telemetry requires benchmark.client_placement: head",
-            ));
-        }
-        if c["infra"]["etcd_nats_dedicated_node"] == true {
-            return Err(rule(
-                tree,
-                "infra.etcd_nats_dedicated_node",
-                "telemetry requires infra.etcd_nats_dedicated_node: false, because a dedicated infra node moves nodes.head off the batch host and power samples would no longer share the benchmark's clock",
-            ));
-        }
-        let concs: Vec<i64> = match &b["concurrencies"] {
-            J::Array(a) => a.iter().map(int).collect(),
-            J::String(s) => s
-                .split('x')
-                .map(|x| x.trim().parse().unwrap_or(0))
-                .collect(),
-            _ => vec![],
-        };
-        let mut uniq = concs.clone();
-        uniq.sort_unstable();
-        uniq.dedup();
-        if concs.is_empty() || uniq.len() != concs.len() || concs.iter().any(|&x| x <= 0) {
-            return Err(rule(
-                tree,
-                "benchmark.concurrencies",
-                "telemetry requires a non-empty list of unique positive benchmark.concurrencies",
+                &format!("telemetry.{knob}"),
+                format!("telemetry.{knob} must be finite and positive"),
             ));
         }
     }
-    // 4. mooncake
+    let freq = tel["default_frequency"].as_f64().unwrap_or(0.0);
+    let rt = tel["request_timeout_seconds"].as_f64().unwrap_or(0.0);
+    if freq > 3.0 {
+        return Err(rule(
+            tree,
+            "telemetry.default_frequency",
+            format!(
+                "telemetry.default_frequency={} exceeds the 3.0s max sample gap the power validator accepts; every window would fail sample_gap_exceeded. Set it to the intended collector period (e.g. 1.0).",
+                crate::pystr::py_float(freq)
+            ),
+        ));
+    }
+    let floor = 2.0 * (2.0 * rt + 1.0);
+    let join = tel["collector_join_timeout_seconds"]
+        .as_f64()
+        .unwrap_or(floor + 2.0);
+    if !(join.is_finite() && join > 0.0) || join <= floor {
+        return Err(rule(
+            tree,
+            "telemetry.collector_join_timeout_seconds",
+            "telemetry.collector_join_timeout_seconds must be finite, positive, and greater than two full collector cycles (2 * (2 * telemetry.request_timeout_seconds + 1 second))",
+        ));
+    }
+    if !safe_subdir(tel["storage_subdir"].as_str().unwrap_or("")) {
+        return Err(rule(
+            tree,
+            "telemetry.storage_subdir",
+            "telemetry.storage_subdir must be a safe relative path below the run log directory",
+        ));
+    }
+    Ok(())
+}
+
+/// What enabled telemetry requires of the benchmark and the infra layout.
+fn telemetry_job_rules(c: &J, tree: &Node) -> Result<(), Failure> {
+    let b = &c["benchmark"];
+    if b["type"] != "sa-bench" {
+        return Err(rule(
+            tree,
+            "benchmark.type",
+            "telemetry requires benchmark.type: sa-bench",
+        ));
+    }
+    if b["client_placement"] != "head" {
+        return Err(rule(
+            tree,
+            "benchmark.client_placement",
+            "telemetry requires benchmark.client_placement: head",
+        ));
+    }
+    if c["infra"]["etcd_nats_dedicated_node"] == true {
+        return Err(rule(
+            tree,
+            "infra.etcd_nats_dedicated_node",
+            "telemetry requires infra.etcd_nats_dedicated_node: false, because a dedicated infra node moves nodes.head off the batch host and power samples would no longer share the benchmark's clock",
+        ));
+    }
+    let concs: Vec<i64> = match &b["concurrencies"] {
+        J::Array(a) => a.iter().map(int).collect(),
+        J::String(s) => s
+            .split('x')
+            .map(|x| x.trim().parse().unwrap_or(0))
+            .collect(),
+        _ => vec![],
+    };
+    let mut uniq = concs.clone();
+    uniq.sort_unstable();
+    uniq.dedup();
+    if concs.is_empty() || uniq.len() != concs.len() || concs.iter().any(|&x| x <= 0) {
+        return Err(rule(
+            tree,
+            "benchmark.concurrencies",
+            "telemetry requires a non-empty list of unique positive benchmark.concurrencies",
+        ));
+    }
+    Ok(())
+}
+
+/// `backend.mooncake_kv_store` needs a mooncake transfer in the prefill or decode config.
+fn mooncake_rules(c: &J, tree: &Node, backend: &str, disagg: bool) -> Result<(), Failure> {
     let be = &c["backend"];
     if !be["mooncake_kv_store"].is_null() && disagg {
         if backend == "sglang" {
@@ -1260,7 +1296,12 @@ fn top_post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             }
         }
     }
-    // 5. het jobs
+    Ok(())
+}
+
+/// `resources.het_jobs` needs a disaggregated SGLang layout without dedicated nodes.
+fn het_job_rules(c: &J, tree: &Node, backend: &str, disagg: bool) -> Result<(), Failure> {
+    let r = &c["resources"];
     if r["het_jobs"] == true {
         if !disagg {
             return Err(rule(
@@ -1295,7 +1336,11 @@ fn top_post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             ));
         }
     }
-    // 6. dedicated placement
+    Ok(())
+}
+
+/// A dedicated frontend or client node is only used from the head placement.
+fn dedicated_node_rules(c: &J, tree: &Node) -> Result<(), Failure> {
     let fe = &c["frontend"];
     if fe["dedicated_node"] == true && fe["orchestrator_placement"] != "head" {
         return Err(rule(
@@ -1318,6 +1363,13 @@ fn top_post_init(c: &mut J, tree: &Node) -> Result<(), Failure> {
             ),
         ));
     }
+    Ok(())
+}
+
+/// `frontend.type: trtllm_serve` and `vllm` against the backend and the layout.
+fn frontend_type_rules(c: &J, tree: &Node, backend: &str, disagg: bool) -> Result<(), Failure> {
+    let r = &c["resources"];
+    let fe = &c["frontend"];
     let agg_workers = int(&r["agg_workers"]);
     // 7. trtllm_serve
     if fe["type"] == "trtllm_serve" {

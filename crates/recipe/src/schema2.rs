@@ -601,107 +601,18 @@ impl Checker<'_> {
                     None,
                 ),
             },
-            K::StrMap => match n.as_map() {
-                None => self.err("recipe/type", path, n.span, NOT_MAP, None),
-                Some(m) => {
-                    for (kn, v) in m.iter_nodes() {
-                        let p = join_key(path, &py_str(kn));
-                        if kn.as_str().is_none() {
-                            self.err("recipe/type", &p, kn.span, format!("key: {NOT_STR}"), None);
-                        }
-                        if to_str(v).is_err() {
-                            self.err(
-                                "recipe/type",
-                                &p,
-                                v.span,
-                                format!("value: {NOT_STR}"),
-                                Some("quote the value: environment maps are string → string"),
-                            );
-                        }
-                    }
-                }
-            },
+            K::StrMap => self.str_map(n, path),
             K::AnyMap => {
                 if n.as_map().is_none() {
                     self.err("recipe/type", path, n.span, NOT_MAP, None);
                 }
             }
-            K::ListStr => match n.as_seq() {
-                None => self.err("recipe/type", path, n.span, NOT_LIST, None),
-                Some(items) => {
-                    for (i, it) in items.iter().enumerate() {
-                        if to_str(it).is_err() {
-                            self.err("recipe/type", &join_index(path, i), it.span, NOT_STR, None);
-                        }
-                    }
-                }
-            },
+            K::ListStr => self.list_str(n, path),
             K::Obj(shape) => self.obj(shape, n, path),
-            K::ObjList(shape) => match n.as_seq() {
-                None => self.err("recipe/type", path, n.span, NOT_LIST, None),
-                Some(items) => {
-                    for (i, it) in items.iter().enumerate() {
-                        let p = join_index(path, i);
-                        self.obj(shape, it, &p);
-                        if it.as_map().is_some() && it.get("name").is_none() {
-                            self.err(
-                                "recipe/missing-field",
-                                &join_key(&p, "name"),
-                                it.span,
-                                MISSING,
-                                None,
-                            );
-                        }
-                    }
-                }
-            },
+            K::ObjList(shape) => self.obj_list(shape, n, path),
             K::Engine => self.engine(n, path),
-            K::Roles => match n.as_map() {
-                None => self.err("recipe/type", path, n.span, NOT_MAP, None),
-                Some(m) => {
-                    for (k, kn, v) in m.iter() {
-                        let p = join_key(path, k);
-                        if !["prefill", "decode", "agg"].contains(&k) {
-                            self.err(
-                                "recipe/role",
-                                &p,
-                                kn.span,
-                                format!("unknown role '{k}'; valid roles are prefill, decode, agg"),
-                                None,
-                            );
-                            continue;
-                        }
-                        self.obj(ROLE, v, &p);
-                    }
-                }
-            },
-            K::Nodes => match &n.value {
-                Value::Bool(_) => self.err(
-                    "recipe/role",
-                    path,
-                    n.span,
-                    "nodes must be an integer >= 1 or 'colocate', not a boolean",
-                    None,
-                ),
-                Value::Str(s) if s == "colocate" => {}
-                _ => match to_int(n).ok().and_then(|j| j.as_i64()) {
-                    Some(i) if i >= 1 => {}
-                    Some(0) if path.ends_with("decode.nodes") => self.err(
-                        "recipe/role",
-                        path,
-                        n.span,
-                        "decode.nodes: 0 is the pre-2.0 sentinel; write nodes: colocate",
-                        None,
-                    ),
-                    _ => self.err(
-                        "recipe/role",
-                        path,
-                        n.span,
-                        "nodes must be an integer >= 1 or 'colocate'",
-                        None,
-                    ),
-                },
-            },
+            K::Roles => self.roles(n, path),
+            K::Nodes => self.nodes(n, path),
             K::BoolOrMap => {
                 if to_bool(n).is_err() && n.as_map().is_none() {
                     self.err(
@@ -751,6 +662,120 @@ impl Checker<'_> {
                 ),
             },
             K::SchemaVersion => {}
+        }
+    }
+
+    /// A str → str mapping (env maps): every key and value a string.
+    fn str_map(&mut self, n: &Node, path: &str) {
+        match n.as_map() {
+            None => self.err("recipe/type", path, n.span, NOT_MAP, None),
+            Some(m) => {
+                for (kn, v) in m.iter_nodes() {
+                    let p = join_key(path, &py_str(kn));
+                    if kn.as_str().is_none() {
+                        self.err("recipe/type", &p, kn.span, format!("key: {NOT_STR}"), None);
+                    }
+                    if to_str(v).is_err() {
+                        self.err(
+                            "recipe/type",
+                            &p,
+                            v.span,
+                            format!("value: {NOT_STR}"),
+                            Some("quote the value: environment maps are string → string"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// A list of strings.
+    fn list_str(&mut self, n: &Node, path: &str) {
+        match n.as_seq() {
+            None => self.err("recipe/type", path, n.span, NOT_LIST, None),
+            Some(items) => {
+                for (i, it) in items.iter().enumerate() {
+                    if to_str(it).is_err() {
+                        self.err("recipe/type", &join_index(path, i), it.span, NOT_STR, None);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A list of `shape` objects, each with a `name`.
+    fn obj_list(&mut self, shape: Shape, n: &Node, path: &str) {
+        match n.as_seq() {
+            None => self.err("recipe/type", path, n.span, NOT_LIST, None),
+            Some(items) => {
+                for (i, it) in items.iter().enumerate() {
+                    let p = join_index(path, i);
+                    self.obj(shape, it, &p);
+                    if it.as_map().is_some() && it.get("name").is_none() {
+                        self.err(
+                            "recipe/missing-field",
+                            &join_key(&p, "name"),
+                            it.span,
+                            MISSING,
+                            None,
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// `roles`: only prefill, decode, agg, each a role object.
+    fn roles(&mut self, n: &Node, path: &str) {
+        match n.as_map() {
+            None => self.err("recipe/type", path, n.span, NOT_MAP, None),
+            Some(m) => {
+                for (k, kn, v) in m.iter() {
+                    let p = join_key(path, k);
+                    if !["prefill", "decode", "agg"].contains(&k) {
+                        self.err(
+                            "recipe/role",
+                            &p,
+                            kn.span,
+                            format!("unknown role '{k}'; valid roles are prefill, decode, agg"),
+                            None,
+                        );
+                        continue;
+                    }
+                    self.obj(ROLE, v, &p);
+                }
+            }
+        }
+    }
+
+    /// A role's `nodes`: an integer >= 1 or `colocate`.
+    fn nodes(&mut self, n: &Node, path: &str) {
+        match &n.value {
+            Value::Bool(_) => self.err(
+                "recipe/role",
+                path,
+                n.span,
+                "nodes must be an integer >= 1 or 'colocate', not a boolean",
+                None,
+            ),
+            Value::Str(s) if s == "colocate" => {}
+            _ => match to_int(n).ok().and_then(|j| j.as_i64()) {
+                Some(i) if i >= 1 => {}
+                Some(0) if path.ends_with("decode.nodes") => self.err(
+                    "recipe/role",
+                    path,
+                    n.span,
+                    "decode.nodes: 0 is the pre-2.0 sentinel; write nodes: colocate",
+                    None,
+                ),
+                _ => self.err(
+                    "recipe/role",
+                    path,
+                    n.span,
+                    "nodes must be an integer >= 1 or 'colocate'",
+                    None,
+                ),
+            },
         }
     }
 
@@ -926,7 +951,31 @@ fn rules(c: &mut Checker) {
         .map(|m| m.iter().map(|(k, _, v)| (k, v)).collect())
         .unwrap_or_default();
     let top_engine = t.get("engine").filter(|e| !e.is_null());
-    // roles → engine binding (§5.3).
+    if engine_binding_rules(c, t, &roles, top_engine) {
+        return;
+    }
+    role_rules(c, t, &roles, top_engine);
+    frontend_rules(c, t, &roles, top_engine);
+    benchmark_rules(c, t);
+}
+
+/// A role's engine type: its own, else the top-level one, else SGLang.
+fn role_engine(role: &Node, top_engine: Option<&Node>) -> String {
+    role.get("engine")
+        .filter(|e| !e.is_null())
+        .and_then(engine_type)
+        .or_else(|| top_engine.and_then(engine_type))
+        .unwrap_or_else(|| "sglang".into())
+}
+
+/// Roles → engine binding (§5.3); true when the binding is wrong and the other rules would
+/// only repeat it.
+fn engine_binding_rules(
+    c: &mut Checker,
+    t: &Node,
+    roles: &[(&str, &Node)],
+    top_engine: Option<&Node>,
+) -> bool {
     let with_engine: Vec<&str> = roles
         .iter()
         .filter(|(_, r)| r.get("engine").is_some_and(|e| !e.is_null()))
@@ -944,10 +993,10 @@ fn rules(c: &mut Checker) {
             ),
             Some("use either engine: or roles.<role>.engine on every role"),
         );
-        return;
+        return true;
     }
     if top_engine.is_none() && !with_engine.is_empty() && with_engine.len() != roles.len() {
-        for (k, r) in &roles {
+        for (k, r) in roles {
             if !with_engine.contains(k) {
                 c.err(
                     "recipe/engine",
@@ -958,15 +1007,14 @@ fn rules(c: &mut Checker) {
                 );
             }
         }
-        return;
+        return true;
     }
-    let engine_of = |role: &Node| -> String {
-        role.get("engine")
-            .filter(|e| !e.is_null())
-            .and_then(engine_type)
-            .or_else(|| top_engine.and_then(engine_type))
-            .unwrap_or_else(|| "sglang".into())
-    };
+    false
+}
+
+/// Each role's fields against its engine and the allocation.
+fn role_rules(c: &mut Checker, t: &Node, roles: &[(&str, &Node)], top_engine: Option<&Node>) {
+    let engine_of = |role: &Node| role_engine(role, top_engine);
     let has = |k: &str| roles.iter().any(|(n, _)| *n == k);
     if has("agg") && (has("prefill") || has("decode")) {
         c.err(
@@ -977,7 +1025,7 @@ fn rules(c: &mut Checker) {
             None,
         );
     }
-    for (k, r) in &roles {
+    for (k, r) in roles {
         let e = engine_of(r);
         if let Some(x) = r.get("extra_args")
             && e != "trtllm"
@@ -1042,7 +1090,12 @@ fn rules(c: &mut Checker) {
             );
         }
     }
-    // frontend (§9, §17.4).
+}
+
+/// The frontend type against the roles' engines and layout (§9, §17.4).
+fn frontend_rules(c: &mut Checker, t: &Node, roles: &[(&str, &Node)], top_engine: Option<&Node>) {
+    let engine_of = |role: &Node| role_engine(role, top_engine);
+    let has = |k: &str| roles.iter().any(|(n, _)| *n == k);
     let fe = t.get("frontend");
     let fe_type = fe
         .and_then(|f| f.get("type"))
@@ -1132,7 +1185,10 @@ fn rules(c: &mut Checker) {
             None,
         );
     }
-    // benchmark type and fields (§10.1).
+}
+
+/// The benchmark type and the fields it uses (§10.1).
+fn benchmark_rules(c: &mut Checker, t: &Node) {
     if let Some(b) = t.get("benchmark").and_then(Node::as_map) {
         let bt = b.get("type").map(py_str).unwrap_or_else(|| "manual".into());
         let bspan = b.get_entry("type").map(|(_, v)| v.span).unwrap_or(t.span);

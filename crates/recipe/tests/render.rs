@@ -158,3 +158,140 @@ backend:
         .collect();
     assert_eq!(frontends, vec![1, 2, 3], "{:?}", r.processes);
 }
+
+/// More prefill workers than the prefill nodes have GPUs: srtctl computes zero GPUs each and
+/// packs them all on the first node, counting that node's ports up across the overflow (found
+/// by the random differential, seed 3 case 69).
+#[test]
+fn zero_gpu_workers_share_the_first_node_and_its_ports() {
+    let text = "name: z\nmodel: {path: /m, container: c, precision: bf16}\nresources: {gpu_type: gb200, gpus_per_node: 4, prefill_nodes: 1, decode_nodes: 1, prefill_workers: 6, decode_workers: 2}\nfrontend: {type: sglang, enable_multiple_frontends: false}\nbackend: {sglang_config: {prefill: {tp: 2}, decode: {tp: 2}}}\n";
+    let v = RecipeFile::parse(Path::new("z.yaml"), text.into())
+        .unwrap()
+        .expand(None)
+        .unwrap()
+        .remove(0);
+    let r = render(&v);
+    let router = r.processes.iter().find(|p| p.kind == "router").unwrap();
+    let prefill: String = (0..6)
+        .map(|i| format!(" --prefill http://<ip0>:{} {}", 6100 + 32 * i, 7200 + i))
+        .collect();
+    assert_eq!(
+        router.argv.join(" "),
+        format!(
+            "python -m sglang_router.launch_router --pd-disaggregation{prefill} --decode http://<ip0>:6292 --decode http://<ip0>:6324 --host 0.0.0.0 --port 8000"
+        )
+    );
+    let places: Vec<(usize, Vec<usize>)> = r
+        .processes
+        .iter()
+        .filter(|p| p.kind == "worker")
+        .map(|p| (p.node, p.gpus.clone()))
+        .collect();
+    let mut want = vec![(0, vec![]); 6];
+    want.extend([(0, vec![0, 1]), (0, vec![2, 3])]);
+    assert_eq!(places, want);
+    assert!(
+        !r.notes.iter().any(|n| n.contains("refuses")),
+        "{:?}",
+        r.notes
+    );
+}
+
+/// `gpus_per_node: 0.5` loads (srtctl truncates it to 0) but srtctl's placement divides by it,
+/// so the launch fails at run time; the render says so (found by the random differential,
+/// seed 3 case 38).
+#[test]
+fn fractional_gpus_per_node_below_one_is_refused_at_run_time() {
+    let text = |gpn: &str| {
+        format!(
+            "name: f\nmodel: {{path: /m, container: c, precision: bf16}}\nresources: {{gpu_type: h100, gpus_per_node: {gpn}, agg_nodes: 1, agg_workers: 1}}\n"
+        )
+    };
+    let refused = |gpn: &str| {
+        let v = RecipeFile::parse(Path::new("f.yaml"), text(gpn))
+            .unwrap()
+            .expand(None)
+            .unwrap()
+            .remove(0);
+        render(&v)
+            .notes
+            .iter()
+            .any(|n| n.contains("srtctl refuses this layout at run time: gpus_per_node is 0"))
+    };
+    assert!(refused("0.5"));
+    assert!(!refused("4.5"));
+    assert!(!refused("8"));
+}
+
+fn first_variant(text: &str) -> infx_recipe::Variant {
+    RecipeFile::parse(Path::new("k.yaml"), text.into())
+        .unwrap()
+        .expand(None)
+        .unwrap()
+        .remove(0)
+}
+
+/// SGLang reads `kv_events_config: true` for prefill and decode only; an aggregated worker
+/// publishes KV events only from a mapping's `aggregated` entry (found by the random
+/// differential, seed 3 case 704).
+#[test]
+fn schema1_kv_events_true_skips_aggregated_sglang_workers() {
+    let text = |kv: &str| {
+        format!(
+            "name: k\nmodel: {{path: /m, container: c, precision: fp8}}\nresources: {{gpu_type: h100, agg_nodes: 1, agg_workers: 1}}\nbackend: {{kv_events_config: {kv}}}\n"
+        )
+    };
+    let publishes = |kv: &str| {
+        let r = render(&first_variant(&text(kv)));
+        r.processes
+            .iter()
+            .filter(|p| p.kind == "worker")
+            .any(|p| p.argv.iter().any(|a| a == "--kv-events-config"))
+    };
+    assert!(!publishes("true"));
+    assert!(publishes("{aggregated: true}"));
+    assert!(publishes("{aggregated: {topic: t}}"));
+    assert!(!publishes("{aggregated: false}"));
+}
+
+/// `decode_nodes: 0` on an aggregated job without prefill or decode workers: srtctl's SGLang
+/// router stays aggregated and lists the aggregated worker (found by the random differential,
+/// seed 3 case 654).
+#[test]
+fn router_of_an_aggregated_job_with_decode_nodes_zero_lists_its_workers() {
+    let text = "name: a\nmodel: {path: /m, container: c, precision: bf16}\nresources: {gpu_type: gb300, gpus_per_node: 4, agg_nodes: 1, agg_workers: 1, decode_nodes: 0}\nfrontend: {type: sglang, enable_multiple_frontends: false}\nbackend: {sglang_config: {aggregated: {tp: 2}}}\n";
+    let r = render(&first_variant(text));
+    let router = r.processes.iter().find(|p| p.kind == "router").unwrap();
+    assert_eq!(
+        router.argv.join(" "),
+        "python -m sglang_router.launch_router --worker-urls http://<ip0>:6100 --host 0.0.0.0 --port 8000"
+    );
+}
+
+/// Boolean fields read as srtctl loads them: `enable_multiple_frontends: "off"` is false, so
+/// one frontend serves on the head at port 8000 (found by the random differential, seed
+/// 20261202 case 1110).
+#[test]
+fn boolean_fields_written_as_words_read_as_srtctl_loads_them() {
+    let text = |multi: &str| {
+        format!(
+            "name: b\nmodel: {{path: /m, container: c, precision: bf16}}\nresources: {{gpu_type: h100, gpus_per_node: 8, agg_nodes: 2, agg_workers: 2}}\nfrontend: {{enable_multiple_frontends: {multi}}}\n"
+        )
+    };
+    let frontends = |multi: &str| {
+        render(&first_variant(&text(multi)))
+            .processes
+            .iter()
+            .filter(|p| p.kind == "frontend")
+            .map(|p| format!("{}@{}", p.argv.join(" "), p.node))
+            .collect::<Vec<_>>()
+    };
+    let single = vec!["python3 -m dynamo.frontend --http-port=8000@0".to_string()];
+    assert_eq!(frontends("'off'"), single);
+    assert_eq!(frontends("'no'"), single);
+    assert_eq!(frontends("false"), single);
+    assert_eq!(
+        frontends("'on'"),
+        vec!["python3 -m dynamo.frontend --http-port=8180@1".to_string()]
+    );
+}

@@ -183,3 +183,38 @@ fn a_data_parallel_endpoint_with_a_non_numeric_size_is_refused_as_srtctl_does() 
     let (argvs, _) = workers(AGG8, backend, "");
     assert!(!argvs.is_empty());
 }
+
+#[test]
+fn a_list_or_string_data_parallel_size_is_refused_as_srtctl_does() {
+    // The data-parallel size joins the same product (found by the random differential, seed
+    // 20261202 case 117: `data-parallel-size: [3, x]`).
+    for dp in ["[3, x]", "'8'"] {
+        let backend = format!("  vllm_config:\n    aggregated: {{data-parallel-size: {dp}}}\n");
+        let (argvs, notes) = workers(AGG8, &backend, "");
+        assert!(argvs.is_empty(), "{dp}: {argvs:?}");
+        assert!(
+            notes.iter().any(|n| n.contains("data-parallel-size is")),
+            "{dp}: {notes:?}"
+        );
+    }
+}
+
+#[test]
+fn a_worker_computed_to_zero_gpus_gets_no_device_ids() {
+    // `gpus_per_decode: 0.5` truncates to 0: srtctl places the decode worker with no GPUs and
+    // leaves `--device-ids` out (found by the random differential, seed 20261202 case 72).
+    let resources = "gpu_type: gb300, gpus_per_node: 4, prefill_nodes: 1, decode_nodes: 1, \
+                     prefill_workers: 1, decode_workers: 1, gpus_per_decode: 0.5";
+    let (argvs, _) = workers(resources, "", "");
+    let decode: Vec<&Vec<String>> = argvs
+        .iter()
+        .filter(|a| after(a, "--disaggregation-mode") == Some("decode"))
+        .collect();
+    assert_eq!(decode.len(), 1, "{argvs:?}");
+    assert_eq!(after(decode[0], "--device-ids"), None, "{decode:?}");
+    let prefill = argvs
+        .iter()
+        .find(|a| after(a, "--disaggregation-mode") == Some("prefill"))
+        .expect("a prefill worker");
+    assert_eq!(after(prefill, "--device-ids"), Some("0,1,2,3"));
+}

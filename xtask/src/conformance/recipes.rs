@@ -296,15 +296,79 @@ fn mask(argv: &[String]) -> String {
             if t.starts_with("<LOG_DIR>/") && t.ends_with("_config.json") {
                 return "<CFG>".to_string();
             }
-            let mut out = t.replace("127.0.0.1", "<IP>");
-            while let Some(i) = out.find("<ip") {
-                let Some(j) = out[i..].find('>') else { break };
-                out.replace_range(i..i + j + 1, "<IP>");
-            }
-            out
+            mask_addresses(t)
         })
         .collect();
     toks.join(" ")
+}
+
+/// Node addresses (srtctl's mock `127.0.0.1`, infx's `<ipN>` placeholders) as `<IP>`.
+fn mask_addresses(text: &str) -> String {
+    let mut out = text.replace("127.0.0.1", "<IP>");
+    while let Some(i) = out.find("<ip") {
+        let Some(j) = out[i..].find('>') else { break };
+        out.replace_range(i..i + j + 1, "<IP>");
+    }
+    out
+}
+
+/// Every worker's rendered environment against srtctl's launches (`theirs`: each srun's
+/// command and environment): some launch of the same masked command sets every variable infx
+/// renders to the same value (addresses masked). `CUDA_VISIBLE_DEVICES` is left out, as srtctl
+/// passes the GPUs to srun, not in the environment; srtctl's runtime variables infx does not
+/// render (ports, etcd and NATS endpoints, …) are not asked for (docs/recipe.md, "Random
+/// differential").
+pub(super) fn compare_envs(
+    theirs: &[(Vec<String>, &serde_json::Map<String, J>)],
+    v: &infx_recipe::Variant,
+) -> Result<(), String> {
+    let theirs: Vec<(String, &serde_json::Map<String, J>)> = theirs
+        .iter()
+        .map(|(argv, env)| (mask(argv), *env))
+        .collect();
+    for p in infx_recipe::render(v).processes {
+        if p.kind != "worker" {
+            continue;
+        }
+        let command = mask(&p.argv);
+        let wanted: Vec<(&String, String)> = p
+            .env
+            .iter()
+            .filter(|(k, _)| k != "CUDA_VISIBLE_DEVICES")
+            .map(|(k, val)| (k, mask_addresses(val)))
+            .collect();
+        let set_alike = |env: &serde_json::Map<String, J>| {
+            wanted.iter().all(|(k, val)| {
+                env.get(*k)
+                    .and_then(J::as_str)
+                    .is_some_and(|theirs| mask_addresses(theirs) == *val)
+            })
+        };
+        if !theirs
+            .iter()
+            .any(|(c, env)| *c == command && set_alike(env))
+        {
+            let first_wrong = theirs
+                .iter()
+                .filter(|(c, _)| *c == command)
+                .find_map(|(_, env)| {
+                    wanted.iter().find(|(k, val)| {
+                        env.get(*k).and_then(J::as_str).map(mask_addresses) != Some(val.clone())
+                    })
+                });
+            return Err(format!(
+                "{} {}[{}]: environment differs from srtctl's launch: {}",
+                p.kind,
+                p.role,
+                p.index,
+                match first_wrong {
+                    Some((k, val)) => format!("infx sets {k}={val}"),
+                    None => "srtctl launched no such command".to_string(),
+                }
+            ));
+        }
+    }
+    Ok(())
 }
 
 pub(super) fn describe(e: &RunError) -> String {

@@ -524,10 +524,115 @@ pub struct OracleResult {
 const FILE: &str = "r.yaml";
 
 /// Runs the driver over `cases` in one Python process (env as the golden corpus was made).
+/// With `INFX_ORACLE_CACHE=1`, srtctl's answers are kept in `target/srtctl-oracle/` keyed by
+/// the exact case input and the driver's text, and only unseen cases reach srtctl: srtctl's
+/// answer depends on nothing else, so a replay after an infx change re-compares in seconds
+/// (docs/recipe.md, "Random differential"). Off by default, so CI always asks srtctl.
 pub fn run_oracle(python: &Path, cases: &[Case]) -> anyhow::Result<Vec<OracleResult>> {
-    let input: Vec<J> = cases
+    let inputs: Vec<J> = cases
         .iter()
-        .map(|c| json!({"id": c.id, "file": FILE, "recipe": c.recipe, "selector": c.selector, "mock": c.mock}))
+        .map(|c| json!({"file": FILE, "recipe": c.recipe, "selector": c.selector, "mock": c.mock}))
+        .collect();
+    let cache = std::env::var("INFX_ORACLE_CACHE")
+        .is_ok_and(|v| v == "1")
+        .then(AnswerCache::open);
+    let keys: Vec<String> = inputs.iter().map(J::to_string).collect();
+    let mut answers: Vec<Option<String>> = keys
+        .iter()
+        .map(|k| cache.as_ref().and_then(|c| c.answers.get(k).cloned()))
+        .collect();
+    let missing: Vec<usize> = (0..cases.len()).filter(|&i| answers[i].is_none()).collect();
+    if !missing.is_empty() {
+        let batch: Vec<J> = missing.iter().map(|&i| inputs[i].clone()).collect();
+        // Each answer is kept as it arrives, so an interrupted long run resumes where it was.
+        let lines = run_driver(python, &batch, |n, line| {
+            if let Some(cache) = &cache {
+                cache.store(std::iter::once((&keys[missing[n]], &line.to_string())));
+            }
+        })?;
+        for (&i, line) in missing.iter().zip(lines) {
+            answers[i] = Some(line);
+        }
+    }
+    answers
+        .into_iter()
+        .map(|line| {
+            let v: J = serde_json::from_str(line.as_deref().unwrap_or("null"))?;
+            Ok(OracleResult {
+                exit: v["exit"].as_i64().unwrap_or(-1) as i32,
+                stdout: v["stdout"].as_str().unwrap_or_default().to_string(),
+                configs: v["configs"].as_array().cloned().unwrap_or_default(),
+                launches: v["launches"].as_array().cloned().unwrap_or_default(),
+            })
+        })
+        .collect()
+}
+
+/// srtctl's answers by case input, in `target/srtctl-oracle/answers-<driver digest>.jsonl`
+/// (a new driver starts a new file, so a stale answer is never read).
+struct AnswerCache {
+    file: PathBuf,
+    answers: std::collections::HashMap<String, String>,
+}
+
+impl AnswerCache {
+    fn open() -> Self {
+        let driver = include_str!("oracle/srtctl_driver.py");
+        // FNV-1a: a stable digest of the driver without a hashing dependency.
+        let digest = driver.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        Self::at(
+            crate::paths::tools_target()
+                .join("srtctl-oracle")
+                .join(format!("answers-{digest:016x}.jsonl")),
+        )
+    }
+
+    fn at(file: PathBuf) -> Self {
+        let answers = std::fs::read_to_string(&file)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<J>(l).ok())
+            .filter_map(|v| Some((v["key"].as_str()?.to_string(), v["answer"].to_string())))
+            .collect();
+        AnswerCache { file, answers }
+    }
+
+    fn store<'a>(&self, new: impl Iterator<Item = (&'a String, &'a String)>) {
+        let mut text = String::new();
+        for (key, answer) in new {
+            if let Ok(answer) = serde_json::from_str::<J>(answer) {
+                text.push_str(&json!({"key": key, "answer": answer}).to_string());
+                text.push('\n');
+            }
+        }
+        let appended = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.file)
+            .and_then(|mut f| f.write_all(text.as_bytes()));
+        if let Err(e) = appended {
+            eprintln!("note: srtctl answer cache {}: {e}", self.file.display());
+        }
+    }
+}
+
+/// One driver process over `input`: one JSON answer line per case, in order; `on_answer`
+/// sees each (its index, the line) as soon as the driver prints it.
+fn run_driver(
+    python: &Path,
+    input: &[J],
+    mut on_answer: impl FnMut(usize, &str),
+) -> anyhow::Result<Vec<String>> {
+    let input: Vec<J> = input
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut c = c.clone();
+            c["id"] = json!(i.to_string());
+            c
+        })
         .collect();
     let dir = tempfile::tempdir()?;
     let cases_file = dir.path().join("cases.json");
@@ -535,7 +640,7 @@ pub fn run_oracle(python: &Path, cases: &[Case]) -> anyhow::Result<Vec<OracleRes
     let driver = dir.path().join("srtctl_driver.py");
     std::fs::write(&driver, include_str!("oracle/srtctl_driver.py"))?;
     let bin = python.parent().map(Path::to_path_buf).unwrap_or_default();
-    let child = Command::new(python)
+    let mut child = Command::new(python)
         .arg(&driver)
         .arg(&cases_file)
         .env_clear()
@@ -556,23 +661,30 @@ pub fn run_oracle(python: &Path, cases: &[Case]) -> anyhow::Result<Vec<OracleRes
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()?;
-    let out = child.wait_with_output()?;
-    let mut results = Vec::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let v: J = serde_json::from_str(line)?;
-        results.push(OracleResult {
-            exit: v["exit"].as_i64().unwrap_or(-1) as i32,
-            stdout: v["stdout"].as_str().unwrap_or_default().to_string(),
-            configs: v["configs"].as_array().cloned().unwrap_or_default(),
-            launches: v["launches"].as_array().cloned().unwrap_or_default(),
-        });
+    // stderr drains on its own thread so a chatty driver cannot block on a full pipe.
+    let stderr = child.stderr.take();
+    let drain = std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(mut e) = stderr {
+            let _ = std::io::Read::read_to_string(&mut e, &mut text);
+        }
+        text
+    });
+    let mut results: Vec<String> = Vec::new();
+    if let Some(out) = child.stdout.take() {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(out)) {
+            let line = line?;
+            on_answer(results.len(), &line);
+            results.push(line);
+        }
     }
-    if results.len() != cases.len() {
-        let err = String::from_utf8_lossy(&out.stderr);
+    child.wait()?;
+    let err = drain.join().unwrap_or_default();
+    if results.len() != input.len() {
         anyhow::bail!(
             "srtctl driver answered {} of {} cases: {}",
             results.len(),
-            cases.len(),
+            input.len(),
             err.lines().last().unwrap_or("")
         );
     }
@@ -718,6 +830,17 @@ fn compare_launches(
             .unwrap_or_default();
         let engine = super::recipes::compare_argvs(&calls, v)
             .map_err(|e| format!("variant {} ({}): {e}", i + 1, v.label))?;
+        let envs: Vec<(Vec<String>, &Map<String, J>)> = launch["calls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| {
+                let argv = super::recipes::argv_of(c["command"].as_array()?);
+                Some((argv, c["env"].as_object()?))
+            })
+            .collect();
+        super::recipes::compare_envs(&envs, v)
+            .map_err(|e| format!("variant {} ({}): {e}", i + 1, v.label))?;
         *launches.entry(engine).or_default() += 1;
     }
     Ok(skipped)
@@ -804,4 +927,25 @@ fn run_cases(area: &'static str, cases: &[Case]) -> anyhow::Result<super::Outcom
     );
     let _ = std::io::stdout().flush();
     Ok(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cached_answers_are_read_back_by_their_exact_input() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("answers.jsonl");
+        let (key, other) = (
+            "{\"recipe\":\"a\"}".to_string(),
+            "{\"recipe\":\"b\"}".to_string(),
+        );
+        let answer = r#"{"exit":0,"stdout":"ok","configs":[],"launches":[]}"#.to_string();
+        AnswerCache::at(file.clone()).store([(&key, &answer)].into_iter());
+        let cache = AnswerCache::at(file);
+        let got: J = serde_json::from_str(&cache.answers[&key]).expect("json");
+        assert_eq!(got["stdout"], "ok");
+        assert!(!cache.answers.contains_key(&other));
+    }
 }

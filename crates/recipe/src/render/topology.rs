@@ -23,7 +23,7 @@ pub struct Shape {
 
 /// Packs `shapes` (prefill, decode, agg order) onto nodes from `first_node`. Workers of a
 /// node or more take whole nodes; smaller ones share a node until it is full (or take one each
-/// with `spread`). Decode starts on a fresh node after a partly used one unless `colocate`,
+/// with `spread`); zero-GPU ones take no GPUs on the current node. Decode starts on a fresh node after a partly used one unless `colocate`,
 /// or unless no node is left (`nodes` counts the worker nodes).
 pub fn allocate(
     shapes: &[Shape],
@@ -41,8 +41,24 @@ pub fn allocate(
             node += 1;
             offset = 0;
         }
-        let gpus = shape.gpus.max(1);
+        let gpus = shape.gpus;
         for index in 0..shape.workers {
+            if gpus == 0 {
+                // More workers than the role has GPUs: each is computed zero GPUs, takes none
+                // and leaves the node open for the next, as srtctl packs them (docs/recipe.md,
+                // "Rendering").
+                out.push(Endpoint {
+                    mode: shape.mode,
+                    index,
+                    nodes: vec![first_node + node],
+                    gpus: Vec::new(),
+                });
+                if spread {
+                    node += 1;
+                    offset = 0;
+                }
+                continue;
+            }
             if gpus >= gpn {
                 // Whole nodes, from the current one on (a partly used node included, as srtctl).
                 let span = gpus.div_ceil(gpn);
@@ -232,5 +248,31 @@ mod tests {
         assert_eq!((slots[0].http_port, slots[1].http_port), (6100, 0));
         assert_eq!(slots[1].bootstrap_port, Some(7200));
         assert_eq!((slots[1].sys_port, sys), (7501, 7502));
+    }
+
+    #[test]
+    fn zero_gpu_workers_take_no_gpus_and_stay_on_the_node() {
+        let eps = allocate(
+            &[shape("prefill", 3, 0), shape("decode", 2, 2)],
+            4,
+            0,
+            2,
+            false,
+            false,
+        );
+        let places: Vec<(usize, Vec<usize>)> =
+            eps.iter().map(|e| (e.nodes[0], e.gpus.clone())).collect();
+        assert_eq!(
+            places,
+            vec![
+                (0, vec![]),
+                (0, vec![]),
+                (0, vec![]),
+                (0, vec![0, 1]),
+                (0, vec![2, 3])
+            ]
+        );
+        let eps = allocate(&[shape("prefill", 2, 0)], 4, 0, 2, true, false);
+        assert_eq!((eps[0].nodes[0], eps[1].nodes[0]), (0, 1));
     }
 }

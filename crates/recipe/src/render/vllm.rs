@@ -52,13 +52,15 @@ impl VllmJob<'_> {
             .filter(|&x| x > 0)
             .map_or(0, |x| x.min(4096) as usize)
     }
-    /// A truthy tensor or pipeline size that is a string, list or mapping. srtctl multiplies
-    /// the sizes as written when it checks a data-parallel endpoint's GPU count, so such a
-    /// product (a repeated string or list) never equals the count and the launch fails
-    /// (docs/recipe.md, "Launch commands").
+    /// A truthy data-parallel, tensor or pipeline size that is a string, list or mapping.
+    /// srtctl multiplies the sizes as written when it checks a data-parallel endpoint's GPU
+    /// count, so such a product (a repeated string or list) never equals the count and the
+    /// launch fails (docs/recipe.md, "Launch commands").
     pub(super) fn unmultipliable_size(&self, mode: &str) -> Option<String> {
         let a = self.args(mode)?;
         [
+            "data-parallel-size",
+            "data_parallel_size",
             "tensor-parallel-size",
             "tensor_parallel_size",
             "pipeline-parallel-size",

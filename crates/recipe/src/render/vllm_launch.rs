@@ -35,7 +35,7 @@ pub fn schema1_kv_events<'a>(backend: Option<&'a Node>, mode: &str) -> Option<&'
 pub fn launch(inp: &Inputs, roles: &[Role], notes: &mut Vec<String>) -> (Vec<Process>, usize) {
     let t = inp.tree;
     let engine = |k: &str| t.get_path(&[if inp.schema2 { "engine" } else { "backend" }, k]);
-    let flag = |k: &str| engine(k).is_some_and(is_truthy);
+    let flag = |k: &str| engine(k).is_some_and(super::flag);
     let vroles: Vec<VllmRole> = roles
         .iter()
         .map(|r| VllmRole {
@@ -89,7 +89,8 @@ pub fn launch(inp: &Inputs, roles: &[Role], notes: &mut Vec<String>) -> (Vec<Pro
         .map(|r| Shape {
             mode: r.name,
             workers: r.workers.clamp(0, 1024) as usize,
-            gpus: r.gpus.max(1) as usize,
+            // A worker computed to zero GPUs takes none (render/topology.rs).
+            gpus: r.gpus.max(0) as usize,
         })
         .collect();
     let worker_gpus: usize = shapes.iter().map(|s| s.workers * s.gpus).sum();
@@ -109,7 +110,7 @@ pub fn launch(inp: &Inputs, roles: &[Role], notes: &mut Vec<String>) -> (Vec<Pro
     };
     let spread = t
         .get_path(&["resources", "spread_workers"])
-        .is_some_and(is_truthy);
+        .is_some_and(super::flag);
     let endpoints = allocate(&shapes, inp.gpn, inp.first_node, nodes, spread, colocate);
     if !inp.schema2 {
         super::refuse_if_short(&endpoints, inp.first_node, nodes, notes);
