@@ -664,9 +664,13 @@ impl<'a> Builder<'a> {
         Ok(out)
     }
 
-    /// A mapping without merge keys (nearly all of them): pairs go straight into the map, in
-    /// order, each moved once.
+    /// A mapping without merge keys (nearly all of them): the pairs as written, in order.
     fn plain_mapping(&self, pairs: Vec<(Node, Node)>) -> Result<Mapping, Diagnostic> {
+        let pairs = match Mapping::from_distinct_pairs(pairs) {
+            Ok(mapping) => return Ok(mapping),
+            Err(pairs) => pairs,
+        };
+        // A key written twice: an error, or the last value wins at the first position.
         let mut out = Mapping::with_capacity(pairs.len());
         for (k, v) in pairs {
             let Some(slot) = out.position_of(&k).and_then(|i| out.pair_mut(i)) else {

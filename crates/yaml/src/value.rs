@@ -314,6 +314,40 @@ impl Mapping {
         }
         self.pairs.push((key, value));
     }
+    /// The mapping of `pairs` when no two of their keys are equal (nearly always: the vector
+    /// is kept, nothing is moved again); otherwise the pairs, untouched.
+    pub(crate) fn from_distinct_pairs(
+        mut pairs: Vec<(Node, Node)>,
+    ) -> Result<Mapping, Vec<(Node, Node)>> {
+        let index = if pairs.len() < INDEXED_FROM {
+            let distinct = pairs.iter().enumerate().all(|(i, (k, _))| {
+                let key = KeyRef::of(&k.value);
+                key.is_none()
+                    || !pairs
+                        .iter()
+                        .take(i)
+                        .any(|(p, _)| KeyRef::of(&p.value) == key)
+            });
+            if !distinct {
+                return Err(pairs);
+            }
+            None
+        } else {
+            let mut index = IndexMap::with_capacity(pairs.len());
+            for (i, (k, _)) in pairs.iter().enumerate() {
+                if let Some(k) = KeyRef::of(&k.value)
+                    && index.insert(KeyRepr::of(k), i).is_some()
+                {
+                    return Err(pairs);
+                }
+            }
+            Some(Box::new(index))
+        };
+        // The vector grew by doubling while the loader filled it; a tree lives long enough
+        // for the spare room to matter (peak memory per byte of YAML, docs/performance.md).
+        pairs.shrink_to_fit();
+        Ok(Mapping { pairs, index })
+    }
     /// The pairs, in order.
     pub(crate) fn into_pairs(self) -> Vec<(Node, Node)> {
         self.pairs
