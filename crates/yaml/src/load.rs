@@ -1,9 +1,8 @@
 //! Event-driven construction of the tree from saphyr-parser's span-carrying events.
 
 use crate::resolve::{self, Resolved};
-use crate::value::{Float, KeyRepr, Mapping, Node, ScalarStyle, Value};
+use crate::value::{Float, Mapping, Node, ScalarStyle, Value};
 use crate::{Document, Pos, Span};
-use indexmap::IndexMap;
 use infx_report::{Diagnostic, LineIndex};
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle as PStyle, Tag};
 use std::borrow::Cow;
@@ -597,7 +596,7 @@ impl<'a> Builder<'a> {
                 continue;
             }
             match v.value {
-                Value::Map(m) => merged.extend(m.entries.into_values()),
+                Value::Map(m) => merged.extend(m.into_pairs()),
                 Value::Seq(items) => {
                     let mut sub = Vec::new();
                     for item in items {
@@ -616,7 +615,7 @@ impl<'a> Builder<'a> {
                         }
                     }
                     for m in sub.into_iter().rev() {
-                        merged.extend(m.entries.into_values());
+                        merged.extend(m.into_pairs());
                     }
                 }
                 _ => {
@@ -633,62 +632,59 @@ impl<'a> Builder<'a> {
         }
         // Merged pairs first (later ones win, first position kept), then the mapping's own
         // pairs; an own key written twice is a duplicate, overriding a merged key is not.
-        let mut entries: IndexMap<KeyRepr, (Node, Node)> =
-            IndexMap::with_capacity(merged.len() + own.len());
-        for (i, (k, v)) in merged.into_iter().enumerate() {
-            let repr = KeyRepr::of(&k.value, i);
-            match entries.get_mut(&repr) {
+        let mut out = Mapping::with_capacity(merged.len() + own.len());
+        for (k, v) in merged {
+            match out.position_of(&k).and_then(|i| out.pair_mut(i)) {
                 Some(slot) => slot.1 = v,
-                None => {
-                    entries.insert(repr, (k, v));
-                }
+                None => out.push_new(k, v),
             }
         }
-        let merged_len = entries.len();
+        let merged_len = out.len();
         let mut own_seen: Vec<bool> = vec![false; merged_len];
-        for (i, (k, v)) in own.into_iter().enumerate() {
-            let repr = KeyRepr::of(&k.value, merged_len + i);
-            match entries.get_full_mut(&repr) {
-                Some((idx, _, slot)) => {
-                    if own_seen.get(idx).copied().unwrap_or(true) && self.opts.reject_duplicate_keys
-                    {
-                        return Err(self.duplicate_key(&slot.0, &k));
-                    }
-                    if let Some(seen) = own_seen.get_mut(idx) {
-                        *seen = true;
-                    }
-                    // An own key overriding a merged one keeps the merged position (PyYAML),
-                    // but the key node now points at the key as written here.
-                    *slot = (k, v);
-                }
-                None => {
-                    entries.insert(repr, (k, v));
-                    own_seen.push(true);
-                }
+        for (k, v) in own {
+            let Some(idx) = out.position_of(&k) else {
+                out.push_new(k, v);
+                own_seen.push(true);
+                continue;
+            };
+            if own_seen.get(idx).copied().unwrap_or(true)
+                && self.opts.reject_duplicate_keys
+                && let Some((first, _)) = out.pair_mut(idx)
+            {
+                return Err(self.duplicate_key(first, &k));
+            }
+            if let Some(seen) = own_seen.get_mut(idx) {
+                *seen = true;
+            }
+            // An own key overriding a merged one keeps the merged position (PyYAML), but the
+            // key node now points at the key as written here.
+            if let Some(slot) = out.pair_mut(idx) {
+                *slot = (k, v);
             }
         }
-        Ok(Mapping { entries })
+        Ok(out)
     }
 
-    /// A mapping without merge keys (nearly all of them): pairs go straight into the map, in
-    /// order, each moved once.
+    /// A mapping without merge keys (nearly all of them): the pairs as written, in order.
     fn plain_mapping(&self, pairs: Vec<(Node, Node)>) -> Result<Mapping, Diagnostic> {
-        let mut entries: IndexMap<KeyRepr, (Node, Node)> = IndexMap::with_capacity(pairs.len());
-        for (i, (k, v)) in pairs.into_iter().enumerate() {
-            match entries.entry(KeyRepr::of(&k.value, i)) {
-                indexmap::map::Entry::Occupied(mut slot) => {
-                    if self.opts.reject_duplicate_keys {
-                        return Err(self.duplicate_key(&slot.get().0, &k));
-                    }
-                    // The last value wins at the first position, as in a Python dict.
-                    *slot.get_mut() = (k, v);
-                }
-                indexmap::map::Entry::Vacant(slot) => {
-                    slot.insert((k, v));
-                }
+        let pairs = match Mapping::from_distinct_pairs(pairs) {
+            Ok(mapping) => return Ok(mapping),
+            Err(pairs) => pairs,
+        };
+        // A key written twice: an error, or the last value wins at the first position.
+        let mut out = Mapping::with_capacity(pairs.len());
+        for (k, v) in pairs {
+            let Some(slot) = out.position_of(&k).and_then(|i| out.pair_mut(i)) else {
+                out.push_new(k, v);
+                continue;
+            };
+            if self.opts.reject_duplicate_keys {
+                return Err(self.duplicate_key(&slot.0, &k));
             }
+            // The last value wins at the first position, as in a Python dict.
+            *slot = (k, v);
         }
-        Ok(Mapping { entries })
+        Ok(out)
     }
 
     fn duplicate_key(&self, first: &Node, again: &Node) -> Diagnostic {

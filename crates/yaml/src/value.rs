@@ -148,110 +148,111 @@ impl Node {
     }
 }
 
-/// Hashable identity of a mapping key with Python dict semantics for the common cases
-/// (`1`, `1.0` and `true` are the same key in a Python dict).
+/// The identity of a mapping key with Python dict semantics for the common cases (`1`, `1.0`
+/// and `true` are the same key in a Python dict), borrowed from the key node. Collections have
+/// none: they cannot be dict keys in Python, and the loader reports them before a mapping is
+/// built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum KeyRef<'a> {
+    Null,
+    Int(i64),
+    Float(u64),
+    Str(&'a str),
+    Timestamp(&'a str),
+}
+
+impl<'a> KeyRef<'a> {
+    pub(crate) fn of(value: &'a Value) -> Option<KeyRef<'a>> {
+        Some(match value {
+            Value::Null => KeyRef::Null,
+            Value::Bool(b) => KeyRef::Int(*b as i64),
+            Value::Int(i) => KeyRef::Int(*i),
+            Value::Float(f) if f.value.fract() == 0.0 && f.value.abs() < 9.0e15 => {
+                KeyRef::Int(f.value as i64)
+            }
+            Value::Float(f) => KeyRef::Float(f.value.to_bits()),
+            Value::Str(s) => KeyRef::Str(s),
+            Value::Timestamp(t) => KeyRef::Timestamp(t),
+            Value::Seq(_) | Value::Map(_) => return None,
+        })
+    }
+}
+
+/// An owned [`KeyRef`], for the position index of long mappings.
 #[derive(Debug, Clone)]
-pub(crate) enum KeyRepr {
+enum KeyRepr {
     Null,
     Int(i64),
     Float(u64),
     Str(String),
     Timestamp(String),
-    /// Collections cannot be dict keys in Python; the loader reports them before this is used.
-    Unhashable(usize),
 }
 
 impl KeyRepr {
-    pub(crate) fn of(value: &Value, unique: usize) -> KeyRepr {
-        match value {
-            Value::Null => KeyRepr::Null,
-            Value::Bool(b) => KeyRepr::Int(*b as i64),
-            Value::Int(i) => KeyRepr::Int(*i),
-            Value::Float(f) if f.value.fract() == 0.0 && f.value.abs() < 9.0e15 => {
-                KeyRepr::Int(f.value as i64)
-            }
-            Value::Float(f) => KeyRepr::Float(f.value.to_bits()),
-            Value::Str(s) => KeyRepr::Str(s.clone()),
-            Value::Timestamp(t) => KeyRepr::Timestamp(t.clone()),
-            Value::Seq(_) | Value::Map(_) => KeyRepr::Unhashable(unique),
+    fn of(key: KeyRef<'_>) -> KeyRepr {
+        match key {
+            KeyRef::Null => KeyRepr::Null,
+            KeyRef::Int(i) => KeyRepr::Int(i),
+            KeyRef::Float(f) => KeyRepr::Float(f),
+            KeyRef::Str(s) => KeyRepr::Str(s.to_string()),
+            KeyRef::Timestamp(t) => KeyRepr::Timestamp(t.to_string()),
+        }
+    }
+    fn as_key_ref(&self) -> KeyRef<'_> {
+        match self {
+            KeyRepr::Null => KeyRef::Null,
+            KeyRepr::Int(i) => KeyRef::Int(*i),
+            KeyRepr::Float(f) => KeyRef::Float(*f),
+            KeyRepr::Str(s) => KeyRef::Str(s),
+            KeyRepr::Timestamp(t) => KeyRef::Timestamp(t),
         }
     }
 }
 
 impl PartialEq for KeyRepr {
     fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (KeyRepr::Null, KeyRepr::Null) => true,
-            (KeyRepr::Int(a), KeyRepr::Int(b)) => a == b,
-            (KeyRepr::Float(a), KeyRepr::Float(b)) => a == b,
-            (KeyRepr::Str(a), KeyRepr::Str(b)) => a == b,
-            (KeyRepr::Timestamp(a), KeyRepr::Timestamp(b)) => a == b,
-            (KeyRepr::Unhashable(a), KeyRepr::Unhashable(b)) => a == b,
-            _ => false,
-        }
+        self.as_key_ref() == other.as_key_ref()
     }
 }
 impl Eq for KeyRepr {}
 
 impl Hash for KeyRepr {
+    /// Hashes exactly like the borrowed form, so lookups by [`KeyRef`] need no allocation.
     fn hash<H: Hasher>(&self, state: &mut H) {
-        match self {
-            // Strings hash exactly like `StrKey` below so `get(&str)` needs no allocation.
-            KeyRepr::Str(s) => {
-                0u8.hash(state);
-                s.as_str().hash(state);
-            }
-            KeyRepr::Null => 1u8.hash(state),
-            KeyRepr::Int(i) => {
-                2u8.hash(state);
-                i.hash(state);
-            }
-            KeyRepr::Float(f) => {
-                3u8.hash(state);
-                f.hash(state);
-            }
-            KeyRepr::Timestamp(t) => {
-                4u8.hash(state);
-                t.hash(state);
-            }
-            KeyRepr::Unhashable(u) => {
-                5u8.hash(state);
-                u.hash(state);
-            }
-        }
+        self.as_key_ref().hash(state);
     }
 }
 
-struct StrKey<'a>(&'a str);
-
-impl Hash for StrKey<'_> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        0u8.hash(state);
-        self.0.hash(state);
-    }
-}
-
-impl indexmap::Equivalent<KeyRepr> for StrKey<'_> {
+impl indexmap::Equivalent<KeyRepr> for KeyRef<'_> {
     fn equivalent(&self, key: &KeyRepr) -> bool {
-        matches!(key, KeyRepr::Str(s) if s == self.0)
+        *self == key.as_key_ref()
     }
 }
+
+/// Mappings up to this many entries are searched in order; longer ones get a position index.
+/// Nearly every mapping in configs and recipes is this short, and a scan of a few keys costs
+/// less than hashing them (docs/performance.md).
+const INDEXED_FROM: usize = 9;
 
 /// An order-preserving mapping (insertion order = order written, merged keys first, as
 /// PyYAML builds the dict).
 #[derive(Debug, Clone, Default)]
 pub struct Mapping {
-    pub(crate) entries: IndexMap<KeyRepr, (Node, Node)>,
+    pairs: Vec<(Node, Node)>,
+    /// Position in `pairs` of each key, once the mapping has [`INDEXED_FROM`] entries.
+    index: Option<Box<IndexMap<KeyRepr, usize>>>,
 }
 
 impl PartialEq for Mapping {
     /// Dict equality: same keys with equal values, order ignored (as in Python).
     fn eq(&self, other: &Self) -> bool {
-        self.entries.len() == other.entries.len()
-            && self
-                .entries
-                .iter()
-                .all(|(k, (_, v))| other.entries.get(k).is_some_and(|(_, ov)| ov == v))
+        self.len() == other.len()
+            && self.pairs.iter().all(|(k, v)| {
+                other
+                    .position_of(k)
+                    .and_then(|i| other.pairs.get(i))
+                    .is_some_and(|(_, ov)| ov == v)
+            })
     }
 }
 
@@ -259,50 +260,145 @@ impl Mapping {
     pub fn new() -> Self {
         Self::default()
     }
+    /// An empty mapping with room for `n` entries.
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        Mapping {
+            pairs: Vec::with_capacity(n),
+            index: None,
+        }
+    }
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.pairs.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.pairs.is_empty()
+    }
+    /// Where the key `key` is, if present.
+    fn position(&self, key: KeyRef<'_>) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(&key).copied(),
+            None => self
+                .pairs
+                .iter()
+                .position(|(k, _)| KeyRef::of(&k.value) == Some(key)),
+        }
+    }
+    /// Where the key equal to the key node `key` is, if present (never for a collection).
+    pub(crate) fn position_of(&self, key: &Node) -> Option<usize> {
+        self.position(KeyRef::of(&key.value)?)
+    }
+    /// The pair at `i` (from [`Self::position_of`]).
+    pub(crate) fn pair_mut(&mut self, i: usize) -> Option<&mut (Node, Node)> {
+        self.pairs.get_mut(i)
+    }
+    /// Appends a pair whose key is not in the mapping (checked by the caller).
+    pub(crate) fn push_new(&mut self, key: Node, value: Node) {
+        let at = self.pairs.len();
+        match &mut self.index {
+            Some(index) => {
+                if let Some(k) = KeyRef::of(&key.value) {
+                    index.insert(KeyRepr::of(k), at);
+                }
+            }
+            None if at + 1 >= INDEXED_FROM => {
+                let mut index = IndexMap::with_capacity(at + 1);
+                let keys = self.pairs.iter().map(|(k, _)| k).chain([&key]);
+                for (i, k) in keys.enumerate() {
+                    if let Some(k) = KeyRef::of(&k.value) {
+                        index.insert(KeyRepr::of(k), i);
+                    }
+                }
+                self.index = Some(Box::new(index));
+            }
+            None => {}
+        }
+        self.pairs.push((key, value));
+    }
+    /// The mapping of `pairs` when no two of their keys are equal (nearly always: the vector
+    /// is kept, nothing is moved again); otherwise the pairs, untouched.
+    pub(crate) fn from_distinct_pairs(
+        mut pairs: Vec<(Node, Node)>,
+    ) -> Result<Mapping, Vec<(Node, Node)>> {
+        let index = if pairs.len() < INDEXED_FROM {
+            let distinct = pairs.iter().enumerate().all(|(i, (k, _))| {
+                let key = KeyRef::of(&k.value);
+                key.is_none()
+                    || !pairs
+                        .iter()
+                        .take(i)
+                        .any(|(p, _)| KeyRef::of(&p.value) == key)
+            });
+            if !distinct {
+                return Err(pairs);
+            }
+            None
+        } else {
+            let mut index = IndexMap::with_capacity(pairs.len());
+            for (i, (k, _)) in pairs.iter().enumerate() {
+                if let Some(k) = KeyRef::of(&k.value)
+                    && index.insert(KeyRepr::of(k), i).is_some()
+                {
+                    return Err(pairs);
+                }
+            }
+            Some(Box::new(index))
+        };
+        // The vector grew by doubling while the loader filled it; a tree lives long enough
+        // for the spare room to matter (peak memory per byte of YAML, docs/performance.md).
+        pairs.shrink_to_fit();
+        Ok(Mapping { pairs, index })
+    }
+    /// The pairs, in order.
+    pub(crate) fn into_pairs(self) -> Vec<(Node, Node)> {
+        self.pairs
     }
     pub fn get(&self, key: &str) -> Option<&Node> {
-        self.entries.get(&StrKey(key)).map(|(_, v)| v)
+        self.get_entry(key).map(|(_, v)| v)
     }
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
-        self.entries.get_mut(&StrKey(key)).map(|(_, v)| v)
+        let i = self.position(KeyRef::Str(key))?;
+        self.pairs.get_mut(i).map(|(_, v)| v)
     }
     /// The key node and value node for a string key (the key node's span points at the key).
     pub fn get_entry(&self, key: &str) -> Option<(&Node, &Node)> {
-        self.entries.get(&StrKey(key)).map(|(k, v)| (k, v))
+        let i = self.position(KeyRef::Str(key))?;
+        self.pairs.get(i).map(|(k, v)| (k, v))
     }
     pub fn contains_key(&self, key: &str) -> bool {
-        self.entries.contains_key(&StrKey(key))
+        self.position(KeyRef::Str(key)).is_some()
     }
     /// Entries whose key is a string, in order, as `(key, key node, value node)`.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Node, &Node)> {
-        self.entries
-            .values()
+        self.pairs
+            .iter()
             .filter_map(|(k, v)| k.as_str().map(|s| (s, k, v)))
     }
     /// All entries, whatever the key type, in order.
     pub fn iter_nodes(&self) -> impl Iterator<Item = (&Node, &Node)> {
-        self.entries.values().map(|(k, v)| (k, v))
+        self.pairs.iter().map(|(k, v)| (k, v))
     }
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.iter().map(|(k, _, _)| k)
     }
     /// Inserts or replaces (keeping the original position on replace, like a Python dict).
     pub fn insert(&mut self, key: Node, value: Node) {
-        let repr = KeyRepr::of(&key.value, self.entries.len());
-        match self.entries.get_mut(&repr) {
+        match self.position_of(&key).and_then(|i| self.pairs.get_mut(i)) {
             Some(slot) => slot.1 = value,
-            None => {
-                self.entries.insert(repr, (key, value));
-            }
+            None => self.push_new(key, value),
         }
     }
     /// Removes a string key, keeping the order of the others.
     pub fn shift_remove(&mut self, key: &str) -> Option<(Node, Node)> {
-        self.entries.shift_remove(&StrKey(key))
+        let at = self.position(KeyRef::Str(key))?;
+        if let Some(index) = &mut self.index {
+            index.shift_remove(&KeyRef::Str(key));
+            // Later entries move up one place.
+            for i in index.values_mut() {
+                if *i > at {
+                    *i -= 1;
+                }
+            }
+        }
+        (at < self.pairs.len()).then(|| self.pairs.remove(at))
     }
 }

@@ -195,3 +195,77 @@ fn quoted_scalar_span_stops_at_the_closing_quote() {
         assert_eq!(&text[n.span.byte_range()], want, "{k}");
     }
 }
+
+/// Mappings of every length around the point where the loader starts indexing keys (short
+/// ones are searched in order, long ones through an index): the same Python-dict semantics.
+#[test]
+fn short_and_long_mappings_keep_python_dict_semantics() {
+    for n in 1..=24usize {
+        let mut text: String = (0..n).map(|i| format!("k{i}: {i}\n")).collect();
+        // `1`, `1.0` and `true` are one key in a Python dict, whatever the mapping's length.
+        text.push_str("1: int\n");
+        let root = parse(&text).unwrap();
+        let m = root.as_map().unwrap();
+        assert_eq!(m.len(), n + 1);
+        assert_eq!(m.keys().count(), n, "string keys of {n}");
+        for i in 0..n {
+            assert_eq!(m.get(&format!("k{i}")).unwrap().as_i64(), Some(i as i64));
+        }
+        assert!(m.get("1").is_none(), "the int key 1 is not the string '1'");
+        for again in ["1.0", "true"] {
+            let dup = parse(&format!("{text}{again}: x\n")).unwrap_err();
+            assert_eq!(dup.code, "yaml/duplicate-key", "{again} after {n} keys");
+            let opts = LoadOptions {
+                reject_duplicate_keys: false,
+                ..Default::default()
+            };
+            let last =
+                parse_str_with(Path::new("t.yaml"), &format!("{text}{again}: x\n"), &opts).unwrap();
+            let m = last.as_map().unwrap();
+            assert_eq!(m.len(), n + 1, "last value wins in place ({n} keys)");
+            let (k, v) = m.iter_nodes().last().unwrap();
+            assert_eq!(
+                (k.span.byte_range().len(), v.as_str()),
+                (again.len(), Some("x"))
+            );
+        }
+        let dup = parse(&format!("{text}k0: again\n")).unwrap_err();
+        assert_eq!(dup.code, "yaml/duplicate-key", "k0 after {n} keys");
+    }
+}
+
+#[test]
+fn long_mapping_edits_keep_lookups_in_step() {
+    let text: String = (0..20).map(|i| format!("k{i}: {i}\n")).collect();
+    let mut root = parse(&text).unwrap();
+    let short = parse("k1: 1\nk0: 0\n").unwrap();
+    let m = root.as_map_mut().unwrap();
+    assert_eq!(m.shift_remove("k3").map(|(_, v)| v.as_i64()), Some(Some(3)));
+    assert!(m.shift_remove("k3").is_none());
+    assert!(!m.contains_key("k3"));
+    for i in (0..20).filter(|&i| i != 3) {
+        assert_eq!(m.get(&format!("k{i}")).unwrap().as_i64(), Some(i), "k{i}");
+    }
+    let order: Vec<_> = m.keys().take(5).collect();
+    assert_eq!(order, ["k0", "k1", "k2", "k4", "k5"]);
+    // Replacing keeps the position; a new key goes last.
+    let seven = parse("7").unwrap();
+    let key = parse("k5").unwrap();
+    m.insert(key.clone(), seven.clone());
+    assert_eq!(m.keys().nth(4), Some("k5"));
+    assert_eq!(m.get("k5").unwrap().as_i64(), Some(7));
+    let new_key = parse("new").unwrap();
+    m.insert(new_key, seven);
+    assert_eq!(m.keys().last(), Some("new"));
+    assert_eq!(m.len(), 20);
+    if let Some(v) = m.get_mut("k19") {
+        *v = parse("x").unwrap();
+    }
+    assert_eq!(m.get("k19").unwrap().as_str(), Some("x"));
+    // Dict equality ignores order, short or long.
+    let a = parse(&text).unwrap();
+    let reversed: String = (0..20).rev().map(|i| format!("k{i}: {i}\n")).collect();
+    assert_eq!(a, parse(&reversed).unwrap());
+    assert_ne!(a, root);
+    assert_eq!(short, parse("k0: 0\nk1: 1\n").unwrap());
+}
