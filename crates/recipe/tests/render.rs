@@ -295,3 +295,35 @@ fn boolean_fields_written_as_words_read_as_srtctl_loads_them() {
         vec!["python3 -m dynamo.frontend --http-port=8180@1".to_string()]
     );
 }
+
+/// Layouts srtctl accepts but fails to launch: a list as SGLang's served name (seed 3 case
+/// 1832) and trtllm_serve's disaggregated orchestrator without prefill or decode workers (seed
+/// 3 case 1785). The render says so.
+#[test]
+fn unlaunchable_served_names_and_trtllm_serve_layouts_are_refused_at_run_time() {
+    let refused = |text: &str| {
+        render(&first_variant(text))
+            .notes
+            .iter()
+            .any(|n| n.contains("srtctl refuses this layout at run time"))
+    };
+    let sglang = |name: &str| {
+        format!(
+            "name: s\nmodel: {{path: /m, container: c, precision: bf16}}\nresources: {{gpu_type: h100, gpus_per_node: 8, agg_nodes: 1, agg_workers: 1}}\nbackend: {{sglang_config: {{aggregated: {{served-model-name: {name}}}}}}}\n"
+        )
+    };
+    assert!(refused(&sglang("[a, b]")));
+    assert!(refused(&sglang("{a: 1}")));
+    assert!(!refused(&sglang("m")));
+    let trtllm = |res: &str| {
+        format!(
+            "name: t\nmodel: {{path: /m, container: c, precision: bf16}}\nresources: {{gpu_type: h100, gpus_per_node: 8, {res}}}\nfrontend: {{type: trtllm_serve, enable_multiple_frontends: false}}\nbackend: {{type: trtllm}}\n"
+        )
+    };
+    assert!(refused(&trtllm(
+        "agg_nodes: 1, agg_workers: 1, prefill_nodes: 2"
+    )));
+    assert!(!refused(&trtllm(
+        "prefill_nodes: 1, decode_nodes: 1, prefill_workers: 1, decode_workers: 1"
+    )));
+}

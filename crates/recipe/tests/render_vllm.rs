@@ -218,3 +218,23 @@ fn a_worker_computed_to_zero_gpus_gets_no_device_ids() {
         .expect("a prefill worker");
     assert_eq!(after(prefill, "--device-ids"), Some("0,1,2,3"));
 }
+
+#[test]
+fn a_true_or_fractional_parallel_size_is_refused_as_srtctl_does() {
+    // Python multiplies `true` as 1 and keeps 0.5 fractional, so neither product equals the
+    // endpoint's 8 GPUs (found by the random differential, seed 3 cases 1565 and 1637).
+    for args in [
+        "data-parallel-size: true",
+        "data-parallel-size: 4, tensor-parallel-size: 0.5",
+    ] {
+        let backend = format!("  vllm_config:\n    aggregated: {{{args}}}\n");
+        let (argvs, notes) = workers(AGG8, &backend, "");
+        assert!(argvs.is_empty(), "{args}: {argvs:?}");
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("srtctl refuses this layout")),
+            "{args}: {notes:?}"
+        );
+    }
+}

@@ -65,6 +65,14 @@ pub(super) fn processes(
         }
         Some(("frontend", argv))
     } else if f.kind == "trtllm_serve" && f.disaggregated {
+        // The orchestrator needs a prefill and a decode worker (docs/recipe.md, "Rendering").
+        let has = |mode: &str| worker_urls.iter().any(|(m, _, _)| m == mode);
+        if !has("prefill") || !has("decode") {
+            notes.push(
+                "srtctl refuses this layout at run time: trtllm_serve's disaggregated orchestrator needs prefill and decode workers"
+                    .into(),
+            );
+        }
         Some(("frontend", trtllm_disaggregated(fe_args)))
     } else {
         if !f.direct_endpoint && f.kind != "none" {

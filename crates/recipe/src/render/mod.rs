@@ -264,6 +264,9 @@ pub fn render(v: &Variant) -> Rendered {
     };
     let job = job(t, schema2, &fe_type, &roles);
     refuse_if_no_gpus_per_node(t, &roles, &mut notes);
+    if !schema2 && engine == "sglang" {
+        refuse_if_served_name_is_not_text(&roles, &mut notes);
+    }
     let mut processes = Vec::new();
     // A dedicated etcd/NATS node comes first; workers start after it.
     let infra = usize::from(
@@ -521,6 +524,27 @@ pub(crate) fn flag(n: &Node) -> bool {
         .ok()
         .and_then(|j| j.as_bool())
         .unwrap_or_else(|| is_truthy(n))
+}
+
+/// srtctl's SGLang backend takes the first truthy `served-model-name` of the prefill,
+/// aggregated and decode args as it is; a list or mapping there fails when the command is
+/// built at run time (docs/recipe.md, "Rendering").
+fn refuse_if_served_name_is_not_text(roles: &[Role], notes: &mut Vec<String>) {
+    let first = ["prefill", "agg", "decode"].iter().find_map(|want| {
+        let a = roles.iter().find(|r| r.name == *want)?.args?;
+        ["served-model-name", "served_model_name"]
+            .iter()
+            .filter_map(|k| a.get(k))
+            .find(|v| is_truthy(v))
+    });
+    if let Some(name) = first
+        && matches!(name.value, Value::Seq(_) | Value::Map(_))
+    {
+        notes.push(
+            "srtctl refuses this layout at run time: the SGLang served-model-name is a list or mapping, not a name"
+                .into(),
+        );
+    }
 }
 
 /// A `gpus_per_node` below 1 (a fraction truncates to 0) loads, but srtctl divides by it when

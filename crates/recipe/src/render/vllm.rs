@@ -47,12 +47,16 @@ impl VllmJob<'_> {
             .and_then(|a| a.get(key))
             .filter(|n| crate::recipe::is_truthy(n))
             .or_else(|| a.and_then(|a| a.get(&key.replace('-', "_"))));
-        v.and_then(|n| crate::coerce::to_int(n).ok())
-            .and_then(|j| j.as_i64())
-            .filter(|&x| x > 0)
-            .map_or(0, |x| x.min(4096) as usize)
+        // Python multiplies `true` as 1.
+        v.and_then(|n| match n.value {
+            Value::Bool(true) => Some(1),
+            _ => crate::coerce::to_int(n).ok().and_then(|j| j.as_i64()),
+        })
+        .filter(|&x| x > 0)
+        .map_or(0, |x| x.min(4096) as usize)
     }
-    /// A truthy data-parallel, tensor or pipeline size that is a string, list or mapping.
+    /// A truthy data-parallel, tensor or pipeline size that is a string, list, mapping or
+    /// fraction.
     /// srtctl multiplies the sizes as written when it checks a data-parallel endpoint's GPU
     /// count, so such a product (a repeated string or list) never equals the count and the
     /// launch fails (docs/recipe.md, "Launch commands").
@@ -69,7 +73,9 @@ impl VllmJob<'_> {
         .iter()
         .find_map(|k| {
             let n = a.get(k).filter(|n| crate::recipe::is_truthy(n))?;
-            matches!(n.value, Value::Str(_) | Value::Seq(_) | Value::Map(_))
+            // A fractional size makes a fractional product, which no GPU count equals.
+            let fractional = matches!(&n.value, Value::Float(f) if f.value.fract() != 0.0);
+            (fractional || matches!(n.value, Value::Str(_) | Value::Seq(_) | Value::Map(_)))
                 .then(|| format!("{mode} {k} is {}, not a number", py_json(n)))
         })
     }
