@@ -353,7 +353,7 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
                     }
                     Err(e) => diags.push(
                         infx_report::Diagnostic::error(
-                            format!("changelog/plan-{}", e.stage),
+                            infx_changelog::codes::of_rule(&format!("plan-{}", e.stage)),
                             e.message,
                         )
                         .with_path(&head_path),

@@ -10,6 +10,7 @@ pub mod cmd_matrix;
 pub mod cmd_pin;
 pub mod cmd_review;
 pub mod cmd_test;
+pub mod codes;
 pub mod confine;
 pub mod conformance;
 pub mod gate_configs;

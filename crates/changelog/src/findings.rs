@@ -126,7 +126,7 @@ pub fn all_faults(
 
 /// One changelog finding at `span` of `path`, with code `changelog/<code>`.
 fn fault(path: &Path, code: &str, msg: String, span: Span) -> Diagnostic {
-    Diagnostic::error(format!("changelog/{code}"), msg).at(path, span)
+    Diagnostic::error(crate::codes::of_rule(code), msg).at(path, span)
 }
 
 /// Every line with a tab, CR or NUL, at the column of its first one (the first
@@ -177,7 +177,7 @@ fn byte_faults(
         if seen[k] > MAX_LINES_PER_KIND {
             diags.push(
                 Diagnostic::error(
-                    format!("changelog/{rule}"),
+                    crate::codes::of_rule(rule),
                     format!(
                         "perf-changelog.yaml contains {what} on {} more lines",
                         seen[k] - MAX_LINES_PER_KIND
@@ -292,7 +292,7 @@ fn compare_history(
         corrections: 0,
     };
     let at = |code: &str, msg: String, span: Span| {
-        Diagnostic::error(format!("changelog/{code}"), msg).at(path, span)
+        Diagnostic::error(crate::codes::of_rule(code), msg).at(path, span)
     };
     if head.len() < base.len() {
         let i = first_removed_entry(base, head);
@@ -419,7 +419,7 @@ fn raw_faults(
 ) {
     for f in append_byte_faults(base, head, additions) {
         out.push(
-            Diagnostic::error(format!("changelog/{}", f.rule), f.message)
+            Diagnostic::error(crate::codes::of_rule(f.rule), f.message)
                 .at(path, Span::point(index.pos(lossy, f.offset)))
                 .with_help(f.help),
         );
@@ -433,7 +433,7 @@ mod tests {
     const E1: &str = "- config-keys:\n    - a\n  description:\n    - one\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/1\n";
     const E2: &str = "- config-keys:\n    - b\n  description:\n    - two\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2\n";
 
-    fn faults(base: &str, head: &str) -> Vec<(String, usize, usize)> {
+    fn faults(base: &str, head: &str) -> Vec<(infx_report::Code, usize, usize)> {
         all_faults(
             base.as_bytes(),
             head.as_bytes(),
@@ -445,7 +445,7 @@ mod tests {
         .iter()
         .map(|d| {
             let s = d.span.unwrap_or_default();
-            (d.code.clone(), s.start.line, s.start.col)
+            (d.code, s.start.line, s.start.col)
         })
         .collect()
     }
@@ -521,7 +521,7 @@ mod tests {
         let head = format!("{E1}\n{}", E2.replace("    - two", "    - two (edited)"));
         assert_eq!(
             faults(&base, &head),
-            [("changelog/entry-changed".to_string(), 10, 7)]
+            [("changelog/entry-changed".into(), 10, 7)]
         );
         assert_eq!(
             appended_count(base.as_bytes(), format!("{base}\n{E1}").as_bytes()),

@@ -4,6 +4,7 @@
 //!
 //! Everything here is pure: callers load bytes (see `infx-git`) and get [`Diagnostic`]s.
 
+pub mod codes;
 pub mod coverage;
 pub mod entry;
 pub mod findings;
@@ -135,7 +136,7 @@ pub fn check_change(
     if let Some(master) = master {
         for e in &added {
             if let Err(k) = resolve_keys(&e.config_keys, master) {
-                let mut d = Diagnostic::error(format!("changelog/{}", k.rule), k.message)
+                let mut d = Diagnostic::error(crate::codes::of_rule(k.rule), k.message)
                     .at(path, Span::line(e.span.start.line));
                 if let Some(h) = k.help {
                     d = d.with_help(h);
@@ -203,8 +204,7 @@ fn entries_of(p: &strict::Parsed, head: &[u8], dialect: Dialect) -> Vec<Entry> {
 
 /// A strict-mode failure as a diagnostic `changelog/<rule>` at its line.
 pub fn strict_diag(path: &Path, e: &StrictError) -> Diagnostic {
-    let mut d =
-        Diagnostic::error(format!("changelog/{}", e.rule), e.message.clone()).with_path(path);
+    let mut d = Diagnostic::error(crate::codes::of_rule(e.rule), e.message.clone()).with_path(path);
     if let Some(l) = e.line {
         d = d.with_span(Span::line(l));
     }
@@ -218,8 +218,8 @@ pub fn strict_diag(path: &Path, e: &StrictError) -> Diagnostic {
 pub fn gate_diag(path: &Path, e: &GateError) -> Diagnostic {
     let code = e
         .code
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("changelog/{}", e.stage.rule()));
+        .map(infx_report::Code::from)
+        .unwrap_or_else(|| crate::codes::of_rule(e.stage.rule()));
     let mut d = Diagnostic::error(code, e.message.clone()).with_path(path);
     if let Some(l) = e.line {
         d = d.with_span(Span::line(l));

@@ -182,9 +182,9 @@ pub fn run_validation_goldens(
             .filter(Diagnostic::is_error)
             .collect()
     };
-    let key_of = |d: &Diagnostic| (d.code.clone(), d.message.clone());
+    let key_of = |d: &Diagnostic| (d.code, d.message.clone());
     let baseline: Vec<Diagnostic> = check(docs.clone());
-    let base_keys: Vec<(String, String)> = baseline.iter().map(key_of).collect();
+    let base_keys: Vec<(infx_report::Code, String)> = baseline.iter().map(key_of).collect();
 
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(validation_dir)
         .map_err(|e| format!("{}: {e}", validation_dir.display()))?
@@ -211,7 +211,7 @@ pub fn run_validation_goldens(
     Ok(report)
 }
 
-type KeyFn<'a> = dyn Fn(&Diagnostic) -> (String, String) + 'a;
+type KeyFn<'a> = dyn Fn(&Diagnostic) -> (infx_report::Code, String) + 'a;
 
 fn run_case(
     dir: &Path,
@@ -219,7 +219,7 @@ fn run_case(
     files: &[&str],
     docs: &[Document],
     check: &dyn Fn(Vec<Document>) -> Vec<Diagnostic>,
-    base_keys: &[(String, String)],
+    base_keys: &[(infx_report::Code, String)],
     key_of: &KeyFn,
 ) -> Result<Verdict, String> {
     let read = |f: &str| std::fs::read_to_string(dir.join(f)).map_err(|e| format!("{f}: {e}"));
@@ -261,10 +261,7 @@ fn run_case(
         .iter()
         .filter(|d| !base_keys.contains(&key_of(d)))
         .collect();
-    let codes: Vec<&str> = new
-        .iter()
-        .map(|d| d.code.strip_prefix("config/").unwrap_or(&d.code))
-        .collect();
+    let codes: Vec<&str> = new.iter().map(|d| d.code.rule()).collect();
     let summary = || {
         if new.is_empty() {
             "we accept it".to_string()

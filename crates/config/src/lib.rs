@@ -11,6 +11,7 @@
 //! `config/scenarios`, `config/component-version`, `config/require-power`, `config/runners`,
 //! `config/runners-inventory`.
 
+pub mod codes;
 mod entry;
 pub mod golden;
 mod layout;

@@ -51,7 +51,7 @@ impl Ctx<'_> {
         }
         text.push_str(msg.as_ref());
         self.diags
-            .push(Diagnostic::error(format!("config/{code}"), text).at(self.path, span));
+            .push(Diagnostic::error(crate::codes::of_rule(code), text).at(self.path, span));
         let last = self.diags.len() - 1;
         &mut self.diags[last]
     }

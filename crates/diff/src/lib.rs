@@ -15,6 +15,7 @@
 
 mod change;
 mod check;
+pub mod codes;
 pub mod ws;
 
 pub use change::{

@@ -12,6 +12,7 @@
 //!   directory (by device and inode) and reports a link back into its own ancestry
 //!   (`fs/symlink-loop`); a folder it cannot list is an error (`fs/unreadable`), never skipped.
 
+pub mod codes;
 pub mod glob;
 
 use infx_report::Diagnostic;

@@ -8,6 +8,8 @@
 //! Errors are [`GitError`]s (message + fix hint); they convert into a `Diagnostic` with code
 //! `git/<kind>` for reporting.
 
+pub mod codes;
+
 use git2::{DiffOptions, ObjectType, Patch, Repository};
 use infx_report::Diagnostic;
 use std::fmt;
@@ -39,8 +41,12 @@ impl GitError {
         self.help = Some(help.into());
         self
     }
+    /// The registered code of this error's kind (`git/<kind>`).
+    pub fn code(&self) -> infx_report::Code {
+        infx_report::by_rule(codes::ALL, self.kind).unwrap_or(codes::UNREGISTERED)
+    }
     pub fn to_diagnostic(&self) -> Diagnostic {
-        let d = Diagnostic::error(format!("git/{}", self.kind), self.message.clone());
+        let d = Diagnostic::error(self.code(), self.message.clone());
         match &self.help {
             Some(h) => d.with_help(h.clone()),
             None => d,

@@ -12,6 +12,7 @@
 pub mod check;
 #[cfg(feature = "registry")]
 pub mod client;
+pub mod codes;
 #[cfg(feature = "registry")]
 pub mod manifest;
 #[cfg(feature = "registry")]

@@ -356,7 +356,7 @@ struct Cx<'e, 'a> {
 }
 
 impl<'e, 'a> Cx<'e, 'a> {
-    fn err(&self, node: &Node, code: &str, msg: impl Into<String>) -> Diagnostic {
+    fn err(&self, node: &Node, code: &'static str, msg: impl Into<String>) -> Diagnostic {
         Diagnostic::error(code, msg).at(self.entry.path, node.span)
     }
     fn malformed(&self, node: &Node, what: &str) -> Diagnostic {

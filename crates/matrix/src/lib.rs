@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod bind;
+pub mod codes;
 pub mod decimal;
 pub mod evals;
 pub mod generate;

@@ -46,6 +46,7 @@
 //! the file that wrote the offending value.
 
 pub mod check;
+pub mod codes;
 pub mod coerce;
 pub mod emit;
 pub mod lane;

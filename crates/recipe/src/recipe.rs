@@ -114,7 +114,7 @@ impl Variant {
     }
 }
 
-fn code_err(code: &str, msg: impl Into<String>) -> Diagnostic {
+fn code_err(code: &'static str, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::error(code, msg)
 }
 
@@ -298,7 +298,7 @@ impl RecipeFile {
             .unwrap_or(self.root.span)
     }
 
-    fn err_at_key(&self, key: &str, code: &str, msg: String) -> Diagnostic {
+    fn err_at_key(&self, key: &str, code: &'static str, msg: String) -> Diagnostic {
         let path = join_key("", key);
         let src = self.origins.get(&path).map(|o| o.source).unwrap_or(0);
         code_err(code, msg).at(self.source_path(src), self.key_span(key))

@@ -535,7 +535,7 @@ struct Checker<'a> {
 impl Checker<'_> {
     fn err(
         &mut self,
-        code: &str,
+        code: &'static str,
         path: &str,
         span: Span,
         msg: impl Into<String>,

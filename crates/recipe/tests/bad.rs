@@ -124,8 +124,10 @@ override_c8:
 ";
     let f = RecipeFile::parse(Path::new("frag.yaml"), text.into()).unwrap();
     let ds = check_fragment(&f, Lane::AgenticSingle);
-    let got: Vec<(String, (String, usize, usize))> =
-        ds.iter().map(|d| (d.code.clone(), loc(d))).collect();
+    let got: Vec<(String, (String, usize, usize))> = ds
+        .iter()
+        .map(|d| (d.code.as_str().to_string(), loc(d)))
+        .collect();
     assert_eq!(
         got,
         vec![
@@ -174,7 +176,10 @@ roles:
 ";
     let f = RecipeFile::parse(Path::new("d.yaml"), text.into()).unwrap();
     let ds = check_fragment(&f, Lane::FixedSeqSingle);
-    let got: Vec<(String, usize)> = ds.iter().map(|d| (d.code.clone(), loc(d).1)).collect();
+    let got: Vec<(String, usize)> = ds
+        .iter()
+        .map(|d| (d.code.as_str().to_string(), loc(d).1))
+        .collect();
     assert_eq!(
         got,
         vec![
@@ -228,7 +233,7 @@ fn yaml_errors_and_shapes() {
     ] {
         let e = RecipeFile::parse(Path::new("y.yaml"), text.into()).unwrap_err();
         assert!(
-            e.code.starts_with(code.split('/').next().unwrap()),
+            e.code.as_str().starts_with(code.split('/').next().unwrap()),
             "{text:?}: {}",
             e.code
         );
@@ -253,7 +258,7 @@ override_bad:
     let ds = validate(&vs[0]);
     let got: Vec<(String, String, (String, usize, usize))> = ds
         .iter()
-        .map(|d| (d.code.clone(), d.message.clone(), loc(d)))
+        .map(|d| (d.code.as_str().to_string(), d.message.clone(), loc(d)))
         .collect();
     assert_eq!(
         got,

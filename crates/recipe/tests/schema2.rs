@@ -142,7 +142,13 @@ fn errors(text: &str) -> Vec<(String, String, usize)> {
     let v = f.expand(None).unwrap().remove(0);
     validate(&v)
         .into_iter()
-        .map(|d| (d.code, d.message, d.span.map(|s| s.start.line).unwrap_or(0)))
+        .map(|d| {
+            (
+                d.code.as_str().to_string(),
+                d.message,
+                d.span.map(|s| s.start.line).unwrap_or(0),
+            )
+        })
         .collect()
 }
 
@@ -246,7 +252,7 @@ fn errors_point_into_the_file_and_block_that_wrote_the_value() {
         .into_iter()
         .map(|d| {
             (
-                d.code,
+                d.code.as_str().to_string(),
                 d.path.unwrap().display().to_string(),
                 d.span.unwrap().start.line,
             )

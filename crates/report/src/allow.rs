@@ -3,7 +3,7 @@
 //! line directly above it (README, "Acknowledging a warning"). The reason is mandatory; only
 //! warnings can be acknowledged; an allow that matches nothing is itself a warning.
 
-use crate::{Diagnostic, LineIndex, Severity, Span, codes::check_of};
+use crate::{Diagnostic, LineIndex, Severity, Span, check_of, is_code_name};
 use std::path::{Path, PathBuf};
 
 /// The comment's directive, after `#` and optional spaces.
@@ -83,7 +83,7 @@ pub fn allows_in(path: &Path, text: &str) -> (Vec<Allow>, Vec<Diagnostic>) {
             .map(|c| c.trim().to_string())
             .filter(|c| !c.is_empty())
             .collect();
-        if let Some(bad) = codes.iter().find(|c| !is_code(c)) {
+        if let Some(bad) = codes.iter().find(|c| !is_code_name(c)) {
             problems.push(at(Diagnostic::error(
                 CODE_SYNTAX,
                 format!(
@@ -223,16 +223,7 @@ fn not_a_warning(a: &Allow, d: &Diagnostic) -> Diagnostic {
 fn matches(a: &Allow, d: &Diagnostic) -> bool {
     d.path.as_deref() == Some(a.path.as_path())
         && d.span.is_some_and(|s| s.start.line == a.target_line)
-        && a.codes.contains(&d.code)
-}
-
-/// `check/rule`: lower-case words, digits, `-`, `_`, `.`, with one `/` at least.
-fn is_code(c: &str) -> bool {
-    c.contains('/')
-        && !c.starts_with('/')
-        && !c.ends_with('/')
-        && c.chars()
-            .all(|ch| ch.is_ascii_alphanumeric() || "-_./".contains(ch))
+        && a.codes.iter().any(|c| d.code.is_named(c))
 }
 
 /// Byte index of the `#` that starts a YAML comment on `line`: at the start or after
@@ -249,8 +240,9 @@ mod tests {
 
     const YAML: &str = "a:\n  # why the next line is fine\n  # infx: allow(review/x) reviewed in run 1\n  b: 64\n  c: 1  # infx: allow(review/y, review/z) trailing form\n";
 
-    fn warn(code: &str, line: usize) -> Diagnostic {
-        Diagnostic::warning(code, "w").at("f.yaml", Span::line(line))
+    fn warn(code: &'static str, line: usize) -> Diagnostic {
+        Diagnostic::warning(crate::Code::warning(code, "a test code"), "w")
+            .at("f.yaml", Span::line(line))
     }
 
     #[test]
@@ -296,13 +288,14 @@ mod tests {
         let (allows, _) = allows_in(Path::new("f.yaml"), YAML);
         let mut first = vec![warn("review/x", 4)];
         let mut second = vec![
-            Diagnostic::error("review/y", "e").at("f.yaml", Span::line(5)),
+            Diagnostic::error(crate::Code::error("review/y", "a test code"), "e")
+                .at("f.yaml", Span::line(5)),
             warn("review/x", 5),
         ];
         let out = acknowledge([&mut first, &mut second], &allows, |_| true);
         assert_eq!(out.acknowledged.len(), 1);
         assert_eq!(out.acknowledged[0].reason, "reviewed in run 1");
-        assert_eq!(out.acknowledged[0].diagnostic.code, "review/x");
+        assert!(out.acknowledged[0].diagnostic.code.is_named("review/x"));
         // The error and the other-code warning on line 5 stay shown.
         assert!(first.is_empty());
         assert_eq!(second.len(), 2);

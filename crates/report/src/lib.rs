@@ -5,11 +5,13 @@
 //! Libraries only produce diagnostics; printing belongs to the xtask.
 
 pub mod allow;
+mod code;
 pub mod codes;
 mod render;
 mod sarif;
+mod transitional;
 
-pub use codes::describe;
+pub use code::{Code, by_rule, check_of, is_code_name};
 pub use render::{SourceMap, escape_control, render_github, render_human, render_json};
 pub use sarif::{render_sarif, render_sarif_with_acknowledged};
 
@@ -75,8 +77,8 @@ impl fmt::Display for Severity {
 /// methods.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
-    /// Stable identifier, `<check>/<rule>` (e.g. `config/C2`).
-    pub code: String,
+    /// Stable identifier from a crate's code registry, `<check>/<rule>` (e.g. `config/C2`).
+    pub code: Code,
     pub severity: Severity,
     /// The file the finding is about, as the user should see it (relative to the checked root
     /// when possible). `None` for findings about the invocation or the repository as a whole.
@@ -100,7 +102,7 @@ pub struct Label {
 }
 
 impl Diagnostic {
-    pub fn new(severity: Severity, code: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn new(severity: Severity, code: impl Into<Code>, message: impl Into<String>) -> Self {
         Diagnostic {
             code: code.into(),
             severity,
@@ -112,13 +114,13 @@ impl Diagnostic {
             labels: Vec::new(),
         }
     }
-    pub fn error(code: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn error(code: impl Into<Code>, message: impl Into<String>) -> Self {
         Self::new(Severity::Error, code, message)
     }
-    pub fn warning(code: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn warning(code: impl Into<Code>, message: impl Into<String>) -> Self {
         Self::new(Severity::Warning, code, message)
     }
-    pub fn note(code: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn note(code: impl Into<Code>, message: impl Into<String>) -> Self {
         Self::new(Severity::Note, code, message)
     }
     pub fn with_path(mut self, path: impl AsRef<Path>) -> Self {
@@ -279,8 +281,11 @@ mod tests {
 
     #[test]
     fn display_has_location_and_code() {
-        let d = Diagnostic::error("config/C2", "conc-start must be <= conc-end")
-            .at("configs/nvidia-master.yaml", Span::line(12));
+        let d = Diagnostic::error(
+            crate::Code::error("config/C2", "a test code"),
+            "conc-start must be <= conc-end",
+        )
+        .at("configs/nvidia-master.yaml", Span::line(12));
         assert_eq!(
             d.to_string(),
             "configs/nvidia-master.yaml:12:1: error[config/C2]: conc-start must be <= conc-end"
@@ -290,9 +295,11 @@ mod tests {
     #[test]
     fn sort_puts_repository_findings_first_and_lines_in_order() {
         let mut v = vec![
-            Diagnostic::error("x/b", "late").at("a.yaml", Span::line(9)),
-            Diagnostic::error("x/c", "repo"),
-            Diagnostic::error("x/a", "early").at("a.yaml", Span::line(2)),
+            Diagnostic::error(crate::Code::error("x/b", "a test code"), "late")
+                .at("a.yaml", Span::line(9)),
+            Diagnostic::error(crate::Code::error("x/c", "a test code"), "repo"),
+            Diagnostic::error(crate::Code::error("x/a", "a test code"), "early")
+                .at("a.yaml", Span::line(2)),
         ];
         sort_for_report(&mut v);
         let order: Vec<_> = v.iter().map(|d| d.message.as_str()).collect();

@@ -237,7 +237,7 @@ pub fn render_human(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> S
             Severity::Warning => Level::WARNING,
             Severity::Note => Level::NOTE,
         };
-        let code = escape_control(&d.code);
+        let code = escape_control(d.code.as_str());
         let path = d
             .path
             .as_ref()
@@ -380,7 +380,7 @@ pub fn render_github(diags: &[Diagnostic]) -> String {
         }
         props.push(format!(
             "title={}",
-            escape_property(&escape_control(&d.code))
+            escape_property(&escape_control(d.code.as_str()))
         ));
         // Newlines are percent-encoded by escape_data (the runner decodes them inside the
         // annotation); every other control character is made visible first.
@@ -428,9 +428,12 @@ mod tests {
         let span = idx.span(&text, start, start + 3);
         let mut sm = SourceMap::new();
         sm.insert("c.yaml", text);
-        let d = Diagnostic::error("config/T1", "tp must be an integer")
-            .at("c.yaml", span)
-            .with_help("write tp: 4");
+        let d = Diagnostic::error(
+            crate::Code::error("config/T1", "a test code"),
+            "tp must be an integer",
+        )
+        .at("c.yaml", span)
+        .with_help("write tp: 4");
         (d, sm)
     }
 
@@ -452,20 +455,21 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
         assert_eq!(v["line"], 2);
         assert_eq!(v["col"], 7);
-        assert_eq!(v["code"], "config/T1");
+        assert_eq!(v["code"], "config/T1"); // not a code: the JSON text
         assert_eq!(v["severity"], "error");
     }
 
     #[test]
     fn github_escapes_and_locates() {
-        let d = Diagnostic::warning("x/y", "50% done\nnext").at(
-            "a,b.yaml",
-            Span::point(Pos {
-                offset: 0,
-                line: 3,
-                col: 4,
-            }),
-        );
+        let d = Diagnostic::warning(crate::Code::warning("x/y", "a test code"), "50% done\nnext")
+            .at(
+                "a,b.yaml",
+                Span::point(Pos {
+                    offset: 0,
+                    line: 3,
+                    col: 4,
+                }),
+            );
         let out = render_github(&[d]);
         assert_eq!(
             out,
@@ -483,9 +487,12 @@ mod tests {
     fn duplicate_key_shows_first_definition() {
         let text = "a: 1\nb: 2\na: 3\n";
         let (sm, idx) = one_file(text);
-        let d = Diagnostic::error("yaml/duplicate-key", "duplicate key a")
-            .at("f.yaml", idx.span(text, 10, 11))
-            .with_label(idx.span(text, 0, 1), "first defined here");
+        let d = Diagnostic::error(
+            crate::Code::error("yaml/duplicate-key", "a test code"),
+            "duplicate key a",
+        )
+        .at("f.yaml", idx.span(text, 10, 11))
+        .with_label(idx.span(text, 0, 1), "first defined here");
         let out = render_human(&[d], &sm, false);
         assert_eq!(
             out,
@@ -497,8 +504,11 @@ mod tests {
     fn multi_line_span_is_underlined_across_lines() {
         let text = "x:\n  - 1\n  - 2\ny: 0\n";
         let (sm, idx) = one_file(text);
-        let d = Diagnostic::error("recipe/zip-length", "lists differ")
-            .at("f.yaml", idx.span(text, 5, 14));
+        let d = Diagnostic::error(
+            crate::Code::error("recipe/zip-length", "a test code"),
+            "lists differ",
+        )
+        .at("f.yaml", idx.span(text, 5, 14));
         let out = render_human(&[d], &sm, false);
         assert_eq!(
             out,
@@ -510,10 +520,13 @@ mod tests {
     fn control_characters_never_reach_the_output_raw() {
         let text = "k: \"a\u{0}b\u{1b}[31m\"\n";
         let (sm, idx) = one_file(text);
-        let d = Diagnostic::error("x/y", "bad key `k\n::error file=x::forged`\u{0}\u{1b}[2J")
-            .at("dir\n::warning::x/f.yaml", idx.span(text, 3, 10))
-            .with_help("::error::help")
-            .with_note("a\rb");
+        let d = Diagnostic::error(
+            crate::Code::error("x/y", "a test code"),
+            "bad key `k\n::error file=x::forged`\u{0}\u{1b}[2J",
+        )
+        .at("dir\n::warning::x/f.yaml", idx.span(text, 3, 10))
+        .with_help("::error::help")
+        .with_note("a\rb");
         let mut sm2 = SourceMap::new();
         sm2.insert("dir\n::warning::x/f.yaml", text.to_string());
         drop(sm);
@@ -547,7 +560,8 @@ mod tests {
         text.push_str(" BAD tail\n");
         let at = text.find("BAD").unwrap();
         let (sm, idx) = one_file(&text);
-        let d = Diagnostic::error("x/y", "bad").at("f.yaml", idx.span(&text, at, at + 3));
+        let d = Diagnostic::error(crate::Code::error("x/y", "a test code"), "bad")
+            .at("f.yaml", idx.span(&text, at, at + 3));
         let t = std::time::Instant::now();
         let out = render_human(&[d], &sm, false);
         let took = t.elapsed();
@@ -556,7 +570,10 @@ mod tests {
         assert!(out.contains("BAD tail"), "{out}");
         assert!(out.contains("^^^"), "{out}");
         assert!(took < std::time::Duration::from_secs(2), "{took:?}");
-        let huge = Diagnostic::error("x/y", "y".repeat(10 << 20));
+        let huge = Diagnostic::error(
+            crate::Code::error("x/y", "a test code"),
+            "y".repeat(10 << 20),
+        );
         assert!(render_json(std::slice::from_ref(&huge)).len() < 10_000);
         assert!(render_github(std::slice::from_ref(&huge)).len() < 10_000);
         assert!(render_human(&[huge], &SourceMap::new(), false).len() < 10_000);
@@ -566,7 +583,8 @@ mod tests {
     fn snippets_are_capped_in_count() {
         let text = "a: 1\n";
         let (sm, idx) = one_file(text);
-        let d = Diagnostic::error("x/y", "m").at("f.yaml", idx.span(text, 0, 1));
+        let d = Diagnostic::error(crate::Code::error("x/y", "a test code"), "m")
+            .at("f.yaml", idx.span(text, 0, 1));
         let many = vec![d; MAX_SNIPPETS + 3];
         let out = render_human(&many, &sm, false);
         assert_eq!(out.matches("1 | a: 1").count(), MAX_SNIPPETS);

@@ -2,8 +2,7 @@
 //! inline on the pull request (README, `cargo xtask validate` output formats).
 
 use crate::allow::Acknowledged;
-use crate::codes::describe;
-use crate::{Diagnostic, Severity, Span};
+use crate::{Code, Diagnostic, Severity, Span};
 use serde_json::{Value, json};
 
 /// One SARIF log with one run: the rule table holds every code seen (in first-seen order), each
@@ -21,21 +20,21 @@ pub fn render_sarif_with_acknowledged(
     acknowledged: &[Acknowledged],
     tool_version: &str,
 ) -> String {
-    let mut rule_ids: Vec<&str> = Vec::new();
+    let mut rule_ids: Vec<Code> = Vec::new();
     for d in diags
         .iter()
         .chain(acknowledged.iter().map(|a| &a.diagnostic))
     {
-        if !rule_ids.contains(&d.code.as_str()) {
-            rule_ids.push(&d.code);
+        if !rule_ids.contains(&d.code) {
+            rule_ids.push(d.code);
         }
     }
     let rules: Vec<Value> = rule_ids
         .iter()
-        .map(|id| {
+        .map(|code| {
             json!({
-                "id": id,
-                "shortDescription": { "text": describe(id) },
+                "id": code,
+                "shortDescription": { "text": code.summary() },
             })
         })
         .collect();
@@ -164,13 +163,21 @@ mod tests {
 
     #[test]
     fn acknowledged_warnings_are_suppressed_results() {
-        let w = Diagnostic::warning("review/dp-cuda-graph", "batch").at("r.yaml", Span::line(4));
+        let w = Diagnostic::warning(
+            crate::Code::warning("review/dp-cuda-graph", "a test code"),
+            "batch",
+        )
+        .at("r.yaml", Span::line(4));
         let ack = Acknowledged {
             diagnostic: w,
             reason: "per-rank batch never exceeds 44".into(),
             allow_span: Span::line(3),
         };
-        let e = Diagnostic::error("image/unpinned", "no digest").at("m.yaml", Span::line(1));
+        let e = Diagnostic::error(
+            crate::Code::error("image/unpinned", "a test code"),
+            "no digest",
+        )
+        .at("m.yaml", Span::line(1));
         let v: Value =
             serde_json::from_str(&render_sarif_with_acknowledged(&[e], &[ack], "0.1.0")).unwrap();
         let results = v["runs"][0]["results"].as_array().unwrap();
@@ -197,11 +204,21 @@ mod tests {
         let idx = LineIndex::new(text);
         let first = idx.span(text, 0, 1);
         let second = idx.span(text, 5, 6);
-        let dup = Diagnostic::error("yaml/duplicate-key", "duplicate key a")
-            .at("c.yaml", second)
-            .with_label(first, "first defined here");
-        let repo = Diagnostic::warning("change/x", "no history");
-        let point = Diagnostic::error("yaml/duplicate-key", "again").at(
+        let dup = Diagnostic::error(
+            crate::Code::error("yaml/duplicate-key", "a test code"),
+            "duplicate key a",
+        )
+        .at("c.yaml", second)
+        .with_label(first, "first defined here");
+        let repo = Diagnostic::warning(
+            crate::Code::warning("change/x", "a test code"),
+            "no history",
+        );
+        let point = Diagnostic::error(
+            crate::Code::error("yaml/duplicate-key", "a test code"),
+            "again",
+        )
+        .at(
             "d.yaml",
             Span::point(Pos {
                 offset: 0,
@@ -213,7 +230,7 @@ mod tests {
         let run = &v["runs"][0];
         let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
         assert_eq!(rules.len(), 2);
-        assert_eq!(rules[0]["id"], "yaml/duplicate-key");
+        assert_eq!(rules[0]["id"], "yaml/duplicate-key"); // not a code: the SARIF text
         let r0 = &run["results"][0];
         assert_eq!(r0["ruleIndex"], 0);
         let region = &r0["locations"][0]["physicalLocation"]["region"];

@@ -29,11 +29,18 @@ fn findings() -> Vec<Diagnostic> {
     let text = "a: 1\nb: ü\na: 3\n";
     let idx = LineIndex::new(text);
     vec![
-        Diagnostic::error("yaml/duplicate-key", "duplicate key a")
-            .at("configs/my file#1.yaml", idx.span(text, 12, 13))
-            .with_help("remove one")
-            .with_label(idx.span(text, 0, 1), "first defined here"),
-        Diagnostic::warning("matrix/unused-variant", "unused\nvariant").at(
+        Diagnostic::error(
+            infx_report::Code::error("yaml/duplicate-key", "a test code"),
+            "duplicate key a",
+        )
+        .at("configs/my file#1.yaml", idx.span(text, 12, 13))
+        .with_help("remove one")
+        .with_label(idx.span(text, 0, 1), "first defined here"),
+        Diagnostic::warning(
+            infx_report::Code::warning("matrix/unused-variant", "a test code"),
+            "unused\nvariant",
+        )
+        .at(
             "r.yaml",
             Span::point(Pos {
                 offset: 0,
@@ -41,8 +48,16 @@ fn findings() -> Vec<Diagnostic> {
                 col: 1,
             }),
         ),
-        Diagnostic::note("change/no-history", "outside git").with_note("whole tree"),
-        Diagnostic::error("diff/blank-at-eof", "blank").at("x.yaml", Span::line(0)),
+        Diagnostic::note(
+            infx_report::Code::note("change/no-history", "a test code"),
+            "outside git",
+        )
+        .with_note("whole tree"),
+        Diagnostic::error(
+            infx_report::Code::error("diff/blank-at-eof", "a test code"),
+            "blank",
+        )
+        .at("x.yaml", Span::line(0)),
     ]
 }
 
@@ -68,8 +83,13 @@ fn acknowledged_warnings_validate_as_suppressed_results() {
     let text = "x: 64  # infx: allow(review/dp-cuda-graph) reviewed\n";
     let (allows, problems) = allow::allows_in(std::path::Path::new("r.yaml"), text);
     assert!(problems.is_empty());
-    let mut warnings =
-        vec![Diagnostic::warning("review/dp-cuda-graph", "batch").at("r.yaml", Span::line(1))];
+    let mut warnings = vec![
+        Diagnostic::warning(
+            infx_report::Code::warning("review/dp-cuda-graph", "a test code"),
+            "batch",
+        )
+        .at("r.yaml", Span::line(1)),
+    ];
     let outcome = allow::acknowledge([&mut warnings], &allows, |_| true);
     assert!(warnings.is_empty());
     let out = render_sarif_with_acknowledged(&findings(), &outcome.acknowledged, "0.1.0");

@@ -5,6 +5,7 @@
 //! into [`ReviewInputs`]; [`review_tree`] runs every repository-decidable check on them.
 
 pub mod codeowners;
+pub mod codes;
 pub mod cookbook;
 pub mod golden;
 pub mod images;

@@ -227,12 +227,7 @@ pub struct Findings {
 
 impl Findings {
     pub fn push(&mut self, d: Diagnostic, variant: &str) {
-        let key = |x: &Diagnostic| {
-            (
-                x.code.clone(),
-                x.span.map(|s| (s.start.offset, s.start.line)),
-            )
-        };
+        let key = |x: &Diagnostic| (x.code, x.span.map(|s| (s.start.offset, s.start.line)));
         match self.items.iter_mut().find(|(e, _)| key(e) == key(&d)) {
             Some((_, vs)) => {
                 if !vs.iter().any(|v| v == variant) {

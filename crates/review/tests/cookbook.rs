@@ -146,7 +146,7 @@ fn a_point_missing_from_either_side_is_a_finding() {
     pts.push(extra);
     // A cookbook point with no matrix row.
     pts.retain(|p| p.label != "override_tp2_c48");
-    let codes: Vec<String> = cookbook::check(&cb, &pts)
+    let codes: Vec<infx_report::Code> = cookbook::check(&cb, &pts)
         .into_iter()
         .map(|d| d.code)
         .collect();

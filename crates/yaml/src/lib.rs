@@ -6,6 +6,7 @@
 //! "billion laughs" file fails fast in bounded memory. Every error is a [`Diagnostic`] with
 //! file, line and column; no input makes the loader panic.
 
+pub mod codes;
 mod edit;
 mod load;
 mod resolve;
@@ -43,7 +44,12 @@ impl Document {
         &self.path
     }
     /// An error diagnostic located at `node` in this document.
-    pub fn error_at(&self, node: &Node, code: &str, message: impl Into<String>) -> Diagnostic {
+    pub fn error_at(
+        &self,
+        node: &Node,
+        code: &'static str,
+        message: impl Into<String>,
+    ) -> Diagnostic {
         Diagnostic::error(code, message).at(&self.path, node.span)
     }
     pub fn line_index(&self) -> LineIndex {

@@ -188,7 +188,7 @@ impl<'a> Builder<'a> {
             .pos(self.text, exact.unwrap_or(self.text.len()))
     }
 
-    fn err(&self, code: &str, pos: Pos, msg: impl Into<String>) -> Diagnostic {
+    fn err(&self, code: &'static str, pos: Pos, msg: impl Into<String>) -> Diagnostic {
         Diagnostic::error(code, msg).at(self.path, Span::point(pos))
     }
 

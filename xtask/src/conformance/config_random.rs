@@ -579,7 +579,7 @@ pub struct Ours {
     pub exit: u8,
     pub stdout: String,
     pub message: String,
-    pub code: Option<String>,
+    pub code: Option<infx_report::Code>,
 }
 
 pub fn ours(case: &Case) -> anyhow::Result<Ours> {
@@ -618,7 +618,7 @@ pub fn ours(case: &Case) -> anyhow::Result<Ours> {
         Err(f) => Ours {
             exit: f.code,
             stdout: String::new(),
-            code: f.diagnostic.as_ref().map(|d| d.code.clone()),
+            code: f.diagnostic.as_ref().map(|d| d.code),
             message: f.message,
         },
     })
@@ -641,7 +641,7 @@ pub fn compare(ours: &Ours, theirs: &J) -> Result<Option<String>, String> {
         return Err(format!(
             "exit {} (want {their_exit}); ours: {} {}; upstream: {}",
             ours.exit,
-            ours.code.as_deref().unwrap_or(""),
+            ours.code.map_or("", |c| c.as_str()),
             head(&ours.message),
             their_error.lines().take(4).collect::<Vec<_>>().join(" | ")
         ));
@@ -681,7 +681,7 @@ pub fn compare(ours: &Ours, theirs: &J) -> Result<Option<String>, String> {
     {
         return Err(format!(
             "both reject, upstream for entry '{key}'; ours: {} {}",
-            ours.code.as_deref().unwrap_or(""),
+            ours.code.map_or("", |c| c.as_str()),
             head(&ours.message)
         ));
     }
@@ -692,7 +692,7 @@ pub fn compare(ours: &Ours, theirs: &J) -> Result<Option<String>, String> {
         format!(
             "upstream crashes ({}); infx reports {} {}",
             head(their_reason),
-            ours.code.as_deref().unwrap_or(""),
+            ours.code.map_or("", |c| c.as_str()),
             head(&ours.message)
         )
     }))
@@ -704,7 +704,7 @@ pub fn compare(ours: &Ours, theirs: &J) -> Result<Option<String>, String> {
 /// is a documented difference, not a disagreement: `Some(reason)` when our only objection is
 /// that `config/type` finding about a value pydantic coerces.
 fn lax_coercion(ours: &Ours) -> Option<String> {
-    if ours.code.as_deref() != Some("config/type") {
+    if ours.code != Some(infx_config::codes::TYPE) {
         return None;
     }
     let (_, found) = ours.message.rsplit_once(": expected ")?;
@@ -794,12 +794,12 @@ pub fn run(corpus: &Path, count: usize, seed: u64) -> anyhow::Result<Option<supe
 mod tests {
     use super::*;
 
-    fn ours(exit: u8, stdout: &str, code: Option<&str>, message: &str) -> Ours {
+    fn ours(exit: u8, stdout: &str, code: Option<infx_report::Code>, message: &str) -> Ours {
         Ours {
             exit,
             stdout: stdout.into(),
             message: message.into(),
-            code: code.map(str::to_string),
+            code,
         }
     }
 
@@ -811,16 +811,19 @@ mod tests {
             Ok(None)
         );
         assert!(compare(&ours(0, "[{\"tp\": 8}]\n", None, ""), &theirs).is_err());
-        assert!(compare(&ours(1, "", Some("config/value"), "x"), &theirs).is_err());
+        assert!(compare(&ours(1, "", Some(infx_config::codes::VALUE), "x"), &theirs).is_err());
         let rejected = json!({"exit": 1, "stdout": "", "error": "ValueError: bad"});
         assert!(compare(&ours(0, "[]\n", None, ""), &rejected).is_err());
         assert_eq!(
-            compare(&ours(1, "", Some("config/value"), "x"), &rejected),
+            compare(
+                &ours(1, "", Some(infx_config::codes::VALUE), "x"),
+                &rejected
+            ),
             Ok(None)
         );
         let crashed = json!({"exit": 1, "stdout": "", "error": "Traceback\nTypeError: no"});
         assert!(
-            compare(&ours(1, "", Some("config/type"), "x"), &crashed)
+            compare(&ours(1, "", Some(infx_config::codes::TYPE), "x"), &crashed)
                 .is_ok_and(|w| w.is_some_and(|w| w.contains("upstream crashes")))
         );
     }
@@ -835,7 +838,10 @@ mod tests {
             "expected an integer, found float 4.0",
             "expected a boolean (true or false), found string 'yes'",
         ] {
-            let r = compare(&ours(1, "", Some("config/type"), &msg(coerced)), &theirs);
+            let r = compare(
+                &ours(1, "", Some(infx_config::codes::TYPE), &msg(coerced)),
+                &theirs,
+            );
             assert!(r.as_ref().is_ok_and(Option::is_some), "{coerced}: {r:?}");
         }
         for real in [
@@ -843,7 +849,10 @@ mod tests {
             "expected an integer, found float 4.5",
             "expected a string, found integer 4",
         ] {
-            let r = compare(&ours(1, "", Some("config/type"), &msg(real)), &theirs);
+            let r = compare(
+                &ours(1, "", Some(infx_config::codes::TYPE), &msg(real)),
+                &theirs,
+            );
             assert!(r.is_err(), "{real}: {r:?}");
         }
     }
@@ -886,7 +895,7 @@ mod order_tests {
         };
         let o = ours(&case).expect("runs");
         assert_eq!(o.exit, 1);
-        assert_eq!(o.code.as_deref(), Some("config/type"), "{}", o.message);
+        assert_eq!(o.code, Some(infx_config::codes::TYPE), "{}", o.message);
         assert!(o.message.contains("'k-fp8-b200-sglang'"), "{}", o.message);
     }
 }

@@ -1,0 +1,137 @@
+//! Typed diagnostic codes. Every code a check can emit is a `pub const` in its crate's
+//! `codes` registry (`infx_config::codes::X5`, …) with its default severity and a one-line
+//! summary; `cargo xtask codes` lists them all and `cargo xtask codes --check` keeps the code
+//! tables in docs/ in step with them (README, "Diagnostic codes").
+
+use crate::Severity;
+use serde::{Serialize, Serializer};
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+/// A diagnostic code: `<check>/<rule>` (`config/X5`), the severity it is usually reported at,
+/// and what it means in one line. Two codes are the same code when their names are equal.
+#[derive(Clone, Copy, Debug)]
+pub struct Code {
+    name: &'static str,
+    severity: Severity,
+    summary: &'static str,
+}
+
+impl Code {
+    pub const fn new(name: &'static str, severity: Severity, summary: &'static str) -> Code {
+        Code {
+            name,
+            severity,
+            summary,
+        }
+    }
+    pub const fn error(name: &'static str, summary: &'static str) -> Code {
+        Code::new(name, Severity::Error, summary)
+    }
+    pub const fn warning(name: &'static str, summary: &'static str) -> Code {
+        Code::new(name, Severity::Warning, summary)
+    }
+    pub const fn note(name: &'static str, summary: &'static str) -> Code {
+        Code::new(name, Severity::Note, summary)
+    }
+    /// `config/X5`, exactly as every output format writes it.
+    pub const fn as_str(&self) -> &'static str {
+        self.name
+    }
+    pub const fn severity(&self) -> Severity {
+        self.severity
+    }
+    pub const fn summary(&self) -> &'static str {
+        self.summary
+    }
+    /// The check the code belongs to: `config` for `config/X5`.
+    pub fn check(&self) -> &'static str {
+        check_of(self.name)
+    }
+    /// The rule inside the check: `X5` for `config/X5`.
+    pub fn rule(&self) -> &'static str {
+        self.name.split_once('/').map_or(self.name, |(_, r)| r)
+    }
+    /// Whether text a user wrote (an `# infx: allow(...)` comment) names this code. The one
+    /// place code names are compared as text, because the user's side is text.
+    pub fn is_named(&self, text: &str) -> bool {
+        self.name == text
+    }
+}
+
+/// The check of a code name written as text (`config/C2` → `config`).
+pub fn check_of(name: &str) -> &str {
+    name.split('/').next().unwrap_or(name)
+}
+
+impl PartialEq for Code {
+    fn eq(&self, other: &Code) -> bool {
+        self.name == other.name
+    }
+}
+impl Eq for Code {}
+impl Hash for Code {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.name.hash(state)
+    }
+}
+impl PartialOrd for Code {
+    fn partial_cmp(&self, other: &Code) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Code {
+    /// By name, the order reports sort codes in.
+    fn cmp(&self, other: &Code) -> Ordering {
+        self.name.cmp(other.name)
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl Serialize for Code {
+    /// As the bare name, so JSON output is what it was when codes were strings.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name)
+    }
+}
+
+/// Whether text has the shape of a code name, `check/rule`: ASCII letters, digits, `-`, `_`,
+/// `.`, with a `/` that neither starts nor ends it.
+pub fn is_code_name(c: &str) -> bool {
+    c.contains('/')
+        && !c.starts_with('/')
+        && !c.ends_with('/')
+        && c.chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || "-_./".contains(ch))
+}
+
+/// Finds a code of `registry` by its rule (`X5`), for errors that carry their rule as text
+/// from a parser table. `None` when the registry has no such rule.
+pub fn by_rule(registry: &[Code], rule: &str) -> Option<Code> {
+    registry.iter().copied().find(|c| c.rule() == rule)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const C2: Code = Code::error("config/C2", "concurrency given twice");
+
+    #[test]
+    fn parts_and_text() {
+        assert_eq!(C2.as_str(), "config/C2"); // not a code: its text
+        assert_eq!(C2.check(), "config");
+        assert_eq!(C2.rule(), "C2");
+        assert_eq!(C2.to_string(), "config/C2"); // not a code: its text
+        assert_eq!(serde_json::to_string(&C2).unwrap(), "\"config/C2\"");
+        assert!(C2.is_named("config/C2") && !C2.is_named("config/C3")); // not a code: text
+        assert_eq!(by_rule(&[C2], "C2"), Some(C2));
+        assert_eq!(by_rule(&[C2], "C3"), None);
+    }
+}

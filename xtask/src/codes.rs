@@ -1,0 +1,121 @@
+//! The diagnostic codes the xtask emits itself (`cargo xtask dry-run`, the pull-request event
+//! of `validate`), and the collection of every crate's registry that `cargo xtask codes` lists
+//! and checks against the code tables in docs/ (README, "Diagnostic codes").
+
+use infx_report::Code;
+
+pub const ENTRY_UNBOUND: Code = Code::warning(
+    "dry-run/entry-unbound",
+    "the master configs do not generate, so the recipe is not bound from them",
+);
+pub const NO_POINTS: Code = Code::error(
+    "dry-run/no-points",
+    "the config key or --point selects no bound sweep point",
+);
+pub const POINTS_UNBOUND: Code = Code::warning(
+    "dry-run/points-unbound",
+    "--conc/--point given for a recipe no master entry binds; every variant is shown",
+);
+pub const UNBOUND_FRAGMENT: Code = Code::note(
+    "dry-run/unbound-fragment",
+    "no master entry uses the recipe, so lane, model, image and precision stay unbound",
+);
+pub const PR_EVENT: Code = Code::error(
+    "pr/event",
+    "the pull-request event payload could not be read",
+);
+
+/// Every code above, in name order.
+pub const ALL: &[Code] = &[
+    ENTRY_UNBOUND,
+    NO_POINTS,
+    POINTS_UNBOUND,
+    UNBOUND_FRAGMENT,
+    PR_EVENT,
+];
+
+/// One crate's registry: the crate that emits the codes and its `ALL`.
+#[derive(Clone, Copy, Debug)]
+pub struct Registry {
+    pub krate: &'static str,
+    pub codes: &'static [Code],
+}
+
+/// Every registry of the workspace, in dependency order (leaf crates first).
+pub const REGISTRIES: &[Registry] = &[
+    Registry {
+        krate: "infx-report",
+        codes: infx_report::codes::ALL,
+    },
+    Registry {
+        krate: "infx-fs",
+        codes: infx_fs::codes::ALL,
+    },
+    Registry {
+        krate: "infx-yaml",
+        codes: infx_yaml::codes::ALL,
+    },
+    Registry {
+        krate: "infx-git",
+        codes: infx_git::codes::ALL,
+    },
+    Registry {
+        krate: "infx-diff",
+        codes: infx_diff::codes::ALL,
+    },
+    Registry {
+        krate: "infx-config",
+        codes: infx_config::codes::ALL,
+    },
+    Registry {
+        krate: "infx-recipe",
+        codes: infx_recipe::codes::ALL,
+    },
+    Registry {
+        krate: "infx-matrix",
+        codes: infx_matrix::codes::ALL,
+    },
+    Registry {
+        krate: "infx-changelog",
+        codes: infx_changelog::codes::ALL,
+    },
+    Registry {
+        krate: "infx-image",
+        codes: infx_image::codes::ALL,
+    },
+    Registry {
+        krate: "infx-review",
+        codes: infx_review::codes::ALL,
+    },
+    Registry {
+        krate: "xtask",
+        codes: ALL,
+    },
+];
+
+/// Every registered code with the crate that owns it, sorted by code name.
+pub fn all_codes() -> Vec<(&'static str, Code)> {
+    let mut v: Vec<(&'static str, Code)> = REGISTRIES
+        .iter()
+        .flat_map(|r| r.codes.iter().map(move |c| (r.krate, *c)))
+        .collect();
+    v.sort_by_key(|(_, c)| *c);
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn names_are_unique_well_formed_and_described() {
+        let mut seen = HashSet::new();
+        for (krate, c) in all_codes() {
+            assert!(seen.insert(c), "{c} registered twice ({krate})");
+            assert!(c.as_str().contains('/') && !c.rule().is_empty(), "{c}");
+            assert!(!c.summary().is_empty(), "{c} has no summary");
+        }
+        assert!(seen.len() > 200, "{} codes", seen.len());
+    }
+}
