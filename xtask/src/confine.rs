@@ -89,7 +89,9 @@ pub fn roots_of(cmd: &Command) -> Option<Vec<PathBuf>> {
             roots
         }
         Command::Review(R::Pareto(_)) => return None,
-        Command::Conformance(_) | Command::Test(_) | Command::Fuzz(_) => return None,
+        Command::Conformance(_) | Command::Test(_) | Command::Fuzz(_) | Command::Codes(_) => {
+            return None;
+        }
     })
 }
 

@@ -2,6 +2,7 @@
 //! Only this crate prints, reads the environment or decides exit codes.
 
 pub mod cmd_changelog;
+pub mod cmd_codes;
 pub mod cmd_diff_check;
 pub mod cmd_dry_run;
 pub mod cmd_fuzz;
@@ -71,6 +72,8 @@ pub enum Command {
     Test(cmd_test::Args),
     /// Build the fuzz targets in fuzz/ (nightly) and run each for a while.
     Fuzz(cmd_fuzz::Args),
+    /// List every diagnostic code (or --check the code tables in docs/ against them).
+    Codes(cmd_codes::Args),
 }
 
 /// Parses `args` (including the program name) and runs the subcommand.
@@ -115,6 +118,7 @@ where
         Command::Conformance(a) => conformance::run(a),
         Command::Test(a) => cmd_test::run(a),
         Command::Fuzz(a) => cmd_fuzz::run(a),
+        Command::Codes(a) => cmd_codes::run(a),
     };
     match result {
         Ok(code) => code,
