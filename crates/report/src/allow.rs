@@ -3,16 +3,12 @@
 //! line directly above it (README, "Acknowledging a warning"). The reason is mandatory; only
 //! warnings can be acknowledged; an allow that matches nothing is itself a warning.
 
+use crate::codes::{NO_REASON, NOT_A_WARNING, SYNTAX, UNUSED};
 use crate::{Diagnostic, LineIndex, Severity, Span, check_of, is_code_name};
 use std::path::{Path, PathBuf};
 
 /// The comment's directive, after `#` and optional spaces.
 const DIRECTIVE: &str = "infx:";
-
-pub const CODE_NO_REASON: &str = "allow/no-reason";
-pub const CODE_SYNTAX: &str = "allow/syntax";
-pub const CODE_NOT_A_WARNING: &str = "allow/not-a-warning";
-pub const CODE_UNUSED: &str = "allow/unused";
 
 /// One `# infx: allow(…) reason` comment.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,7 +58,7 @@ pub fn allows_in(path: &Path, text: &str) -> (Vec<Allow>, Vec<Diagnostic>) {
         let directive = directive.trim_start();
         let Some(rest) = directive.strip_prefix("allow(") else {
             problems.push(at(Diagnostic::error(
-                CODE_SYNTAX,
+                SYNTAX,
                 "an `# infx:` comment must be `# infx: allow(<code>) <reason>`",
             )
             .with_help(
@@ -72,7 +68,7 @@ pub fn allows_in(path: &Path, text: &str) -> (Vec<Allow>, Vec<Diagnostic>) {
         };
         let Some(close) = rest.find(')') else {
             problems.push(at(Diagnostic::error(
-                CODE_SYNTAX,
+                SYNTAX,
                 "the allow comment has no closing `)` after its codes",
             )
             .with_help("write `# infx: allow(<code>) <reason>`")));
@@ -85,7 +81,7 @@ pub fn allows_in(path: &Path, text: &str) -> (Vec<Allow>, Vec<Diagnostic>) {
             .collect();
         if let Some(bad) = codes.iter().find(|c| !is_code_name(c)) {
             problems.push(at(Diagnostic::error(
-                CODE_SYNTAX,
+                SYNTAX,
                 format!(
                     "`{bad}` is not a diagnostic code (codes look like `review/dp-cuda-graph`)"
                 ),
@@ -95,7 +91,7 @@ pub fn allows_in(path: &Path, text: &str) -> (Vec<Allow>, Vec<Diagnostic>) {
         }
         if codes.is_empty() {
             problems.push(at(Diagnostic::error(
-                CODE_SYNTAX,
+                SYNTAX,
                 "the allow comment names no diagnostic code",
             )
             .with_help("copy the code from the warning's `warning[<code>]` header")));
@@ -104,7 +100,7 @@ pub fn allows_in(path: &Path, text: &str) -> (Vec<Allow>, Vec<Diagnostic>) {
         let reason = rest[close + 1..].trim().to_string();
         if reason.is_empty() {
             problems.push(at(Diagnostic::error(
-                CODE_NO_REASON,
+                NO_REASON,
                 "the allow comment gives no reason",
             )
             .with_help(format!(
@@ -187,7 +183,7 @@ pub fn acknowledge<'a>(
         }
         out.problems.push(
             Diagnostic::warning(
-                CODE_UNUSED,
+                UNUSED,
                 format!(
                     "this allow comment acknowledges nothing: no {} finding on line {}",
                     a.codes.join(" or "),
@@ -210,7 +206,7 @@ fn not_a_warning(a: &Allow, d: &Diagnostic) -> Diagnostic {
         "a"
     };
     Diagnostic::error(
-        CODE_NOT_A_WARNING,
+        NOT_A_WARNING,
         format!(
             "only warnings can be acknowledged; `{}` on line {} is {article} {}",
             d.code, a.target_line, d.severity
@@ -240,8 +236,8 @@ mod tests {
 
     const YAML: &str = "a:\n  # why the next line is fine\n  # infx: allow(review/x) reviewed in run 1\n  b: 64\n  c: 1  # infx: allow(review/y, review/z) trailing form\n";
 
-    fn warn(code: &'static str, line: usize) -> Diagnostic {
-        Diagnostic::warning(crate::Code::warning(code, "a test code"), "w")
+    fn warn(name: &'static str, line: usize) -> Diagnostic {
+        Diagnostic::warning(crate::Code::warning(name, "a test code"), "w")
             .at("f.yaml", Span::line(line))
     }
 
@@ -270,15 +266,15 @@ mod tests {
         assert!(allows.is_empty());
         let got: Vec<_> = problems
             .iter()
-            .map(|d| (d.code.as_str(), d.span.map(|s| s.start.line), d.severity))
+            .map(|d| (d.code, d.span.map(|s| s.start.line), d.severity))
             .collect();
         assert_eq!(
             got,
             [
-                (CODE_NO_REASON, Some(1), Severity::Error),
-                (CODE_SYNTAX, Some(2), Severity::Error),
-                (CODE_SYNTAX, Some(3), Severity::Error),
-                (CODE_SYNTAX, Some(4), Severity::Error),
+                (NO_REASON, Some(1), Severity::Error),
+                (SYNTAX, Some(2), Severity::Error),
+                (SYNTAX, Some(3), Severity::Error),
+                (SYNTAX, Some(4), Severity::Error),
             ]
         );
     }
@@ -299,21 +295,21 @@ mod tests {
         // The error and the other-code warning on line 5 stay shown.
         assert!(first.is_empty());
         assert_eq!(second.len(), 2);
-        let problems: Vec<_> = out.problems.iter().map(|d| d.code.as_str()).collect();
-        assert_eq!(problems, [CODE_NOT_A_WARNING]);
+        let problems: Vec<_> = out.problems.iter().map(|d| d.code).collect();
+        assert_eq!(problems, [NOT_A_WARNING]);
 
         let out = acknowledge([&mut vec![warn("review/x", 3)]], &allows, |_| true);
         assert_eq!(out.acknowledged.len(), 0);
         let unused: Vec<_> = out
             .problems
             .iter()
-            .map(|d| (d.code.as_str(), d.severity, d.span.map(|s| s.start.line)))
+            .map(|d| (d.code, d.severity, d.span.map(|s| s.start.line)))
             .collect();
         assert_eq!(
             unused,
             [
-                (CODE_UNUSED, Severity::Warning, Some(3)),
-                (CODE_UNUSED, Severity::Warning, Some(5)),
+                (UNUSED, Severity::Warning, Some(3)),
+                (UNUSED, Severity::Warning, Some(5)),
             ]
         );
         // A check that did not run proves nothing about its allows.
