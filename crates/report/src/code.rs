@@ -5,13 +5,13 @@
 
 use crate::Severity;
 use serde::{Serialize, Serializer};
-use std::cmp::Ordering;
 use std::fmt;
-use std::hash::{Hash, Hasher};
 
 /// A diagnostic code: `<check>/<rule>` (`config/X5`), the severity it is usually reported at,
-/// and what it means in one line. Two codes are the same code when their names are equal.
-#[derive(Clone, Copy, Debug)]
+/// and what it means in one line. Names are unique across the registries, so comparing codes
+/// compares names, and codes order by name; the derives (name first) make the constants usable
+/// as `match` patterns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Code {
     name: &'static str,
     severity: Severity,
@@ -63,29 +63,6 @@ impl Code {
 /// The check of a code name written as text (`config/C2` → `config`).
 pub fn check_of(name: &str) -> &str {
     name.split('/').next().unwrap_or(name)
-}
-
-impl PartialEq for Code {
-    fn eq(&self, other: &Code) -> bool {
-        self.name == other.name
-    }
-}
-impl Eq for Code {}
-impl Hash for Code {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.name.hash(state)
-    }
-}
-impl PartialOrd for Code {
-    fn partial_cmp(&self, other: &Code) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Code {
-    /// By name, the order reports sort codes in.
-    fn cmp(&self, other: &Code) -> Ordering {
-        self.name.cmp(other.name)
-    }
 }
 
 impl fmt::Display for Code {
