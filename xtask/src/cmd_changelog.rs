@@ -276,7 +276,7 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
                 Err(e) => {
                     diags.push(
                         infx_report::Diagnostic::error(
-                            "changelog/master-configs",
+                            infx_changelog::codes::MASTER_CONFIGS,
                             format!("cannot resolve config-keys: {e}"),
                         )
                         .with_help(

@@ -205,8 +205,11 @@ mod tests {
             ),
             &checks,
         );
-        assert_eq!(found.keys().collect::<Vec<_>>(), ["config/C2", "config/L1"]);
-        assert_eq!(found["config/C2"], ["docs/config.md:3"]);
+        assert_eq!(
+            found.keys().collect::<Vec<_>>(),
+            [infx_config::codes::C2, infx_config::codes::L1]
+        );
+        assert_eq!(found[infx_config::codes::C2], ["docs/config.md:3"]);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! the matrix step's own binder, and each bound variant gets the point's lane, model, image,
 //! precision and benchmark environment.
 
+use crate::codes;
 use crate::output::{self, Format};
 use infx_matrix::{Object, RowOrigin};
 use infx_recipe::{
@@ -200,7 +201,7 @@ fn run_one(args: &Args, target: &str) -> FileRun {
             // Configs that do not generate: the file is still dry-run on its own, with why.
             Err(d) => out.findings.push(
                 Diagnostic::warning(
-                    "dry-run/entry-unbound",
+                    codes::ENTRY_UNBOUND,
                     format!(
                         "the master configs do not generate, so {rel} is not bound from them: {}",
                         d.message
@@ -236,7 +237,7 @@ fn run_one(args: &Args, target: &str) -> FileRun {
             .unwrap_or_default();
         out.findings.push(
             Diagnostic::warning(
-                "recipe/selector-ignored",
+                infx_recipe::codes::SELECTOR_IGNORED,
                 format!("Selector ':{sel}' ignored — config is not an override file"),
             )
             .at(file.path(), file.root.span)
@@ -265,7 +266,7 @@ fn run_one(args: &Args, target: &str) -> FileRun {
     if args.conc.is_some() || !args.point.is_empty() {
         out.findings.push(
             Diagnostic::warning(
-                "dry-run/points-unbound",
+                codes::POINTS_UNBOUND,
                 "--conc and --point select matrix points, but no master entry binds this file: every variant is shown",
             )
             .with_path(file.path())
@@ -279,7 +280,7 @@ fn run_one(args: &Args, target: &str) -> FileRun {
     if invalid && args.lane.is_none() && args.model.is_none() && in_tree.is_some() {
         out.findings.push(
             Diagnostic::note(
-                "dry-run/unbound-fragment",
+                codes::UNBOUND_FRAGMENT,
                 "no master entry uses this recipe, so nothing bound its lane, model, image or precision",
             )
             .with_path(file.path())
@@ -350,7 +351,8 @@ fn point_matches(spec: &str, v: &VariantReport, row: &Object) -> bool {
 fn apply_point_filters(run: &mut FileRun, args: &Args) {
     if args.conc.is_some() || !args.point.is_empty() {
         // Variants the dropped points select are not unused.
-        run.findings.retain(|d| d.code != "matrix/unused-variant");
+        run.findings
+            .retain(|d| d.code != infx_matrix::codes::UNUSED_VARIANT);
     }
     if args.point.is_empty() {
         return;
@@ -362,7 +364,7 @@ fn apply_point_filters(run: &mut FileRun, args: &Args) {
     if before > 0 && run.variants.is_empty() {
         run.error.get_or_insert_with(|| {
             Diagnostic::error(
-                "dry-run/no-points",
+                codes::NO_POINTS,
                 format!(
                     "no bound point matches --point {}",
                     args.point.join(" --point ")
@@ -466,7 +468,7 @@ fn run_config_key(args: &Args, key: &str) -> FileRun {
         Ok(p) => p,
         Err(mut d) => {
             // The generator's advice names its own flag; this command's is --config-key.
-            if d.code == "matrix/unknown-config-key" {
+            if d.code == infx_matrix::codes::UNKNOWN_CONFIG_KEY {
                 d.help = Some("check the --config-key spelling (keys are listed above)".into());
             }
             return FileRun::failed(key, d);
@@ -480,7 +482,7 @@ fn run_config_key(args: &Args, key: &str) -> FileRun {
         };
         return FileRun::failed(
             key,
-            Diagnostic::error("dry-run/no-points", format!("{key}: {why}")).with_help(
+            Diagnostic::error(codes::NO_POINTS, format!("{key}: {why}")).with_help(
                 "list the keys with `cargo xtask matrix full-sweep --no-evals` or check --tree",
             ),
         );

@@ -402,7 +402,7 @@ pub fn blocking_config_error(
 ) -> Option<infx_report::Diagnostic> {
     diags
         .iter()
-        .filter(|d| d.is_error() && d.code != "config/X5")
+        .filter(|d| d.is_error() && d.code != infx_config::codes::X5)
         .min_by_key(|d| runner_file.is_some() && d.path.as_deref() == runner_file)
         .cloned()
 }

@@ -163,7 +163,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .iter()
             .filter(|s| s.written.contains('@'))
             .count();
-        let unreachable = diags.iter().any(|d| d.code == "image/registry");
+        let unreachable = diags.iter().any(|d| d.code == infx_image::codes::REGISTRY);
         emit(diags, &sources, args.format);
         eprintln!(
             "pin --check: {} references in {} files ({pinned} pinned), {errors} error(s)",
@@ -201,7 +201,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for name in &selection.unmatched_only {
         diags.push(
             Diagnostic::error(
-                "image/only-unmatched",
+                infx_image::codes::ONLY_UNMATCHED,
                 format!(
                     "--only `{}` names no reference and no master config key in the files pinned",
                     infx_report::escape_control(name)

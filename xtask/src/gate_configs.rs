@@ -11,7 +11,11 @@ use std::path::PathBuf;
 /// Recipe files are read from the working tree by SR3/SR4, which is not the revision the gate
 /// judges; `validate` checks them. X5 (unknown runner label) does not stop generation, as in
 /// `matrix` (docs/config.md, "Deliberate differences from upstream").
-const NOT_GATE_RULES: &[&str] = &["config/X5", "config/SR3", "config/SR4"];
+const NOT_GATE_RULES: &[&str] = &[
+    infx_config::codes::X5,
+    infx_config::codes::SR3,
+    infx_config::codes::SR4,
+];
 
 /// The error findings of every config rule that fall inside the `planned` entries of `inputs`
 /// (the head revision), or outside every entry (file-level and runner-file rules, which stop

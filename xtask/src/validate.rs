@@ -351,7 +351,7 @@ fn drop_repeated_faults(checks: &mut [CheckResult]) {
     let trailing: Vec<_> = checks
         .iter()
         .flat_map(|c| &c.diagnostics)
-        .filter(|d| d.code == "changelog/trailing-blank")
+        .filter(|d| d.code == infx_changelog::codes::TRAILING_BLANK)
         .map(at)
         .collect();
     if trailing.is_empty() {
@@ -359,7 +359,7 @@ fn drop_repeated_faults(checks: &mut [CheckResult]) {
     }
     for c in checks.iter_mut() {
         c.diagnostics
-            .retain(|d| !(d.code == "diff/blank-at-eof" && trailing.contains(&at(d))));
+            .retain(|d| !(d.code == infx_diff::codes::BLANK_AT_EOF && trailing.contains(&at(d))));
     }
 }
 

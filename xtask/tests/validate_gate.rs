@@ -168,7 +168,7 @@ fn a_new_point_with_its_override_and_no_entry_fails_at_the_point() {
         errors(&report),
         [format!("changelog/entry-required {MASTER}:{line}:1")]
     );
-    let d = the_error(&report, "changelog/entry-required");
+    let d = the_error(&report, infx_changelog::codes::ENTRY_REQUIRED);
     assert!(d.message.contains(KEY), "{}", d.message);
     let help = d.help.unwrap_or_default();
     assert!(
@@ -315,7 +315,7 @@ fn labels_case(labels: &[&str]) -> Vec<String> {
     report
         .diagnostics()
         .iter()
-        .filter(|d| d.code == "pr/labels" && d.severity != Severity::Note)
+        .filter(|d| d.code == infx_changelog::codes::PR_LABELS && d.severity != Severity::Note)
         .map(|d| format!("{:?}", d.severity))
         .collect()
 }
@@ -368,7 +368,7 @@ fn the_event_payload_supplies_labels_pr_number_and_skip_sweep() {
         "{:#?}",
         report.diagnostics()
     );
-    let help = the_error(&report, "changelog/entry-required")
+    let help = the_error(&report, infx_changelog::codes::ENTRY_REQUIRED)
         .help
         .unwrap_or_default();
     assert!(help.contains("/pull/4242\n"), "{help}");

@@ -2,6 +2,7 @@
 //! "Before you open a PR"): `changelog/entry-required` for an impacted config no appended entry plans a row
 //! for, `changelog/empty-plan` for an appended entry whose plan has no row at all.
 
+use crate::codes;
 use crate::entry::Entry;
 use crate::gate::Modifiers;
 use crate::impact::Impact;
@@ -117,7 +118,7 @@ pub fn coverage(
     for (i, a) in appended.iter().enumerate() {
         if rows.entry_total(i) == 0 {
             let d = Diagnostic::error(
-                "changelog/empty-plan",
+                codes::EMPTY_PLAN,
                 format!(
                     "this entry plans no benchmark row: the sweep of this PR would run nothing for {}",
                     a.keys.join(", ")
@@ -145,7 +146,7 @@ pub fn coverage(
             "no appended perf-changelog entry names it"
         };
         let mut d = Diagnostic::error(
-            "changelog/entry-required",
+            codes::ENTRY_REQUIRED,
             format!(
                 "'{}' can benchmark differently ({}), and {why}",
                 k.key, first.why

@@ -1,6 +1,7 @@
 //! The changelog entry schema (`ChangelogEntry` upstream), validated from a YAML node with
 //! pydantic's lax coercions reproduced, and YAML 1.1 traps explained.
 
+use crate::codes;
 use infx_yaml::{Mapping, Node, ScalarStyle, Span, Value};
 
 /// Which upstream generation of the schema to follow.
@@ -95,7 +96,7 @@ impl Entry {
 #[derive(Debug, Clone, PartialEq)]
 pub struct EntryError {
     /// `changelog/entry-schema`, `changelog/yaml11-trap`, `changelog/entry-exclusive`.
-    pub code: &'static str,
+    pub code: infx_report::Code,
     pub field: String,
     pub message: String,
     pub span: Span,
@@ -122,8 +123,8 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     fn err(&mut self, field: &str, node: &Node, message: impl Into<String>) {
         let (code, help) = match trap_hint(node, self.text) {
-            Some(h) => ("changelog/yaml11-trap", Some(h)),
-            None => ("changelog/entry-schema", None),
+            Some(h) => (codes::YAML11_TRAP, Some(h)),
+            None => (codes::ENTRY_SCHEMA, None),
         };
         self.errors.push(EntryError {
             code,
@@ -174,7 +175,7 @@ pub fn validate_entry(
     };
     let Some(map) = node.as_map() else {
         cx.errors.push(EntryError {
-            code: "changelog/entry-schema",
+            code: codes::ENTRY_SCHEMA,
             field: String::new(),
             message: format!(
                 "an entry must be a mapping, found {}",
@@ -257,7 +258,7 @@ fn unknown_keys(cx: &mut Ctx<'_>, map: &infx_yaml::Mapping, dialect: Dialect) {
             .map(str::to_string)
             .unwrap_or_else(|| format!("{:?}", k.value));
         cx.errors.push(EntryError {
-            code: "changelog/entry-schema",
+            code: codes::ENTRY_SCHEMA,
             field: shown.clone(),
             message: format!("unknown key `{shown}` (extra inputs are not permitted)"),
             span: k.span,
@@ -367,7 +368,7 @@ fn exclusive_fields(cx: &mut Ctx<'_>, entry: &Entry) {
     let eval_fields = entry.evals_only || entry.all_evals || entry.eval_min_prefill_ep.is_some();
     if entry.append_only && eval_fields {
         cx.errors.push(EntryError {
-            code: "changelog/entry-exclusive",
+            code: codes::ENTRY_EXCLUSIVE,
             field: "append-only".into(),
             message: "append-only cannot be combined with eval selection fields".into(),
             span: entry.span,
@@ -378,7 +379,7 @@ fn exclusive_fields(cx: &mut Ctx<'_>, entry: &Entry) {
     }
     if entry.no_evals && eval_fields {
         cx.errors.push(EntryError {
-            code: "changelog/entry-exclusive",
+            code: codes::ENTRY_EXCLUSIVE,
             field: "no-evals".into(),
             message: "no-evals cannot be combined with eval selection fields".into(),
             span: entry.span,
@@ -392,7 +393,7 @@ fn exclusive_fields(cx: &mut Ctx<'_>, entry: &Entry) {
 impl Ctx<'_> {
     fn err_missing(&mut self, field: &str, entry: &Node) {
         self.errors.push(EntryError {
-            code: "changelog/entry-schema",
+            code: codes::ENTRY_SCHEMA,
             field: field.to_string(),
             message: format!("{field}: field required"),
             span: entry.span,
@@ -467,7 +468,7 @@ fn lax_bool(cx: &mut Ctx<'_>, field: &str, n: Option<&Node>) -> Option<bool> {
     };
     if v.is_none() {
         cx.errors.push(EntryError {
-            code: "changelog/entry-schema",
+            code: codes::ENTRY_SCHEMA,
             field: field.to_string(),
             message: format!("{field}: must be a boolean, found {}", n.value.type_name()),
             span: n.span,
@@ -552,7 +553,7 @@ mod tests {
             ))
             .unwrap_err();
             assert_eq!(errs.len(), 1, "{v}");
-            assert_eq!(errs[0].code, "changelog/yaml11-trap");
+            assert_eq!(errs[0].code, codes::YAML11_TRAP);
             let help = errs[0].help.clone().unwrap();
             assert!(help.contains(what), "{help}");
             if v != "~" {

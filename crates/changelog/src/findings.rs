@@ -4,6 +4,7 @@
 //! column), every edited or reordered historical entry, every appended entry's schema errors,
 //! pr-link and separator. strict.rs stays the upstream model (first failure, its messages).
 
+use crate::codes;
 use crate::entry::{Dialect, Entry, eq_without, validate_entry};
 use crate::strict::{
     CANONICAL_PREFIX, LinkMode, append_byte_faults, entry_start_mismatch_line, entry_starts,
@@ -59,7 +60,7 @@ pub fn all_faults(
         Ok(r) => r,
         Err(d) => {
             let mut d = Diagnostic {
-                code: "changelog/yaml".into(),
+                code: codes::YAML,
                 message: format!("perf-changelog.yaml is not valid YAML: {}", d.message),
                 ..d
             };
@@ -463,11 +464,11 @@ mod tests {
         assert_eq!(
             codes,
             [
-                "changelog/tab",
-                "changelog/pr-link",
-                "changelog/entry-schema",
-                "changelog/separator",
-                "changelog/trailing-blank"
+                codes::TAB,
+                codes::PR_LINK,
+                codes::ENTRY_SCHEMA,
+                codes::SEPARATOR,
+                codes::TRAILING_BLANK
             ],
             "{got:?}"
         );
@@ -481,10 +482,7 @@ mod tests {
         let head =
             format!("{base}\n- config-keys:\n    - a\n  description:\n{lines}  pr-link: XXX\n");
         let got = faults(&base, &head);
-        let tabs: Vec<_> = got
-            .iter()
-            .filter(|(c, _, _)| c == "changelog/tab")
-            .collect();
+        let tabs: Vec<_> = got.iter().filter(|(c, _, _)| c == codes::TAB).collect();
         assert_eq!(tabs.len(), MAX_LINES_PER_KIND + 1, "{got:?}");
         assert_eq!((tabs[0].1, tabs[0].2), (16, 12));
         // The last one counts the rest and has no position.
@@ -507,7 +505,7 @@ mod tests {
         )
         .diagnostics;
         assert_eq!(d.len(), 1, "{d:?}");
-        assert_eq!(d[0].code, "changelog/entry-reordered");
+        assert_eq!(d[0].code, codes::ENTRY_REORDERED);
         assert_eq!(
             d[0].message,
             "entries 1 and 2 are swapped: existing entries keep their positions"
@@ -519,10 +517,7 @@ mod tests {
     fn an_edit_points_at_the_edited_value_and_counts_appended_entries() {
         let base = format!("{E1}\n{E2}");
         let head = format!("{E1}\n{}", E2.replace("    - two", "    - two (edited)"));
-        assert_eq!(
-            faults(&base, &head),
-            [("changelog/entry-changed".into(), 10, 7)]
-        );
+        assert_eq!(faults(&base, &head), [(codes::ENTRY_CHANGED, 10, 7)]);
         assert_eq!(
             appended_count(base.as_bytes(), format!("{base}\n{E1}").as_bytes()),
             1

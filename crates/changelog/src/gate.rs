@@ -1,6 +1,7 @@
 //! Gate mode: what upstream CI enforces (final newline; no deleted non-blank line versus the
 //! base; the added lines on their own parse as a YAML list of valid entries).
 
+use crate::codes;
 use crate::entry::{Dialect, Entry, validate_entry};
 use crate::text::py_blank;
 use infx_yaml::{LoadOptions, Node, Value};
@@ -55,7 +56,7 @@ pub struct GateError {
     pub line_in_base: bool,
     pub help: Option<String>,
     /// For `EntrySchema`: the precise diagnostic code (`changelog/yaml11-trap`, …).
-    pub code: Option<&'static str>,
+    pub code: Option<infx_report::Code>,
 }
 
 impl GateError {
@@ -120,7 +121,7 @@ pub fn gate(
             format!("{path}: the diff is not valid UTF-8 ('utf-8' codec can't decode it)"),
         );
         e.line = Some(line);
-        e.code = Some("changelog/encoding");
+        e.code = Some(codes::ENCODING);
         e.help = Some("save the file as UTF-8".into());
         return Err(e);
     }
@@ -417,7 +418,7 @@ mod tests {
             Modifiers::default(),
         )
         .unwrap_err();
-        assert_eq!(e.code, Some("changelog/encoding"), "{e:?}");
+        assert_eq!(e.code, Some(codes::ENCODING), "{e:?}");
         assert_eq!(e.line, Some(11));
     }
 

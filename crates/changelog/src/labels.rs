@@ -2,6 +2,7 @@
 //! label when the change can affect benchmark performance, modifiers only beside a primary,
 //! and the plan modifiers the labels turn on.
 
+use crate::codes;
 use crate::gate::Modifiers;
 use infx_report::Diagnostic;
 
@@ -67,7 +68,7 @@ pub fn check_labels(
     if primaries.len() > 1 {
         out.push(
             Diagnostic::error(
-                "pr/labels",
+                codes::PR_LABELS,
                 format!(
                     "the PR has {} conflicting primary sweep labels ({}): upstream's sweep refuses to start",
                     primaries.len(),
@@ -80,7 +81,7 @@ pub fn check_labels(
     if primaries.is_empty() && !modifiers.is_empty() {
         out.push(
             Diagnostic::error(
-                "pr/labels",
+                codes::PR_LABELS,
                 format!(
                     "modifier label{} {} without a primary sweep label: modifiers only change a sweep that a primary label starts",
                     if modifiers.len() == 1 { "" } else { "s" },
@@ -96,16 +97,16 @@ pub fn check_labels(
             "the change can affect benchmark performance but the PR has no primary sweep label: no sweep will run"
         };
         let d = if pr.ci_event {
-            Diagnostic::error("pr/labels", message)
+            Diagnostic::error(codes::PR_LABELS, message)
         } else {
-            Diagnostic::warning("pr/labels", message)
+            Diagnostic::warning(codes::PR_LABELS, message)
         };
         out.push(d.with_help(format!("add one primary label; {recommend}")));
     }
     if pr.skip_sweep && appends_entry && primaries.len() == 1 {
         out.push(
             Diagnostic::warning(
-                "pr/labels",
+                codes::PR_LABELS,
                 "the head commit message contains [skip-sweep]: the PR sweep is skipped",
             )
             .with_help("push a commit without [skip-sweep] to run the sweep"),
@@ -118,7 +119,7 @@ pub fn check_labels(
         .collect();
     if !blocking.is_empty() && primaries.len() == 1 {
         out.push(Diagnostic::note(
-            "pr/labels",
+            codes::PR_LABELS,
             format!(
                 "{} block{} sweep reuse (/use <run_id>) while applied",
                 blocking.join(" and "),

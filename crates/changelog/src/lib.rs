@@ -315,7 +315,7 @@ mod tests {
             Mode::Strict,
         );
         assert_eq!(d.len(), 1);
-        assert_eq!(d[0].code, "changelog/entry-changed");
+        assert_eq!(d[0].code, crate::codes::ENTRY_CHANGED);
         // The edited description line.
         assert_eq!(d[0].span.map(|s| s.start.line), Some(4));
         let d = check(
@@ -323,7 +323,7 @@ mod tests {
             &format!("{}\n{E2}", E1.replace("one", "uno")),
             Mode::Gate,
         );
-        assert_eq!(d[0].code, "changelog/deleted-line");
+        assert_eq!(d[0].code, crate::codes::DELETED_LINE);
         assert_eq!(d[0].span.map(|s| s.start.line), Some(4));
     }
 
@@ -349,7 +349,7 @@ mod tests {
             Mode::Strict,
         );
         assert_eq!(d.len(), 1);
-        assert_eq!(d[0].code, "changelog/config-key");
+        assert_eq!(d[0].code, crate::codes::CONFIG_KEY);
         assert_eq!(d[0].span.map(|s| s.start.line), Some(7));
     }
 }

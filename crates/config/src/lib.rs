@@ -140,7 +140,7 @@ pub fn load_files(
             .map(|(h, p)| {
                 h.join().unwrap_or_else(|_| {
                     Err(Diagnostic::error(
-                        "config/L1",
+                        codes::L1,
                         format!("loading '{}' failed unexpectedly", p.display()),
                     )
                     .with_path(p))
@@ -170,7 +170,7 @@ pub fn load_files(
     {
         errors.push(
             Diagnostic::error(
-                "config/L7",
+                codes::L7,
                 format!(
                     "all config files must share one project root: {} is under {}, {} under {}",
                     master[0].display(),
@@ -200,7 +200,7 @@ fn project_root_of(p: &Path) -> PathBuf {
 fn load_one(p: &Path, what: &str) -> Result<Document, Diagnostic> {
     if !p.exists() {
         return Err(Diagnostic::error(
-            "config/L1",
+            codes::L1,
             format!("{what} '{}' does not exist.", p.display()),
         )
         .with_path(p)
@@ -326,7 +326,7 @@ pub fn validate(loaded: &LoadedConfigs) -> Checked {
         let Some(m) = doc.root.as_map() else {
             diags.push(
                 Diagnostic::error(
-                    "config/L1",
+                    codes::L1,
                     format!(
                         "Config file '{}' must contain a dictionary (found {})",
                         doc.path.display(),
@@ -342,7 +342,7 @@ pub fn validate(loaded: &LoadedConfigs) -> Checked {
             let Some(key) = k.as_str() else {
                 diags.push(
                     Diagnostic::error(
-                        "config/L2",
+                        codes::L2,
                         format!("top-level key {} is not a string", schema::describe(k)),
                     )
                     .at(&doc.path, k.span)
@@ -353,7 +353,7 @@ pub fn validate(loaded: &LoadedConfigs) -> Checked {
             if key.contains('*') {
                 diags.push(
                     Diagnostic::error(
-                        "config/L3",
+                        codes::L3,
                         format!("Wildcard '*' is not allowed in master config keys: '{key}'"),
                     )
                     .at(&doc.path, k.span)
@@ -365,7 +365,7 @@ pub fn validate(loaded: &LoadedConfigs) -> Checked {
             match seen.get(key) {
                 Some(&prev) if prev != fi => diags.push(
                     Diagnostic::error(
-                        "config/L4",
+                        codes::L4,
                         format!(
                             "Duplicate configuration keys found in '{}': {key} (already defined in '{}')",
                             doc.path.display(),

@@ -1,6 +1,7 @@
 //! One failing input per rule: each asserts the code, the file and the line:col of the node.
 
 use super::*;
+use crate::codes;
 use infx_yaml::parse_str;
 use std::sync::Arc;
 
@@ -207,7 +208,7 @@ fn fixtures_are_clean() {
 fn l1_root_not_mapping() {
     let t = "- a\n- b\n";
     let d = run(t);
-    expect_at(&d, "config/L1", t, "- a");
+    expect_at(&d, codes::L1, t, "- a");
 }
 
 #[test]
@@ -221,7 +222,7 @@ fn l1_missing_file() {
     let errs = r.err().unwrap();
     assert!(
         errs.iter()
-            .any(|d| d.code == "config/L1" && d.message.contains("does not exist")),
+            .any(|d| d.code == codes::L1 && d.message.contains("does not exist")),
         "{errs:?}"
     );
 }
@@ -230,14 +231,14 @@ fn l1_missing_file() {
 fn l2_non_string_key() {
     let t = format!("{SINGLE}1234: {{}}\n");
     let d = run(&t);
-    expect_at(&d, "config/L2", &t, "1234");
+    expect_at(&d, codes::L2, &t, "1234");
 }
 
 #[test]
 fn l3_wildcard_key() {
     let t = SINGLE.replace("e1:", "e1-*:");
     let d = run(&t);
-    expect_at(&d, "config/L3", &t, "e1-*");
+    expect_at(&d, codes::L3, &t, "e1-*");
 }
 
 #[test]
@@ -251,7 +252,7 @@ fn l4_duplicate_key_across_files() {
         PathBuf::from("."),
     );
     let d = check(&l);
-    let dup: Vec<_> = d.iter().filter(|d| d.code == "config/L4").collect();
+    let dup: Vec<_> = d.iter().filter(|d| d.code == codes::L4).collect();
     assert_eq!(dup.len(), 1, "{}", list(&d));
     assert_eq!(
         dup[0].path.as_deref(),
@@ -288,7 +289,7 @@ fn l6_messages_name_the_entry() {
         "{}",
         list(&d)
     );
-    expect_at(&d, "config/missing-field", &t, "e1:");
+    expect_at(&d, codes::MISSING_FIELD, &t, "e1:");
 }
 
 #[test]
@@ -309,7 +310,7 @@ fn l7_one_project_root() {
         a.path(),
     );
     let errs = r.err().unwrap();
-    assert!(errs.iter().any(|d| d.code == "config/L7"), "{errs:?}");
+    assert!(errs.iter().any(|d| d.code == codes::L7), "{errs:?}");
 }
 
 #[test]
@@ -326,7 +327,7 @@ fn l8_load_tree_then_check_finds_errors() {
     let l = load_tree(dir.path());
     assert!(l.load_errors.is_empty());
     let d = check(&l);
-    assert_eq!(codes(&d), ["config/type"], "{}", list(&d));
+    assert_eq!(codes(&d), [codes::TYPE], "{}", list(&d));
     assert_eq!(
         d[0].span.map(|s| (s.start.line, s.start.col)),
         Some((14, 14))
@@ -337,8 +338,8 @@ fn l8_load_tree_then_check_finds_errors() {
 fn unknown_key_names_allowed_keys() {
     let t = SINGLE.replace("  multinode: false\n", "  multinode: false\n  foo: bar\n");
     let d = run(&t);
-    expect_at(&d, "config/unknown-key", &t, "foo");
-    let u = d.iter().find(|d| d.code == "config/unknown-key").unwrap();
+    expect_at(&d, codes::UNKNOWN_KEY, &t, "foo");
+    let u = d.iter().find(|d| d.code == codes::UNKNOWN_KEY).unwrap();
     assert!(
         u.help.as_deref().unwrap_or("").contains("model-prefix"),
         "{u:?}"
@@ -361,23 +362,23 @@ fn master_only_fields_rejected() {
         );
         let d = run(&t);
         let name = f.split(':').next().unwrap();
-        expect_at(&d, "config/unknown-key", &t, name);
+        expect_at(&d, codes::UNKNOWN_KEY, &t, name);
     }
 }
 
 #[test]
 fn type_and_value_errors() {
     let t = SINGLE.replace("image: lmsysorg/sglang:v1", "image: 12345");
-    expect_at(&run(&t), "config/type", &t, "12345");
+    expect_at(&run(&t), codes::TYPE, &t, "12345");
     let t = SINGLE.replace("ep: 1,", "ep: 1, pp: 0,");
-    expect_at(&run(&t), "config/value", &t, "0,");
+    expect_at(&run(&t), codes::VALUE, &t, "0,");
     let t = SINGLE.replace("ep: 1,", "ep: 1, pp: '2',");
-    expect_at(&run(&t), "config/type", &t, "'2'");
+    expect_at(&run(&t), codes::TYPE, &t, "'2'");
     let t = SINGLE.replace("ep: 1,", "ep: 1, spec-decoding: eagle,");
-    expect_at(&run(&t), "config/value", &t, "eagle");
+    expect_at(&run(&t), codes::VALUE, &t, "eagle");
     // Deliberately stricter than upstream: a quoted tp is a type error.
     let t = SINGLE.replace("tp: 4", "tp: '4'");
-    expect_at(&run(&t), "config/type", &t, "'4'");
+    expect_at(&run(&t), codes::TYPE, &t, "'4'");
 }
 
 /// Upstream dispatches on the truthiness of `multinode` (docs/config.md, "Recipe files"): a
@@ -386,10 +387,10 @@ fn type_and_value_errors() {
 fn truthy_multinode_dispatches_as_multinode() {
     let t = MULTI.replace("multinode: true", "multinode: 1");
     let d = run(&t);
-    assert_eq!(codes(&d), ["config/type"], "{}", list(&d));
-    expect_at(&d, "config/type", &t, "1\n  disagg");
+    assert_eq!(codes(&d), [codes::TYPE], "{}", list(&d));
+    expect_at(&d, codes::TYPE, &t, "1\n  disagg");
     let t = SINGLE.replace("multinode: false", "multinode: 0");
-    assert_eq!(codes(&run(&t)), ["config/type"]);
+    assert_eq!(codes(&run(&t)), [codes::TYPE]);
 }
 
 #[test]
@@ -401,40 +402,40 @@ fn null_optionals_read_as_absent() {
 #[test]
 fn scenarios_rules() {
     let t = SINGLE.replace("    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n      search-space:\n      - {tp: 4, ep: 1, conc-start: 1, conc-end: 8}\n", "    fixed-seq-len: []\n");
-    expect_at(&run(&t), "config/scenarios", &t, "fixed-seq-len: []");
+    expect_at(&run(&t), codes::SCENARIOS, &t, "fixed-seq-len: []");
     let t = SINGLE.replace(
         "    fixed-seq-len:",
         "    long-context: []\n    fixed-seq-len:",
     );
-    expect_at(&run(&t), "config/unknown-key", &t, "long-context");
+    expect_at(&run(&t), codes::UNKNOWN_KEY, &t, "long-context");
 }
 
 #[test]
 fn c2_both_list_and_range() {
     let t = SINGLE.replace("conc-end: 8}", "conc-end: 8, conc-list: [1]}");
-    expect_at(&run(&t), "config/C2", &t, "conc-list");
+    expect_at(&run(&t), codes::C2, &t, "conc-list");
 }
 
 #[test]
 fn c3_neither_or_only_start_or_empty_list() {
     let t = SINGLE.replace(", conc-end: 8}", "}");
-    expect_at(&run(&t), "config/C3", &t, "conc-start");
+    expect_at(&run(&t), codes::C3, &t, "conc-start");
     let t = SINGLE.replace("conc-start: 1, conc-end: 8}", "conc-list: []}");
-    expect_at(&run(&t), "config/C3", &t, "conc-list");
+    expect_at(&run(&t), codes::C3, &t, "conc-list");
 }
 
 #[test]
 fn c4_range_positive_and_ordered() {
     let t = SINGLE.replace("conc-start: 1", "conc-start: 0");
-    expect_at(&run(&t), "config/C4", &t, "0, conc-end");
+    expect_at(&run(&t), codes::C4, &t, "0, conc-end");
     let t = SINGLE.replace("conc-start: 1", "conc-start: 64");
-    expect_at(&run(&t), "config/C4", &t, "64");
+    expect_at(&run(&t), codes::C4, &t, "64");
 }
 
 #[test]
 fn c5_list_positive_duplicates_kept() {
     let t = SINGLE.replace("conc-start: 1, conc-end: 8}", "conc-list: [4, -4, 16]}");
-    expect_at(&run(&t), "config/C5", &t, "-4");
+    expect_at(&run(&t), codes::C5, &t, "-4");
     let t = SINGLE.replace("conc-start: 1, conc-end: 8}", "conc-list: [16, 4, 4]}");
     let l = from_documents(vec![doc("n.yaml", &t)], None, PathBuf::from("."));
     let v = validate(&l);
@@ -449,12 +450,12 @@ fn c5_list_positive_duplicates_kept() {
 fn t1_dcp_divides_tp() {
     let t = SINGLE.replace("ep: 1,", "ep: 1, dcp-size: 3,");
     let d = run(&t);
-    expect_at(&d, "config/T1", &t, "{tp: 4");
+    expect_at(&d, codes::T1, &t, "{tp: 4");
     let t = MULTI.replace(
         "          tp: 4\n",
         "          tp: 4\n          dcp-size: 3\n",
     );
-    expect_at(&run(&t), "config/T1", &t, "num-worker: 1\n          tp: 4");
+    expect_at(&run(&t), codes::T1, &t, "num-worker: 1\n          tp: 4");
 }
 
 #[test]
@@ -463,12 +464,12 @@ fn h1_hardware_both_or_neither() {
         "          dp-attn: true\n        decode:",
         "          dp-attn: true\n          hardware: gb300\n        decode:",
     );
-    expect_at(&run(&t), "config/H1", &t, "spec-decoding: mtp");
+    expect_at(&run(&t), codes::H1, &t, "spec-decoding: mtp");
     let t = MULTI.replace(
         "          ep: 4\n",
         "          ep: 4\n          hardware: ''\n",
     );
-    expect_at(&run(&t), "config/value", &t, "''");
+    expect_at(&run(&t), codes::VALUE, &t, "''");
 }
 
 #[test]
@@ -477,40 +478,35 @@ fn worker_fields() {
         "          ep: 4\n",
         "          ep: 4\n          batch-size: 32\n",
     );
-    expect_at(&run(&t), "config/unknown-key", &t, "batch-size");
+    expect_at(&run(&t), codes::UNKNOWN_KEY, &t, "batch-size");
     let t = MULTI.replace(
         "        prefill:\n          num-worker: 1\n",
         "        prefill:\n",
     );
-    expect_at(
-        &run(&t),
-        "config/missing-field",
-        &t,
-        "tp: 4\n          ep: 4",
-    );
+    expect_at(&run(&t), codes::MISSING_FIELD, &t, "tp: 4\n          ep: 4");
     let t = MULTI.replace(
         "          ep: 4\n",
         "          ep: 4\n          additional-settings: X=1\n",
     );
-    expect_at(&run(&t), "config/type", &t, "X=1");
+    expect_at(&run(&t), codes::TYPE, &t, "X=1");
     let t = MULTI.replace(
         "      - spec-decoding: mtp\n",
         "      - spec-decoding: mtp\n        tp: 8\n",
     );
-    expect_at(&run(&t), "config/unknown-key", &t, "tp: 8\n");
+    expect_at(&run(&t), codes::UNKNOWN_KEY, &t, "tp: 8\n");
 }
 
 #[test]
 fn aug_multinode_row_needs_prefill_and_decode() {
     let t = MULTI.replace("        decode:\n          num-worker: 1\n          tp: 8\n          ep: 8\n          dp-attn: true\n", "");
-    expect_at(&run(&t), "config/missing-field", &t, "spec-decoding: mtp");
+    expect_at(&run(&t), codes::MISSING_FIELD, &t, "spec-decoding: mtp");
 }
 
 #[test]
 fn w1_worker_or_prefill_decode() {
     let t = MULTI.replace("        decode:\n          num-worker: 1\n          tp: 8\n          ep: 8\n          dp-attn: true\n", "");
     let d = run_with(&t, RUNNERS_AUG, Some(Dialect::Oct));
-    expect_at(&d, "config/W1", &t, "spec-decoding: mtp");
+    expect_at(&d, codes::W1, &t, "spec-decoding: mtp");
 }
 
 #[test]
@@ -521,13 +517,13 @@ fn r0_recipe_selection_not_in_settings() {
     );
     assert!(run(&t).is_empty(), "Aug allows CONFIG_FILE");
     let d = run_with(&t, RUNNERS_AUG, Some(Dialect::Oct));
-    expect_at(&d, "config/R0", &t, "\"CONFIG_FILE");
+    expect_at(&d, codes::R0, &t, "\"CONFIG_FILE");
 }
 
 #[test]
 fn a1_exactly_one_topology() {
     let t = AGENTIC.replace("      - tp: 8\n        kv-offloading: none\n        conc-list: [1, 2]", "      - tp: 8\n        prefill: {num-worker: 1, tp: 8, ep: 1, dp-attn: false}\n        kv-offloading: none\n        conc-list: [1, 2]");
-    expect_at(&run(&t), "config/A1", &t, "tp: 8\n        prefill");
+    expect_at(&run(&t), codes::A1, &t, "tp: 8\n        prefill");
 }
 
 #[test]
@@ -537,7 +533,7 @@ fn a2_single_node_agentic_needs_kv_offloading() {
         "        conc-list: [1, 2]",
         1,
     );
-    expect_at(&run(&t), "config/A2", &t, "tp: 8\n        conc-list");
+    expect_at(&run(&t), codes::A2, &t, "tp: 8\n        conc-list");
 }
 
 #[test]
@@ -547,13 +543,13 @@ fn a3_t1_and_power_on_single_node_agentic() {
         "      - tp: 8\n        dcp-size: 3\n        kv-offloading: none",
         1,
     );
-    expect_at(&run(&t), "config/T1", &t, "tp: 8\n        dcp-size");
+    expect_at(&run(&t), codes::T1, &t, "tp: 8\n        dcp-size");
     let t = GEN3.replace(
         "        conc-list: [1]\n",
         "        conc-list: [1]\n        power: true\n",
     );
     let (_dir, d) = gen3_tree(&t);
-    expect_at(&d, "config/A3", &t, "power: true");
+    expect_at(&d, codes::A3, &t, "power: true");
 }
 
 const AGENTIC_MULTI: &str = "\
@@ -588,17 +584,17 @@ fn a4_a5_multinode_agentic() {
         "        conc-list: [4]\n",
         "        conc-list: [4]\n        pp: 1\n",
     );
-    expect_at(&run(&t), "config/A4", &t, "pp: 1");
+    expect_at(&run(&t), codes::A4, &t, "pp: 1");
     let t = AGENTIC_MULTI.replace(
         "prefill: {num-worker: 1,",
         "prefill: {hardware: gb300, num-worker: 1,",
     );
-    expect_at(&run(&t), "config/A5", &t, "spec-decoding: mtp");
+    expect_at(&run(&t), codes::A5, &t, "spec-decoding: mtp");
     let t = AGENTIC_MULTI.replace(
         "        decode: {num-worker: 1, tp: 4, ep: 1, dp-attn: false}\n",
         "",
     );
-    expect_at(&run(&t), "config/A1", &t, "spec-decoding: mtp");
+    expect_at(&run(&t), codes::A1, &t, "spec-decoding: mtp");
     // The row's own ep / dp-attn are typed on a prefill/decode row too (found by the config
     // differential, seed 20261202 case 439).
     for (field, bad) in [("dp-attn", "0.5"), ("ep", "four")] {
@@ -606,7 +602,7 @@ fn a4_a5_multinode_agentic() {
             "        conc-list: [4]\n",
             &format!("        conc-list: [4]\n        {field}: {bad}\n"),
         );
-        expect_at(&run(&t), "config/type", &t, &format!("{bad}\n"));
+        expect_at(&run(&t), codes::TYPE, &t, &format!("{bad}\n"));
     }
 }
 
@@ -614,20 +610,20 @@ fn a4_a5_multinode_agentic() {
 fn k1_backend_consistency() {
     // backend without kv-offloading
     let t = AGENTIC.replace("        kv-offloading: dram\n", "");
-    expect_at(&run(&t), "config/K1", &t, "kv-offload-backend");
+    expect_at(&run(&t), codes::K1, &t, "kv-offload-backend");
     // none with a backend
     let t = AGENTIC.replace("kv-offloading: dram", "kv-offloading: none");
-    expect_at(&run(&t), "config/K1", &t, "kv-offload-backend");
+    expect_at(&run(&t), codes::K1, &t, "kv-offload-backend");
     // dram without backend
     let t = AGENTIC.replace("        kv-offload-backend: {name: hicache}\n", "");
-    expect_at(&run(&t), "config/K1", &t, "kv-offloading: dram");
+    expect_at(&run(&t), codes::K1, &t, "kv-offloading: dram");
     let t = AGENTIC.replace(
         "{name: hicache}",
         "{name: lmcache, version: 'image:lmcache/x:1'}",
     );
-    expect_at(&run(&t), "config/component-version", &t, "'image:");
+    expect_at(&run(&t), codes::COMPONENT_VERSION, &t, "'image:");
     let t = AGENTIC.replace("kv-offloading: dram", "kv-offloading: nvme");
-    expect_at(&run(&t), "config/value", &t, "nvme");
+    expect_at(&run(&t), codes::VALUE, &t, "nvme");
 }
 
 #[test]
@@ -636,11 +632,11 @@ fn k2_dram_needs_dram_utilization() {
         "    - dram-utilization: 0.80\n      search-space:",
         "    - search-space:",
     );
-    expect_at(&run(&t), "config/K2", &t, "kv-offloading: dram");
+    expect_at(&run(&t), codes::K2, &t, "kv-offloading: dram");
     let t = AGENTIC.replace("0.80", "1.5");
-    expect_at(&run(&t), "config/value", &t, "1.5");
+    expect_at(&run(&t), codes::VALUE, &t, "1.5");
     let t = AGENTIC.replace("0.80", "0");
-    expect_at(&run(&t), "config/value", &t, "0\n");
+    expect_at(&run(&t), codes::VALUE, &t, "0\n");
 }
 
 #[test]
@@ -649,12 +645,12 @@ fn m1_top_level_and_row() {
         "  multinode: false\n",
         "  multinode: false\n  router: {name: sglang-router, version: \"0.3.2\"}\n",
     );
-    expect_at(&run(&t), "config/M1", &t, "router: {name");
+    expect_at(&run(&t), codes::M1, &t, "router: {name");
     let t = MULTI.replace(
         "        conc-list: [4, 8]\n",
         "        conc-list: [4, 8]\n        kv-p2p-transfer: nixl\n",
     );
-    expect_at(&run(&t), "config/M1", &t, "kv-p2p-transfer: nixl");
+    expect_at(&run(&t), codes::M1, &t, "kv-p2p-transfer: nixl");
 }
 
 #[test]
@@ -664,30 +660,30 @@ fn m2_row_kv_p2p_only_multinode() {
         "        conc-list: [1, 2]\n        kv-p2p-transfer: nixl\n",
         1,
     );
-    expect_at(&run(&t), "config/M2", &t, "kv-p2p-transfer");
+    expect_at(&run(&t), codes::M2, &t, "kv-p2p-transfer");
     let t = SINGLE.replace(
         "  multinode: false\n",
         "  multinode: false\n  kv-p2p-transfer: nixl\n",
     );
-    expect_at(&run(&t), "config/unknown-key", &t, "kv-p2p-transfer");
+    expect_at(&run(&t), codes::UNKNOWN_KEY, &t, "kv-p2p-transfer");
 }
 
 #[test]
 fn m3_disagg_needs_kv_p2p() {
     let t = MULTI.replace("  kv-p2p-transfer: nixl\n", "");
-    expect_at(&run(&t), "config/M3", &t, "disagg: true");
+    expect_at(&run(&t), codes::M3, &t, "disagg: true");
     let t = MULTI.replace("  kv-p2p-transfer: nixl\n", "  kv-p2p-transfer: ''\n");
-    expect_at(&run(&t), "config/value", &t, "''");
+    expect_at(&run(&t), codes::VALUE, &t, "''");
 }
 
 #[test]
 fn router_component_rules() {
     let t = AGENTIC.replace("version: \"0.3.2\"", "version: \"image:lmsysorg/sglang:x\"");
-    expect_at(&run(&t), "config/component-version", &t, "\"image:");
+    expect_at(&run(&t), codes::COMPONENT_VERSION, &t, "\"image:");
     let t = AGENTIC.replace(", version: \"0.3.2\"}", "}");
-    expect_at(&run(&t), "config/missing-field", &t, "{name: sglang-router");
+    expect_at(&run(&t), codes::MISSING_FIELD, &t, "{name: sglang-router");
     let t = AGENTIC.replace("{name: sglang-router,", "{name: '',");
-    expect_at(&run(&t), "config/value", &t, "''");
+    expect_at(&run(&t), codes::VALUE, &t, "''");
 }
 
 #[test]
@@ -696,13 +692,13 @@ fn x1_single_node_disagg() {
         "  multinode: false\n",
         "  multinode: false\n  disagg: true\n",
     );
-    expect_at(&run(&t), "config/X1", &t, "disagg");
+    expect_at(&run(&t), codes::X1, &t, "disagg");
 }
 
 #[test]
 fn x2_agentic_needs_cluster_runner() {
     let t = AGENTIC.replace("runner: cluster:b200-dgxc", "runner: b200");
-    expect_at(&run(&t), "config/X2", &t, "b200\n");
+    expect_at(&run(&t), codes::X2, &t, "b200\n");
 }
 
 #[test]
@@ -711,21 +707,21 @@ fn x3_topology_scope() {
         .replace("  disagg: true\n", "  disagg: false\n")
         .replace("  kv-p2p-transfer: nixl\n", "");
     let d = run_with(&agg, RUNNERS_AUG, Some(Dialect::Oct));
-    expect_at(&d, "config/X3", &agg, "spec-decoding: mtp");
+    expect_at(&d, codes::X3, &agg, "spec-decoding: mtp");
     let t = AGENTIC.replacen(
         "      - tp: 8\n        kv-offloading: none\n        conc-list: [1, 2]",
         "      - prefill: {num-worker: 1, tp: 8, ep: 1, dp-attn: false}\n        decode: {num-worker: 1, tp: 8, ep: 1, dp-attn: false}\n        kv-offloading: none\n        conc-list: [1, 2]",
         1,
     );
     let d = run_with(&t, RUNNERS_AUG, Some(Dialect::Oct));
-    expect_at(&d, "config/X3", &t, "prefill: {num-worker");
+    expect_at(&d, codes::X3, &t, "prefill: {num-worker");
 }
 
 #[test]
 fn x5_runner_label_must_exist() {
     let t = SINGLE.replace("runner: b200", "runner: b200-typo");
     let d = run(&t);
-    expect_at(&d, "config/X5", &t, "b200-typo");
+    expect_at(&d, codes::X5, &t, "b200-typo");
     assert!(
         d.iter()
             .any(|d| d.help.as_deref().unwrap_or("").contains("b200"))
@@ -739,14 +735,14 @@ fn require_power_only_8k1k() {
         "    - isl: 1024\n      require-power: true\n",
     );
     let d = run_with(&t, RUNNERS_AUG, Some(Dialect::Oct));
-    expect_at(&d, "config/require-power", &t, "require-power");
+    expect_at(&d, codes::REQUIRE_POWER, &t, "require-power");
 }
 
 #[test]
 fn runners_rules() {
     let t = "labels:\n  b200: []\n";
     let d = run_with(SINGLE, t, Some(Dialect::Aug));
-    let r: Vec<_> = d.iter().filter(|d| d.code == "config/runners").collect();
+    let r: Vec<_> = d.iter().filter(|d| d.code == codes::RUNNERS).collect();
     assert_eq!(r.len(), 1, "{}", list(&d));
     assert_eq!(
         r[0].path.as_deref(),
@@ -755,13 +751,13 @@ fn runners_rules() {
     assert_eq!(r[0].span.map(|s| (s.start.line, s.start.col)), Some((2, 9)));
     // Flat file.
     let d = run_with(SINGLE, "b200: [b200-00]\n", Some(Dialect::Aug));
-    assert!(codes(&d).contains(&"config/runners"), "{}", list(&d));
+    assert!(codes(&d).contains(&codes::RUNNERS), "{}", list(&d));
     // Hardware value must be positive.
     let t = RUNNERS_AUG.replace("gpus-per-node: 8", "gpus-per-node: 0");
     let d = run_with(SINGLE, &t, Some(Dialect::Aug));
     let v = d
         .iter()
-        .find(|d| d.code == "config/value")
+        .find(|d| d.code == codes::VALUE)
         .expect("value error");
     assert_eq!(
         v.span.map(|s| (s.start.line, s.start.col)),
@@ -785,7 +781,7 @@ fn runners_rules() {
     let t = "labels:\n  b200: [b200-00, 7]\n";
     let d = run_with(SINGLE, t, Some(Dialect::Aug));
     assert!(
-        d.iter().any(|d| d.code == "config/runners"
+        d.iter().any(|d| d.code == codes::RUNNERS
             && d.span
                 .is_some_and(|s| (s.start.line, s.start.col) == (2, 19))),
         "{}",
@@ -811,7 +807,7 @@ fn runners_oct_inventory() {
         Some(Dialect::Oct),
     );
     assert!(
-        d.iter().any(|d| d.code == "config/runners-inventory"
+        d.iter().any(|d| d.code == codes::RUNNERS_INVENTORY
             && d.span
                 .is_some_and(|s| s.start.line == pos_of(&t, "cluster:h100-x").0)),
         "{}",
@@ -826,7 +822,7 @@ fn runners_oct_inventory() {
         &t,
         Some(Dialect::Oct),
     );
-    expect_at(&d, "config/unknown-key", &t, "colour");
+    expect_at(&d, codes::UNKNOWN_KEY, &t, "colour");
     let inv = validate(&from_documents(
         vec![],
         Some(doc("r.yaml", RUNNERS_OCT)),
@@ -910,7 +906,7 @@ fn sr1_recipe_dir_normalized() {
             &format!("srt-recipe-dir: '{bad}'"),
         );
         let (_dir, d) = gen3_tree(&t);
-        expect_at(&d, "config/SR1", &t, &format!("'{bad}'"));
+        expect_at(&d, codes::SR1, &t, &format!("'{bad}'"));
     }
 }
 
@@ -924,7 +920,7 @@ fn sr2_reference_grammar() {
     ] {
         let t = GEN3.replace("srt-recipe: agentic.yaml", &format!("srt-recipe: '{bad}'"));
         let (_dir, d) = gen3_tree(&t);
-        expect_at(&d, "config/SR2", &t, &format!("'{bad}'"));
+        expect_at(&d, codes::SR2, &t, &format!("'{bad}'"));
     }
 }
 
@@ -944,7 +940,7 @@ fn sr3_resolution_and_escape_via_symlink() {
     std::fs::write(root.join("configs/amd-master.yaml"), "{}\n").unwrap();
     std::fs::write(root.join("configs/runners.yaml"), RUNNERS_OCT).unwrap();
     let d = check(&load_tree(root));
-    expect_at(&d, "config/SR3", GEN3, "agentic.yaml\n");
+    expect_at(&d, codes::SR3, GEN3, "agentic.yaml\n");
     // Resolution: the typed row carries the project-relative path.
     let (_d2, d) = gen3_tree(GEN3);
     assert!(d.is_empty());
@@ -971,7 +967,7 @@ fn sr4_disk_checks() {
     for (line, needle) in cases {
         let t = GEN3.replace("srt-recipe: agentic.yaml", line);
         let (_dir, d) = gen3_tree(&t);
-        expect_at(&d, "config/SR4", &t, needle);
+        expect_at(&d, codes::SR4, &t, needle);
     }
 }
 
@@ -979,7 +975,7 @@ fn sr4_disk_checks() {
 fn sr5_errors_are_wrapped() {
     let t = GEN3.replace("srt-recipe: agentic.yaml", "srt-recipe: missing.yaml");
     let (_dir, d) = gen3_tree(&t);
-    let sr = d.iter().find(|d| d.code == "config/SR4").unwrap();
+    let sr = d.iter().find(|d| d.code == codes::SR4).unwrap();
     assert!(
         sr.message
             .starts_with("Master config entry 'g1' failed validation: "),
@@ -1002,16 +998,16 @@ fn x4_recipe_dir_and_rows() {
         "Oct runners without legacy markers select generation 3"
     );
     let d = check(&l);
-    expect_at(&d, "config/X4", &t, "g1:");
+    expect_at(&d, codes::X4, &t, "g1:");
     let t = GEN3.replace("        srt-recipe: agentic.yaml\n", "");
     let (_dir, d) = gen3_tree(&t);
-    expect_at(&d, "config/X4", &t, "tp: 4");
+    expect_at(&d, codes::X4, &t, "tp: 4");
     let t = GEN3.replace(
         "        srt-recipe: agentic.yaml\n",
         "        srt-recipe: agentic.yaml\n        eval-srt-recipe: plain.yaml\n",
     );
     let (_dir, d) = gen3_tree(&t);
-    expect_at(&d, "config/X4", &t, "plain.yaml");
+    expect_at(&d, codes::X4, &t, "plain.yaml");
 }
 
 #[test]
@@ -1140,8 +1136,8 @@ fn one_october_key_does_not_switch_an_august_tree() {
         "  multinode: false\n  srt-recipe: x.yaml\n",
     );
     let d = run_with(&t, RUNNERS_AUG, None);
-    expect_at(&d, "config/unknown-key", &t, "srt-recipe");
-    assert_eq!(codes(&d), ["config/unknown-key"], "{}", list(&d));
+    expect_at(&d, codes::UNKNOWN_KEY, &t, "srt-recipe");
+    assert_eq!(codes(&d), [codes::UNKNOWN_KEY], "{}", list(&d));
     for key in [
         "num-nodes: 1",
         "require-power: true",

@@ -1,6 +1,7 @@
 //! Loading the change set from git (the only I/O in this crate): the base, the changed paths
 //! with renames, and the old/new texts the whitespace check needs.
 
+use crate::codes;
 use crate::ws::{self, WsAttr, WsRule};
 use git2::{
     AttrCheckFlags, AttrValue, Delta, DiffFindOptions, DiffOptions, ErrorCode, Oid, Repository,
@@ -204,7 +205,7 @@ pub struct Change {
 }
 
 fn git_err(e: &git2::Error) -> Diagnostic {
-    Diagnostic::error("diff/git", format!("git: {}", e.message()))
+    Diagnostic::error(codes::GIT, format!("git: {}", e.message()))
 }
 
 fn open(repo: &Path) -> Result<Repository, Diagnostic> {
@@ -213,7 +214,7 @@ fn open(repo: &Path) -> Result<Repository, Diagnostic> {
     git2::opts::strict_hash_verification(false);
     Repository::discover(repo).map_err(|e| {
         Diagnostic::error(
-            "diff/not-a-repo",
+            codes::NOT_A_REPO,
             format!("{} is not inside a git repository", repo.display()),
         )
         .with_help("run it inside a clone, or pass --repo <dir of a clone>")
@@ -223,7 +224,7 @@ fn open(repo: &Path) -> Result<Repository, Diagnostic> {
 
 fn shallow_help(what: &str) -> Diagnostic {
     Diagnostic::error(
-        "diff/shallow",
+        codes::SHALLOW,
         format!("this is a shallow clone and {what} is not in its history"),
     )
     .with_help("fetch the missing history: `git fetch --unshallow` (or `git fetch --deepen=200 origin` for less)")
@@ -248,7 +249,7 @@ fn find_rev<'r>(repo: &'r Repository, spec: &str) -> Result<git2::Object<'r>, Di
         if repo.is_shallow() && e.code() == ErrorCode::NotFound {
             shallow_help(&format!("base `{spec}`"))
         } else {
-            Diagnostic::error("diff/base-not-found", format!("base revision `{spec}` not found"))
+            Diagnostic::error(codes::BASE_NOT_FOUND, format!("base revision `{spec}` not found"))
                 .with_help("pass an existing branch, tag or commit with --base (e.g. --base origin/main); `git fetch` if it is a remote branch")
                 .with_note(e.message().to_string())
         }
@@ -270,7 +271,7 @@ fn merge_base<'r>(
                 )))
             } else {
                 Err(Diagnostic::error(
-                    "diff/no-merge-base",
+                    codes::NO_MERGE_BASE,
                     format!("HEAD and `{name}` have no common ancestor"),
                 )
                 .with_help("pass the base explicitly with --base <rev>"))
@@ -313,7 +314,7 @@ fn resolve<'r>(repo: &'r Repository, opts: &ChangeOptions) -> Result<Resolved<'r
                 Ok(c) if want_merge_base => {
                     let h = head.as_ref().ok_or_else(|| {
                         Diagnostic::error(
-                            "diff/base-not-found",
+                            codes::BASE_NOT_FOUND,
                             "HEAD has no commit, so it has no merge-base",
                         )
                         .with_help("commit first, or pass a plain --base <rev>")
@@ -325,7 +326,7 @@ fn resolve<'r>(repo: &'r Repository, opts: &ChangeOptions) -> Result<Resolved<'r
                 Err(_) => {
                     let tree = obj.peel_to_tree().map_err(|_| {
                         Diagnostic::error(
-                            "diff/base-not-found",
+                            codes::BASE_NOT_FOUND,
                             format!("`{name}` is not a commit or tree"),
                         )
                         .with_help("pass a branch, tag or commit with --base")
@@ -359,7 +360,7 @@ fn resolve<'r>(repo: &'r Repository, opts: &ChangeOptions) -> Result<Resolved<'r
                 });
                 let Some((upstream, c)) = found else {
                     return Err(Diagnostic::error(
-                        "diff/base-not-found",
+                        codes::BASE_NOT_FOUND,
                         format!(
                             "none of the upstream branches {} exists",
                             opts.upstreams.join(", ")
@@ -438,7 +439,7 @@ fn build_diff<'r>(
         Target::WorkTree => {
             if repo.is_bare() {
                 return Err(Diagnostic::error(
-                    "diff/bare-repo",
+                    codes::BARE_REPO,
                     "a bare repository has no working tree to check",
                 )
                 .with_help(
@@ -620,7 +621,7 @@ impl Settings {
             .map_err(|e| git_err(&e))?;
         let config_rule = match cfg.get_string("core.whitespace") {
             Ok(v) => WsRule::parse(&v).map_err(|m| {
-                Diagnostic::error("diff/whitespace-rule", format!("core.whitespace: {m}"))
+                Diagnostic::error(codes::WHITESPACE_RULE, format!("core.whitespace: {m}"))
                     .with_help("drop one of them: `git config core.whitespace <rules>`")
             })?,
             Err(_) => WsRule::default(),
@@ -662,7 +663,7 @@ impl Settings {
             AttrValue::Unspecified => WsAttr::Unspecified,
         };
         WsRule::for_attr(self.config_rule, &attr).map_err(|m| {
-            Diagnostic::error("diff/whitespace-rule", format!("whitespace attribute: {m}"))
+            Diagnostic::error(codes::WHITESPACE_RULE, format!("whitespace attribute: {m}"))
                 .with_path(path)
                 .with_help("fix the `whitespace=` attribute in .gitattributes")
         })
@@ -792,7 +793,7 @@ pub fn worktree_bytes_to_commit(repo: &Path, path: &Path) -> Result<Vec<u8>, Dia
     let root = root_of(&repo);
     let read = || {
         std::fs::read(root.join(path)).map_err(|e| {
-            Diagnostic::error("diff/io", format!("cannot read {}: {e}", path.display()))
+            Diagnostic::error(codes::IO, format!("cannot read {}: {e}", path.display()))
                 .with_path(path)
         })
     };

@@ -177,7 +177,7 @@ mod tests {
             binary: vec![],
         });
         assert_eq!(d.len(), 1);
-        assert_eq!(d[0].code, "diff/trailing-whitespace");
+        assert_eq!(d[0].code, crate::codes::TRAILING_WHITESPACE);
         assert_eq!(d[0].location(), "a.yaml:1:5");
         let span = d[0].span.unwrap();
         assert_eq!((span.end.col, span.end.offset), (7, 7));

@@ -2,6 +2,7 @@
 //! `git diff --check` applies, reimplemented byte for byte from git's documented behaviour and
 //! verified against git 2.47 by the parity tests.
 
+use crate::codes;
 use std::fmt;
 
 /// One kind of whitespace error, named like git's `core.whitespace` classes.
@@ -32,14 +33,14 @@ impl WsKind {
     ];
 
     /// The diagnostic code, `diff/<kind>`.
-    pub fn code(self) -> &'static str {
+    pub fn code(self) -> infx_report::Code {
         match self {
-            WsKind::TrailingWhitespace => "diff/trailing-whitespace",
-            WsKind::SpaceBeforeTab => "diff/space-before-tab",
-            WsKind::IndentWithNonTab => "diff/indent-with-non-tab",
-            WsKind::TabInIndent => "diff/tab-in-indent",
-            WsKind::BlankAtEof => "diff/blank-at-eof",
-            WsKind::ConflictMarker => "diff/conflict-marker",
+            WsKind::TrailingWhitespace => codes::TRAILING_WHITESPACE,
+            WsKind::SpaceBeforeTab => codes::SPACE_BEFORE_TAB,
+            WsKind::IndentWithNonTab => codes::INDENT_WITH_NON_TAB,
+            WsKind::TabInIndent => codes::TAB_IN_INDENT,
+            WsKind::BlankAtEof => codes::BLANK_AT_EOF,
+            WsKind::ConflictMarker => codes::CONFLICT_MARKER,
         }
     }
 

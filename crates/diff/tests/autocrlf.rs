@@ -4,6 +4,7 @@
 mod common;
 
 use common::Repo;
+use infx_diff::codes;
 use std::path::Path;
 
 fn ours(r: &Repo, rel: &str) -> Vec<u8> {
@@ -82,5 +83,5 @@ fn a_missing_file_is_an_error_with_a_code() {
     r.write("a.yaml", b"a: 1\n");
     r.commit_all("base");
     let e = infx_diff::worktree_bytes_to_commit(r.path(), Path::new("gone.yaml")).unwrap_err();
-    assert_eq!(e.code, "diff/io");
+    assert_eq!(e.code, codes::IO);
 }

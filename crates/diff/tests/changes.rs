@@ -4,6 +4,7 @@
 mod common;
 
 use common::Repo;
+use infx_diff::codes;
 use infx_diff::{
     BaseSource, ChangeOptions, ChangedFile, Status, changed_files, last_commit_touching,
 };
@@ -165,7 +166,7 @@ fn fresh_clone_reports_no_change() {
 fn errors_have_stable_codes_and_help() {
     let plain = tempfile::tempdir().expect("tempdir");
     let e = changed_files(plain.path(), &ChangeOptions::default()).expect_err("not a repo");
-    assert_eq!(e.code, "diff/not-a-repo");
+    assert_eq!(e.code, codes::NOT_A_REPO);
     assert!(e.help.is_some());
 
     let r = Repo::new();
@@ -176,7 +177,7 @@ fn errors_have_stable_codes_and_help() {
         ..ChangeOptions::default()
     };
     let e = changed_files(r.path(), &opts).expect_err("missing base");
-    assert_eq!(e.code, "diff/base-not-found");
+    assert_eq!(e.code, codes::BASE_NOT_FOUND);
     assert!(e.message.contains("no-such-branch"));
 
     let opts = ChangeOptions {
@@ -184,7 +185,7 @@ fn errors_have_stable_codes_and_help() {
         ..ChangeOptions::default()
     };
     let e = changed_files(r.path(), &opts).expect_err("no upstream");
-    assert_eq!(e.code, "diff/base-not-found");
+    assert_eq!(e.code, codes::BASE_NOT_FOUND);
 
     // Unrelated histories have no merge-base.
     r.git(&["checkout", "-q", "--orphan", "other"]);
@@ -194,7 +195,7 @@ fn errors_have_stable_codes_and_help() {
         ..ChangeOptions::default()
     };
     let e = changed_files(r.path(), &opts).expect_err("no merge base");
-    assert_eq!(e.code, "diff/no-merge-base");
+    assert_eq!(e.code, codes::NO_MERGE_BASE);
 }
 
 fn clone_shallow(src: &Path, dst: &Path, branch: &str) {
@@ -247,7 +248,7 @@ fn shallow_clone_missing_the_base_says_how_to_fetch_it() {
     .run()
     .expect("fetch");
     let e = changed_files(&clone, &ChangeOptions::default()).expect_err("shallow");
-    assert_eq!(e.code, "diff/shallow");
+    assert_eq!(e.code, codes::SHALLOW);
     assert!(
         e.help
             .as_deref()
@@ -262,7 +263,7 @@ fn shallow_clone_missing_the_base_says_how_to_fetch_it() {
 
     // The fallback cannot see past the boundary either: log.yaml last changed before it.
     let e = last_commit_touching(&clone, Path::new("log.yaml")).expect_err("shallow fallback");
-    assert_eq!(e.code, "diff/shallow");
+    assert_eq!(e.code, codes::SHALLOW);
 }
 
 fn git_log_last(r: &Repo, path: &str) -> Option<String> {

@@ -48,14 +48,14 @@ pub enum FsErrorKind {
 
 impl FsErrorKind {
     /// The stable diagnostic code.
-    pub fn code(self) -> &'static str {
+    pub fn code(self) -> infx_report::Code {
         match self {
-            FsErrorKind::OutsideRoot => "fs/outside-root",
-            FsErrorKind::NotRegular => "fs/not-regular",
-            FsErrorKind::TooLarge => "fs/too-large",
-            FsErrorKind::Budget => "fs/budget",
-            FsErrorKind::Unreadable => "fs/unreadable",
-            FsErrorKind::SymlinkLoop => "fs/symlink-loop",
+            FsErrorKind::OutsideRoot => codes::OUTSIDE_ROOT,
+            FsErrorKind::NotRegular => codes::NOT_REGULAR,
+            FsErrorKind::TooLarge => codes::TOO_LARGE,
+            FsErrorKind::Budget => codes::BUDGET,
+            FsErrorKind::Unreadable => codes::UNREADABLE,
+            FsErrorKind::SymlinkLoop => codes::SYMLINK_LOOP,
         }
     }
 }
@@ -91,7 +91,7 @@ impl FsError {
         }
     }
 
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> infx_report::Code {
         self.kind.code()
     }
 

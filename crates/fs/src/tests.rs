@@ -2,6 +2,7 @@
 //! file below any registered root is readable.
 
 use super::*;
+use crate::codes;
 use std::os::unix::fs::symlink;
 
 fn tree(files: &[&str]) -> tempfile::TempDir {
@@ -42,13 +43,13 @@ fn symlink_to_proc_self_environ_is_refused_and_named() {
     let link = dir.path().join("configs/env.yaml");
     symlink("/proc/self/environ", &link).unwrap();
     let e = read(&link).unwrap_err();
-    assert_eq!(e.code(), "fs/outside-root");
+    assert_eq!(e.code(), codes::OUTSIDE_ROOT);
     assert_eq!(e.path, link);
     assert!(e.message.contains("env.yaml"), "{}", e.message);
     let walk = walk_yaml(&dir.path().join("configs"));
     assert_eq!(rel(dir.path(), &walk.files), ["configs/ok.yaml"]);
     assert_eq!(walk.problems.len(), 1);
-    assert_eq!(walk.problems[0].code(), "fs/outside-root");
+    assert_eq!(walk.problems[0].code(), codes::OUTSIDE_ROOT);
 }
 
 #[test]
@@ -58,7 +59,7 @@ fn symlinked_folder_leading_outside_names_the_link() {
     let dir = tree(&["configs/ok.yaml"]);
     symlink(outside.path(), dir.path().join("configs/out")).unwrap();
     let e = read(&dir.path().join("configs/out/secret.yaml")).unwrap_err();
-    assert_eq!(e.code(), "fs/outside-root");
+    assert_eq!(e.code(), codes::OUTSIDE_ROOT);
     assert_eq!(e.path, dir.path().join("configs/out"));
     let walk = walk_yaml(&dir.path().join("configs"));
     assert_eq!(walk.files.len(), 1);
@@ -86,11 +87,11 @@ fn fifo_is_refused_before_open() {
     // Opening a FIFO for reading blocks until a writer comes: reaching the assertion at all
     // proves that nothing opened it.
     let e = read(&fifo).unwrap_err();
-    assert_eq!(e.code(), "fs/not-regular");
+    assert_eq!(e.code(), codes::NOT_REGULAR);
     assert!(e.message.contains("FIFO"), "{}", e.message);
     let walk = walk_yaml(dir.path());
     assert!(walk.files.is_empty());
-    assert_eq!(walk.problems[0].code(), "fs/not-regular");
+    assert_eq!(walk.problems[0].code(), codes::NOT_REGULAR);
 }
 
 #[test]
@@ -98,7 +99,7 @@ fn symlink_to_a_device_is_refused() {
     let dir = tree(&[]);
     let link = dir.path().join("zero.yaml");
     symlink("/dev/zero", &link).unwrap();
-    assert_eq!(read(&link).unwrap_err().code(), "fs/outside-root");
+    assert_eq!(read(&link).unwrap_err().code(), codes::OUTSIDE_ROOT);
 }
 
 #[test]
@@ -108,7 +109,7 @@ fn directory_loop_through_one_link_ends_with_an_error() {
     let walk = walk_yaml(&dir.path().join("configs"));
     assert_eq!(rel(dir.path(), &walk.files), ["configs/a.yaml"]);
     assert_eq!(walk.problems.len(), 1, "{:?}", walk.problems);
-    assert_eq!(walk.problems[0].code(), "fs/symlink-loop");
+    assert_eq!(walk.problems[0].code(), codes::SYMLINK_LOOP);
 }
 
 #[test]
@@ -126,7 +127,7 @@ fn two_sibling_loop_links_stay_linear() {
         ["configs/a.yaml", "configs/same/b.yaml"]
     );
     let codes: Vec<&str> = walk.problems.iter().map(|p| p.code()).collect();
-    assert_eq!(codes, ["fs/symlink-loop", "fs/symlink-loop"]);
+    assert_eq!(codes, [codes::SYMLINK_LOOP, codes::SYMLINK_LOOP]);
 }
 
 #[test]
@@ -135,7 +136,7 @@ fn oversized_file_is_refused_without_reading_it() {
     let big = dir.path().join("big.yaml");
     let f = std::fs::File::create(&big).unwrap();
     f.set_len(MAX_FILE_BYTES + 1).unwrap();
-    assert_eq!(read(&big).unwrap_err().code(), "fs/too-large");
+    assert_eq!(read(&big).unwrap_err().code(), codes::TOO_LARGE);
     let exact = dir.path().join("exact.yaml");
     std::fs::File::create(&exact)
         .unwrap()
@@ -159,7 +160,7 @@ fn unreadable_folder_is_a_problem_naming_it() {
         return;
     }
     assert_eq!(walk.problems.len(), 1);
-    assert_eq!(walk.problems[0].code(), "fs/unreadable");
+    assert_eq!(walk.problems[0].code(), codes::UNREADABLE);
     assert_eq!(walk.problems[0].path, locked);
 }
 
@@ -188,7 +189,7 @@ fn errors_convert_to_diagnostics_and_io_errors() {
         std::io::ErrorKind::NotFound
     );
     let d = e.to_diagnostic();
-    assert_eq!(d.code, "fs/unreadable");
+    assert_eq!(d.code, codes::UNREADABLE);
     assert!(d.help.is_some());
 }
 
@@ -199,7 +200,7 @@ fn unconfined_reads_still_refuse_fifos_and_oversized_files() {
     let named = elsewhere.path().join("curves.json");
     std::fs::write(&named, "[]").unwrap();
     // Outside every registered root: refused by `read`, read by `read_unconfined`.
-    assert_eq!(read(&named).unwrap_err().code(), "fs/outside-root");
+    assert_eq!(read(&named).unwrap_err().code(), codes::OUTSIDE_ROOT);
     assert!(
         read(&named)
             .unwrap_err()
@@ -214,13 +215,16 @@ fn unconfined_reads_still_refuse_fifos_and_oversized_files() {
         .unwrap()
         .success();
     assert!(ok);
-    assert_eq!(read_unconfined(&fifo).unwrap_err().code(), "fs/not-regular");
+    assert_eq!(
+        read_unconfined(&fifo).unwrap_err().code(),
+        codes::NOT_REGULAR
+    );
     let big = elsewhere.path().join("big.json");
     std::fs::File::create(&big)
         .unwrap()
         .set_len(MAX_FILE_BYTES + 1)
         .unwrap();
-    assert_eq!(read_unconfined(&big).unwrap_err().code(), "fs/too-large");
+    assert_eq!(read_unconfined(&big).unwrap_err().code(), codes::TOO_LARGE);
 }
 
 #[test]
@@ -234,9 +238,9 @@ fn symlink_into_the_git_folder_is_refused() {
     let link = dir.path().join("configs/git.yaml");
     symlink("../.git/config", &link).unwrap();
     let e = read(&link).unwrap_err();
-    assert_eq!(e.code(), "fs/outside-root");
+    assert_eq!(e.code(), codes::OUTSIDE_ROOT);
     assert_eq!(e.path, link);
     let walk = walk_yaml(&dir.path().join("configs"));
     assert_eq!(rel(dir.path(), &walk.files), ["configs/a.yaml"]);
-    assert_eq!(walk.problems[0].code(), "fs/outside-root");
+    assert_eq!(walk.problems[0].code(), codes::OUTSIDE_ROOT);
 }

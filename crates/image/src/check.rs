@@ -2,6 +2,7 @@
 
 #[cfg(feature = "registry")]
 use crate::client::Client;
+use crate::codes;
 use crate::reference::Reference;
 use crate::sites::ImageSite;
 #[cfg(feature = "registry")]
@@ -22,24 +23,24 @@ pub fn check_offline(sites: &[ImageSite]) -> Vec<Diagnostic> {
         let r = match Reference::parse(&s.written) {
             Ok(r) => r,
             Err(e) => {
-                out.push(at(Diagnostic::error("image/malformed", format!("{}: {e}", s.describe()))
+                out.push(at(Diagnostic::error(codes::MALFORMED, format!("{}: {e}", s.describe()))
                     .with_help("an image reference reads `[registry/]repository:tag@sha256:<digest>`, repository lowercase")));
                 continue;
             }
         };
         match (&r.tag, &r.digest) {
             (_, None) => out.push(at(Diagnostic::error(
-                "image/unpinned",
+                codes::UNPINNED,
                 format!("{} `{}` is not pinned to a digest", s.describe(), s.written),
             )
             .with_help(PIN_HELP))),
             (None, Some(_)) => out.push(at(Diagnostic::error(
-                "image/missing-tag",
+                codes::MISSING_TAG,
                 format!("{} `{}` has a digest but no tag", s.describe(), s.written),
             )
             .with_help("write the tag the digest was taken from (`repo:<tag>@sha256:…`); the tag tells reviewers which release it is"))),
             (Some(_), Some(d)) if !d.is_sha256() => out.push(at(Diagnostic::error(
-                "image/digest-algorithm",
+                codes::DIGEST_ALGORITHM,
                 format!("{} is pinned with a `{}` digest; pins use sha256", s.describe(), d.algorithm),
             )
             .with_help(PIN_HELP))),
@@ -47,7 +48,7 @@ pub fn check_offline(sites: &[ImageSite]) -> Vec<Diagnostic> {
         }
         if s.range.is_none() {
             out.push(at(Diagnostic::warning(
-                "image/unsupported-scalar",
+                codes::UNSUPPORTED_SCALAR,
                 format!("{} is written in a YAML style `cargo xtask pin` cannot edit byte-exactly", s.describe()),
             )
             .with_help("write the reference as a plain or simply quoted scalar (no escapes, no block scalar)")));
@@ -111,19 +112,19 @@ pub fn check_online(
         let what = s.describe();
         match result {
             Err(e) => out.push(at(Diagnostic::error(
-                "image/registry",
+                codes::REGISTRY,
                 format!("{what}: could not verify `{}`: {e}", s.written),
             ))),
             Ok(findings) => {
                 for f in findings {
                     out.push(at(match f {
                         Finding::DigestMissing => Diagnostic::error(
-                            "image/digest-missing",
+                            codes::DIGEST_MISSING,
                             format!("{what}: pinned digest {d} no longer exists in {}", r.name()),
                         )
                         .with_help("the content was deleted or the pin names the wrong repository; re-pin with `cargo xtask pin`"),
                         Finding::NotIndex { media_type, tag_now } => Diagnostic::error(
-                            "image/not-multi-arch",
+                            codes::NOT_MULTI_ARCH,
                             match tag_now {
                                 Some(now) => format!(
                                     "{what}: pinned digest {d} is a platform manifest ({media_type}), not the multi-arch index; tag `{}` points to {now}",
@@ -134,17 +135,17 @@ pub fn check_online(
                         )
                         .with_help("pin the tag's index digest (`cargo xtask pin` asks for the index types); a platform digest only runs on one architecture"),
                         Finding::MissingPlatforms { missing, present } => Diagnostic::error(
-                            "image/missing-platform",
+                            codes::MISSING_PLATFORM,
                             format!("{what}: index {d} lacks {} (it has {})", join(missing), join(present)),
                         )
                         .with_help("use a tag built for every required platform"),
                         Finding::TagMoved { now } => Diagnostic::error(
-                            "image/tag-moved",
+                            codes::TAG_MOVED,
                             format!("{what}: tag `{}` moved since pinning: it now points to {now}, the pin says {d}", r.tag.as_deref().unwrap_or("")),
                         )
                         .with_help("re-pin with `cargo xtask pin` if the new build is wanted (and add a perf-changelog entry), or fix the tag to the one the pin was taken from"),
                         Finding::TagMissing => Diagnostic::warning(
-                            "image/tag-missing",
+                            codes::TAG_MISSING,
                             format!("{what}: tag `{}` no longer exists; the pinned content {d} is still available", r.tag.as_deref().unwrap_or("")),
                         )
                         .with_help("update the tag in the reference to one that exists"),
@@ -188,11 +189,11 @@ mod tests {
         assert_eq!(
             got,
             [
-                ("image/unpinned", 4),
-                ("image/missing-tag", 6),
-                ("image/malformed", 8),
-                ("image/malformed", 10),
-                ("image/digest-algorithm", 12)
+                (codes::UNPINNED, 4),
+                (codes::MISSING_TAG, 6),
+                (codes::MALFORMED, 8),
+                (codes::MALFORMED, 10),
+                (codes::DIGEST_ALGORITHM, 12)
             ]
         );
         assert!(

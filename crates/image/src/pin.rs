@@ -3,6 +3,7 @@
 //! file.
 
 use crate::client::Client;
+use crate::codes;
 use crate::manifest::Platform;
 use crate::reference::{Digest, Reference};
 use crate::sites::{self, ImageSite};
@@ -161,7 +162,7 @@ pub fn plan(
             Ok(r) => r,
             Err(e) => {
                 plan.diagnostics.push(at(Diagnostic::error(
-                    "image/malformed",
+                    codes::MALFORMED,
                     format!("{what}: {e}"),
                 )));
                 continue;
@@ -169,7 +170,7 @@ pub fn plan(
         };
         if r.effective_tag().is_none() {
             plan.diagnostics.push(at(Diagnostic::warning(
-                "image/missing-tag",
+                codes::MISSING_TAG,
                 format!("{what} `{}` has a digest but no tag; left unchanged", s.written),
             )
             .with_help("write the tag the digest belongs to (`repo:<tag>@sha256:…`) so it can be re-pinned and checked")));
@@ -179,7 +180,7 @@ pub fn plan(
             Some(x) => x,
             None => {
                 plan.diagnostics.push(at(Diagnostic::error(
-                    "image/registry",
+                    codes::REGISTRY,
                     format!("{what}: `{}` was not resolved", r.tagged()),
                 )));
                 continue;
@@ -189,14 +190,14 @@ pub fn plan(
             Ok(res) => &res.digest,
             Err(e) => {
                 let code = match e {
-                    ResolveError::TagNotFound { .. } => "image/tag-not-found",
-                    ResolveError::NotMultiArch { .. } => "image/not-multi-arch",
-                    ResolveError::MissingPlatforms { .. } => "image/missing-platform",
-                    ResolveError::NoTag => "image/missing-tag",
+                    ResolveError::TagNotFound { .. } => codes::TAG_NOT_FOUND,
+                    ResolveError::NotMultiArch { .. } => codes::NOT_MULTI_ARCH,
+                    ResolveError::MissingPlatforms { .. } => codes::MISSING_PLATFORM,
+                    ResolveError::NoTag => codes::MISSING_TAG,
                     ResolveError::Registry(crate::client::RegistryError::DigestMismatch {
                         ..
-                    }) => "image/digest-mismatch",
-                    ResolveError::Registry(_) => "image/registry",
+                    }) => codes::DIGEST_MISMATCH,
+                    ResolveError::Registry(_) => codes::REGISTRY,
                 };
                 let help = match e {
                     ResolveError::TagNotFound { .. } => {
@@ -223,7 +224,7 @@ pub fn plan(
         }
         let Some(range) = s.range.clone() else {
             plan.diagnostics.push(at(Diagnostic::error(
-                "image/unsupported-scalar",
+                codes::UNSUPPORTED_SCALAR,
                 format!("{what} is written in a YAML style that cannot be edited byte-exactly"),
             )
             .with_help("write the reference as a plain or simply quoted scalar")));
@@ -252,11 +253,8 @@ pub fn plan(
                 updated,
             }),
             None => plan.diagnostics.push(
-                Diagnostic::error(
-                    "image/edit",
-                    "overlapping or invalid edits; nothing written",
-                )
-                .at(&doc.path, Span::line(1)),
+                Diagnostic::error(codes::EDIT, "overlapping or invalid edits; nothing written")
+                    .at(&doc.path, Span::line(1)),
             ),
         }
     }
@@ -557,7 +555,7 @@ mod tests {
         let p = plan(&docs, &sites, &resolved);
         assert!(p.has_errors());
         let codes: Vec<_> = p.diagnostics.iter().map(|d| d.code.as_str()).collect();
-        assert_eq!(codes, ["image/tag-not-found", "image/missing-tag"]);
+        assert_eq!(codes, [codes::TAG_NOT_FOUND, codes::MISSING_TAG]);
     }
 
     fn strip_digests(s: &str) -> String {

@@ -2,6 +2,7 @@
 //! container fields of srt-slurm recipes. Each site knows the exact byte range of the reference
 //! text, so a pin rewrites only that text.
 
+use crate::codes;
 use infx_report::{Diagnostic, Pos, Span};
 use infx_yaml::{Document, Node, ScalarStyle, Value};
 use std::ops::Range;
@@ -77,7 +78,7 @@ pub fn master_sites(doc: &Document) -> (Vec<ImageSite>, Vec<Diagnostic>) {
             Some(s) => sites.push(s),
             None => diags.push(
                 Diagnostic::error(
-                    "image/not-a-string",
+                    codes::NOT_A_STRING,
                     format!("`{key}.image` must be an image reference string"),
                 )
                 .at(&doc.path, image.span)
@@ -230,7 +231,7 @@ mod tests {
         );
         assert_eq!(sites[1].span.end.col, 10 + 20);
         assert_eq!(diags.len(), 1);
-        assert_eq!(diags[0].code, "image/not-a-string");
+        assert_eq!(diags[0].code, codes::NOT_A_STRING);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 mod common;
 
 use common::*;
+use infx_image::codes;
 use infx_image::manifest::Platform;
 use infx_image::pin;
 use infx_image::verify::VerifyOptions;
@@ -130,7 +131,7 @@ fn pin_copy_of(reg: &Registry, src: &Path) -> usize {
     assert!(
         infx_image::check_offline(&loaded.sites)
             .iter()
-            .all(|d| d.code != "image/unpinned")
+            .all(|d| d.code != codes::UNPINNED)
     );
     let online = infx_image::check_online(
         &c,
@@ -203,7 +204,7 @@ fn a_failing_run_writes_nothing() {
     let before = snapshot(&root);
     let plan = run_pin(&client(&reg), &root);
     let codes: Vec<_> = plan.diagnostics.iter().map(|d| d.code.as_str()).collect();
-    assert_eq!(codes, ["image/not-multi-arch", "image/tag-not-found"]);
+    assert_eq!(codes, [codes::NOT_MULTI_ARCH, codes::TAG_NOT_FOUND]);
     assert!(
         plan.diagnostics
             .iter()
@@ -259,9 +260,9 @@ fn online_check_diagnostics() {
     assert_eq!(
         got,
         [
-            ("image/not-multi-arch", 4),
-            ("image/tag-moved", 6),
-            ("image/digest-missing", 8)
+            (codes::NOT_MULTI_ARCH, 4),
+            (codes::TAG_MOVED, 6),
+            (codes::DIGEST_MISSING, 8)
         ]
     );
     assert!(
@@ -274,6 +275,6 @@ fn online_check_diagnostics() {
         .into_iter()
         .map(|d| d.code)
         .collect();
-    assert_eq!(offline, ["image/unpinned"]);
+    assert_eq!(offline, [codes::UNPINNED]);
     reg.stop();
 }

@@ -7,6 +7,7 @@
 //! must select exactly one variant. Variants of a selector-less bundle that no point matched
 //! are reported as warnings.
 
+use crate::codes;
 use crate::generate::RowOrigin;
 use crate::json::{Json, Object};
 use infx_recipe::{ExpandOptions, Lane, RecipeFile, RecipeRef, Variant};
@@ -243,7 +244,7 @@ impl VariantCache {
             }),
             Err(d) => {
                 out.diags.push(at(Diagnostic::error(
-                    "matrix/recipe-variants",
+                    codes::RECIPE_VARIANTS,
                     format!("{}: {reference}: {}", origin.key, d.message),
                 )
                 .with_help("fix the selector or the recipe's variant blocks")));
@@ -269,7 +270,7 @@ impl BindState {
                     let origin = point.origin;
                     self.diags.push(
                         Diagnostic::error(
-                            "matrix/recipe-missing",
+                            codes::RECIPE_MISSING,
                             format!("{}: {reference}: {}", origin.key, d.message),
                         )
                         .with_help("fix the srt-recipe reference or add the recipe file")
@@ -289,7 +290,7 @@ impl BindState {
                 if self.reported.insert(format!("lane:{}", lane.name())) {
                     self.diags.push(
                         Diagnostic::error(
-                            "matrix/lane-block-missing",
+                            codes::LANE_BLOCK_MISSING,
                             format!(
                                 "the {} lane block {} cannot be read: {}",
                                 lane.name(),
@@ -341,7 +342,7 @@ impl BindState {
         }
         let mut d = if matched.is_empty() {
             Diagnostic::error(
-                "matrix/binding-none",
+                codes::BINDING_NONE,
                 format!(
                     "{} matches no variant of {reference}: expected exactly one matching single-node SRT recipe",
                     point.describe()
@@ -350,7 +351,7 @@ impl BindState {
             .with_help("add or fix the override for this point, or drop the point from the config")
         } else {
             Diagnostic::error(
-                "matrix/binding-ambiguous",
+                codes::BINDING_AMBIGUOUS,
                 format!(
                     "{} matches {} variants of {reference} ({}): expected exactly one",
                     point.describe(),
@@ -374,7 +375,7 @@ impl BindState {
     fn check_multinode(&mut self, point: &Point<'_>, reference: &str, variants: &[Variant]) {
         let d = if variants.len() != 1 {
             let mut d = Diagnostic::error(
-                "matrix/binding-multinode",
+                codes::BINDING_MULTINODE,
                 format!(
                     "{}: {reference} selects {} variants, not one",
                     point.describe(),
@@ -390,7 +391,7 @@ impl BindState {
             d
         } else if point.conc.is_empty() {
             Diagnostic::error(
-                "matrix/binding-multinode",
+                codes::BINDING_MULTINODE,
                 format!("{}: the concurrency list is empty", point.describe()),
             )
         } else {
@@ -407,7 +408,7 @@ impl BindState {
                     continue;
                 }
                 let mut d = Diagnostic::warning(
-                    "matrix/unused-variant",
+                    codes::UNUSED_VARIANT,
                     format!("{path}: variant {l} is not selected by any generated point"),
                 )
                 .with_path(&path)
@@ -1009,10 +1010,10 @@ mod tests {
         assert_eq!(
             codes,
             [
-                "matrix/binding-ambiguous",
-                "matrix/unused-variant",
-                "matrix/unused-variant",
-                "matrix/unused-variant"
+                codes::BINDING_AMBIGUOUS,
+                codes::UNUSED_VARIANT,
+                codes::UNUSED_VARIANT,
+                codes::UNUSED_VARIANT
             ],
             "{:#?}",
             report.diagnostics

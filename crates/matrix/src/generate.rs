@@ -1,6 +1,7 @@
 //! Expanding master-config entries into matrix rows (`matrix.md` §2–§8), row for row and key for
 //! key as upstream's generator builds them.
 
+use crate::codes;
 use crate::decimal::dram_budget_gb;
 use crate::inputs::{ConfigEntry, MasterConfigs, Runners};
 use crate::json::{Json, Object};
@@ -176,7 +177,7 @@ fn expand_inner(
         Selection::FullSweep(fs) => {
             if fs.step_size <= 1 {
                 return Err(Diagnostic::error(
-                    "matrix/usage",
+                    codes::USAGE,
                     "step_size must be greater than 1",
                 ));
             }
@@ -184,7 +185,7 @@ fn expand_inner(
                 && lo > hi
             {
                 return Err(Diagnostic::error(
-                    "matrix/usage",
+                    codes::USAGE,
                     "min_conc must be less than or equal to max_conc",
                 ));
             }
@@ -205,7 +206,7 @@ fn expand_inner(
                         .collect::<Vec<_>>()
                         .join(", ");
                     return Err(Diagnostic::error(
-                        "matrix/unknown-runner-type",
+                        codes::UNKNOWN_RUNNER_TYPE,
                         format!(
                             "Invalid runner type(s): {{{set}}}. Valid runner types are: {}",
                             valid.join(", ")
@@ -260,7 +261,7 @@ fn expand_inner(
 fn check_new_rows(rows: &[Object], origins: &[RowOrigin]) -> Result<(), Diagnostic> {
     for (i, row) in rows.iter().enumerate() {
         if let Err(message) = crate::rows::check_row(row) {
-            let mut d = Diagnostic::error("matrix/row", message).with_help(
+            let mut d = Diagnostic::error(codes::ROW, message).with_help(
                 "the generated row breaks upstream's output model; fix the search-space row or runners.yaml value it comes from",
             );
             if let Some(o) = origins.get(i) {
@@ -318,7 +319,7 @@ pub fn expand_config_keys<'a>(
                 .collect();
             if matches.is_empty() {
                 return Err(Diagnostic::error(
-                    "matrix/pattern-matches-nothing",
+                    codes::PATTERN_MATCHES_NOTHING,
                     format!(
                         "Pattern '{pat}' matched no config keys.\nAvailable keys: {}",
                         listing()
@@ -334,7 +335,7 @@ pub fn expand_config_keys<'a>(
         } else {
             let Some(k) = available.iter().copied().find(|k| *k == pat.as_str()) else {
                 return Err(Diagnostic::error(
-                    "matrix/unknown-config-key",
+                    codes::UNKNOWN_CONFIG_KEY,
                     format!(
                         "Config key(s) not found: {pat}.\nAvailable keys: {}",
                         listing()
@@ -356,13 +357,13 @@ struct Cx<'e, 'a> {
 }
 
 impl<'e, 'a> Cx<'e, 'a> {
-    fn err(&self, node: &Node, code: &'static str, msg: impl Into<String>) -> Diagnostic {
+    fn err(&self, node: &Node, code: infx_report::Code, msg: impl Into<String>) -> Diagnostic {
         Diagnostic::error(code, msg).at(self.entry.path, node.span)
     }
     fn malformed(&self, node: &Node, what: &str) -> Diagnostic {
         self.err(
             node,
-            "matrix/malformed-entry",
+            codes::MALFORMED_ENTRY,
             format!("Master config entry '{}': {what}", self.entry.key),
         )
         .with_help("run `cargo xtask validate` for the schema findings of this entry")
@@ -372,7 +373,7 @@ impl<'e, 'a> Cx<'e, 'a> {
             .ok_or_else(|| self.malformed(node, &format!("missing '{field}'")))
     }
     fn json(&self, node: &Node) -> Result<Json, Diagnostic> {
-        Json::from_node(node).map_err(|e| self.err(node, "matrix/not-json", e))
+        Json::from_node(node).map_err(|e| self.err(node, codes::NOT_JSON, e))
     }
     fn int(&self, node: &Node, field: &str) -> Result<i64, Diagnostic> {
         node.as_i64()
@@ -811,7 +812,7 @@ fn fixed_rows(
     if require_power && (isl.as_i64(), osl.as_i64()) != (Some(8192), Some(1024)) {
         return Err(cx.err(
             sequence,
-            "matrix/require-power",
+            codes::REQUIRE_POWER,
             "require-power rollout supports only fixed-sequence 8192/1024",
         ));
     }
@@ -920,7 +921,7 @@ fn offload_suffix(
         .ok_or_else(|| {
             cx.err(
                 node,
-                "matrix/kv-offload-backend",
+                codes::KV_OFFLOAD_BACKEND,
                 format!(
                     "kv-offloading '{}' needs a kv-offload-backend with a name",
                     py_str(kv)
@@ -1194,7 +1195,7 @@ fn add_node_count(
         None => None,
     };
     let n = crate::nodes::node_count(row, num_nodes, runners)
-        .map_err(|m| cx.err(benchmark, "matrix/node-count", m))?;
+        .map_err(|m| cx.err(benchmark, codes::NODE_COUNT, m))?;
     row.put("node-count", Json::Int(n));
     Ok(())
 }
@@ -1211,7 +1212,7 @@ fn agentic_dram(
     if kv.as_str() != Some("dram") {
         return Ok(0);
     }
-    let gen_err = |msg: String| cx.err(benchmark, "matrix/agentic-dram", msg);
+    let gen_err = |msg: String| cx.err(benchmark, codes::AGENTIC_DRAM, msg);
     let available = runners
         .hardware_int(runner, "available-cpu-dram-mib")
         .map_err(gen_err)?;
@@ -1269,7 +1270,7 @@ fn agentic_dram(
         g
     };
     dram_budget_gb(available, util_node, gpus, gpus_per_node)
-        .map_err(|m| cx.err(util_node, "matrix/agentic-dram", m))
+        .map_err(|m| cx.err(util_node, codes::AGENTIC_DRAM, m))
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! (missing file, non-mapping root, `*` in a key, a key in two files); the per-entry schema
 //! rules belong to `infx-config`.
 
+use crate::codes;
 use infx_report::Diagnostic;
 use infx_yaml::{Document, Mapping, Node, Value};
 use std::path::{Path, PathBuf};
@@ -32,7 +33,7 @@ impl<'a> MasterConfigs<'a> {
         for doc in docs {
             let Some(map) = doc.root.as_map() else {
                 return Err(Diagnostic::error(
-                    "matrix/config-not-mapping",
+                    codes::CONFIG_NOT_MAPPING,
                     format!(
                         "Config file '{}' must contain a dictionary",
                         doc.path.display()
@@ -51,7 +52,7 @@ impl<'a> MasterConfigs<'a> {
                 dups.sort_unstable();
                 let first = map.get_entry(dups[0]).map(|(k, _)| k.span);
                 let mut d = Diagnostic::error(
-                    "matrix/duplicate-config-key",
+                    codes::DUPLICATE_CONFIG_KEY,
                     format!(
                         "Duplicate configuration keys found in '{}': {}",
                         doc.path.display(),
@@ -78,7 +79,7 @@ impl<'a> MasterConfigs<'a> {
         for e in &entries {
             if e.key.contains('*') {
                 return Err(Diagnostic::error(
-                    "matrix/wildcard-key",
+                    codes::WILDCARD_KEY,
                     format!(
                         " Wildcard '*' is not allowed in master config keys: '{}'",
                         e.key
@@ -107,7 +108,7 @@ pub fn load_config_documents(files: &[PathBuf], base: &Path) -> Result<Vec<Docum
         let full = base.join(f);
         if !full.is_file() {
             return Err(Diagnostic::error(
-                "matrix/missing-file",
+                codes::MISSING_FILE,
                 format!("Input file '{}' does not exist.", f.display()),
             )
             .with_help("check the --config-files paths"));
@@ -124,7 +125,7 @@ pub fn load_runner_document(file: &Path, base: &Path) -> Result<Document, Diagno
     let full = base.join(file);
     if !full.is_file() {
         return Err(Diagnostic::error(
-            "matrix/missing-file",
+            codes::MISSING_FILE,
             format!("Runner config file '{}' does not exist.", file.display()),
         )
         .with_help("check --runner-config (default configs/runners.yaml)"));

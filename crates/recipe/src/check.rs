@@ -1,5 +1,6 @@
 //! Validation entry points over expanded variants, and the dry-run of a whole file.
 
+use crate::codes;
 use crate::recipe::{RecipeFile, RecipeKind, Variant};
 use crate::reference::Selector;
 use crate::render::{Rendered, render};
@@ -25,9 +26,9 @@ pub fn failure_diagnostics(v: &Variant, f: &Failure) -> Vec<Diagnostic> {
             .iter()
             .map(|e| {
                 let code = match e.message.as_str() {
-                    crate::coerce::UNKNOWN => "recipe/unknown-field",
-                    crate::coerce::MISSING => "recipe/missing-field",
-                    _ => "recipe/type",
+                    crate::coerce::UNKNOWN => codes::UNKNOWN_FIELD,
+                    crate::coerce::MISSING => codes::MISSING_FIELD,
+                    _ => codes::TYPE,
                 };
                 let mut path = dotted(&e.path);
                 if path.ends_with(".value") || path.ends_with(".key") {
@@ -35,10 +36,10 @@ pub fn failure_diagnostics(v: &Variant, f: &Failure) -> Vec<Diagnostic> {
                 }
                 let mut d = Diagnostic::error(code, format!("{}: {}", dotted(&e.path), e.message));
                 d = match code {
-                    "recipe/unknown-field" => d.with_help(
+                    codes::UNKNOWN_FIELD => d.with_help(
                         "remove the key or fix its spelling (srtctl rejects unknown keys)",
                     ),
-                    "recipe/missing-field" => d.with_help("add the required key"),
+                    codes::MISSING_FIELD => d.with_help("add the required key"),
                     _ if e.message == crate::coerce::NOT_STR
                         && matches!(v.selector, Some(crate::reference::Selector::Zip { .. })) =>
                     {
@@ -63,7 +64,7 @@ pub fn failure_diagnostics(v: &Variant, f: &Failure) -> Vec<Diagnostic> {
         } => vec![v.locate(
             path,
             *span,
-            Diagnostic::error("recipe/rule", message.clone()),
+            Diagnostic::error(codes::RULE, message.clone()),
         )],
     }
 }

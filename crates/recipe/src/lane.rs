@@ -1,6 +1,7 @@
 //! Lanes and fragments (matrix.md §11.3 B2/B3): an InferenceX recipe is a fragment merged over
 //! its lane's shared block; a fragment may not set the keys the launcher binds.
 
+use crate::codes;
 use crate::merge::{NullMode, merge_into};
 use crate::pystr::{py_repr, py_str};
 use crate::recipe::{RecipeFile, RecipeKind};
@@ -221,7 +222,7 @@ pub fn check_fragment(fragment: &RecipeFile, lane: Lane) -> Vec<Diagnostic> {
 
 fn owned_diag(path: &std::path::Path, key_path: &str, v: &Node) -> Diagnostic {
     Diagnostic::error(
-        "recipe/binder-owned",
+        codes::BINDER_OWNED,
         format!(
             "{}: remove {key_path} (= {}) from the fragment; the launcher binds it",
             path.display(),
@@ -247,7 +248,7 @@ fn dram_key(key: &str, parent: Option<&str>) -> bool {
 
 fn dram_diag(path: &std::path::Path, at: &Node, key_path: &str, value: &str) -> Diagnostic {
     Diagnostic::error(
-        "recipe/dram-ref",
+        codes::DRAM_REF,
         format!("{key_path} = {value}: host-DRAM sizes must be a whole '@dram.<name>' reference"),
     )
     .at(path, at.span)

@@ -1,5 +1,6 @@
 //! Loading a recipe file and expanding it into variants.
 
+use crate::codes;
 use crate::merge::{NullMode, drop_nulls, merge_into, srtctl_zip_reread};
 use crate::pystr::py_str;
 use crate::reference::Selector;
@@ -114,7 +115,7 @@ impl Variant {
     }
 }
 
-fn code_err(code: &'static str, msg: impl Into<String>) -> Diagnostic {
+fn code_err(code: infx_report::Code, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::error(code, msg)
 }
 
@@ -125,7 +126,7 @@ pub fn load_recipe(root: &Path, rel: &str) -> Result<RecipeFile, Diagnostic> {
     let relp = Path::new(rel);
     let shown = PathBuf::from(rel);
     let escape = |why: String| {
-        code_err("recipe/root-escape", format!("recipe path {rel} {why}"))
+        code_err(codes::ROOT_ESCAPE, format!("recipe path {rel} {why}"))
             .at(
                 &shown,
                 Span::point(infx_report::Pos {
@@ -156,15 +157,11 @@ pub fn load_recipe(root: &Path, rel: &str) -> Result<RecipeFile, Diagnostic> {
         return Err(missing(&shown, rel));
     }
     let canon_root = root.canonicalize().map_err(|e| {
-        code_err(
-            "recipe/io",
-            format!("cannot resolve {}: {e}", root.display()),
-        )
-        .with_path(root)
+        code_err(codes::IO, format!("cannot resolve {}: {e}", root.display())).with_path(root)
     })?;
-    let canon = full.canonicalize().map_err(|e| {
-        code_err("recipe/io", format!("cannot resolve {rel}: {e}")).with_path(&shown)
-    })?;
+    let canon = full
+        .canonicalize()
+        .map_err(|e| code_err(codes::IO, format!("cannot resolve {rel}: {e}")).with_path(&shown))?;
     if !canon.starts_with(&canon_root) {
         return Err(escape(format!(
             "resolves outside the repository (to {})",
@@ -176,7 +173,7 @@ pub fn load_recipe(root: &Path, rel: &str) -> Result<RecipeFile, Diagnostic> {
 }
 
 fn missing(shown: &Path, rel: &str) -> Diagnostic {
-    code_err("recipe/missing-file", format!("Config not found: {rel}"))
+    code_err(codes::MISSING_FILE, format!("Config not found: {rel}"))
         .at(
             shown,
             Span::point(infx_report::Pos {
@@ -206,13 +203,14 @@ pub fn load_recipe_file(path: &Path) -> Result<RecipeFile, Diagnostic> {
     // (docs/security.md).
     let bytes = infx_fs::read(path).map_err(|e| {
         let code = match e.kind {
-            infx_fs::FsErrorKind::Unreadable => "recipe/io",
+            infx_fs::FsErrorKind::Unreadable => codes::IO,
             _ => e.code(),
         };
         code_err(code, e.message.clone()).with_path(path)
     })?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| code_err("yaml/encoding", "file is not valid UTF-8").with_path(path))?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        code_err(infx_yaml::codes::ENCODING, "file is not valid UTF-8").with_path(path)
+    })?;
     RecipeFile::parse(path, text)
 }
 
@@ -223,13 +221,13 @@ impl RecipeFile {
         let at = |d: Diagnostic| d.at(path, root.span);
         match &root.value {
             Value::Null => {
-                return Err(at(code_err("recipe/empty", "YAML file is empty"))
+                return Err(at(code_err(codes::EMPTY, "YAML file is empty"))
                     .with_help("a recipe is a mapping with name, model, resources, …"));
             }
             Value::Map(_) => {}
             _ => {
                 return Err(at(code_err(
-                    "recipe/not-mapping",
+                    codes::NOT_MAPPING,
                     "top-level YAML must be a mapping",
                 )));
             }
@@ -298,7 +296,7 @@ impl RecipeFile {
             .unwrap_or(self.root.span)
     }
 
-    fn err_at_key(&self, key: &str, code: &'static str, msg: String) -> Diagnostic {
+    fn err_at_key(&self, key: &str, code: infx_report::Code, msg: String) -> Diagnostic {
         let path = join_key("", key);
         let src = self.origins.get(&path).map(|o| o.source).unwrap_or(0);
         code_err(code, msg).at(self.source_path(src), self.key_span(key))
@@ -322,7 +320,7 @@ impl RecipeFile {
                 && opts.selector_on_plain_is_error
             {
                 return Err(code_err(
-                    "recipe/selector",
+                    codes::SELECTOR,
                     format!("selector ':{sel}' on a recipe that is not an override bundle (no 'base' key)"),
                 )
                 .at(self.path(), self.root.span)
@@ -422,7 +420,7 @@ impl RecipeFile {
     }
 
     fn no_variant(&self, msg: String) -> Diagnostic {
-        code_err("recipe/no-variant", msg)
+        code_err(codes::NO_VARIANT, msg)
             .at(self.path(), self.key_span("base"))
             .with_help("pick one of the listed variants (selectors name the block key)")
     }
@@ -431,12 +429,12 @@ impl RecipeFile {
     fn base(&self) -> Result<(Node, Origins), Diagnostic> {
         let Some(b) = self.root.get("base") else {
             return Err(
-                code_err("recipe/bundle", "override bundle has no base").with_path(self.path())
+                code_err(codes::BUNDLE, "override bundle has no base").with_path(self.path())
             );
         };
         if b.as_map().is_none() {
             return Err(self
-                .err_at_key("base", "recipe/bundle", "'base' must be a mapping".into())
+                .err_at_key("base", codes::BUNDLE, "'base' must be a mapping".into())
                 .with_help("write the shared recipe under base:"));
         }
         let mut node = b.clone();
@@ -510,7 +508,7 @@ impl RecipeFile {
         if section.as_map().is_none() {
             return Err(self.err_at_key(
                 key,
-                "recipe/override-not-mapping",
+                codes::OVERRIDE_NOT_MAPPING,
                 format!("'{key}' must be a mapping of settings to merge over base ('NoneType' object has no attribute 'items')"),
             )
             .with_help("write the settings this variant changes under the key, or delete the key"));
@@ -563,7 +561,7 @@ impl RecipeFile {
         collect_lists(&section, &mut lists);
         if lists.is_empty() {
             return Err(code_err(
-                "recipe/zip-no-list",
+                codes::ZIP_NO_LIST,
                 "zip_override section contains no list values — nothing to zip",
             )
             .at(&file, self.key_span(key))
@@ -571,7 +569,7 @@ impl RecipeFile {
         }
         if let Some(empty) = lists.iter().find(|(len, _)| *len == 0) {
             return Err(code_err(
-                "recipe/zip-empty",
+                codes::ZIP_EMPTY,
                 "zip_override contains an empty list — cannot zip zero-length lists",
             )
             .at(&file, empty.1)
@@ -593,7 +591,7 @@ impl RecipeFile {
                 .unwrap_or(section.span);
             let shown: Vec<String> = lens.iter().map(|l| l.to_string()).collect();
             return Err(code_err(
-                "recipe/zip-length",
+                codes::ZIP_LENGTH,
                 format!(
                     "Incompatible zip lengths [{}]. All lists must have the same length or length 1 (broadcast).",
                     shown.join(", ")

@@ -1,5 +1,6 @@
 //! Recipe references (`path[:selector]`) and selectors.
 
+use crate::codes;
 use infx_report::Diagnostic;
 use std::fmt;
 
@@ -72,7 +73,7 @@ impl Selector {
             return Ok(Selector::Override(s.to_string()));
         }
         Err(Diagnostic::error(
-            "recipe/selector",
+            codes::SELECTOR,
             format!(
                 "Invalid selector '{s}'. Must be 'base', 'override_<name>', 'zip_override_<name>', \
                  'zip_override_<name>[N]', or a glob pattern like '*mtp*'."
@@ -88,7 +89,7 @@ impl Selector {
             Ok(sel @ (Selector::Base | Selector::Override(_))) => Ok(sel),
             Ok(sel @ Selector::Zip { index: Some(_), .. }) => Ok(sel),
             _ => Err(Diagnostic::error(
-                "recipe/selector",
+                codes::SELECTOR,
                 format!("invalid selector '{s}' in a recipe reference"),
             )
             .with_help("use 'base', 'override_<name>' or 'zip_override_<name>[<i>]'")),
@@ -118,11 +119,10 @@ impl RecipeRef {
             None => (s, ""),
         };
         if path.is_empty() {
-            return Err(Diagnostic::error(
-                "recipe/reference",
-                "recipe reference has an empty path",
-            )
-            .with_help("write <path>[:<selector>]"));
+            return Err(
+                Diagnostic::error(codes::REFERENCE, "recipe reference has an empty path")
+                    .with_help("write <path>[:<selector>]"),
+            );
         }
         let selector = if sel.is_empty() {
             None
@@ -146,7 +146,7 @@ impl RecipeRef {
         };
         if path.is_empty() {
             return Err(Diagnostic::error(
-                "recipe/reference",
+                codes::REFERENCE,
                 "Invalid config path in selector syntax.",
             )
             .with_help("write <path>[:<selector>]"));

@@ -2,6 +2,7 @@
 //! object shapes (srt-slurm 1c3080e), marshmallow coercion, and the loader's rules that decide
 //! whether a variant can launch (recipes-schema2.md §3–§10, §17).
 
+use crate::codes;
 use crate::coerce::*;
 use crate::pystr::{py_repr, py_str};
 use crate::recipe::Variant;
@@ -535,7 +536,7 @@ struct Checker<'a> {
 impl Checker<'_> {
     fn err(
         &mut self,
-        code: &'static str,
+        code: infx_report::Code,
         path: &str,
         span: Span,
         msg: impl Into<String>,
@@ -553,14 +554,14 @@ impl Checker<'_> {
 
     fn obj(&mut self, shape: Shape, n: &Node, path: &str) {
         let Some(m) = n.as_map() else {
-            self.err("recipe/type", path, n.span, NOT_MAP, None);
+            self.err(codes::TYPE, path, n.span, NOT_MAP, None);
             return;
         };
         for (k, kn, v) in m.iter() {
             let p = join_key(path, k);
             match shape.iter().find(|(name, _, _)| *name == k) {
                 None => self.err(
-                    "recipe/unknown-field",
+                    codes::UNKNOWN_FIELD,
                     &p,
                     kn.span,
                     UNKNOWN,
@@ -568,7 +569,7 @@ impl Checker<'_> {
                 ),
                 Some((_, _, nullable)) if v.is_null() => {
                     if !nullable {
-                        self.err("recipe/type", &p, v.span, NULL, None);
+                        self.err(codes::TYPE, &p, v.span, NULL, None);
                     }
                 }
                 Some((_, kind, _)) => self.value(*kind, v, &p),
@@ -580,7 +581,7 @@ impl Checker<'_> {
         if let Err(e) = r {
             let help = (e == NOT_STR)
                 .then_some("quote the value (\"1\", \"true\"): env values and labels are strings");
-            self.err("recipe/type", path, n.span, e, help);
+            self.err(codes::TYPE, path, n.span, e, help);
         }
     }
 
@@ -594,7 +595,7 @@ impl Checker<'_> {
             K::Enum(opts) => match n.as_str() {
                 Some(s) if opts.contains(&s) => {}
                 _ => self.err(
-                    "recipe/type",
+                    codes::TYPE,
                     path,
                     n.span,
                     format!("Must be one of: {}.", opts.join(", ")),
@@ -604,7 +605,7 @@ impl Checker<'_> {
             K::StrMap => self.str_map(n, path),
             K::AnyMap => {
                 if n.as_map().is_none() {
-                    self.err("recipe/type", path, n.span, NOT_MAP, None);
+                    self.err(codes::TYPE, path, n.span, NOT_MAP, None);
                 }
             }
             K::ListStr => self.list_str(n, path),
@@ -616,7 +617,7 @@ impl Checker<'_> {
             K::BoolOrMap => {
                 if to_bool(n).is_err() && n.as_map().is_none() {
                     self.err(
-                        "recipe/type",
+                        codes::TYPE,
                         path,
                         n.span,
                         "Not a valid boolean or mapping.",
@@ -631,7 +632,7 @@ impl Checker<'_> {
                     || n.as_str().is_some();
                 if !ok {
                     self.err(
-                        "recipe/type",
+                        codes::TYPE,
                         path,
                         n.span,
                         "Not a valid list of integers or an 'AxB' string.",
@@ -642,7 +643,7 @@ impl Checker<'_> {
             K::StrOrInt => {
                 if to_str(n).is_err() && to_int(n).is_err() {
                     self.err(
-                        "recipe/type",
+                        codes::TYPE,
                         path,
                         n.span,
                         "Not a valid string or integer.",
@@ -654,7 +655,7 @@ impl Checker<'_> {
                 Value::Str(s) if ["never", "on-failure", "always"].contains(&s.as_str()) => {}
                 Value::Map(_) => self.obj(RESTART, n, path),
                 _ => self.err(
-                    "recipe/type",
+                    codes::TYPE,
                     path,
                     n.span,
                     "Must be never, on-failure, always or a restart policy mapping.",
@@ -668,16 +669,16 @@ impl Checker<'_> {
     /// A str → str mapping (env maps): every key and value a string.
     fn str_map(&mut self, n: &Node, path: &str) {
         match n.as_map() {
-            None => self.err("recipe/type", path, n.span, NOT_MAP, None),
+            None => self.err(codes::TYPE, path, n.span, NOT_MAP, None),
             Some(m) => {
                 for (kn, v) in m.iter_nodes() {
                     let p = join_key(path, &py_str(kn));
                     if kn.as_str().is_none() {
-                        self.err("recipe/type", &p, kn.span, format!("key: {NOT_STR}"), None);
+                        self.err(codes::TYPE, &p, kn.span, format!("key: {NOT_STR}"), None);
                     }
                     if to_str(v).is_err() {
                         self.err(
-                            "recipe/type",
+                            codes::TYPE,
                             &p,
                             v.span,
                             format!("value: {NOT_STR}"),
@@ -692,11 +693,11 @@ impl Checker<'_> {
     /// A list of strings.
     fn list_str(&mut self, n: &Node, path: &str) {
         match n.as_seq() {
-            None => self.err("recipe/type", path, n.span, NOT_LIST, None),
+            None => self.err(codes::TYPE, path, n.span, NOT_LIST, None),
             Some(items) => {
                 for (i, it) in items.iter().enumerate() {
                     if to_str(it).is_err() {
-                        self.err("recipe/type", &join_index(path, i), it.span, NOT_STR, None);
+                        self.err(codes::TYPE, &join_index(path, i), it.span, NOT_STR, None);
                     }
                 }
             }
@@ -706,14 +707,14 @@ impl Checker<'_> {
     /// A list of `shape` objects, each with a `name`.
     fn obj_list(&mut self, shape: Shape, n: &Node, path: &str) {
         match n.as_seq() {
-            None => self.err("recipe/type", path, n.span, NOT_LIST, None),
+            None => self.err(codes::TYPE, path, n.span, NOT_LIST, None),
             Some(items) => {
                 for (i, it) in items.iter().enumerate() {
                     let p = join_index(path, i);
                     self.obj(shape, it, &p);
                     if it.as_map().is_some() && it.get("name").is_none() {
                         self.err(
-                            "recipe/missing-field",
+                            codes::MISSING_FIELD,
                             &join_key(&p, "name"),
                             it.span,
                             MISSING,
@@ -728,13 +729,13 @@ impl Checker<'_> {
     /// `roles`: only prefill, decode, agg, each a role object.
     fn roles(&mut self, n: &Node, path: &str) {
         match n.as_map() {
-            None => self.err("recipe/type", path, n.span, NOT_MAP, None),
+            None => self.err(codes::TYPE, path, n.span, NOT_MAP, None),
             Some(m) => {
                 for (k, kn, v) in m.iter() {
                     let p = join_key(path, k);
                     if !["prefill", "decode", "agg"].contains(&k) {
                         self.err(
-                            "recipe/role",
+                            codes::ROLE,
                             &p,
                             kn.span,
                             format!("unknown role '{k}'; valid roles are prefill, decode, agg"),
@@ -752,7 +753,7 @@ impl Checker<'_> {
     fn nodes(&mut self, n: &Node, path: &str) {
         match &n.value {
             Value::Bool(_) => self.err(
-                "recipe/role",
+                codes::ROLE,
                 path,
                 n.span,
                 "nodes must be an integer >= 1 or 'colocate', not a boolean",
@@ -762,14 +763,14 @@ impl Checker<'_> {
             _ => match to_int(n).ok().and_then(|j| j.as_i64()) {
                 Some(i) if i >= 1 => {}
                 Some(0) if path.ends_with("decode.nodes") => self.err(
-                    "recipe/role",
+                    codes::ROLE,
                     path,
                     n.span,
                     "decode.nodes: 0 is the pre-2.0 sentinel; write nodes: colocate",
                     None,
                 ),
                 _ => self.err(
-                    "recipe/role",
+                    codes::ROLE,
                     path,
                     n.span,
                     "nodes must be an integer >= 1 or 'colocate'",
@@ -785,7 +786,7 @@ impl Checker<'_> {
                 if !ENGINES.iter().any(|(e, _)| e == s) {
                     let all: Vec<&str> = ENGINES.iter().map(|(e, _)| *e).collect();
                     self.err(
-                        "recipe/engine",
+                        codes::ENGINE,
                         path,
                         n.span,
                         format!("unknown engine '{s}'; one of {}", all.join(", ")),
@@ -797,7 +798,7 @@ impl Checker<'_> {
                 let ty = m.get("type").map(py_str).unwrap_or_else(|| "sglang".into());
                 let Some((_, knobs)) = ENGINES.iter().find(|(e, _)| *e == ty) else {
                     self.err(
-                        "recipe/engine",
+                        codes::ENGINE,
                         &join_key(path, "type"),
                         n.span,
                         format!("unknown engine '{ty}'"),
@@ -812,7 +813,7 @@ impl Checker<'_> {
                     let p = join_key(path, k);
                     if ROLE_KEYS_IN_ENGINE.contains(&k) || k == "roles" {
                         self.err(
-                            "recipe/engine",
+                            codes::ENGINE,
                             &p,
                             kn.span,
                             format!(
@@ -821,12 +822,12 @@ impl Checker<'_> {
                             Some("move it to roles.<role>.args / env"),
                         );
                     } else {
-                        self.err("recipe/unknown-field", &p, kn.span, UNKNOWN, None);
+                        self.err(codes::UNKNOWN_FIELD, &p, kn.span, UNKNOWN, None);
                     }
                 }
             }
             _ => self.err(
-                "recipe/engine",
+                codes::ENGINE,
                 path,
                 n.span,
                 "engine must be a string or a mapping with 'type'",
@@ -854,12 +855,12 @@ pub fn validate(v: &Variant) -> Vec<Diagnostic> {
     // Schema gate (§17.1).
     match t.get("schema") {
         None => {
-            c.err("recipe/schema-gate", "", t.span, "recipe has no `schema:` key, which marks the pre-2.0 layout; schema 1 recipes no longer load.", Some(migrate));
+            c.err(codes::SCHEMA_GATE, "", t.span, "recipe has no `schema:` key, which marks the pre-2.0 layout; schema 1 recipes no longer load.", Some(migrate));
             return c.out;
         }
         Some(s) if !matches!(s.value, Value::Int(2)) => {
             c.err(
-                "recipe/schema-gate",
+                codes::SCHEMA_GATE,
                 "schema",
                 s.span,
                 format!(
@@ -900,7 +901,7 @@ pub fn validate(v: &Variant) -> Vec<Diagnostic> {
             names.join(", ")
         );
         for (k, span) in &legacy {
-            c.err("recipe/schema-gate", k, *span, msg.clone(), Some(migrate));
+            c.err(codes::SCHEMA_GATE, k, *span, msg.clone(), Some(migrate));
         }
         return c.out;
     }
@@ -910,7 +911,7 @@ pub fn validate(v: &Variant) -> Vec<Diagnostic> {
         let _: Option<()> = sub;
         if t.get(key).is_none() {
             c.err(
-                "recipe/missing-field",
+                codes::MISSING_FIELD,
                 key,
                 t.span,
                 MISSING,
@@ -922,7 +923,7 @@ pub fn validate(v: &Variant) -> Vec<Diagnostic> {
         for k in ["path", "container", "precision"] {
             if m.as_map().is_some() && m.get(k).is_none() {
                 c.err(
-                    "recipe/missing-field",
+                    codes::MISSING_FIELD,
                     &format!("model.{k}"),
                     m.span,
                     MISSING,
@@ -984,7 +985,7 @@ fn engine_binding_rules(
     if top_engine.is_some() && !with_engine.is_empty() {
         let span = t.get("engine").map(|e| e.span).unwrap_or(t.span);
         c.err(
-            "recipe/engine",
+            codes::ENGINE,
             "engine",
             span,
             format!(
@@ -999,7 +1000,7 @@ fn engine_binding_rules(
         for (k, r) in roles {
             if !with_engine.contains(k) {
                 c.err(
-                    "recipe/engine",
+                    codes::ENGINE,
                     &format!("roles.{k}"),
                     r.span,
                     format!("roles.{k}.engine must name a type when no top-level engine is set"),
@@ -1018,7 +1019,7 @@ fn role_rules(c: &mut Checker, t: &Node, roles: &[(&str, &Node)], top_engine: Op
     let has = |k: &str| roles.iter().any(|(n, _)| *n == k);
     if has("agg") && (has("prefill") || has("decode")) {
         c.err(
-            "recipe/role",
+            codes::ROLE,
             "roles",
             t.get("roles").map(|r| r.span).unwrap_or(t.span),
             "a recipe is aggregated (agg) or disaggregated (prefill/decode), not both",
@@ -1032,7 +1033,7 @@ fn role_rules(c: &mut Checker, t: &Node, roles: &[(&str, &Node)], top_engine: Op
             && x.as_seq().is_some_and(|s| !s.is_empty())
         {
             c.err(
-                "recipe/role",
+                codes::ROLE,
                 &format!("roles.{k}.extra_args"),
                 x.span,
                 format!("extra_args is TRT-LLM only (roles.{k} runs {e})"),
@@ -1044,7 +1045,7 @@ fn role_rules(c: &mut Checker, t: &Node, roles: &[(&str, &Node)], top_engine: Op
             && !["sglang", "vllm"].contains(&e.as_str())
         {
             c.err(
-                "recipe/role",
+                codes::ROLE,
                 &format!("roles.{k}.kv_events"),
                 x.span,
                 format!("kv_events is supported only for sglang and vllm (roles.{k} runs {e})"),
@@ -1056,7 +1057,7 @@ fn role_rules(c: &mut Checker, t: &Node, roles: &[(&str, &Node)], top_engine: Op
             && *k != "decode"
         {
             c.err(
-                "recipe/role",
+                codes::ROLE,
                 &format!("roles.{k}.nodes"),
                 n.span,
                 "nodes: colocate is allowed only on decode",
@@ -1067,7 +1068,7 @@ fn role_rules(c: &mut Checker, t: &Node, roles: &[(&str, &Node)], top_engine: Op
             && x.as_str().is_some_and(|s| s.trim().is_empty())
         {
             c.err(
-                "recipe/role",
+                codes::ROLE,
                 &format!("roles.{k}.container"),
                 x.span,
                 "container must be non-empty",
@@ -1082,7 +1083,7 @@ fn role_rules(c: &mut Checker, t: &Node, roles: &[(&str, &Node)], top_engine: Op
         {
             let span = r.get("gpus").map(|x| x.span).unwrap_or(r.span);
             c.err(
-                "recipe/role",
+                codes::ROLE,
                 &format!("roles.{k}.gpus"),
                 span,
                 format!("{w} worker(s) × {g} GPUs do not fit on {nodes} node(s) × {gpn} GPUs"),
@@ -1109,7 +1110,7 @@ fn frontend_rules(c: &mut Checker, t: &Node, roles: &[(&str, &Node)], top_engine
         None => {
             let all: Vec<&str> = FRONTENDS.iter().map(|(n, _)| *n).collect();
             c.err(
-                "recipe/frontend",
+                codes::FRONTEND,
                 "frontend.type",
                 fe_span,
                 format!(
@@ -1127,7 +1128,7 @@ fn frontend_rules(c: &mut Checker, t: &Node, roles: &[(&str, &Node)], top_engine
                 .collect();
             if !bad.is_empty() {
                 c.err(
-                    "recipe/frontend",
+                    codes::FRONTEND,
                     "frontend.type",
                     fe_span,
                     format!(
@@ -1150,10 +1151,10 @@ fn frontend_rules(c: &mut Checker, t: &Node, roles: &[(&str, &Node)], top_engine
                 .and_then(|f| f.get("enable_multiple_frontends"))
                 .map(|x| x.span)
                 .unwrap_or(fe_span);
-            c.err("recipe/frontend", "frontend.enable_multiple_frontends", span, format!("frontend.type: {fe_type} requires frontend.enable_multiple_frontends: false"), Some("set frontend.enable_multiple_frontends: false (the worker itself serves port 8000)"));
+            c.err(codes::FRONTEND, "frontend.enable_multiple_frontends", span, format!("frontend.type: {fe_type} requires frontend.enable_multiple_frontends: false"), Some("set frontend.enable_multiple_frontends: false (the worker itself serves port 8000)"));
         }
         if has("prefill") || has("decode") {
-            c.err("recipe/frontend", "frontend.type", fe_span, format!("frontend.type: {fe_type} supports aggregate jobs only, not disaggregated layouts"), None);
+            c.err(codes::FRONTEND, "frontend.type", fe_span, format!("frontend.type: {fe_type} supports aggregate jobs only, not disaggregated layouts"), None);
         }
         let workers = roles
             .iter()
@@ -1162,7 +1163,7 @@ fn frontend_rules(c: &mut Checker, t: &Node, roles: &[(&str, &Node)], top_engine
             .unwrap_or(0);
         if workers != 1 {
             c.err(
-                "recipe/frontend",
+                codes::FRONTEND,
                 "roles.agg.workers",
                 fe_span,
                 format!(
@@ -1178,7 +1179,7 @@ fn frontend_rules(c: &mut Checker, t: &Node, roles: &[(&str, &Node)], top_engine
             .any(|(_, r)| int_of(r.get("workers")).unwrap_or(0) > 0)
     {
         c.err(
-            "recipe/frontend",
+            codes::FRONTEND,
             "frontend.type",
             fe_span,
             "frontend.type: none is for services-only jobs; engine roles have workers",
@@ -1196,7 +1197,7 @@ fn benchmark_rules(c: &mut Checker, t: &Node) {
             None => {
                 let all: Vec<&str> = BENCHMARKS.iter().map(|(n, _)| *n).collect();
                 c.err(
-                    "recipe/benchmark",
+                    codes::BENCHMARK,
                     "benchmark.type",
                     bspan,
                     format!(
@@ -1221,7 +1222,7 @@ fn benchmark_rules(c: &mut Checker, t: &Node) {
                     accepts.sort_unstable();
                     for (k, span) in &unused {
                         c.err(
-                            "recipe/benchmark",
+                            codes::BENCHMARK,
                             &format!("benchmark.{k}"),
                             *span,
                             format!(

@@ -1,5 +1,6 @@
 //! Bad recipes give a diagnostic with a code, the file, and line:col — never a panic.
 
+use infx_recipe::codes;
 use infx_recipe::{Lane, RecipeFile, Selector, check_fragment, load_recipe, validate};
 use infx_report::Diagnostic;
 use std::path::Path;
@@ -36,7 +37,7 @@ zip_override_bad:
 fn missing_file() {
     let dir = tempfile::tempdir().unwrap();
     let d = load_recipe(dir.path(), "recipes/nope.yaml").unwrap_err();
-    assert_eq!(d.code, "recipe/missing-file");
+    assert_eq!(d.code, codes::MISSING_FILE);
     assert_eq!(loc(&d), ("recipes/nope.yaml".into(), 1, 1));
 }
 
@@ -46,7 +47,7 @@ fn selector_naming_no_variant() {
     let d = f
         .expand(Some(&Selector::Override("override_zzz".into())))
         .unwrap_err();
-    assert_eq!(d.code, "recipe/no-variant");
+    assert_eq!(d.code, codes::NO_VARIANT);
     assert!(
         d.message
             .contains("Available: override_a, zip_override_bad[i]"),
@@ -61,20 +62,21 @@ fn selector_naming_no_variant() {
         }))
         .unwrap_err();
     assert_eq!(
-        d.code, "recipe/zip-length",
+        d.code,
+        codes::ZIP_LENGTH,
         "length error comes before the index check"
     );
     let d = f
         .expand(Some(&Selector::Glob("*nomatch*".into())))
         .unwrap_err();
-    assert_eq!(d.code, "recipe/no-variant");
+    assert_eq!(d.code, codes::NO_VARIANT);
 }
 
 #[test]
 fn zip_lengths_disagree() {
     let f = RecipeFile::parse(Path::new("b.yaml"), BUNDLE.into()).unwrap();
     let d = f.expand(None).unwrap_err();
-    assert_eq!(d.code, "recipe/zip-length");
+    assert_eq!(d.code, codes::ZIP_LENGTH);
     assert_eq!(
         d.message,
         "Incompatible zip lengths [2, 3]. All lists must have the same length or length 1 (broadcast)."
@@ -95,7 +97,7 @@ fn zip_empty_and_no_list() {
         .unwrap_err();
     assert_eq!(
         (e.code.as_str(), loc(&e)),
-        ("recipe/zip-empty", ("z.yaml".into(), 2, 21))
+        (codes::ZIP_EMPTY, ("z.yaml".into(), 2, 21))
     );
     let n = f
         .expand(Some(&Selector::Zip {
@@ -105,7 +107,7 @@ fn zip_empty_and_no_list() {
         .unwrap_err();
     assert_eq!(
         (n.code.as_str(), loc(&n)),
-        ("recipe/zip-no-list", ("z.yaml".into(), 3, 1))
+        (codes::ZIP_NO_LIST, ("z.yaml".into(), 3, 1))
     );
 }
 
@@ -132,15 +134,15 @@ override_c8:
         got,
         vec![
             (
-                "recipe/binder-owned".to_string(),
+                codes::BINDER_OWNED.to_string(),
                 ("frag.yaml".to_string(), 4, 17)
             ),
             (
-                "recipe/binder-owned".to_string(),
+                codes::BINDER_OWNED.to_string(),
                 ("frag.yaml".to_string(), 6, 11)
             ),
             (
-                "recipe/binder-owned".to_string(),
+                codes::BINDER_OWNED.to_string(),
                 ("frag.yaml".to_string(), 9, 43)
             ),
         ]
@@ -183,9 +185,9 @@ roles:
     assert_eq!(
         got,
         vec![
-            ("recipe/dram-ref".into(), 4),
-            ("recipe/dram-ref".into(), 5),
-            ("recipe/dram-ref".into(), 6)
+            (codes::DRAM_REF, 4),
+            (codes::DRAM_REF, 5),
+            (codes::DRAM_REF, 6)
         ]
     );
 }
@@ -199,12 +201,12 @@ fn paths_escaping_the_root() {
     let d = load_recipe(&root, "../outside.yaml").unwrap_err();
     assert_eq!(
         (d.code.as_str(), loc(&d)),
-        ("recipe/root-escape", ("../outside.yaml".into(), 1, 1))
+        (codes::ROOT_ESCAPE, ("../outside.yaml".into(), 1, 1))
     );
     let d = load_recipe(&root, "a/../../outside.yaml").unwrap_err();
-    assert_eq!(d.code, "recipe/root-escape");
+    assert_eq!(d.code, codes::ROOT_ESCAPE);
     let d = load_recipe(&root, "/etc/passwd").unwrap_err();
-    assert_eq!(d.code, "recipe/root-escape");
+    assert_eq!(d.code, codes::ROOT_ESCAPE);
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink(dir.path().join("outside.yaml"), root.join("link.yaml"))
@@ -212,7 +214,7 @@ fn paths_escaping_the_root() {
         let d = load_recipe(&root, "link.yaml").unwrap_err();
         assert_eq!(
             (d.code.as_str(), loc(&d)),
-            ("recipe/root-escape", ("link.yaml".into(), 1, 1))
+            (codes::ROOT_ESCAPE, ("link.yaml".into(), 1, 1))
         );
         std::os::unix::fs::symlink(root.join("ok.yaml"), root.join("inside.yaml")).unwrap();
         assert!(
@@ -226,10 +228,10 @@ fn paths_escaping_the_root() {
 #[test]
 fn yaml_errors_and_shapes() {
     for (text, code) in [
-        ("", "recipe/empty"),
-        ("- a\n- b\n", "recipe/not-mapping"),
-        ("a: {b: 1\nc: 2\n", "yaml/syntax"),
-        ("a: 1\na: 2\n", "yaml/duplicate-key"),
+        ("", codes::EMPTY),
+        ("- a\n- b\n", codes::NOT_MAPPING),
+        ("a: {b: 1\nc: 2\n", infx_yaml::codes::SYNTAX),
+        ("a: 1\na: 2\n", infx_yaml::codes::DUPLICATE_KEY),
     ] {
         let e = RecipeFile::parse(Path::new("y.yaml"), text.into()).unwrap_err();
         assert!(
@@ -264,12 +266,12 @@ override_bad:
         got,
         vec![
             (
-                "recipe/unknown-field".into(),
+                codes::UNKNOWN_FIELD,
                 "resources.bogus: Unknown field.".into(),
                 ("p.yaml".into(), 8, 15)
             ),
             (
-                "recipe/type".into(),
+                codes::TYPE,
                 "environment.B.value: Not a valid string.".into(),
                 ("p.yaml".into(), 7, 20)
             ),

@@ -3,6 +3,7 @@
 //! the recursive walk (about 640 bytes a level) overflowed well before the 250 levels used here,
 //! just under the loader's own limit (infx_yaml::MAX_NESTING_DEPTH).
 
+use infx_recipe::codes;
 use infx_recipe::{Lane, RecipeFile, check_fragment};
 use std::path::Path;
 
@@ -29,10 +30,7 @@ fn dram_check_of_a_deep_fragment_needs_no_deep_stack() {
             .expect("the check returns")
     });
     // The one offending key at the bottom, with its full key path.
-    let dram: Vec<_> = diags
-        .iter()
-        .filter(|d| d.code == "recipe/dram-ref")
-        .collect();
+    let dram: Vec<_> = diags.iter().filter(|d| d.code == codes::DRAM_REF).collect();
     assert_eq!(dram.len(), 1, "{diags:?}");
     let want = format!("resources{}.cpu_bytes_to_use", "[0]".repeat(DEPTH));
     assert!(

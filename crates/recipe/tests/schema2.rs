@@ -1,6 +1,7 @@
 //! Schema 2: the worked example of recipes-schema2.md §18 (expansion and launch commands) and
 //! the rejections of §17.
 
+use infx_recipe::codes;
 use infx_recipe::{RecipeFile, Selector, render, validate};
 use std::path::Path;
 
@@ -163,22 +164,18 @@ fn minimal_recipe_loads() {
 fn rejections() {
     let cases: &[(&str, &str, usize)] = &[
         ("schema: 2\n", "", 0),
-        ("schema: '2'\n", "recipe/schema-gate", 1),
-        ("backend: {type: sglang}\n", "recipe/schema-gate", 7),
-        ("bogus: 1\n", "recipe/unknown-field", 7),
-        ("environment: {A: 1}\n", "recipe/type", 7),
-        ("frontend: {type: sglang}\n", "recipe/frontend", 7),
-        ("frontend: {type: nope}\n", "recipe/frontend", 7),
-        ("frontend: {type: vllm-router}\n", "recipe/frontend", 7),
-        (
-            "benchmark: {type: custom, isl: 10}\n",
-            "recipe/benchmark",
-            7,
-        ),
-        ("benchmark: {type: nope}\n", "recipe/benchmark", 7),
+        ("schema: '2'\n", codes::SCHEMA_GATE, 1),
+        ("backend: {type: sglang}\n", codes::SCHEMA_GATE, 7),
+        ("bogus: 1\n", codes::UNKNOWN_FIELD, 7),
+        ("environment: {A: 1}\n", codes::TYPE, 7),
+        ("frontend: {type: sglang}\n", codes::FRONTEND, 7),
+        ("frontend: {type: nope}\n", codes::FRONTEND, 7),
+        ("frontend: {type: vllm-router}\n", codes::FRONTEND, 7),
+        ("benchmark: {type: custom, isl: 10}\n", codes::BENCHMARK, 7),
+        ("benchmark: {type: nope}\n", codes::BENCHMARK, 7),
         (
             "engine: {type: sglang, sglang_config: {}}\n",
-            "recipe/engine",
+            codes::ENGINE,
             7,
         ),
     ];
@@ -206,14 +203,12 @@ fn rejections() {
         "name: r\nmodel: {path: /m, container: c, precision: fp8}\nresources: {gpu_type: h200}\nroles: {agg: {}}\n",
     );
     assert_eq!(
-        no_schema[0].0, "recipe/unknown-field",
+        no_schema[0].0,
+        codes::UNKNOWN_FIELD,
         "without schema: the schema-1 rules apply (roles unknown)"
     );
     let legacy = errors(&OK.replace("gpus_per_node: 8}", "gpus_per_node: 8, agg_nodes: 1}"));
-    assert_eq!(
-        (legacy[0].0.as_str(), legacy[0].2),
-        ("recipe/schema-gate", 4)
-    );
+    assert_eq!((legacy[0].0.as_str(), legacy[0].2), (codes::SCHEMA_GATE, 4));
     assert!(
         legacy[0]
             .1
@@ -221,14 +216,14 @@ fn rejections() {
         "{legacy:?}"
     );
     let roles = errors(&OK.replace("agg: {nodes: 1, workers: 1, gpus: 8}", "mixed: {}"));
-    assert_eq!(roles[0].0, "recipe/role");
+    assert_eq!(roles[0].0, codes::ROLE);
     let colocate = errors(&OK.replace(
         "nodes: 1, workers: 1, gpus: 8",
         "nodes: colocate, workers: 1",
     ));
-    assert_eq!(colocate[0].0, "recipe/role");
+    assert_eq!(colocate[0].0, codes::ROLE);
     let fit = errors(&OK.replace("gpus: 8", "gpus: 16"));
-    assert_eq!(fit[0].0, "recipe/role");
+    assert_eq!(fit[0].0, codes::ROLE);
 }
 
 #[test]
@@ -261,12 +256,8 @@ fn errors_point_into_the_file_and_block_that_wrote_the_value() {
     assert_eq!(
         got,
         vec![
-            (
-                "recipe/unknown-field".to_string(),
-                "lane.yaml".to_string(),
-                4
-            ),
-            ("recipe/type".to_string(), "frag.yaml".to_string(), 11),
+            (codes::UNKNOWN_FIELD.to_string(), "lane.yaml".to_string(), 4),
+            (codes::TYPE.to_string(), "frag.yaml".to_string(), 11),
         ]
     );
     assert_eq!(

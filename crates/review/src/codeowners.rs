@@ -4,11 +4,12 @@
 //! the **last** matching line wins and owners never accumulate. Owner comparison is
 //! case-insensitive.
 
+use crate::codes;
 use infx_report::{Diagnostic, Span};
 use std::path::{Path, PathBuf};
 
-pub const CODE_PARSE: &str = "review/codeowners-syntax";
-pub const CODE_SIGNER: &str = "review/codeowners-signer";
+pub const CODE_PARSE: infx_report::Code = codes::CODEOWNERS_SYNTAX;
+pub const CODE_SIGNER: infx_report::Code = codes::CODEOWNERS_SIGNER;
 
 /// One CODEOWNERS rule.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -7,19 +7,20 @@
 //! variable by variable; the InferenceX-only settings of [`INFERENCEX_ONLY`] are left out and
 //! listed with their reason.
 
+use crate::codes;
 use infx_recipe::{Process, Rendered, Variant};
 use infx_report::{Diagnostic, Span};
 use infx_yaml::{Document, Node, Value};
 use std::path::{Path, PathBuf};
 
 /// A rendered command differs from the cookbook (flag, value, variable, module, router).
-pub const CODE_DIFF: &str = "review/cookbook-diff";
+pub const CODE_DIFF: infx_report::Code = codes::COOKBOOK_DIFF;
 /// A matrix point has no cookbook point.
-pub const CODE_POINT_MISSING: &str = "review/cookbook-point-missing";
+pub const CODE_POINT_MISSING: infx_report::Code = codes::COOKBOOK_POINT_MISSING;
 /// A cookbook point has no matrix row.
-pub const CODE_POINT_UNMATCHED: &str = "review/cookbook-point-unmatched";
+pub const CODE_POINT_UNMATCHED: infx_report::Code = codes::COOKBOOK_POINT_UNMATCHED;
 /// The cookbook file is malformed.
-pub const CODE_FILE: &str = "review/cookbook-file";
+pub const CODE_FILE: infx_report::Code = codes::COOKBOOK_FILE;
 
 /// Where cookbook files live, relative to the benchmark tree.
 pub const COOKBOOK_DIR: &str = "infx/cookbook";

@@ -4,16 +4,17 @@
 //! equal the golden cell; `Injected` ([Oct] AGENTS.md): the connector injects the value, so a
 //! hard-coded AL is an error and only the curve and cell must exist.
 
+use crate::codes;
 use crate::recipe::{Findings, Variant, scalar_text, walk};
 use infx_report::{Diagnostic, Span};
 use infx_yaml::{Node, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub const CODE: &str = "review/golden-al";
-pub const CODE_HARDCODED: &str = "review/golden-al-hardcoded";
-pub const CODE_CURVE: &str = "review/golden-al-curve";
-pub const CODE_FILE: &str = "review/golden-al-file";
+pub const CODE: infx_report::Code = codes::GOLDEN_AL;
+pub const CODE_HARDCODED: infx_report::Code = codes::GOLDEN_AL_HARDCODED;
+pub const CODE_CURVE: infx_report::Code = codes::GOLDEN_AL_CURVE;
+pub const CODE_FILE: infx_report::Code = codes::GOLDEN_AL_FILE;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Mode {

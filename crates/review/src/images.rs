@@ -1,12 +1,13 @@
 //! Check 6: upstream vLLM/SGLang images (6a), public references, and engine-first ordering (6b).
 
+use crate::codes;
 use crate::masters::Entry;
 use infx_report::Diagnostic;
 use std::collections::BTreeSet;
 
-pub const CODE_UPSTREAM: &str = "review/upstream-image";
-pub const CODE_PUBLIC: &str = "review/image-public";
-pub const CODE_ORDER: &str = "review/engine-first";
+pub const CODE_UPSTREAM: infx_report::Code = codes::UPSTREAM_IMAGE;
+pub const CODE_PUBLIC: infx_report::Code = codes::IMAGE_PUBLIC;
+pub const CODE_ORDER: infx_report::Code = codes::ENGINE_FIRST;
 
 /// SKUs on which the upstream-image rule applies (new hardware may document an exception).
 pub const ESTABLISHED_SKUS: &[&str] = &[

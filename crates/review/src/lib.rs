@@ -26,7 +26,7 @@ pub use golden::{Golden, Mode as GoldenMode};
 pub use patches::{FileChange, Status, Waivers};
 
 /// Check 12 cannot run until base and head matrices are available.
-pub const CODE_APPEND_ONLY: &str = "review/append-only";
+pub const CODE_APPEND_ONLY: infx_report::Code = codes::APPEND_ONLY;
 
 /// The change under review (from `infx-diff` / git): files with status and added lines.
 #[derive(Clone, Debug, Default)]

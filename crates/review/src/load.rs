@@ -6,6 +6,7 @@
 
 use crate::ReviewInputs;
 use crate::codeowners::{self, CodeOwners};
+use crate::codes;
 use crate::golden::{self, Golden};
 use crate::patches::Waivers;
 use infx_report::Diagnostic;
@@ -17,7 +18,7 @@ use std::sync::Arc;
 pub fn load_doc(abs: &Path, rel: &Path) -> Result<Document, Diagnostic> {
     // infx-fs: confined to the repository, regular files only, size-limited (docs/security.md).
     let text = infx_fs::read_to_string(abs).map_err(|e| {
-        Diagnostic::error("review/io", format!("cannot read {}: {e}", rel.display())).with_path(rel)
+        Diagnostic::error(codes::IO, format!("cannot read {}: {e}", rel.display())).with_path(rel)
     })?;
     // Duplicate keys are the YAML check's finding; here PyYAML's reading (last value wins) is
     // what the launcher sees.
@@ -51,7 +52,7 @@ fn present(p: &Path, diags: &mut Vec<Diagnostic>) -> bool {
             let dir = p.parent().unwrap_or(p);
             diags.push(
                 Diagnostic::error(
-                    "fs/unreadable",
+                    infx_fs::codes::UNREADABLE,
                     format!("cannot read the folder {}: {e}", dir.display()),
                 )
                 .with_path(dir)
@@ -99,7 +100,7 @@ pub fn load_codeowners(root: &Path, diags: &mut Vec<Diagnostic>) -> Option<CodeO
         }
         Err(e) => {
             diags.push(Diagnostic::error(
-                "review/io",
+                codes::IO,
                 format!("cannot read {}: {e}", abs.display()),
             ));
             None

@@ -1,12 +1,13 @@
 //! Check 14: Pareto coverage (advisory). The upper-right frontier of throughput per GPU (y) over
 //! end-to-end latency in seconds (x), per curve, with the dashboard's plateau rule.
 
+use crate::codes;
 use infx_report::Diagnostic;
 use serde_json::Value as Json;
 use std::path::Path;
 
-pub const CODE: &str = "review/pareto";
-pub const CODE_INPUT: &str = "review/pareto-input";
+pub const CODE: infx_report::Code = codes::PARETO;
+pub const CODE_INPUT: infx_report::Code = codes::PARETO_INPUT;
 pub const RECOMMENDED_POINTS: usize = 5;
 pub const CANONICAL_FLAG: &str = "isOnNormalizedInteractivityFrontier";
 

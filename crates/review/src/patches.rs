@@ -1,11 +1,12 @@
 //! Check 10: no engine patches without a waiver (`docs/waiver/<PR>.md` added in the same PR with
 //! the required sections).
 
+use crate::codes;
 use infx_report::{Diagnostic, Span};
 use std::collections::BTreeMap;
 
-pub const CODE: &str = "review/engine-patch";
-pub const CODE_WAIVER: &str = "review/waiver";
+pub const CODE: infx_report::Code = codes::ENGINE_PATCH;
+pub const CODE_WAIVER: infx_report::Code = codes::WAIVER;
 
 /// How a file changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,16 +5,17 @@
 //! Findings point at the node that sets the value; a value set in `base` and inherited by several
 //! variants is reported once, with the variants named in a note.
 
+use crate::codes;
 use infx_report::{Diagnostic, Span};
 use infx_yaml::{Mapping, Node, ScalarStyle, Value};
 use std::borrow::Cow;
 use std::path::Path;
 
-pub const CODE_DRAFT_ENV: &str = "review/draft-precision-env";
-pub const CODE_DRAFT_FLAG: &str = "review/draft-precision-flag";
-pub const CODE_EVENTS: &str = "review/event-publication";
-pub const CODE_HF_OVERRIDES: &str = "review/arch-override";
-pub const CODE_CUDA_GRAPH: &str = "review/dp-cuda-graph";
+pub const CODE_DRAFT_ENV: infx_report::Code = codes::DRAFT_PRECISION_ENV;
+pub const CODE_DRAFT_FLAG: infx_report::Code = codes::DRAFT_PRECISION_FLAG;
+pub const CODE_EVENTS: infx_report::Code = codes::EVENT_PUBLICATION;
+pub const CODE_HF_OVERRIDES: infx_report::Code = codes::ARCH_OVERRIDE;
+pub const CODE_CUDA_GRAPH: infx_report::Code = codes::DP_CUDA_GRAPH;
 
 /// Environment variables that make the draft cheaper than shipped (Check 13, FAIL when enabled).
 pub const PROHIBITED_DRAFT_ENV: &[&str] = &["SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE"];

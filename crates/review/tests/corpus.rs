@@ -3,6 +3,7 @@
 //! values); anything else is spurious and fails the test.
 
 use infx_report::Diagnostic;
+use infx_review::codes;
 use infx_review::{GoldenMode, load, review_tree};
 use std::path::PathBuf;
 
@@ -54,7 +55,7 @@ fn august_tree_findings() {
     }
 
     // Check 13: every spec-decoding recipe that enables the FP8 NextN MoE draft.
-    let draft = by_code(&d, "review/draft-precision-env");
+    let draft = by_code(&d, codes::DRAFT_PRECISION_ENV);
     let draft_files = files(&draft);
     assert!(
         draft_files
@@ -78,7 +79,7 @@ fn august_tree_findings() {
     );
 
     // Check 8 [Oct]: the DSV4 and GLM-5.2 GB300 TRT agentic recipes disable event publication.
-    let events = files(&by_code(&d, "review/event-publication"));
+    let events = files(&by_code(&d, codes::EVENT_PUBLICATION));
     assert_eq!(events.len(), 13, "{events:#?}");
     assert!(
         events
@@ -88,7 +89,7 @@ fn august_tree_findings() {
     );
 
     // Check 6a: the two MI355X sglang-disagg entries on rocm/sgl-dev.
-    let up = by_code(&d, "review/upstream-image");
+    let up = by_code(&d, codes::UPSTREAM_IMAGE);
     let keys: Vec<&str> = up
         .iter()
         .filter_map(|d| d.message.split('`').nth(1))
@@ -102,10 +103,10 @@ fn august_tree_findings() {
         "{:#?}",
         summary(&d)
     );
-    assert!(by_code(&d, "review/image-public").is_empty());
+    assert!(by_code(&d, codes::IMAGE_PUBLIC).is_empty());
 
     // Check 11 (pinned mode): the spec's pass examples pass.
-    let golden = by_code(&d, "review/golden-al");
+    let golden = by_code(&d, codes::GOLDEN_AL);
     for ok in [
         "trtllm/deepseek-v4/agentx-gb300-20260811/",
         "trtllm/glm5.2/gb300-fp4/agentic/",
@@ -138,7 +139,7 @@ fn october_files() {
         eprintln!("{line}");
     }
     // The DP4 C192 point: 384 admitted over 4 ranks = 96 per rank, captured 64.
-    let cg = by_code(&d, "review/dp-cuda-graph");
+    let cg = by_code(&d, codes::DP_CUDA_GRAPH);
     assert_eq!(cg.len(), 1, "{:#?}", summary(&d));
     assert!(cg[0].message.contains(
         "capture batch 64 but each DP rank admits 96 (384 max-running-requests over 4 ranks)"

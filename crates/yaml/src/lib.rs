@@ -47,7 +47,7 @@ impl Document {
     pub fn error_at(
         &self,
         node: &Node,
-        code: &'static str,
+        code: infx_report::Code,
         message: impl Into<String>,
     ) -> Diagnostic {
         Diagnostic::error(code, message).at(&self.path, node.span)

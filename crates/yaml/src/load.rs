@@ -1,5 +1,6 @@
 //! Event-driven construction of the tree from saphyr-parser's span-carrying events.
 
+use crate::codes;
 use crate::resolve::{self, Resolved};
 use crate::value::{Float, Mapping, Node, ScalarStyle, Value};
 use crate::{Document, Pos, Span};
@@ -51,7 +52,7 @@ pub fn load_file(path: &Path) -> Result<Document, Diagnostic> {
     let bytes = infx_fs::read(path).map_err(|e| {
         let mut d = e.to_diagnostic();
         if e.kind == infx_fs::FsErrorKind::Unreadable {
-            d.code = "yaml/io".into();
+            d.code = codes::IO;
         }
         d
     })?;
@@ -81,7 +82,7 @@ fn decode(path: &Path, bytes: Vec<u8>) -> Result<String, Diagnostic> {
             let idx = LineIndex::new(&prefix);
             let pos = idx.pos(&prefix, prefix.len());
             Err(Diagnostic::error(
-                "yaml/encoding",
+                codes::ENCODING,
                 format!("file is not valid UTF-8 (byte 0x{:02x})", bytes[good]),
             )
             .at(path, Span::point(pos))
@@ -188,7 +189,7 @@ impl<'a> Builder<'a> {
             .pos(self.text, exact.unwrap_or(self.text.len()))
     }
 
-    fn err(&self, code: &'static str, pos: Pos, msg: impl Into<String>) -> Diagnostic {
+    fn err(&self, code: infx_report::Code, pos: Pos, msg: impl Into<String>) -> Diagnostic {
         Diagnostic::error(code, msg).at(self.path, Span::point(pos))
     }
 
@@ -205,7 +206,7 @@ impl<'a> Builder<'a> {
                         return Err(self.too_deep(pos));
                     }
                     return Err(self.err(
-                        "yaml/syntax",
+                        codes::SYNTAX,
                         pos,
                         format!("YAML syntax error: {}", e.info()),
                     ));
@@ -221,7 +222,7 @@ impl<'a> Builder<'a> {
                     if documents > 1 {
                         return Err(self
                             .err(
-                                "yaml/multi-document",
+                                codes::MULTI_DOCUMENT,
                                 start,
                                 "expected a single document in the stream, found another one",
                             )
@@ -231,7 +232,7 @@ impl<'a> Builder<'a> {
                 Event::Alias(id) => {
                     let Some(target) = self.anchors.get(&id) else {
                         return Err(self.err(
-                            "yaml/syntax",
+                            codes::SYNTAX,
                             start,
                             "alias refers to an unknown anchor",
                         ));
@@ -296,7 +297,7 @@ impl<'a> Builder<'a> {
                         below,
                     }) = self.stack.pop()
                     else {
-                        return Err(self.err("yaml/syntax", start, "unbalanced sequence end"));
+                        return Err(self.err(codes::SYNTAX, start, "unbalanced sequence end"));
                     };
                     let mut node = Node::new(Value::Seq(items), Span { start: s, end });
                     node.style = ScalarStyle::Collection;
@@ -314,7 +315,7 @@ impl<'a> Builder<'a> {
                         below,
                     }) = self.stack.pop()
                     else {
-                        return Err(self.err("yaml/syntax", start, "unbalanced mapping end"));
+                        return Err(self.err(codes::SYNTAX, start, "unbalanced mapping end"));
                     };
                     let map = self.build_mapping(pairs)?;
                     let mut node = Node::new(Value::Map(map), Span { start: s, end });
@@ -350,7 +351,7 @@ impl<'a> Builder<'a> {
 
     fn over_alias_budget(&self, pos: Pos) -> Diagnostic {
         self.err(
-            "yaml/alias-budget",
+            codes::ALIAS_BUDGET,
             pos,
             format!(
                 "anchors and aliases copy more than the budget of {} nodes (a recursive or exponential alias structure, e.g. \"billion laughs\", or anchors nested around a large block)",
@@ -362,7 +363,7 @@ impl<'a> Builder<'a> {
 
     fn too_deep(&self, pos: Pos) -> Diagnostic {
         self.err(
-            "yaml/too-deep",
+            codes::TOO_DEEP,
             pos,
             format!(
                 "lists and mappings nest deeper than {} levels here (aliases counted as expanded)",
@@ -375,7 +376,7 @@ impl<'a> Builder<'a> {
     fn unknown_tag(&self, pos: Pos, tag: Option<&Tag>) -> Diagnostic {
         let shown = tag.map(|t| t.to_string()).unwrap_or_default();
         self.err(
-            "yaml/tag",
+            codes::TAG,
             pos,
             format!("could not determine a constructor for the tag '{shown}' (safe loading allows only standard YAML tags)"),
         )
@@ -409,7 +410,7 @@ impl<'a> Builder<'a> {
                         {
                             let pos = node.span.start;
                             return Err(self.err(
-                                "yaml/unhashable-key",
+                                codes::UNHASHABLE_KEY,
                                 pos,
                                 "a mapping key must be a scalar (found a list or mapping)",
                             ));
@@ -463,7 +464,7 @@ impl<'a> Builder<'a> {
                 Resolved::Int(Ok(i)) => Value::Int(i),
                 Resolved::Int(Err(())) => {
                     return Err(self.err(
-                        "yaml/int-range",
+                        codes::INT_RANGE,
                         span.start,
                         format!("integer {text} does not fit in 64 bits"),
                     ));
@@ -478,7 +479,7 @@ impl<'a> Builder<'a> {
                 Resolved::ValueTag => {
                     return Err(self
                         .err(
-                            "yaml/tag",
+                            codes::TAG,
                             span.start,
                             "a plain `=` is YAML's value tag, which safe loading cannot construct",
                         )
@@ -533,7 +534,7 @@ impl<'a> Builder<'a> {
     fn tagged_scalar(&self, text: &str, tag: &Tag, span: Span) -> Result<Value, Diagnostic> {
         let bad = |what: &str| {
             self.err(
-                "yaml/tag",
+                codes::TAG,
                 span.start,
                 format!("'{text}' is not a valid {what} for tag {tag}"),
             )
@@ -604,7 +605,7 @@ impl<'a> Builder<'a> {
                             Value::Map(m) => sub.push(m),
                             _ => {
                                 return Err(self.err(
-                                    "yaml/merge",
+                                    codes::MERGE,
                                     item.span.start,
                                     format!(
                                         "expected a mapping for merging, but found {}",
@@ -620,7 +621,7 @@ impl<'a> Builder<'a> {
                 }
                 _ => {
                     return Err(self.err(
-                        "yaml/merge",
+                        codes::MERGE,
                         v.span.start,
                         format!(
                             "expected a mapping or list of mappings for merging, but found {}",
@@ -692,7 +693,7 @@ impl<'a> Builder<'a> {
         let at = first_span.start;
         let shown = self.text.get(again.span.byte_range()).unwrap_or("?");
         self.err(
-            "yaml/duplicate-key",
+            codes::DUPLICATE_KEY,
             again.span.start,
             format!(
                 "duplicate key {shown} in this mapping (first at line {}:{}); PyYAML would silently keep only the last value",

@@ -1,6 +1,7 @@
 //! The nesting limit (`yaml/too-deep`): hostile nesting fails fast with a located error, and
 //! nothing that walks a loaded tree can be driven deeper than the limit.
 
+use infx_yaml::codes;
 use infx_yaml::{LoadOptions, MAX_NESTING_DEPTH, Value, parse_str, parse_str_with};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -11,7 +12,7 @@ fn too_deep_within(text: &str, limit: Duration) -> infx_yaml::Span {
     let started = Instant::now();
     let e = parse_str(Path::new("deep.yaml"), text).unwrap_err();
     let took = started.elapsed();
-    assert_eq!(e.code, "yaml/too-deep", "{e:?}");
+    assert_eq!(e.code, codes::TOO_DEEP, "{e:?}");
     assert!(took < limit, "took {took:?}");
     assert!(e.help.is_some());
     e.span.expect("located")
@@ -54,7 +55,7 @@ fn the_limit_itself_loads_and_one_more_does_not() {
     assert_eq!(levels, MAX_NESTING_DEPTH);
     assert_eq!(node.value, Value::Int(1));
     let e = parse_str(Path::new("deep.yaml"), &nested(MAX_NESTING_DEPTH + 1)).unwrap_err();
-    assert_eq!(e.code, "yaml/too-deep");
+    assert_eq!(e.code, codes::TOO_DEEP);
 }
 
 #[test]
@@ -62,11 +63,11 @@ fn the_limit_holds_for_block_nesting_too() {
     let block = |levels: usize| format!("{}1\n", "- ".repeat(levels));
     assert!(parse_str(Path::new("ok.yaml"), &block(MAX_NESTING_DEPTH)).is_ok());
     let e = parse_str(Path::new("deep.yaml"), &block(MAX_NESTING_DEPTH + 1)).unwrap_err();
-    assert_eq!(e.code, "yaml/too-deep");
+    assert_eq!(e.code, codes::TOO_DEEP);
     // Block levels and flow levels add up.
     let mixed = format!("{}{}\n", "- ".repeat(200), nested(100));
     let e = parse_str(Path::new("deep.yaml"), &mixed).unwrap_err();
-    assert_eq!(e.code, "yaml/too-deep");
+    assert_eq!(e.code, codes::TOO_DEEP);
 }
 
 #[test]
@@ -77,7 +78,7 @@ fn the_limit_is_an_option() {
     };
     assert!(parse_str_with(Path::new("t"), "a: {b: [1]}\n", &opts).is_ok());
     let e = parse_str_with(Path::new("t"), "a: {b: [[1]]}\n", &opts).unwrap_err();
-    assert_eq!(e.code, "yaml/too-deep");
+    assert_eq!(e.code, codes::TOO_DEEP);
     let span = e.span.unwrap();
     assert_eq!((span.start.line, span.start.col), (1, 9));
 }
@@ -95,7 +96,7 @@ fn aliases_count_as_expanded() {
     // The root mapping is level 1, so `d` reaches 1 + 3 + 7 = 11.
     let deep = "a: &a [[[1]]]\nb: &b [[*a]]\nc: &c [[*b]]\nd: [[[*c]]]\n";
     let e = parse_str_with(Path::new("t"), deep, &opts).unwrap_err();
-    assert_eq!(e.code, "yaml/too-deep");
+    assert_eq!(e.code, codes::TOO_DEEP);
     assert_eq!(e.span.unwrap().start.line, 4);
 }
 
@@ -113,7 +114,7 @@ fn chained_aliases_cannot_build_a_tree_deeper_than_the_limit() {
         ));
     }
     let e = parse_str(Path::new("t"), &text).unwrap_err();
-    assert_eq!(e.code, "yaml/too-deep");
+    assert_eq!(e.code, codes::TOO_DEEP);
 }
 
 /// `Drop` of a tree is recursive (derived), one frame per collection level: the depth limit is
@@ -136,5 +137,5 @@ fn dropping_a_tree_at_the_limit_needs_little_stack() {
         .unwrap();
     assert!(dropper.join().is_ok());
     let e = parse_str(Path::new("deep.yaml"), &format!("[{text}]")).unwrap_err();
-    assert_eq!(e.code, "yaml/too-deep");
+    assert_eq!(e.code, codes::TOO_DEEP);
 }

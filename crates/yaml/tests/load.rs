@@ -1,3 +1,4 @@
+use infx_yaml::codes;
 use infx_yaml::{LoadOptions, ScalarStyle, Value, parse_str, parse_str_with};
 use std::path::Path;
 
@@ -66,7 +67,7 @@ fn merged_key_overridden_by_own_key_is_not_a_duplicate() {
 #[test]
 fn duplicate_key_is_an_error_with_both_positions() {
     let e = parse("a: 1\nb: 2\na: 3\n").unwrap_err();
-    assert_eq!(e.code, "yaml/duplicate-key");
+    assert_eq!(e.code, codes::DUPLICATE_KEY);
     assert_eq!(e.span.unwrap().start.line, 3);
     assert!(e.message.contains("first at line 1:1"), "{}", e.message);
     // PyYAML semantics are still available.
@@ -93,7 +94,7 @@ fn billion_laughs_fails_fast() {
     }
     let started = std::time::Instant::now();
     let e = parse(&text).unwrap_err();
-    assert_eq!(e.code, "yaml/alias-budget");
+    assert_eq!(e.code, codes::ALIAS_BUDGET);
     assert!(started.elapsed().as_secs() < 5);
 }
 
@@ -111,7 +112,7 @@ fn anchors_nested_around_a_big_list_hit_the_budget() {
     };
     let started = std::time::Instant::now();
     let e = parse(&big(100_000)).unwrap_err();
-    assert_eq!(e.code, "yaml/alias-budget");
+    assert_eq!(e.code, codes::ALIAS_BUDGET);
     assert!(e.message.contains("anchors"), "{}", e.message);
     assert!(started.elapsed().as_secs() < 5);
     // The same nesting over a small list stays well inside the budget.
@@ -127,7 +128,7 @@ fn syntax_errors_have_positions_and_never_panic() {
         ("a: b: c\n", 1),
     ] {
         let e = parse(text).unwrap_err();
-        assert_eq!(e.code, "yaml/syntax", "{text:?}: {e}");
+        assert_eq!(e.code, codes::SYNTAX, "{text:?}: {e}");
         let l = e.span.unwrap().start.line;
         assert!(l >= line, "{text:?}: {e}");
     }
@@ -140,7 +141,7 @@ fn non_utf8_file_is_reported_with_position() {
     let p = dir.join("bad.yaml");
     std::fs::write(&p, b"a: 1\nb: \xff\n").unwrap();
     let e = infx_yaml::load_file(&p).unwrap_err();
-    assert_eq!(e.code, "yaml/encoding");
+    assert_eq!(e.code, codes::ENCODING);
     let s = e.span.unwrap();
     assert_eq!((s.start.line, s.start.col), (2, 4));
     std::fs::remove_dir_all(&dir).ok();
@@ -148,10 +149,10 @@ fn non_utf8_file_is_reported_with_position() {
 
 #[test]
 fn unknown_tags_and_multiple_documents_are_rejected() {
-    assert_eq!(parse("a: !python/object x\n").unwrap_err().code, "yaml/tag");
+    assert_eq!(parse("a: !python/object x\n").unwrap_err().code, codes::TAG);
     assert_eq!(
         parse("a: 1\n---\nb: 2\n").unwrap_err().code,
-        "yaml/multi-document"
+        codes::MULTI_DOCUMENT
     );
     assert_eq!(
         parse("a: !!str 5\n").unwrap().get("a").unwrap().as_str(),
@@ -214,7 +215,7 @@ fn short_and_long_mappings_keep_python_dict_semantics() {
         assert!(m.get("1").is_none(), "the int key 1 is not the string '1'");
         for again in ["1.0", "true"] {
             let dup = parse(&format!("{text}{again}: x\n")).unwrap_err();
-            assert_eq!(dup.code, "yaml/duplicate-key", "{again} after {n} keys");
+            assert_eq!(dup.code, codes::DUPLICATE_KEY, "{again} after {n} keys");
             let opts = LoadOptions {
                 reject_duplicate_keys: false,
                 ..Default::default()
@@ -230,7 +231,7 @@ fn short_and_long_mappings_keep_python_dict_semantics() {
             );
         }
         let dup = parse(&format!("{text}k0: again\n")).unwrap_err();
-        assert_eq!(dup.code, "yaml/duplicate-key", "k0 after {n} keys");
+        assert_eq!(dup.code, codes::DUPLICATE_KEY, "k0 after {n} keys");
     }
 }
 

@@ -227,7 +227,7 @@ pub const EXPLAINED: &str = "explained: ";
 fn stricter(dir: &Path, f: &Failure) -> Option<String> {
     let code = f.diagnostic.as_ref().map(|d| d.code.as_str())?;
     match (name(dir).as_str(), code) {
-        ("accepted-tp-as-string", "config/type") => Some(format!(
+        ("accepted-tp-as-string", infx_config::codes::TYPE) => Some(format!(
             "upstream copies tp '4' as the string \"4\" into rows; infx-config requires a native integer ({})",
             first_line(&f.message)
         )),

@@ -89,7 +89,7 @@ fn check_case(dir: &Path, c: &Case) -> Result<(), String> {
     if c.kind == "missing" {
         let r = load_recipe_file(&dir.join("does-not-exist.yaml"));
         return match r {
-            Err(d) if d.code == "recipe/missing-file" && !golden_ok => Ok(()),
+            Err(d) if d.code == infx_recipe::codes::MISSING_FILE && !golden_ok => Ok(()),
             _ => Err("missing file not reported".into()),
         };
     }

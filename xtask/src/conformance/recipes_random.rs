@@ -717,7 +717,7 @@ fn compare_counting(
         Err(_) if theirs.exit != 0 => return Ok(None),
         // PyYAML keeps the last of two equal keys without a word; infx refuses the file, since
         // one of the two values is lost either way (docs/recipe.md, "Differences from srtctl").
-        Err(d) if d.code == "yaml/duplicate-key" => {
+        Err(d) if d.code == infx_yaml::codes::DUPLICATE_KEY => {
             return Ok(Some(format!(
                 "infx rejects a duplicate key srtctl silently overrides: {}",
                 d.message

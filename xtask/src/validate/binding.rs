@@ -117,8 +117,8 @@ struct BindingFault {
 
 fn read_fault(d: &Diagnostic) -> Option<BindingFault> {
     let (after, end) = match d.code.as_str() {
-        "matrix/binding-ambiguous" => (" variants of ", " ("),
-        "matrix/binding-none" => (" matches no variant of ", ": "),
+        infx_matrix::codes::BINDING_AMBIGUOUS => (" variants of ", " ("),
+        infx_matrix::codes::BINDING_NONE => (" matches no variant of ", ": "),
         _ => return None,
     };
     let start = d.message.find(after)? + after.len();
@@ -218,7 +218,7 @@ fn explain_root_causes(diags: Vec<Diagnostic>, root: &Path) -> Vec<Diagnostic> {
                 .collect();
             let span = map.get_entry(label).map(|(k, _)| k.span);
             let mut d = Diagnostic::error(
-                "matrix/variant-without-conc",
+                infx_matrix::codes::VARIANT_WITHOUT_CONC,
                 format!(
                     "variant {label} pins no CONC, so it matches every point its other settings fit: {} point{} (conc {}) match{} it and another variant",
                     explained.len(),
@@ -274,7 +274,7 @@ fn explain_root_causes(diags: Vec<Diagnostic>, root: &Path) -> Vec<Diagnostic> {
             };
             let named = conc_in_name(copy).filter(|n| *n != ca);
             let mut d = Diagnostic::error(
-                "matrix/duplicate-conc",
+                infx_matrix::codes::DUPLICATE_CONC,
                 format!(
                     "{copy} pins CONC {ca}, the same as {other}: the conc {ca} point matches both{}",
                     named
@@ -300,7 +300,7 @@ fn explain_root_causes(diags: Vec<Diagnostic>, root: &Path) -> Vec<Diagnostic> {
                         && g.recipe == rel
                         && g.matched.is_empty()
                         && g.conc.as_deref() == Some(n.as_str())
-                        && diags[j].code == "matrix/binding-none"
+                        && diags[j].code == infx_matrix::codes::BINDING_NONE
                     {
                         drop[j] = true;
                     }
@@ -312,8 +312,8 @@ fn explain_root_causes(diags: Vec<Diagnostic>, root: &Path) -> Vec<Diagnostic> {
         .into_iter()
         .zip(drop)
         .filter(|(d, dropped)| {
-            let matched_unused =
-                d.code == "matrix/unused-variant" && unused_but_matched(d, &matched_somewhere);
+            let matched_unused = d.code == infx_matrix::codes::UNUSED_VARIANT
+                && unused_but_matched(d, &matched_somewhere);
             !(*dropped || matched_unused)
         })
         .map(|(d, _)| d)

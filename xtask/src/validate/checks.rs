@@ -291,7 +291,7 @@ fn image(i: &Inputs) -> Checked {
         #[cfg(not(feature = "registry"))]
         diagnostics.push(
             Diagnostic::error(
-                "image/registry",
+                infx_image::codes::REGISTRY,
                 "the online image check needs the registry client, which this build of xtask lacks",
             )
             .with_help(

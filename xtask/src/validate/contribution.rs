@@ -166,7 +166,7 @@ pub fn check_coverage(
         ),
         Err(e) => {
             let d = Diagnostic::error(
-                "changelog/plan",
+                infx_changelog::codes::PLAN,
                 format!("the sweep plan of the appended entries fails ({}): {}", e.stage, e.message),
             )
             .with_path(changelog)

@@ -98,7 +98,7 @@ impl Inputs {
         let config_findings = infx_config::check(&configs);
         let config_failed = config_findings
             .iter()
-            .any(|d| d.is_error() && d.code != "config/X5");
+            .any(|d| d.is_error() && d.code != infx_config::codes::X5);
         let config_elapsed = t.elapsed();
 
         let modifiers = infx_changelog::labels::modifiers(
@@ -404,7 +404,7 @@ fn parse_all(files: &[PathBuf]) -> Vec<Result<Document, Diagnostic>> {
                     part.iter()
                         .map(|f| {
                             Err(Diagnostic::error(
-                                "yaml/internal",
+                                infx_yaml::codes::INTERNAL,
                                 "the YAML loader failed on this file",
                             )
                             .with_path(f))

@@ -1,6 +1,7 @@
 //! What validate knows about the pull request: `--labels` / `--pr`, or inside GitHub Actions
 //! the `pull_request` event payload (`GITHUB_EVENT_PATH`). See README "Before you open a PR".
 
+use crate::codes;
 use infx_report::Diagnostic;
 use std::path::{Path, PathBuf};
 
@@ -31,7 +32,7 @@ const MAX_EVENT_BYTES: u64 = 16 << 20;
 pub fn read_event(path: &Path) -> Result<Option<PrEvent>, Diagnostic> {
     let fail = |why: String| {
         Diagnostic::error(
-            "pr/event",
+            codes::PR_EVENT,
             format!("cannot read the event payload {}: {why}", path.display()),
         )
         .with_help("pass the PR's labels with --labels and its number with --pr instead")
@@ -92,6 +93,6 @@ mod tests {
         std::fs::write(&p, r#"{"ref":"refs/heads/main"}"#).unwrap();
         assert_eq!(read_event(&p).unwrap(), None);
         std::fs::write(&p, "not json").unwrap();
-        assert_eq!(read_event(&p).unwrap_err().code, "pr/event");
+        assert_eq!(read_event(&p).unwrap_err().code, codes::PR_EVENT);
     }
 }

@@ -372,7 +372,7 @@ pub fn check_changelog(
             return skipped("changelog", "no perf-changelog.yaml in the tree");
         }
         ChangelogState::Unreadable => {
-            let d = Diagnostic::error("changelog/io", "cannot read perf-changelog.yaml")
+            let d = Diagnostic::error(infx_changelog::codes::IO, "cannot read perf-changelog.yaml")
                 .with_path(file);
             return ran("changelog", vec![d], String::new());
         }
@@ -420,7 +420,7 @@ fn without_history(
         ChangeMode::Failed => {}
         ChangeMode::NoRepo => diags.push(
             Diagnostic::note(
-                "changelog/no-history",
+                infx_changelog::codes::NO_HISTORY,
                 "no git history for this tree: entries checked one by one; append-only and config-key resolution need a base",
             )
             .with_path(file)
@@ -428,7 +428,7 @@ fn without_history(
         ),
         ChangeMode::Change | ChangeMode::Fallback => diags.push(
             Diagnostic::note(
-                "changelog/no-history",
+                infx_changelog::codes::NO_HISTORY,
                 "the change has no base commit (it starts the history): entries checked one by one; append-only and config-key resolution need a base",
             )
             .with_path(file)

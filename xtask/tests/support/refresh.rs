@@ -90,7 +90,7 @@ pub struct Fault {
     pub rel: &'static str,
     pub apply: fn(String) -> String,
     pub marker: &'static str,
-    pub code: &'static str,
+    pub code: infx_report::Code,
     pub col: usize,
 }
 
@@ -111,7 +111,7 @@ pub const FAULTS: &[Fault] = &[
             t.replacen(&line, &format!("{line} (edited)"), 1)
         },
         marker: "(edited)",
-        code: "changelog/entry-changed",
+        code: infx_changelog::codes::ENTRY_CHANGED,
         // The edited value's column (after `    - `), not the line's start.
         col: 7,
     },
@@ -125,7 +125,7 @@ pub const FAULTS: &[Fault] = &[
             )
         },
         marker: "behind sglang-router 0.3.2  ",
-        code: "diff/trailing-whitespace",
+        code: infx_diff::codes::TRAILING_WHITESPACE,
         col: 112,
     },
     Fault {
@@ -133,7 +133,7 @@ pub const FAULTS: &[Fault] = &[
         rel: MASTER,
         apply: |t| t.replace(NEW_IMAGE, UNPINNED_IMAGE),
         marker: UNPINNED_IMAGE,
-        code: "image/unpinned",
+        code: infx_image::codes::UNPINNED,
         col: 10,
     },
     Fault {
@@ -146,7 +146,7 @@ pub const FAULTS: &[Fault] = &[
             )
         },
         marker: "24, 28, 32",
-        code: "matrix/binding-none",
+        code: infx_matrix::codes::BINDING_NONE,
         col: 9,
     },
     Fault {
@@ -159,7 +159,7 @@ pub const FAULTS: &[Fault] = &[
             )
         },
         marker: "bogus-key: 1",
-        code: "recipe/unknown-field",
+        code: infx_recipe::codes::UNKNOWN_FIELD,
         col: 7,
     },
     Fault {
@@ -172,7 +172,7 @@ pub const FAULTS: &[Fault] = &[
             )
         },
         marker: "path: hf:someone/else",
-        code: "recipe/binder-owned",
+        code: infx_recipe::codes::BINDER_OWNED,
         col: 11,
     },
 ];
