@@ -11,7 +11,7 @@ use std::path::PathBuf;
 /// Recipe files are read from the working tree by SR3/SR4, which is not the revision the gate
 /// judges; `validate` checks them. X5 (unknown runner label) does not stop generation, as in
 /// `matrix` (docs/config.md, "Deliberate differences from upstream").
-const NOT_GATE_RULES: &[&str] = &[
+const NOT_GATE_RULES: &[infx_report::Code] = &[
     infx_config::codes::X5,
     infx_config::codes::SR3,
     infx_config::codes::SR4,
@@ -53,7 +53,7 @@ pub fn planned_entry_findings(
     };
     let findings: Vec<Diagnostic> = infx_config::check(&loaded)
         .into_iter()
-        .filter(|d| d.is_error() && !NOT_GATE_RULES.contains(&d.code.as_str()))
+        .filter(|d| d.is_error() && !NOT_GATE_RULES.contains(&d.code))
         .filter(|d| in_entry(d).unwrap_or(true))
         .collect();
     let mut sources = Vec::new();

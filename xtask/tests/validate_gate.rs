@@ -124,7 +124,7 @@ fn bump_mem_fraction(repo: &Path) -> usize {
     line_of(repo, RECIPE, "mem-fraction-static: 0.82,")
 }
 
-fn the_error(report: &Report, code: &str) -> Diagnostic {
+fn the_error(report: &Report, code: infx_report::Code) -> Diagnostic {
     report
         .diagnostics()
         .into_iter()

@@ -190,3 +190,45 @@ pub const ALL: &[Code] = &[
 pub fn of_rule(rule: &str) -> Code {
     infx_report::by_rule(ALL, rule).unwrap_or(UNREGISTERED)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::GateStage;
+
+    /// The rules the changelog names as text (gate stages, forbidden bytes, plan stages of
+    /// `--plan-out`) all have their own code; only a typo would reach UNREGISTERED.
+    #[test]
+    fn every_rule_named_as_text_has_a_registered_code() {
+        let stages = [
+            GateStage::Newline,
+            GateStage::Deletion,
+            GateStage::NoAdditions,
+            GateStage::Yaml,
+            GateStage::NoEntries,
+            GateStage::EntrySchema,
+            GateStage::AppendOnly,
+        ];
+        let plan = ["read", "deletion", "append-only", "config-key", "generator"];
+        let rules = stages
+            .iter()
+            .map(|s| s.rule().to_string())
+            .chain(
+                [
+                    "tab",
+                    "cr",
+                    "nul",
+                    "master-configs",
+                    "base-read",
+                    "head-read",
+                ]
+                .map(String::from),
+            )
+            .chain(plan.iter().map(|s| format!("plan-{s}")));
+        for rule in rules {
+            assert_ne!(of_rule(&rule), UNREGISTERED, "{rule}");
+            assert_eq!(of_rule(&rule).rule(), rule);
+        }
+        assert_eq!(of_rule("no-such-rule"), UNREGISTERED);
+    }
+}

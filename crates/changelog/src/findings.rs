@@ -460,7 +460,7 @@ mod tests {
             "{base}\n- config-keys:\n    - a\n  description:\n    - \"Rerun the\tsweep\"\n  pr-link: see PR\n\n\n- config-keys:\n    - b\n  description: one line\n  pr-link: XXX\n\n"
         );
         let got = faults(&base, &head);
-        let codes: Vec<&str> = got.iter().map(|(c, _, _)| c.as_str()).collect();
+        let codes: Vec<_> = got.iter().map(|(c, _, _)| *c).collect();
         assert_eq!(
             codes,
             [
@@ -482,7 +482,7 @@ mod tests {
         let head =
             format!("{base}\n- config-keys:\n    - a\n  description:\n{lines}  pr-link: XXX\n");
         let got = faults(&base, &head);
-        let tabs: Vec<_> = got.iter().filter(|(c, _, _)| c == codes::TAB).collect();
+        let tabs: Vec<_> = got.iter().filter(|(c, _, _)| *c == codes::TAB).collect();
         assert_eq!(tabs.len(), MAX_LINES_PER_KIND + 1, "{got:?}");
         assert_eq!((tabs[0].1, tabs[0].2), (16, 12));
         // The last one counts the rest and has no position.

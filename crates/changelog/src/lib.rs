@@ -218,7 +218,6 @@ pub fn strict_diag(path: &Path, e: &StrictError) -> Diagnostic {
 pub fn gate_diag(path: &Path, e: &GateError) -> Diagnostic {
     let code = e
         .code
-        .map(infx_report::Code::from)
         .unwrap_or_else(|| crate::codes::of_rule(e.stage.rule()));
     let mut d = Diagnostic::error(code, e.message.clone()).with_path(path);
     if let Some(l) = e.line {

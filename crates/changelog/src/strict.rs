@@ -132,7 +132,7 @@ pub fn parse_changelog(raw: &[u8], label: &str, dialect: Dialect) -> Result<Pars
         if let Err(errs) = validate_entry(it, dialect, Some(text)) {
             let first = &errs[0];
             let mut e = StrictError::new(
-                first.code.trim_start_matches("changelog/"),
+                first.code.rule(),
                 format!(
                     "{label} entry {} fails ChangelogEntry validation: {}",
                     i + 1,

@@ -196,3 +196,15 @@ pub const ALL: &[Code] = &[
 pub fn of_rule(rule: &str) -> Code {
     infx_report::by_rule(ALL, rule).unwrap_or(UNREGISTERED)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_rules_map_to_their_codes_and_unknown_ones_say_so() {
+        assert_eq!(of_rule("X5"), X5);
+        assert_eq!(of_rule("runners-inventory"), RUNNERS_INVENTORY);
+        assert_eq!(of_rule("Z9"), UNREGISTERED);
+    }
+}

@@ -151,7 +151,7 @@ fn pos_of(text: &str, needle: &str) -> (usize, usize) {
 
 /// Asserts a diagnostic with `code` located at `needle` in `text` (file configs/nvidia-master.yaml
 /// unless the code belongs to runners.yaml).
-fn expect_at(diags: &[Diagnostic], code: &str, text: &str, needle: &str) {
+fn expect_at(diags: &[Diagnostic], code: infx_report::Code, text: &str, needle: &str) {
     let (line, col) = pos_of(text, needle);
     let found = diags.iter().any(|d| {
         d.code == code
@@ -170,8 +170,8 @@ fn list(diags: &[Diagnostic]) -> String {
     diags.iter().map(|d| format!("  {d}\n")).collect()
 }
 
-fn codes(diags: &[Diagnostic]) -> Vec<&str> {
-    diags.iter().map(|d| d.code.as_str()).collect()
+fn codes(diags: &[Diagnostic]) -> Vec<infx_report::Code> {
+    diags.iter().map(|d| d.code).collect()
 }
 
 #[test]

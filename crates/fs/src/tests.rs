@@ -126,7 +126,7 @@ fn two_sibling_loop_links_stay_linear() {
         rel(dir.path(), &walk.files),
         ["configs/a.yaml", "configs/same/b.yaml"]
     );
-    let codes: Vec<&str> = walk.problems.iter().map(|p| p.code()).collect();
+    let codes: Vec<_> = walk.problems.iter().map(|p| p.code()).collect();
     assert_eq!(codes, [codes::SYMLINK_LOOP, codes::SYMLINK_LOOP]);
 }
 

@@ -32,3 +32,30 @@ pub const ALL: &[Code] = &[
     SHALLOW,
     UNREGISTERED,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kind GitError is built with (crates/git/src/lib.rs) has its code.
+    #[test]
+    fn every_error_kind_has_a_registered_code() {
+        for kind in [
+            "open",
+            "shallow",
+            "revision",
+            "merge-base",
+            "base",
+            "object",
+            "diff",
+        ] {
+            let e = crate::GitError {
+                kind,
+                message: String::new(),
+                help: None,
+            };
+            assert_ne!(e.code(), UNREGISTERED, "{kind}");
+            assert_eq!(e.code().rule(), kind);
+        }
+    }
+}

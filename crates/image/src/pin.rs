@@ -554,7 +554,7 @@ mod tests {
         .into();
         let p = plan(&docs, &sites, &resolved);
         assert!(p.has_errors());
-        let codes: Vec<_> = p.diagnostics.iter().map(|d| d.code.as_str()).collect();
+        let codes: Vec<_> = p.diagnostics.iter().map(|d| d.code).collect();
         assert_eq!(codes, [codes::TAG_NOT_FOUND, codes::MISSING_TAG]);
     }
 

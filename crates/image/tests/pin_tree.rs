@@ -203,7 +203,7 @@ fn a_failing_run_writes_nothing() {
     std::fs::write(&amd, &text).expect("write");
     let before = snapshot(&root);
     let plan = run_pin(&client(&reg), &root);
-    let codes: Vec<_> = plan.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    let codes: Vec<_> = plan.diagnostics.iter().map(|d| d.code).collect();
     assert_eq!(codes, [codes::NOT_MULTI_ARCH, codes::TAG_NOT_FOUND]);
     assert!(
         plan.diagnostics
@@ -253,9 +253,9 @@ fn online_check_diagnostics() {
     let (sites, _) = infx_image::sites_in(&doc);
     let c = client(&reg);
     let diags = infx_image::check_online(&c, &sites, &VerifyOptions::default(), 4, &|_, _| {});
-    let got: Vec<(&str, usize)> = diags
+    let got: Vec<(infx_report::Code, usize)> = diags
         .iter()
-        .map(|d| (d.code.as_str(), d.span.map(|s| s.start.line).unwrap_or(0)))
+        .map(|d| (d.code, d.span.map(|s| s.start.line).unwrap_or(0)))
         .collect();
     assert_eq!(
         got,

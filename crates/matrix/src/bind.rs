@@ -1006,7 +1006,7 @@ mod tests {
         let points = vec![(r, origin())];
         let recipes = load_recipes(points.iter().map(|(r, _)| r), root);
         let report = bind(&points, &recipes);
-        let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code.as_str()).collect();
+        let codes: Vec<_> = report.diagnostics.iter().map(|d| d.code).collect();
         assert_eq!(
             codes,
             [

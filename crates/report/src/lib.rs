@@ -9,7 +9,6 @@ mod code;
 pub mod codes;
 mod render;
 mod sarif;
-mod transitional;
 
 pub use code::{Code, by_rule, check_of, is_code_name};
 pub use render::{SourceMap, escape_control, render_github, render_human, render_json};
@@ -102,9 +101,9 @@ pub struct Label {
 }
 
 impl Diagnostic {
-    pub fn new(severity: Severity, code: impl Into<Code>, message: impl Into<String>) -> Self {
+    pub fn new(severity: Severity, code: Code, message: impl Into<String>) -> Self {
         Diagnostic {
-            code: code.into(),
+            code,
             severity,
             path: None,
             span: None,
@@ -114,13 +113,13 @@ impl Diagnostic {
             labels: Vec::new(),
         }
     }
-    pub fn error(code: impl Into<Code>, message: impl Into<String>) -> Self {
+    pub fn error(code: Code, message: impl Into<String>) -> Self {
         Self::new(Severity::Error, code, message)
     }
-    pub fn warning(code: impl Into<Code>, message: impl Into<String>) -> Self {
+    pub fn warning(code: Code, message: impl Into<String>) -> Self {
         Self::new(Severity::Warning, code, message)
     }
-    pub fn note(code: impl Into<Code>, message: impl Into<String>) -> Self {
+    pub fn note(code: Code, message: impl Into<String>) -> Self {
         Self::new(Severity::Note, code, message)
     }
     pub fn with_path(mut self, path: impl AsRef<Path>) -> Self {

@@ -250,9 +250,9 @@ mod tests {
         let docs = vec![d];
         let es = entries(&docs);
         let diags = check(&es);
-        let codes: Vec<(&str, &str)> = diags
+        let codes: Vec<(infx_report::Code, &str)> = diags
             .iter()
-            .map(|d| (d.code.as_str(), d.message.split('`').nth(1).unwrap_or("")))
+            .map(|d| (d.code, d.message.split('`').nth(1).unwrap_or("")))
             .collect();
         assert_eq!(
             codes,

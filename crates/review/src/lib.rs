@@ -284,7 +284,7 @@ mod tests {
         ));
         let d = review_tree(&inputs);
         assert_eq!(
-            d.iter().map(|d| d.code.as_str()).collect::<Vec<_>>(),
+            d.iter().map(|d| d.code).collect::<Vec<_>>(),
             [golden::CODE_HARDCODED]
         );
     }
@@ -298,7 +298,7 @@ mod tests {
         let d = review_tree(&inputs);
         assert_eq!(d.len(), 1);
         assert_eq!(
-            (d[0].code.as_str(), d[0].severity),
+            (d[0].code, d[0].severity),
             (CODE_APPEND_ONLY, infx_report::Severity::Warning)
         );
         assert!(d[0].message.starts_with("not run"));

@@ -363,7 +363,7 @@ mod tests {
             ),
         );
         let d = check(&c, Some(7), &w);
-        let codes: Vec<&str> = d.iter().map(|d| d.code.as_str()).collect();
+        let codes: Vec<_> = d.iter().map(|d| d.code).collect();
         assert_eq!(codes, [CODE_WAIVER, CODE_WAIVER, CODE]);
     }
 

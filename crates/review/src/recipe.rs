@@ -569,8 +569,8 @@ mod tests {
             Err(d) => panic!("{d}"),
         }
     }
-    fn codes(d: &[Diagnostic]) -> Vec<&str> {
-        d.iter().map(|d| d.code.as_str()).collect()
+    fn codes(d: &[Diagnostic]) -> Vec<infx_report::Code> {
+        d.iter().map(|d| d.code).collect()
     }
 
     const QWEN_FAIL: &str = "backend:\n  decode_environment:\n    SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE: '1'\n  sglang_config:\n    decode:\n      speculative-algorithm: NEXTN\n      speculative-num-steps: 3\n";

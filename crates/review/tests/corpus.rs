@@ -21,7 +21,7 @@ fn summary(d: &[Diagnostic]) -> Vec<String> {
         .collect()
 }
 
-fn by_code<'a>(d: &'a [Diagnostic], code: &str) -> Vec<&'a Diagnostic> {
+fn by_code(d: &[Diagnostic], code: infx_report::Code) -> Vec<&Diagnostic> {
     d.iter().filter(|d| d.code == code).collect()
 }
 

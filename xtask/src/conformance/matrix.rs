@@ -225,7 +225,7 @@ pub const EXPLAINED: &str = "explained: ";
 
 /// Cases upstream accepts and we reject on purpose (the config schema's reasons).
 fn stricter(dir: &Path, f: &Failure) -> Option<String> {
-    let code = f.diagnostic.as_ref().map(|d| d.code.as_str())?;
+    let code = f.diagnostic.as_ref().map(|d| d.code)?;
     match (name(dir).as_str(), code) {
         ("accepted-tp-as-string", infx_config::codes::TYPE) => Some(format!(
             "upstream copies tp '4' as the string \"4\" into rows; infx-config requires a native integer ({})",

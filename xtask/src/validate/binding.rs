@@ -116,7 +116,7 @@ struct BindingFault {
 }
 
 fn read_fault(d: &Diagnostic) -> Option<BindingFault> {
-    let (after, end) = match d.code.as_str() {
+    let (after, end) = match d.code {
         infx_matrix::codes::BINDING_AMBIGUOUS => (" variants of ", " ("),
         infx_matrix::codes::BINDING_NONE => (" matches no variant of ", ": "),
         _ => return None,
