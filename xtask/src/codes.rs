@@ -25,6 +25,11 @@ pub const PR_EVENT: Code = Code::error(
     "the pull-request event payload could not be read",
 );
 
+pub const VALIDATE_INTERNAL: Code = Code::error(
+    "validate/internal",
+    "a check failed unexpectedly (a bug in infx; the other checks still ran)",
+);
+
 /// Every code above, in name order.
 pub const ALL: &[Code] = &[
     ENTRY_UNBOUND,
@@ -32,6 +37,7 @@ pub const ALL: &[Code] = &[
     POINTS_UNBOUND,
     UNBOUND_FRAGMENT,
     PR_EVENT,
+    VALIDATE_INTERNAL,
 ];
 
 /// One crate's registry: the crate that emits the codes and its `ALL`.

@@ -24,10 +24,6 @@ pub const INDENT_WITH_NON_TAB: Code = Code::error(
     "diff/indent-with-non-tab",
     "an added line indents with spaces where a tab is wanted",
 );
-pub const INTERNAL: Code = Code::error(
-    "diff/internal",
-    "the diff check failed unexpectedly (a bug in infx)",
-);
 pub const IO: Code = Code::error("diff/io", "a changed file could not be read");
 pub const NO_MERGE_BASE: Code =
     Code::error("diff/no-merge-base", "HEAD and the base share no history");
@@ -59,7 +55,6 @@ pub const ALL: &[Code] = &[
     CONFLICT_MARKER,
     GIT,
     INDENT_WITH_NON_TAB,
-    INTERNAL,
     IO,
     NO_MERGE_BASE,
     NOT_A_REPO,

@@ -425,10 +425,10 @@ struct RecipeFacts {
 
 impl RecipeFacts {
     /// The findings with one of `codes`, described.
-    fn of(&self, codes: &[&str]) -> Vec<String> {
+    fn of(&self, codes: &[infx_report::Code]) -> Vec<String> {
         self.findings
             .iter()
-            .filter(|d| codes.contains(&d.code.as_str()))
+            .filter(|d| codes.contains(&d.code))
             .map(describe)
             .collect()
     }

@@ -103,7 +103,7 @@ pub fn run_all(inputs: &Inputs) -> Vec<Checked> {
             let run = std::panic::AssertUnwindSafe(|| run_one(check, inputs));
             std::panic::catch_unwind(run).unwrap_or_else(|_| {
                 let d = Diagnostic::error(
-                    "validate/internal",
+                    crate::codes::VALIDATE_INTERNAL,
                     format!("the {} check failed unexpectedly", check.name),
                 );
                 ran(check.name, vec![d], String::new()).into()
