@@ -501,21 +501,18 @@ pub fn touched_keys(
     }
     // Entries whose recipe directory holds a changed file.
     for e in &loaded.entries {
-        let Some(dir) = loaded
-            .node(e)
-            .and_then(|n| n.get("srt-recipe-dir"))
-            .and_then(Node::as_str)
-        else {
+        let Some(dir) = loaded.node(e).and_then(infx_config::RecipeDir::of_entry) else {
             continue;
         };
         let hit = paths.iter().any(|p| {
             let s = p.to_string_lossy();
-            [
-                "benchmarks/single_node/srt-slurm-recipes/",
-                "benchmarks/multi_node/srt-slurm-recipes/",
-            ]
-            .iter()
-            .any(|r| s.starts_with(&format!("{r}{dir}/")))
+            [false, true].into_iter().any(|multinode| {
+                s.starts_with(&format!(
+                    "{}/{}/",
+                    infx_config::recipes_root(multinode),
+                    dir.dir
+                ))
+            })
         });
         if hit {
             keys.insert(e.key.clone());
@@ -553,16 +550,11 @@ pub(super) fn recipe_uses<'a>(
             continue;
         }
         let Some(n) = loaded.node(e) else { continue };
-        let Some(dir) = n.get("srt-recipe-dir").and_then(Node::as_str) else {
+        let Some(dir) = infx_config::RecipeDir::of_entry(n) else {
             continue;
         };
         let field = |k: &str| n.get(k).and_then(Node::as_str).unwrap_or_default();
-        let multinode = n.get("multinode").and_then(Node::as_bool).unwrap_or(false);
-        let recipes_root = if multinode {
-            "benchmarks/multi_node/srt-slurm-recipes"
-        } else {
-            "benchmarks/single_node/srt-slurm-recipes"
-        };
+        let multinode = dir.multinode;
         let Some(scenarios) = n.get("scenarios").and_then(Node::as_map) else {
             continue;
         };
@@ -578,7 +570,7 @@ pub(super) fn recipe_uses<'a>(
                         let file = reference.split(':').next().unwrap_or(reference);
                         out.push(RecipeUse {
                             key: &e.key,
-                            rel: format!("{recipes_root}/{dir}/{file}"),
+                            rel: dir.file_path(file),
                             lane,
                             model: field("model"),
                             image: field("image"),
