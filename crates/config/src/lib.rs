@@ -1,5 +1,6 @@
 //! infx-config: master configs (`configs/{nvidia,amd}-master.yaml`) and `configs/runners.yaml`
-//! as typed models, and every rule of `spec/config-schema.md` as `config/<RULE>` diagnostics.
+//! as typed models, and every rule of the config schema (docs/config.md, "Diagnostic codes") as `config/<RULE>`
+//! diagnostics.
 //!
 //! Loading ([`load_tree`], [`load_files`]) reads and parses each file once; checking
 //! ([`check`], [`validate`]) is a pure function of the loaded documents (plus, for SR3/SR4, the
@@ -29,7 +30,7 @@ use schema::Ctx;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// Which generation of the rules applies (spec §0).
+/// Which generation of the rules applies (docs/config.md, "Dialects").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
     /// August 2026 layout: no `worker`, no recipe references.

@@ -155,7 +155,7 @@ impl RunnerInventory {
             .find(|(l, _)| l == label)
             .map(|(_, h)| h)
     }
-    /// `gpus-per-node` of a runner label: the exact record, else (spec §9.3) the GPU family
+    /// `gpus-per-node` of a runner label: the exact record, else (docs/config.md, "API") the GPU family
     /// (text before the first `-` after stripping `cluster:`) when all its records agree.
     pub fn gpus_per_node(&self, label: &str) -> Result<i64, String> {
         if let Some(g) = self.hardware(label).and_then(|h| h.gpus_per_node) {

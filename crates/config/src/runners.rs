@@ -1,5 +1,5 @@
 //! `runners.yaml` in both shapes: [Aug] `labels` + `hardware`, [Oct] `labels` + `clusters`
-//! (spec §9). Codes: `config/runners` (label lists, hardware values), `config/runners-inventory`
+//! (docs/config.md, "API"). Codes: `config/runners` (label lists, hardware values), `config/runners-inventory`
 //! (cluster label ↔ record rules), plus the shared `unknown-key` / `missing-field` / `type`.
 
 use crate::model::{HardwareFacts, RunnerInventory};
