@@ -456,6 +456,45 @@ mod tests {
     }
 
     #[test]
+    fn change_base_covers_unborn_empty_tree_and_missing_upstreams() {
+        let unborn = tempfile::tempdir().unwrap();
+        git(unborn.path(), &["init", "-q", "-b", "main"]);
+        let r = Repo::discover(unborn.path()).unwrap();
+        assert_eq!(r.head_commit().unwrap(), None);
+        let ups: Vec<String> = DEFAULT_UPSTREAMS.map(String::from).to_vec();
+        let b = r.resolve_change_base(None, &ups, None).unwrap();
+        assert_eq!(
+            (b.commit, b.tree, b.source),
+            (None, None, BaseSource::UnbornHead)
+        );
+        let e = r
+            .resolve_change_base(Some("main..."), &ups, None)
+            .unwrap_err();
+        assert_eq!(e.code(), "diff/base-not-found");
+
+        let d = repo_with_history();
+        let r = Repo::discover(d.path()).unwrap();
+        let head = r.head_commit().unwrap();
+        let b = r.resolve_change_base(Some(EMPTY_TREE), &ups, head).unwrap();
+        assert_eq!((b.commit, b.tree), (None, None));
+        let e = r
+            .resolve_change_base(None, &["origin/main".to_string()], head)
+            .unwrap_err();
+        assert_eq!(
+            (e.fault, e.code()),
+            (BaseFault::NotFound, "diff/base-not-found")
+        );
+        // An unrelated history shares no merge-base with HEAD.
+        git(d.path(), &["checkout", "-q", "--orphan", "other"]);
+        git(d.path(), &["commit", "-q", "-m", "unrelated root"]);
+        let r = Repo::discover(d.path()).unwrap();
+        let head = r.head_commit().unwrap();
+        let e = r.resolve_change_base(None, &ups, head).unwrap_err();
+        assert_eq!(e.code(), "diff/no-merge-base");
+        assert!(e.help.is_some());
+    }
+
+    #[test]
     fn layout_probe_prefers_nested() {
         let d = repo_with_history();
         std::fs::create_dir(d.path().join(NESTED_ROOT)).unwrap();
