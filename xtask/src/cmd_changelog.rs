@@ -55,7 +55,8 @@ pub enum ChangelogCommand {
     Check {
         #[command(flatten)]
         repo: RepoArgs,
-        /// Base revision (default: merge-base of HEAD with the upstream branch).
+        /// Base revision (default: as validate finds it, the merge-base of the head with the first
+        /// of origin/main, upstream/main, main that exists; `REV...` = the merge-base with REV).
         #[arg(long)]
         base: Option<String>,
         /// Head revision (default: the working-tree file).
