@@ -55,7 +55,8 @@ pub enum ChangelogCommand {
     Check {
         #[command(flatten)]
         repo: RepoArgs,
-        /// Base revision (default: merge-base of HEAD with the upstream branch).
+        /// Base revision (default: as validate finds it, the merge-base of the head with the first
+        /// of origin/main, upstream/main, main that exists; `REV...` = the merge-base with REV).
         #[arg(long)]
         base: Option<String>,
         /// Head revision (default: the working-tree file).
@@ -153,19 +154,25 @@ fn commit(repo: &Repo, rev: &str) -> anyhow::Result<Oid> {
     repo.resolve_commit(rev).map_err(|e| anyhow!("{e}"))
 }
 
-/// The base validate compares the working tree with (infx-diff's rule: the merge-base of HEAD
-/// with the upstream branch), for commands whose --base is optional.
+/// The base of the change ending at `head`: infx-git's one resolution (docs/diff.md, "Base"),
+/// the one `validate`, `diff-check` and `review check` use too, so every command picks the same
+/// commit in one clone. The changelog is read from a commit, so the base must be one.
+fn change_base(repo: &Repo, base: Option<&str>, head: Oid) -> anyhow::Result<Oid> {
+    let upstreams = infx_git::DEFAULT_UPSTREAMS.map(String::from);
+    let resolved = repo
+        .resolve_change_base(base, &upstreams, Some(head))
+        .map_err(|e| anyhow!("{e}"))?;
+    resolved.commit.ok_or_else(|| {
+        anyhow!(
+            "the base `{}` is a tree, not a commit: pass --base <commit>",
+            base.unwrap_or_default()
+        )
+    })
+}
+
+/// The base validate compares the working tree with, for commands whose --base is optional.
 fn default_base(repo: &Repo) -> anyhow::Result<Oid> {
-    let workdir = repo
-        .workdir()
-        .ok_or_else(|| anyhow!("bare repository: pass --base"))?;
-    let set = infx_diff::changed_files(&workdir, &infx_diff::ChangeOptions::default())
-        .map_err(|d| anyhow!("{}", d.message))?;
-    let base = set
-        .base
-        .commit
-        .ok_or_else(|| anyhow!("no base commit (unborn HEAD): pass --base"))?;
-    commit(repo, &base)
+    change_base(repo, None, commit(repo, "HEAD")?)
 }
 
 /// Where the tree keeps its changelog at `head`, repository-relative: the benchmark tree
@@ -221,9 +228,7 @@ pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
                 Some(h) => h,
                 None => commit(&r, "HEAD")?,
             };
-            let base_id = r
-                .resolve_base(base.as_deref(), anchor)
-                .map_err(|e| anyhow!("{e}"))?;
+            let base_id = change_base(&r, base.as_deref(), anchor)?;
             let base_blob = r
                 .blob_at_layout(base_id, infx_changelog::CHANGELOG_PATH)
                 .map_err(|e| anyhow!("{e}"))?;

@@ -6,16 +6,13 @@ use crate::ws::{self, WsAttr, WsRule};
 use git2::{
     AttrCheckFlags, AttrValue, Delta, DiffFindOptions, DiffOptions, ErrorCode, Oid, Repository,
 };
+use infx_git::{BaseError, Repo};
 use infx_report::Diagnostic;
 use std::collections::HashSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// The upstream branches tried, in order, when no base is given.
-pub const DEFAULT_UPSTREAMS: [&str; 3] = ["origin/main", "upstream/main", "main"];
-
-/// Git's well-known empty tree: usable as a base ("everything is new").
-pub const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+pub use infx_git::{BaseSource, DEFAULT_UPSTREAMS, EMPTY_TREE};
 
 /// Diffs computed by [`changed_files`] and [`load_change`] in this process, for the test that
 /// `validate` diffs a change once (docs/diff.md, "One load").
@@ -71,17 +68,6 @@ pub enum Target {
     WorkTree,
     /// A revision (e.g. a commit found by [`last_commit_touching`]).
     Rev(String),
-}
-
-/// How the base was chosen.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum BaseSource {
-    /// Given explicitly.
-    Explicit,
-    /// Merge-base of HEAD with this upstream branch.
-    MergeBase { upstream: String },
-    /// HEAD has no commit yet: everything is new.
-    UnbornHead,
 }
 
 /// The resolved base of a change.
@@ -208,32 +194,32 @@ fn git_err(e: &git2::Error) -> Diagnostic {
     Diagnostic::error(codes::GIT, format!("git: {}", e.message()))
 }
 
-fn open(repo: &Path) -> Result<Repository, Diagnostic> {
+fn open(repo: &Path) -> Result<Repo, Diagnostic> {
     // git does not re-hash every object it reads either; libgit2's check doubled our run time
     // (SHA-1 of each blob read). Repository integrity is `git fsck`'s job.
     git2::opts::strict_hash_verification(false);
-    Repository::discover(repo).map_err(|e| {
-        Diagnostic::error(
-            codes::NOT_A_REPO,
-            format!("{} is not inside a git repository", repo.display()),
-        )
-        .with_help("run it inside a clone, or pass --repo <dir of a clone>")
-        .with_note(e.message().to_string())
-    })
+    Repository::discover(repo)
+        .map(Repo::from_git2)
+        .map_err(|e| {
+            Diagnostic::error(
+                codes::NOT_A_REPO,
+                format!("{} is not inside a git repository", repo.display()),
+            )
+            .with_help("run it inside a clone, or pass --repo <dir of a clone>")
+            .with_note(e.message().to_string())
+        })
 }
 
 fn shallow_help(what: &str) -> Diagnostic {
-    Diagnostic::error(
-        codes::SHALLOW,
-        format!("this is a shallow clone and {what} is not in its history"),
-    )
-    .with_help("fetch the missing history: `git fetch --unshallow` (or `git fetch --deepen=200 origin` for less)")
+    BaseError::shallow(what).to_diagnostic()
 }
 
 struct Resolved<'r> {
     base: Base,
     tree: Option<git2::Tree<'r>>,
     head: Option<git2::Commit<'r>>,
+    /// The tree of a [`Target::Rev`].
+    target: Option<git2::Tree<'r>>,
 }
 
 fn head_commit(repo: &Repository) -> Result<Option<git2::Commit<'_>>, Diagnostic> {
@@ -244,142 +230,37 @@ fn head_commit(repo: &Repository) -> Result<Option<git2::Commit<'_>>, Diagnostic
     }
 }
 
-fn find_rev<'r>(repo: &'r Repository, spec: &str) -> Result<git2::Object<'r>, Diagnostic> {
-    repo.revparse_single(spec).map_err(|e| {
-        if repo.is_shallow() && e.code() == ErrorCode::NotFound {
-            shallow_help(&format!("base `{spec}`"))
-        } else {
-            Diagnostic::error(codes::BASE_NOT_FOUND, format!("base revision `{spec}` not found"))
-                .with_help("pass an existing branch, tag or commit with --base (e.g. --base origin/main); `git fetch` if it is a remote branch")
-                .with_note(e.message().to_string())
-        }
-    })
-}
-
-fn merge_base<'r>(
-    repo: &'r Repository,
-    head: &git2::Commit<'r>,
-    other: &git2::Commit<'r>,
-    name: &str,
-) -> Result<git2::Commit<'r>, Diagnostic> {
-    match repo.merge_base(head.id(), other.id()) {
-        Ok(oid) => repo.find_commit(oid).map_err(|e| git_err(&e)),
-        Err(e) if e.code() == ErrorCode::NotFound => {
-            if repo.is_shallow() {
-                Err(shallow_help(&format!(
-                    "the merge-base of HEAD and `{name}`"
-                )))
-            } else {
-                Err(Diagnostic::error(
-                    codes::NO_MERGE_BASE,
-                    format!("HEAD and `{name}` have no common ancestor"),
-                )
-                .with_help("pass the base explicitly with --base <rev>"))
-            }
-        }
-        Err(e) => Err(git_err(&e)),
-    }
-}
-
-fn resolve<'r>(repo: &'r Repository, opts: &ChangeOptions) -> Result<Resolved<'r>, Diagnostic> {
-    let head = head_commit(repo)?;
-    let commit_base =
-        |c: git2::Commit<'r>, source: BaseSource| -> Result<Resolved<'r>, Diagnostic> {
-            let tree = c.tree().map_err(|e| git_err(&e))?;
-            Ok(Resolved {
-                base: Base {
-                    commit: Some(c.id().to_string()),
-                    source,
-                },
-                tree: Some(tree),
-                head: None,
-            })
-        };
-    let mut r = match &opts.base {
-        Some(spec) if spec == EMPTY_TREE => Resolved {
-            base: Base {
-                commit: None,
-                source: BaseSource::Explicit,
-            },
-            tree: None,
-            head: None,
-        },
-        Some(spec) => {
-            let (name, want_merge_base) = match spec.strip_suffix("...") {
-                Some(s) => (s, true),
-                None => (spec.as_str(), false),
-            };
-            let obj = find_rev(repo, name)?;
-            match obj.peel_to_commit() {
-                Ok(c) if want_merge_base => {
-                    let h = head.as_ref().ok_or_else(|| {
-                        Diagnostic::error(
-                            codes::BASE_NOT_FOUND,
-                            "HEAD has no commit, so it has no merge-base",
-                        )
-                        .with_help("commit first, or pass a plain --base <rev>")
-                    })?;
-                    commit_base(merge_base(repo, h, &c, name)?, BaseSource::Explicit)?
-                }
-                Ok(c) => commit_base(c, BaseSource::Explicit)?,
-                // A tree-ish that is not a commit (e.g. a tree id) is a valid diff base too.
-                Err(_) => {
-                    let tree = obj.peel_to_tree().map_err(|_| {
-                        Diagnostic::error(
-                            codes::BASE_NOT_FOUND,
-                            format!("`{name}` is not a commit or tree"),
-                        )
-                        .with_help("pass a branch, tag or commit with --base")
-                    })?;
-                    Resolved {
-                        base: Base {
-                            commit: None,
-                            source: BaseSource::Explicit,
-                        },
-                        tree: Some(tree),
-                        head: None,
-                    }
-                }
-            }
-        }
-        None => match &head {
-            None => Resolved {
-                base: Base {
-                    commit: None,
-                    source: BaseSource::UnbornHead,
-                },
-                tree: None,
-                head: None,
-            },
-            Some(h) => {
-                let found = opts.upstreams.iter().find_map(|u| {
-                    repo.revparse_single(u)
-                        .ok()
-                        .and_then(|o| o.peel_to_commit().ok())
-                        .map(|c| (u, c))
-                });
-                let Some((upstream, c)) = found else {
-                    return Err(Diagnostic::error(
-                        codes::BASE_NOT_FOUND,
-                        format!(
-                            "none of the upstream branches {} exists",
-                            opts.upstreams.join(", ")
-                        ),
-                    )
-                    .with_help("pass the base with --base <rev>, or `git fetch origin main`"));
-                };
-                let mb = merge_base(repo, h, &c, upstream)?;
-                commit_base(
-                    mb,
-                    BaseSource::MergeBase {
-                        upstream: upstream.clone(),
-                    },
-                )?
-            }
-        },
+/// The base through infx-git's one resolution (docs/diff.md, "Base"), with the trees and
+/// commits the diff needs.
+fn resolve<'r>(repo: &'r Repo, opts: &ChangeOptions) -> Result<Resolved<'r>, Diagnostic> {
+    let git = repo.git2();
+    let head = head_commit(git)?;
+    let resolved = repo.resolve_change_base(
+        opts.base.as_deref(),
+        &opts.upstreams,
+        head.as_ref().map(|c| c.id()),
+    )?;
+    let tree = match resolved.tree {
+        Some(id) => Some(git.find_tree(id).map_err(|e| git_err(&e))?),
+        None => None,
     };
-    r.head = head;
-    Ok(r)
+    let target = match &opts.target {
+        Target::WorkTree => None,
+        Target::Rev(spec) => Some(
+            repo.find_base_rev(spec)?
+                .peel_to_tree()
+                .map_err(|e| git_err(&e))?,
+        ),
+    };
+    Ok(Resolved {
+        base: Base {
+            commit: resolved.commit.map(|c| c.to_string()),
+            source: resolved.source,
+        },
+        tree,
+        head,
+        target,
+    })
 }
 
 fn root_of(repo: &Repository) -> PathBuf {
@@ -451,12 +332,11 @@ fn build_diff<'r>(
                 .show_untracked_content(untracked);
             repo.diff_tree_to_workdir_with_index(resolved.tree.as_ref(), Some(&mut o))
         }
-        Target::Rev(spec) => {
-            let tree = find_rev(repo, spec)?
-                .peel_to_tree()
-                .map_err(|e| git_err(&e))?;
-            repo.diff_tree_to_tree(resolved.tree.as_ref(), Some(&tree), Some(&mut o))
-        }
+        Target::Rev(_) => repo.diff_tree_to_tree(
+            resolved.tree.as_ref(),
+            resolved.target.as_ref(),
+            Some(&mut o),
+        ),
     }
     .map_err(|e| git_err(&e))?;
     if let Some(mut f) = find_options(repo, untracked) {
@@ -487,12 +367,13 @@ fn changed_file(delta: &git2::DiffDelta<'_>) -> Option<ChangedFile> {
 /// Changed paths between the base and the target (for the working tree: committed since the
 /// base, staged, unstaged and — with `untracked` — untracked files), renames followed.
 pub fn changed_files(repo: &Path, opts: &ChangeOptions) -> Result<ChangeSet, Diagnostic> {
-    let repo = open(repo)?;
-    let resolved = resolve(&repo, opts)?;
-    let diff = build_diff(&repo, &resolved, opts, false)?;
+    let handle = open(repo)?;
+    let repo = handle.git2();
+    let resolved = resolve(&handle, opts)?;
+    let diff = build_diff(repo, &resolved, opts, false)?;
     let files = diff.deltas().filter_map(|d| changed_file(&d)).collect();
     Ok(ChangeSet {
-        root: root_of(&repo),
+        root: root_of(repo),
         base: resolved.base,
         head: resolved.head.as_ref().map(|c| c.id().to_string()),
         files,
@@ -789,15 +670,16 @@ fn texts_from_patch(diff: &git2::Diff<'_>, idx: usize) -> Result<Texts, Diagnost
 /// check of the raw bytes does not fail on line endings git would never commit
 /// (docs/diff.md). Without any conversion in effect these are the bytes on disk.
 pub fn worktree_bytes_to_commit(repo: &Path, path: &Path) -> Result<Vec<u8>, Diagnostic> {
-    let repo = open(repo)?;
-    let root = root_of(&repo);
+    let handle = open(repo)?;
+    let repo = handle.git2();
+    let root = root_of(repo);
     let read = || {
         std::fs::read(root.join(path)).map_err(|e| {
             Diagnostic::error(codes::IO, format!("cannot read {}: {e}", path.display()))
                 .with_path(path)
         })
     };
-    if repo.is_bare() || !Settings::load(&repo)?.may_convert(&repo, path) {
+    if repo.is_bare() || !Settings::load(repo)?.may_convert(repo, path) {
         return read();
     }
     // libgit2 applies the clean filters to working-tree content it diffs: a whole-file diff of
@@ -827,11 +709,12 @@ pub fn worktree_bytes_to_commit(repo: &Path, path: &Path) -> Result<Vec<u8>, Dia
 /// Loads the change set and the old/new texts of every changed text file, with the whitespace
 /// rule and conflict-marker size git would use for each (`core.whitespace`, `.gitattributes`).
 pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnostic> {
-    let repo = open(repo)?;
-    let mut settings = Settings::load(&repo)?;
-    let resolved = resolve(&repo, opts)?;
-    let diff = build_diff(&repo, &resolved, opts, true)?;
-    let root = root_of(&repo);
+    let handle = open(repo)?;
+    let repo = handle.git2();
+    let mut settings = Settings::load(repo)?;
+    let resolved = resolve(&handle, opts)?;
+    let diff = build_diff(repo, &resolved, opts, true)?;
+    let root = root_of(repo);
     // One scan of the attribute sources for the whole change instead of ~9 lookups per file.
     let paths: Vec<PathBuf> = diff
         .deltas()
@@ -840,7 +723,7 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
         .map(Path::to_path_buf)
         .collect();
     settings.attr_names = Some(AttrNames::scan(
-        &repo,
+        repo,
         &root,
         paths.iter().map(PathBuf::as_path),
     ));
@@ -859,13 +742,13 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
         if skip {
             continue;
         }
-        let is_binary = match settings.diff_attr_binary(&repo, &path) {
+        let is_binary = match settings.diff_attr_binary(repo, &path) {
             Some(b) => b,
             None => {
                 let (head, size) = match &opts.target {
                     Target::WorkTree => worktree_head(&root, &path),
                     Target::Rev(_) => {
-                        let b = blob_bytes(&repo, delta.new_file().id())?;
+                        let b = blob_bytes(repo, delta.new_file().id())?;
                         let size = b.len() as u64;
                         (b, size)
                     }
@@ -877,13 +760,13 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
             binary.push(path);
             continue;
         }
-        let rule = settings.rule(&repo, &path)?;
-        let marker_size = settings.marker_size(&repo, &path);
+        let rule = settings.rule(repo, &path)?;
+        let marker_size = settings.marker_size(repo, &path);
         let text = match &opts.target {
             // Unmerged: git checks the working-tree file (markers and all) against the base.
             Target::WorkTree if conflicted => {
                 let old = match resolved.tree.as_ref().and_then(|t| t.get_path(&path).ok()) {
-                    Some(e) => blob_bytes(&repo, e.id())?,
+                    Some(e) => blob_bytes(repo, e.id())?,
                     None => Vec::new(),
                 };
                 let new = std::fs::read(root.join(&path)).unwrap_or_default();
@@ -891,7 +774,7 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
             }
             // No conversion can apply: the working-tree bytes are what git compares. Reading
             // them directly skips libgit2's re-hashing and whole-file patch (the slow part).
-            Target::WorkTree if !settings.may_convert(&repo, &path) => {
+            Target::WorkTree if !settings.may_convert(repo, &path) => {
                 let new = worktree_bytes(&root, &path);
                 let old_id = delta.old_file().id();
                 if old_id.is_zero() {
@@ -930,8 +813,8 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
                 }
             }
             Target::Rev(_) => {
-                let old = blob_bytes(&repo, delta.old_file().id())?;
-                let new = blob_bytes(&repo, delta.new_file().id())?;
+                let old = blob_bytes(repo, delta.old_file().id())?;
+                let new = blob_bytes(repo, delta.new_file().id())?;
                 FileText::new(path, old, new, rule, marker_size)?
             }
         };
@@ -971,11 +854,12 @@ pub fn last_commit_touching(
     repo: &Path,
     path: &Path,
 ) -> Result<Option<(String, String)>, Diagnostic> {
-    let repo = open(repo)?;
-    let Some(mut cur) = head_commit(&repo)? else {
+    let handle = open(repo)?;
+    let repo = handle.git2();
+    let Some(mut cur) = head_commit(repo)? else {
         return Ok(None);
     };
-    let boundary = shallow_boundary(&repo);
+    let boundary = shallow_boundary(repo);
     loop {
         let here = entry_at(&cur, path);
         let parents: Vec<git2::Commit<'_>> = cur.parents().collect();

@@ -3,13 +3,13 @@
 
 use infx_report::Code;
 
+// The base resolution's faults are infx-git's (it resolves the base for infx-diff); their names
+// stay `diff/…` (docs/diff.md, "Base").
+pub use infx_git::codes::{BASE_NOT_FOUND, LIBGIT2 as GIT, NO_MERGE_BASE, SHALLOW};
+
 pub const BARE_REPO: Code = Code::error(
     "diff/bare-repo",
     "a bare repository has no working tree to check",
-);
-pub const BASE_NOT_FOUND: Code = Code::error(
-    "diff/base-not-found",
-    "the base revision does not resolve and no upstream branch exists",
 );
 pub const BLANK_AT_EOF: Code = Code::error(
     "diff/blank-at-eof",
@@ -19,19 +19,15 @@ pub const CONFLICT_MARKER: Code = Code::error(
     "diff/conflict-marker",
     "a merge conflict marker left in a changed line",
 );
-pub const GIT: Code = Code::error("diff/git", "a libgit2 operation failed");
 pub const INDENT_WITH_NON_TAB: Code = Code::error(
     "diff/indent-with-non-tab",
     "an added line indents with spaces where a tab is wanted",
 );
 pub const IO: Code = Code::error("diff/io", "a changed file could not be read");
-pub const NO_MERGE_BASE: Code =
-    Code::error("diff/no-merge-base", "HEAD and the base share no history");
 pub const NOT_A_REPO: Code = Code::error(
     "diff/not-a-repo",
     "the directory is not inside a git repository",
 );
-pub const SHALLOW: Code = Code::error("diff/shallow", "the clone is too shallow to reach the base");
 pub const SPACE_BEFORE_TAB: Code = Code::error(
     "diff/space-before-tab",
     "a space before a tab in the indent",
@@ -50,15 +46,11 @@ pub const WHITESPACE_RULE: Code = Code::error(
 /// Every code above, in name order.
 pub const ALL: &[Code] = &[
     BARE_REPO,
-    BASE_NOT_FOUND,
     BLANK_AT_EOF,
     CONFLICT_MARKER,
-    GIT,
     INDENT_WITH_NON_TAB,
     IO,
-    NO_MERGE_BASE,
     NOT_A_REPO,
-    SHALLOW,
     SPACE_BEFORE_TAB,
     TAB_IN_INDENT,
     TRAILING_WHITESPACE,

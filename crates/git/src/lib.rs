@@ -6,7 +6,8 @@
 //! added and deleted lines using real diff line origins.
 //!
 //! Errors are [`GitError`]s (message + fix hint); they convert into a `Diagnostic` with code
-//! `git/<kind>` for reporting.
+//! `git/<kind>` for reporting. The base of a change has one resolution for every command,
+//! [`Repo::resolve_change_base`], whose faults are [`BaseError`]s (docs/diff.md, "Base").
 
 pub mod codes;
 
@@ -15,6 +16,9 @@ use infx_report::Diagnostic;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+mod base;
+
+pub use base::{BaseError, BaseFault, BaseSource, DEFAULT_UPSTREAMS, EMPTY_TREE, ResolvedBase};
 pub use git2::Oid;
 
 /// The directory the benchmark tree moved into (Oct layout); paths are probed there first.
@@ -152,6 +156,17 @@ impl Repo {
             ))
     }
 
+    /// Wraps a repository a caller opened itself (infx-diff keeps its own open error).
+    pub fn from_git2(inner: Repository) -> Repo {
+        no_hash_verification();
+        Repo { inner }
+    }
+
+    /// The libgit2 handle, for the diff machinery that lives in infx-diff.
+    pub fn git2(&self) -> &Repository {
+        &self.inner
+    }
+
     /// The `.git` directory (reopen it with [`Repo::open`] from another thread).
     pub fn git_dir(&self) -> PathBuf {
         self.inner.path().to_path_buf()
@@ -202,8 +217,10 @@ impl Repo {
         head.shorthand().ok().map(str::to_string)
     }
 
-    /// The upstream branch a change is measured against: the current branch's configured
-    /// upstream, else `origin/HEAD`, `origin/main`, `origin/master`, `main`, `master`.
+    /// The upstream branch the checked-out branch follows, for telling a merge from upstream
+    /// apart (the changelog's merge driver): its configured upstream, else the first of
+    /// [`DEFAULT_UPSTREAMS`] that exists. A change's base comes from
+    /// [`Repo::resolve_change_base`], never from here.
     pub fn default_upstream(&self) -> Option<String> {
         if let Ok(head) = self.inner.head()
             && head.is_branch()
@@ -214,53 +231,10 @@ impl Repo {
         {
             return Some(up_name.to_string());
         }
-        [
-            "origin/HEAD",
-            "origin/main",
-            "origin/master",
-            "main",
-            "master",
-        ]
-        .into_iter()
-        .find(|r| self.inner.revparse_single(r).is_ok())
-        .map(str::to_string)
-    }
-
-    /// The merge-base of two commits. A shallow clone that lacks it gets a clear error with
-    /// the git command that fixes it.
-    pub fn merge_base(&self, a: Oid, b: Oid) -> Result<Oid, GitError> {
-        self.inner.merge_base(a, b).map_err(|e| {
-            if self.is_shallow() {
-                GitError::new(
-                    "shallow",
-                    format!(
-                        "cannot find the merge-base of {a} and {b}: this clone is shallow and the common ancestor is not fetched ({})",
-                        e.message()
-                    ),
-                )
-                .help("fetch the missing history: git fetch --unshallow (in CI: actions/checkout with fetch-depth: 0)")
-            } else {
-                GitError::new("merge-base", format!("{a} and {b} have no common ancestor: {}", e.message()))
-                    .help("pass the base explicitly with --base <rev>")
-            }
-        })
-    }
-
-    /// Resolves the base of a change whose head is `head`: `base` when given (a revision),
-    /// otherwise the merge-base of `head` with [`Repo::default_upstream`].
-    pub fn resolve_base(&self, base: Option<&str>, head: Oid) -> Result<Oid, GitError> {
-        match base {
-            Some(rev) => self.resolve_commit(rev),
-            None => {
-                let up = self.default_upstream().ok_or_else(|| {
-                    GitError::new("base", "no upstream branch found to compare against").help(
-                        "pass --base <rev> (e.g. --base origin/main), or git fetch origin main",
-                    )
-                })?;
-                let up_id = self.resolve_commit(&up)?;
-                self.merge_base(up_id, head)
-            }
-        }
+        DEFAULT_UPSTREAMS
+            .into_iter()
+            .find(|r| self.inner.revparse_single(r).is_ok())
+            .map(str::to_string)
     }
 
     /// The blob at `path` in `commit`, or `None` when the path does not exist there.
@@ -469,11 +443,61 @@ mod tests {
         assert_eq!(subjects, ["one", "three"]);
         assert!(hist[0].parent.is_none());
         let first = r.resolve_commit("HEAD~2").unwrap();
-        assert_eq!(r.merge_base(first, head).unwrap(), first);
+        let ups = ["main".to_string()];
+        let explicit = r.resolve_change_base(Some("HEAD~1"), &ups, Some(head));
         assert_eq!(
-            r.resolve_base(Some("HEAD~1"), head).unwrap(),
-            r.resolve_commit("HEAD~1").unwrap()
+            explicit.unwrap().commit,
+            Some(r.resolve_commit("HEAD~1").unwrap())
         );
+        let dotted = r.resolve_change_base(Some("HEAD~2..."), &ups, Some(head));
+        assert_eq!(dotted.unwrap().commit, Some(first));
+        let by_upstream = r.resolve_change_base(None, &ups, Some(first)).unwrap();
+        assert_eq!(by_upstream.commit, Some(first));
+        assert_eq!(
+            by_upstream.source,
+            BaseSource::MergeBase {
+                upstream: "main".into()
+            }
+        );
+    }
+
+    #[test]
+    fn change_base_covers_unborn_empty_tree_and_missing_upstreams() {
+        let unborn = tempfile::tempdir().unwrap();
+        git(unborn.path(), &["init", "-q", "-b", "main"]);
+        let r = Repo::discover(unborn.path()).unwrap();
+        assert_eq!(r.head_commit().unwrap(), None);
+        let ups: Vec<String> = DEFAULT_UPSTREAMS.map(String::from).to_vec();
+        let b = r.resolve_change_base(None, &ups, None).unwrap();
+        assert_eq!(
+            (b.commit, b.tree, b.source),
+            (None, None, BaseSource::UnbornHead)
+        );
+        let e = r
+            .resolve_change_base(Some("main..."), &ups, None)
+            .unwrap_err();
+        assert_eq!(e.code(), crate::codes::BASE_NOT_FOUND);
+
+        let d = repo_with_history();
+        let r = Repo::discover(d.path()).unwrap();
+        let head = r.head_commit().unwrap();
+        let b = r.resolve_change_base(Some(EMPTY_TREE), &ups, head).unwrap();
+        assert_eq!((b.commit, b.tree), (None, None));
+        let e = r
+            .resolve_change_base(None, &["origin/main".to_string()], head)
+            .unwrap_err();
+        assert_eq!(
+            (e.fault, e.code()),
+            (BaseFault::NotFound, crate::codes::BASE_NOT_FOUND)
+        );
+        // An unrelated history shares no merge-base with HEAD.
+        git(d.path(), &["checkout", "-q", "--orphan", "other"]);
+        git(d.path(), &["commit", "-q", "-m", "unrelated root"]);
+        let r = Repo::discover(d.path()).unwrap();
+        let head = r.head_commit().unwrap();
+        let e = r.resolve_change_base(None, &ups, head).unwrap_err();
+        assert_eq!(e.code(), crate::codes::NO_MERGE_BASE);
+        assert!(e.help.is_some());
     }
 
     #[test]
@@ -561,5 +585,10 @@ mod tests {
         assert!(r.is_shallow());
         let e = r.resolve_commit("HEAD~2").unwrap_err();
         assert!(e.help.unwrap_or_default().contains("git fetch --unshallow"));
+        let head = r.head_commit().unwrap();
+        let e = r
+            .resolve_change_base(Some("HEAD~2"), &[], head)
+            .unwrap_err();
+        assert_eq!(e.code(), crate::codes::SHALLOW);
     }
 }
