@@ -198,7 +198,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         pr: args.pr,
         event: args.event.or_else(pr::event_path_from_env),
     };
-    let report = validate(&opts);
+    let (report, inputs) = validate_keeping_inputs(&opts);
+    // The process ends right after printing: the OS reclaims the parsed tree at once, far
+    // faster than dropping it node by node (docs/performance.md, "where the time goes").
+    std::mem::forget(inputs);
     let diags = report.diagnostics();
     let rendered = match args.format {
         // SARIF carries the acknowledged warnings as suppressed results.
@@ -241,11 +244,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    Ok(if report.has_errors() {
+    let code = if report.has_errors() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    })
+    };
+    // As for the inputs above: the report's source texts are freed by the exit.
+    std::mem::forget(report);
+    Ok(code)
 }
 
 /// One impacted config as a JSON record (README, `--format json`).
@@ -461,8 +467,14 @@ impl Options {
 /// Runs every check: load once, run the table, then the report-wide steps (paths, allows).
 /// Never panics on repository content; problems become diagnostics.
 pub fn validate(opts: &Options) -> Report {
+    validate_keeping_inputs(opts).0
+}
+
+/// [`validate`], also handing back the parsed inputs, so that a caller about to exit can skip
+/// freeing them (docs/performance.md: freeing the August tree's documents is ~3 % of a run).
+fn validate_keeping_inputs(opts: &Options) -> (Report, Inputs) {
     let started = Instant::now();
-    let inputs = Inputs::load(opts);
+    let mut inputs = Inputs::load(opts);
     let mut checks = Vec::with_capacity(checks::CHECKS.len() + 1);
     let mut bindings = Vec::new();
     for checked in checks::run_all(&inputs) {
@@ -473,14 +485,15 @@ pub fn validate(opts: &Options) -> Report {
     drop_repeated_faults(&mut checks);
     let (allow_check, acknowledged) = apply_allows(&mut checks, &sources);
     checks.push(allow_check);
-    Report {
+    let report = Report {
         checks,
-        impact: inputs.impact,
+        impact: std::mem::take(&mut inputs.impact),
         bindings,
         acknowledged,
         sources: SourceMapHolder(sources),
         elapsed: started.elapsed(),
-    }
+    };
+    (report, inputs)
 }
 
 /// Rewrites each finding's path relative to the repository (what GitHub annotations need) or,

@@ -38,80 +38,151 @@ pub const WAIVER_SECTIONS: &[(&str, &[&str])] = &[
     ("removal plan", &["removal", "remove"]),
 ];
 
+/// The substrings `patch_indicator` looks for, all lower-case ASCII; a line matches one when it
+/// contains it in any ASCII case (the same as searching the line's `to_ascii_lowercase` copy).
+/// The index of each needle is its bit in [`needles_present`]'s mask.
+const NEEDLES: &[&[u8]] = &[
+    b"git apply",
+    b"git am ",
+    b"patch ",
+    b"sitecustomize",
+    // Engine install locations.
+    b"site-packages",
+    b"dist-packages",
+    b"/sgl-workspace",
+    b"find_spec",
+    b"sglang/srt/",
+    b"vllm/model_executor",
+    b"vllm/v1/",
+    b"tensorrt_llm/",
+    // Writes.
+    b"sed -i",
+    b"cat >",
+    b"tee ",
+    b"<<",
+    b" cp ",
+    b" > ",
+    // Installs.
+    b"pip install",
+    b"pip3 install",
+    b"uv pip install",
+    // Engine packages.
+    b"vllm",
+    b"sglang",
+    b"tensorrt",
+    b"trtllm",
+    b"flashinfer",
+    b"sgl-kernel",
+    b"sgl_kernel",
+    // Wheel sources.
+    b".whl",
+    b"git+",
+];
+
+/// Bit masks of [`NEEDLES`] by group (bit i = `NEEDLES[i]`).
+const fn bits(from: usize, to: usize) -> u64 {
+    let mut m = 0u64;
+    let mut i = from;
+    while i < to {
+        m |= 1 << i;
+        i += 1;
+    }
+    m
+}
+const GIT_APPLY: u64 = bits(0, 2);
+const PATCH_WORD: u64 = bits(2, 3);
+const SITECUSTOMIZE: u64 = bits(3, 4);
+const ENGINE_LOCATIONS: u64 = bits(4, 12);
+const WRITES: u64 = bits(12, 18);
+const INSTALLS: u64 = bits(18, 21);
+const ENGINE_PACKAGES: u64 = bits(21, 28);
+const WHEEL_SOURCES: u64 = bits(28, 30);
+
+/// For each lower-case byte, the needles that start with it: the scan tries only those.
+const NEEDLES_BY_FIRST_BYTE: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut i = 0;
+    while i < NEEDLES.len() {
+        table[NEEDLES[i][0] as usize] |= 1 << i;
+        i += 1;
+    }
+    table
+};
+
+/// Which needles occur in `line`, ignoring ASCII case: one pass over its bytes, no copy
+/// (Check 10 scans every added line of a change, docs/performance.md).
+fn needles_present(line: &[u8]) -> u64 {
+    let mut found = 0u64;
+    for at in 0..line.len() {
+        let mut candidates = NEEDLES_BY_FIRST_BYTE[line[at].to_ascii_lowercase() as usize] & !found;
+        while candidates != 0 {
+            let i = candidates.trailing_zeros() as usize;
+            candidates &= candidates - 1;
+            if starts_with_ignore_ascii_case(&line[at..], NEEDLES[i]) {
+                found |= 1 << i;
+            }
+        }
+    }
+    found
+}
+
+fn starts_with_ignore_ascii_case(hay: &[u8], lower_needle: &[u8]) -> bool {
+    hay.len() >= lower_needle.len() && hay[..lower_needle.len()].eq_ignore_ascii_case(lower_needle)
+}
+
 /// Why an added line looks like an engine patch, or `None`.
 pub fn patch_indicator(line: &str) -> Option<&'static str> {
     let t = line.trim();
     if t.starts_with('#') || t.starts_with("//") {
         return None; // comments never patch anything
     }
-    let l = t.to_ascii_lowercase();
-    if l.contains("git apply") || l.contains("git am ") {
+    let found = needles_present(t.as_bytes());
+    let any = |group: u64| found & group != 0;
+    if any(GIT_APPLY) {
         return Some("applies a patch with git");
     }
-    if has_patch_command(&l) {
+    if any(PATCH_WORD) && has_patch_command(t) {
         return Some("runs `patch`");
     }
-    if l.contains("sitecustomize") {
+    if any(SITECUSTOMIZE) {
         return Some("installs a sitecustomize hook");
     }
-    const ENGINE_LOCATIONS: &[&str] = &[
-        "site-packages",
-        "dist-packages",
-        "/sgl-workspace",
-        "find_spec",
-        "sglang/srt/",
-        "vllm/model_executor",
-        "vllm/v1/",
-        "tensorrt_llm/",
-    ];
-    let touches_engine = ENGINE_LOCATIONS.iter().any(|p| l.contains(p));
-    let writes = l.contains("sed -i")
-        || l.contains("cat >")
-        || l.contains("tee ")
-        || l.contains("<<")
-        || l.starts_with("cp ")
-        || l.contains(" cp ")
-        || l.starts_with("mv ")
-        || l.contains(" > ");
-    if touches_engine && writes {
+    let writes = any(WRITES)
+        || starts_with_ignore_ascii_case(t.as_bytes(), b"cp ")
+        || starts_with_ignore_ascii_case(t.as_bytes(), b"mv ");
+    if any(ENGINE_LOCATIONS) && writes {
         return Some("rewrites installed engine sources");
     }
-    let installs =
-        l.contains("pip install") || l.contains("pip3 install") || l.contains("uv pip install");
-    let engine_pkg = [
-        "vllm",
-        "sglang",
-        "tensorrt",
-        "trtllm",
-        "flashinfer",
-        "sgl-kernel",
-        "sgl_kernel",
-    ]
-    .iter()
-    .any(|p| l.contains(p));
-    if installs && engine_pkg && (l.contains(".whl") || l.contains("git+")) {
+    if any(INSTALLS) && any(ENGINE_PACKAGES) && any(WHEEL_SOURCES) {
         return Some("installs a rebuilt or forked engine wheel");
     }
     None
 }
 
-fn has_patch_command(l: &str) -> bool {
-    let bytes = l.as_bytes();
+/// Whether `line` runs `patch` with an option or a redirected input: the word `patch ` (any
+/// ASCII case) after a command boundary, followed by `-` or `<`.
+fn has_patch_command(line: &str) -> bool {
+    let bytes = line.as_bytes();
     let mut start = 0;
-    while let Some(i) = l[start..].find("patch ") {
+    while let Some(i) = find_ignore_ascii_case(&bytes[start..], b"patch ") {
         let at = start + i;
         let boundary = at == 0
             || matches!(
                 bytes[at - 1],
                 b' ' | b';' | b'&' | b'|' | b'(' | b'`' | b'\t'
             );
-        let rest = l[at + 6..].trim_start();
+        // `at + 6` ends the ASCII match, so it is a char boundary.
+        let rest = line[at + 6..].trim_start();
         if boundary && (rest.starts_with('-') || rest.starts_with('<')) {
             return true;
         }
         start = at + 6;
     }
     false
+}
+
+fn find_ignore_ascii_case(hay: &[u8], lower_needle: &[u8]) -> Option<usize> {
+    (0..hay.len()).find(|&at| starts_with_ignore_ascii_case(&hay[at..], lower_needle))
 }
 
 /// Parses `git diff -U0 -M` output (no colour) into file changes with their added lines.
@@ -322,6 +393,128 @@ mod tests {
         assert!(patch_indicator("pip install aiperf==0.3").is_none());
         assert!(patch_indicator("dispatch -x").is_none());
         assert!(patch_indicator("sed -i 's/a/b/' results.json").is_none());
+    }
+
+    /// The indicator as first written (search a lower-cased copy), kept as the oracle for the
+    /// one-pass scan: both must agree on every line.
+    fn indicator_by_lowercase_copy(line: &str) -> Option<&'static str> {
+        let t = line.trim();
+        if t.starts_with('#') || t.starts_with("//") {
+            return None;
+        }
+        let l = t.to_ascii_lowercase();
+        let has = |group: u64| {
+            NEEDLES
+                .iter()
+                .enumerate()
+                .any(|(i, n)| group & (1 << i) != 0 && l.contains(std::str::from_utf8(n).unwrap()))
+        };
+        if has(GIT_APPLY) {
+            return Some("applies a patch with git");
+        }
+        if has_patch_command(&l) {
+            return Some("runs `patch`");
+        }
+        if has(SITECUSTOMIZE) {
+            return Some("installs a sitecustomize hook");
+        }
+        let writes = has(WRITES) || l.starts_with("cp ") || l.starts_with("mv ");
+        if has(ENGINE_LOCATIONS) && writes {
+            return Some("rewrites installed engine sources");
+        }
+        if has(INSTALLS) && has(ENGINE_PACKAGES) && has(WHEEL_SOURCES) {
+            return Some("installs a rebuilt or forked engine wheel");
+        }
+        None
+    }
+
+    #[test]
+    fn case_folding_is_ascii_only_and_matches_the_lowercase_copy() {
+        // Any ASCII case matches.
+        assert_eq!(
+            patch_indicator("GIT APPLY x.patch"),
+            Some("applies a patch with git")
+        );
+        assert_eq!(patch_indicator("(PaTcH -p1 < x)"), Some("runs `patch`"));
+        assert_eq!(
+            patch_indicator("CP x /usr/lib/Python3/Site-Packages/vllm/a.py"),
+            Some("rewrites installed engine sources")
+        );
+        assert_eq!(
+            patch_indicator("UV PIP INSTALL ./SGLang-1.0.WHL"),
+            Some("installs a rebuilt or forked engine wheel")
+        );
+        // Non-ASCII look-alikes do not fold: the Kelvin sign is not `k`, dotted İ is not `i`.
+        assert_eq!(patch_indicator("pip install sgl-\u{212A}ernel.whl"), None);
+        assert_eq!(patch_indicator("SİTECUSTOMIZE"), None);
+        // A needle split by a multi-byte character, at the line's end, or cut short.
+        assert_eq!(patch_indicator("git\u{a0}apply"), None);
+        assert_eq!(patch_indicator("echo git appl"), None);
+        assert_eq!(patch_indicator("ßpatch -R"), None);
+        assert_eq!(patch_indicator("é;patch -R"), Some("runs `patch`"));
+        // Combinations of fragments in three cases agree with the lower-cased copy.
+        let fragments = [
+            "git apply",
+            "git am ",
+            "patch ",
+            "-p1",
+            "<",
+            "sitecustomize",
+            "site-packages",
+            "/sgl-workspace",
+            "vllm/v1/",
+            "sed -i",
+            "cat >",
+            "tee ",
+            "<<",
+            "cp ",
+            "mv ",
+            " > ",
+            "pip install",
+            "pip3 install",
+            "vllm",
+            "sgl_kernel",
+            ".whl",
+            "git+",
+            "x",
+            "é",
+            "# ",
+            "\t",
+            ";",
+            "İ",
+        ];
+        let cased = |s: &str, k: usize| match k {
+            0 => s.to_string(),
+            1 => s.to_ascii_uppercase(),
+            _ => s
+                .chars()
+                .enumerate()
+                .map(|(i, c)| {
+                    if i % 2 == 0 {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c
+                    }
+                })
+                .collect(),
+        };
+        let mut checked = 0;
+        for (a, fa) in fragments.iter().enumerate() {
+            for fb in &fragments {
+                for fc in &fragments[a % 5..a % 5 + 6] {
+                    for k in 0..3 {
+                        let line = format!("{}{}{}", cased(fa, k), fb, cased(fc, 2 - k));
+                        assert_eq!(
+                            patch_indicator(&line),
+                            indicator_by_lowercase_copy(&line),
+                            "{line:?}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000);
     }
 
     #[test]
