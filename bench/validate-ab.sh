@@ -6,6 +6,7 @@
 # binding records).
 #
 #   bench/validate-ab.sh BEFORE_BIN AFTER_BIN [RUNS]    (default 31; corpus: $INFX_CORPUS or ../shared/corpus)
+#   WHOLE_TREE=1 bench/validate-ab.sh …                 the whole August tree outside git instead
 #
 # BEFORE_BIN is typically main built into its own target dir:
 #   git archive main | tar -x -C /tmp/main-src && (cd /tmp/main-src && CARGO_TARGET_DIR=/tmp/main-target cargo build --release -p xtask)
@@ -41,10 +42,18 @@ cl = root + "/perf-changelog.yaml"
 with open(cl, "a") as f:
     f.write(f"\n- config-keys:\n    - {key}\n  description:\n    - Add a point\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/9999\n")
 PY
+tree="$repo/inferencex-e2e"
+what="one-config change"
+if [ "${WHOLE_TREE:-0}" = 1 ]; then
+  # Outside any git repository: the whole tree, no history checks.
+  tree="$work/outside/inferencex-aug2026"
+  mkdir -p "$work/outside" && cp -r "$aug" "$tree"
+  what="whole August tree"
+fi
 
-python3 - "$before" "$after" "$repo/inferencex-e2e" "$runs" <<'PY'
+python3 - "$before" "$after" "$tree" "$runs" "$what" <<'PY'
 import os, statistics, subprocess, sys, time
-before, after, tree, runs = sys.argv[1:]
+before, after, tree, runs, what = sys.argv[1:]
 runs = int(runs)
 cmds = {"before": [before, "validate", "--root", tree], "after": [after, "validate", "--root", tree]}
 times = {k: [] for k in cmds}
@@ -58,7 +67,7 @@ for _ in range(runs):
         # CPU time (user + system) is less sensitive than wall time to a loaded machine.
         cpu[name].append((ru.ru_utime + ru.ru_stime) * 1000)
 for name in cmds:
-    print(f"one-config change, {name:6s}: wall median {statistics.median(times[name]):7.1f} ms (min {min(times[name]):7.1f})"
+    print(f"{what}, {name:6s}: wall median {statistics.median(times[name]):7.1f} ms (min {min(times[name]):7.1f})"
           f"  cpu median {statistics.median(cpu[name]):7.1f} ms  ({runs} runs)")
 d = statistics.median(times["after"]) - statistics.median(times["before"])
 c = statistics.median(cpu["after"]) - statistics.median(cpu["before"])
