@@ -312,9 +312,35 @@ fn unlaunchable_served_names_and_trtllm_serve_layouts_are_refused_at_run_time() 
             "name: s\nmodel: {{path: /m, container: c, precision: bf16}}\nresources: {{gpu_type: h100, gpus_per_node: 8, agg_nodes: 1, agg_workers: 1}}\nbackend: {{sglang_config: {{aggregated: {{served-model-name: {name}}}}}}}\n"
         )
     };
-    assert!(refused(&sglang("[a, b]")));
-    assert!(refused(&sglang("{a: 1}")));
-    assert!(!refused(&sglang("m")));
+    // Any value but a string fails srtctl's command building (seed 1796183668796209755 case
+    // 70: an integer); falsy ones fall back to the model's name.
+    for bad in ["[a, b]", "{a: 1}", "5", "1.5", "true", "2026-08-01", "[5]"] {
+        assert!(refused(&sglang(bad)), "{bad}");
+    }
+    for fine in ["m", "'5'", "0", "false", "[]", "''", "null"] {
+        assert!(!refused(&sglang(fine)), "{fine}");
+    }
+    let vllm = |frontend: &str, name: &str| {
+        format!(
+            "name: v\nmodel: {{path: /m, container: c, precision: bf16}}\nresources: {{gpu_type: h100, gpus_per_node: 8, agg_nodes: 1, agg_workers: 1}}\nfrontend: {{type: {frontend}, enable_multiple_frontends: false}}\nbackend: {{type: vllm, vllm_config: {{aggregated: {{served-model-name: {name}}}}}}}\n"
+        )
+    };
+    assert!(refused(&vllm("dynamo", "5")));
+    assert!(!refused(&vllm("dynamo", "m")));
+    // The direct `vllm serve` path writes the value out as text.
+    assert!(!refused(&vllm("vllm", "5")));
+    // Schema 1 loads any frontend type; srtctl starts only four (seed 1796185972799673218
+    // case 27: an empty one).
+    let frontend = |kind: &str| {
+        format!(
+            "name: f\nmodel: {{path: /m, container: c, precision: bf16}}\nresources: {{gpu_type: h100, gpus_per_node: 8, agg_nodes: 1, agg_workers: 1}}\nfrontend: {{type: {kind}}}\n"
+        )
+    };
+    assert!(refused(&frontend("''")));
+    assert!(refused(&frontend("nginx")));
+    for kind in ["dynamo", "sglang", "vllm"] {
+        assert!(!refused(&frontend(kind)), "{kind}");
+    }
     let trtllm = |res: &str| {
         format!(
             "name: t\nmodel: {{path: /m, container: c, precision: bf16}}\nresources: {{gpu_type: h100, gpus_per_node: 8, {res}}}\nfrontend: {{type: trtllm_serve, enable_multiple_frontends: false}}\nbackend: {{type: trtllm}}\n"

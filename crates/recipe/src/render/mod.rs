@@ -264,8 +264,12 @@ pub fn render(v: &Variant) -> Rendered {
     };
     let job = job(t, schema2, &fe_type, &roles);
     refuse_if_no_gpus_per_node(t, &roles, &mut notes);
-    if !schema2 && engine == "sglang" {
-        refuse_if_served_name_is_not_text(&roles, &mut notes);
+    // vLLM's direct `vllm serve` path writes the value out as text; the others pass it on.
+    if !schema2 && (engine == "sglang" || (engine == "vllm" && !job.direct_endpoint)) {
+        refuse_if_served_name_is_not_text(&engine, &roles, &mut notes);
+    }
+    if !schema2 {
+        refuse_if_frontend_is_unknown(&fe_type, &mut notes);
     }
     let mut processes = Vec::new();
     // A dedicated etcd/NATS node comes first; workers start after it.
@@ -526,10 +530,11 @@ pub(crate) fn flag(n: &Node) -> bool {
         .unwrap_or_else(|| is_truthy(n))
 }
 
-/// srtctl's SGLang backend takes the first truthy `served-model-name` of the prefill,
-/// aggregated and decode args as it is; a list or mapping there fails when the command is
-/// built at run time (docs/recipe.md, "Rendering").
-fn refuse_if_served_name_is_not_text(roles: &[Role], notes: &mut Vec<String>) {
+/// srtctl's SGLang and vLLM (Dynamo) backends take the first truthy `served-model-name` of
+/// the prefill, aggregated and decode args as it is; anything but a string there (a number,
+/// boolean, date, list or mapping) fails when the command is built at run time
+/// (docs/recipe.md, "Rendering").
+fn refuse_if_served_name_is_not_text(engine: &str, roles: &[Role], notes: &mut Vec<String>) {
     let first = ["prefill", "agg", "decode"].iter().find_map(|want| {
         let a = roles.iter().find(|r| r.name == *want)?.args?;
         ["served-model-name", "served_model_name"]
@@ -538,12 +543,22 @@ fn refuse_if_served_name_is_not_text(roles: &[Role], notes: &mut Vec<String>) {
             .find(|v| is_truthy(v))
     });
     if let Some(name) = first
-        && matches!(name.value, Value::Seq(_) | Value::Map(_))
+        && !matches!(name.value, Value::Str(_))
     {
-        notes.push(
-            "srtctl refuses this layout at run time: the SGLang served-model-name is a list or mapping, not a name"
-                .into(),
-        );
+        notes.push(format!(
+            "srtctl refuses this layout at run time: the {engine} served-model-name is a {}, not a name",
+            name.value.type_name()
+        ));
+    }
+}
+
+/// Schema 1 loads any `frontend.type`, but srtctl knows only these four when it starts the
+/// frontend and fails at run time on any other (docs/recipe.md, "Rendering").
+fn refuse_if_frontend_is_unknown(fe_type: &str, notes: &mut Vec<String>) {
+    if !["dynamo", "sglang", "trtllm_serve", "vllm"].contains(&fe_type) {
+        notes.push(format!(
+            "srtctl refuses this layout at run time: frontend.type '{fe_type}' is none of dynamo, sglang, trtllm_serve, vllm"
+        ));
     }
 }
 
