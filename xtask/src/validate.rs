@@ -512,8 +512,23 @@ fn show_repository_paths(inputs: &Inputs, checks: &mut [CheckResult]) -> SourceM
     for (p, text) in &inputs.raw_sources {
         sources.insert(relative_to(&display_base, p), text.clone());
     }
+    // Messages name files by the absolute paths the checks were given; the report shows them
+    // relative to the same base as the locations, so it never echoes the machine's layout
+    // (docs/security.md) and reads the same from any checkout.
+    let absolute_prefix = format!("{}/", display_base.display());
+    let unprefix = |text: &mut String| {
+        if text.contains(&absolute_prefix) {
+            *text = text.replace(&absolute_prefix, "");
+        }
+    };
     for c in checks {
         for d in &mut c.diagnostics {
+            unprefix(&mut d.message);
+            if let Some(help) = &mut d.help {
+                unprefix(help);
+            }
+            d.notes.iter_mut().for_each(&unprefix);
+            d.labels.iter_mut().for_each(|l| unprefix(&mut l.message));
             if let Some(p) = &d.path {
                 // Relative paths are tree-relative (most checks) or repository-relative
                 // (diff-check): whichever names a file, so its source lines are shown.
