@@ -357,7 +357,8 @@ pub fn generate_checked(
                 keys.push(o.key.clone());
             }
         }
-        let (findings, records) = crate::validate::binding::bind_and_record(&points, base, &keys);
+        let (findings, records) =
+            crate::validate::binding::bind_and_record(&points, base, &Default::default(), &keys);
         let errors = findings.iter().filter(|d| d.is_error()).count();
         if errors > 0 {
             return Err(Failure {

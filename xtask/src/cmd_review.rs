@@ -614,8 +614,13 @@ pub(crate) fn cookbook_reports(
             }
             Some(Ok(c)) => c,
         };
-        let (points, mut bind_diags) =
-            cookbook::load_points(root, &inputs.masters, &runners.root, key);
+        let (points, mut bind_diags) = cookbook::load_points(
+            root,
+            &inputs.masters,
+            &runners.root,
+            &Default::default(),
+            key,
+        );
         let mut report = cookbook::compare(&cb, &points);
         // Binding failures leave points uncompared: say so instead of passing silently.
         report.unmatched.append(&mut bind_diags);

@@ -162,6 +162,20 @@ fn strict_parsed(
     // is taken as valid: it is the upstream file, checked when it was merged. Any failure takes
     // the full path below, which reports base and head errors exactly as upstream does.
     if head.starts_with(base) && appends_at_entry_boundary(base, &head[base.len()..]) {
+        if head[base.len()..].iter().all(|&b| b == b'\n') {
+            // Nothing but blank lines appended: no entry to parse, only the raw rules apply.
+            strict::validate_raw_change(base, head, 0, 0).map_err(|e| (StrictStage::Raw, e))?;
+            let none = strict::Comparison {
+                additions: 0,
+                corrections: 0,
+            };
+            return Ok((
+                none,
+                strict::Parsed {
+                    entries: Vec::new(),
+                },
+            ));
+        }
         let base_lines = base.iter().filter(|&&b| b == b'\n').count();
         let mut appended = vec![b'\n'; base_lines];
         appended.extend_from_slice(&head[base.len()..]);

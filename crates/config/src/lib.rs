@@ -316,8 +316,18 @@ pub fn check(loaded: &LoadedConfigs) -> Vec<Diagnostic> {
     validate(loaded).diagnostics
 }
 
+/// [`check`], reading the recipe files SR4 opens from `parsed` when this run parsed them.
+pub fn check_in(loaded: &LoadedConfigs, parsed: &infx_yaml::DocIndex<'_>) -> Vec<Diagnostic> {
+    validate_in(loaded, parsed).diagnostics
+}
+
 /// Checks everything and returns the typed models of what passed.
 pub fn validate(loaded: &LoadedConfigs) -> Checked {
+    validate_in(loaded, &infx_yaml::DocIndex::default())
+}
+
+/// [`validate`], reading the recipe files SR4 opens from `parsed` when this run parsed them.
+pub fn validate_in(loaded: &LoadedConfigs, parsed: &infx_yaml::DocIndex<'_>) -> Checked {
     let mut diags = loaded.load_errors.clone();
     let dialect = loaded.dialect;
 
@@ -398,7 +408,7 @@ pub fn validate(loaded: &LoadedConfigs) -> Checked {
 
     // Entries.
     let mut typed = Vec::new();
-    let mut cache = recipes::RecipeCache::default();
+    let mut cache = recipes::RecipeCache::new(parsed);
     for e in &loaded.entries {
         let Some(doc) = loaded.masters.get(e.file) else {
             continue;

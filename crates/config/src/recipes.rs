@@ -4,13 +4,24 @@
 use crate::entry::split_zip;
 use crate::model::RecipeRef;
 use crate::schema::Ctx;
-use infx_yaml::{Document, Node, Value};
+use infx_yaml::{DocIndex, Document, Node, Value};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-#[derive(Default)]
-pub(crate) struct RecipeCache {
-    files: HashMap<PathBuf, Result<Document, String>>,
+pub(crate) struct RecipeCache<'a> {
+    /// The documents this run already parsed: not read again.
+    parsed: &'a DocIndex<'a>,
+    files: HashMap<PathBuf, Result<Cow<'a, Document>, String>>,
+}
+
+impl<'a> RecipeCache<'a> {
+    pub(crate) fn new(parsed: &'a DocIndex<'a>) -> RecipeCache<'a> {
+        RecipeCache {
+            parsed,
+            files: HashMap::new(),
+        }
+    }
 }
 
 /// Checks one reference. `resolved` in `r` is the project-relative path.
@@ -18,7 +29,7 @@ pub(crate) fn check_ref(
     ctx: &mut Ctx,
     project_root: &Path,
     r: &RecipeRef,
-    cache: &mut RecipeCache,
+    cache: &mut RecipeCache<'_>,
 ) {
     let Some(rel) = r.resolved.as_deref() else {
         return;
@@ -54,10 +65,16 @@ pub(crate) fn check_ref(
     let Some(sel) = r.selector.as_deref() else {
         return;
     };
+    let parsed = cache.parsed;
     let doc = cache
         .files
         .entry(full.clone())
-        .or_insert_with(|| infx_yaml::load_file(&full).map_err(|d| d.to_string()));
+        .or_insert_with(|| match parsed.get(&full) {
+            Some(doc) => Ok(Cow::Borrowed(doc)),
+            None => infx_yaml::load_file(&full)
+                .map(Cow::Owned)
+                .map_err(|d| d.to_string()),
+        });
     let doc = match doc {
         Ok(d) => d,
         Err(e) => {

@@ -12,7 +12,7 @@ use crate::generate::RowOrigin;
 use crate::json::{Json, Object};
 use infx_recipe::{ExpandOptions, Lane, RecipeFile, RecipeRef, Variant};
 use infx_report::Diagnostic;
-use infx_yaml::{Node, Value};
+use infx_yaml::{DocIndex, Node, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -22,6 +22,17 @@ pub struct RecipeSet {
     /// Keyed by project-relative path.
     files: HashMap<String, Result<RecipeFile, Diagnostic>>,
     lanes: HashMap<Lane, Result<RecipeFile, Diagnostic>>,
+}
+
+impl RecipeSet {
+    /// The recipe file at project-relative `rel`, if a row referenced it.
+    pub fn file(&self, rel: &str) -> Option<&Result<RecipeFile, Diagnostic>> {
+        self.files.get(rel)
+    }
+    /// The lane block of `lane`, if a row ran in it.
+    pub fn lane(&self, lane: Lane) -> Option<&Result<RecipeFile, Diagnostic>> {
+        self.lanes.get(&lane)
+    }
 }
 
 /// Project-relative recipe path of a row reference (§7: `recipes/…` is a multinode recipe).
@@ -39,6 +50,15 @@ fn lane_of(row: &Object) -> Lane {
 /// Loads every recipe file and lane block that `rows` reference (relative to `root`, the
 /// benchmark tree). Failures are kept and reported by [`bind_points`].
 pub fn load_recipes<'r>(rows: impl IntoIterator<Item = &'r Object>, root: &Path) -> RecipeSet {
+    load_recipes_in(rows, root, &DocIndex::default())
+}
+
+/// [`load_recipes`], using the documents of `parsed` for files this run already parsed.
+pub fn load_recipes_in<'r>(
+    rows: impl IntoIterator<Item = &'r Object>,
+    root: &Path,
+    parsed: &DocIndex<'_>,
+) -> RecipeSet {
     let mut set = RecipeSet::default();
     for row in rows {
         let Some(reference) = row.get_str("srt-recipe") else {
@@ -50,11 +70,11 @@ pub fn load_recipes<'r>(rows: impl IntoIterator<Item = &'r Object>, root: &Path)
         let path = recipe_path(&r.path);
         set.files
             .entry(path.clone())
-            .or_insert_with(|| infx_recipe::load_recipe(root, &path));
+            .or_insert_with(|| infx_recipe::load_recipe_in(root, &path, parsed));
         let lane = lane_of(row);
         set.lanes
             .entry(lane)
-            .or_insert_with(|| infx_recipe::load_recipe(root, lane.block_path()));
+            .or_insert_with(|| infx_recipe::load_recipe_in(root, lane.block_path(), parsed));
     }
     set
 }

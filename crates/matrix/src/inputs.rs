@@ -146,6 +146,8 @@ pub struct Runners<'a> {
     /// The benchmark tree, for recipe-derived node counts; without it the topology fallback
     /// is used for every row.
     pub tree_root: Option<PathBuf>,
+    /// Recipe files this run already parsed (by absolute path): read from here, not again.
+    pub parsed: Option<&'a infx_yaml::DocIndex<'a>>,
 }
 
 impl<'a> Runners<'a> {

@@ -18,7 +18,7 @@ pub fn node_count(
         None => {}
     }
     if let (Some(reference), Some(root)) = (row.get_str("srt-recipe"), runners.tree_root.as_deref())
-        && let Some(n) = recipe_node_count(reference, root)?
+        && let Some(n) = recipe_node_count(reference, root, runners.parsed)?
     {
         return Ok(n);
     }
@@ -117,7 +117,11 @@ fn merge(base: &Object, over: &Object) -> Object {
 
 /// The count a checked-in recipe declares, `None` when the file is not in the tree or the
 /// selector gives no authoritative count (zip or none on a bundle, non-schema-2 bundle).
-pub fn recipe_node_count(reference: &str, root: &Path) -> Result<Option<i64>, String> {
+pub fn recipe_node_count(
+    reference: &str,
+    root: &Path,
+    parsed: Option<&infx_yaml::DocIndex<'_>>,
+) -> Result<Option<i64>, String> {
     let (file, selector) = reference.split_once(':').unwrap_or((reference, ""));
     let multi_root = infx_config::recipes_root(true);
     let rel = if file.starts_with(&format!("{multi_root}/")) {
@@ -132,7 +136,14 @@ pub fn recipe_node_count(reference: &str, root: &Path) -> Result<Option<i64>, St
     if !path.is_file() {
         return Ok(None);
     }
-    let doc = infx_yaml::load_file(&path).map_err(|d| d.message)?;
+    let loaded;
+    let doc = match parsed.and_then(|p| p.get(&path)) {
+        Some(doc) => doc,
+        None => {
+            loaded = infx_yaml::load_file(&path).map_err(|d| d.message)?;
+            &loaded
+        }
+    };
     let Json::Object(mut recipe) = Json::from_node(&doc.root)? else {
         return Err(format!("srt-slurm recipes must be a mapping: {rel}"));
     };

@@ -64,6 +64,7 @@ pub use check::{VariantReport, dry_run, validate};
 pub use lane::{Lane, bind_model, check_fragment, compose_lane};
 pub use recipe::{
     ExpandOptions, RecipeFile, RecipeKind, Variant, ZipNulls, load_recipe, load_recipe_file,
+    load_recipe_in,
 };
 pub use reference::{RecipeRef, Selector};
 pub use render::{Process, Rendered, render};

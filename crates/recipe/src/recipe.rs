@@ -6,7 +6,7 @@ use crate::pystr::py_str;
 use crate::reference::Selector;
 use crate::source::{Origin, Origins, Source, Sources, join_key};
 use infx_report::{Diagnostic, Span};
-use infx_yaml::{Mapping, Node, Value};
+use infx_yaml::{DocIndex, Mapping, Node, Value};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -123,6 +123,16 @@ fn code_err(code: infx_report::Code, msg: impl Into<String>) -> Diagnostic {
 /// path, or a symlink (`recipe/root-escape`); a missing file is `recipe/missing-file`. The
 /// diagnostics point at `rel` (callers with a referencing site may re-locate them).
 pub fn load_recipe(root: &Path, rel: &str) -> Result<RecipeFile, Diagnostic> {
+    load_recipe_in(root, rel, &DocIndex::default())
+}
+
+/// [`load_recipe`], taking the document from `parsed` when this run already parsed the file
+/// (the same checks on the path first; the file is then not read again).
+pub fn load_recipe_in(
+    root: &Path,
+    rel: &str,
+    parsed: &DocIndex<'_>,
+) -> Result<RecipeFile, Diagnostic> {
     let relp = Path::new(rel);
     let shown = PathBuf::from(rel);
     let escape = |why: String| {
@@ -168,8 +178,14 @@ pub fn load_recipe(root: &Path, rel: &str) -> Result<RecipeFile, Diagnostic> {
             canon.display()
         )));
     }
-    let text = read_text(&full, &shown)?;
-    RecipeFile::parse(&shown, text)
+    if let Some(doc) = parsed.get(&full) {
+        return RecipeFile::from_parsed(&shown, doc.text.clone(), doc.root.clone());
+    }
+    let doc = infx_yaml::load_file(&full).map_err(|mut d| {
+        d.path = Some(shown.clone());
+        d
+    })?;
+    RecipeFile::from_parsed(&shown, doc.text, doc.root)
 }
 
 fn missing(shown: &Path, rel: &str) -> Diagnostic {
@@ -183,14 +199,6 @@ fn missing(shown: &Path, rel: &str) -> Diagnostic {
             }),
         )
         .with_help("check the path; recipe references are relative to the repository root")
-}
-
-fn read_text(full: &Path, shown: &Path) -> Result<String, Diagnostic> {
-    let doc = infx_yaml::load_file(full).map_err(|mut d| {
-        d.path = Some(shown.to_path_buf());
-        d
-    })?;
-    Ok(doc.text.to_string())
 }
 
 /// Loads a recipe file given on the command line (no root restriction).
@@ -218,6 +226,12 @@ impl RecipeFile {
     /// Parses recipe text. Errors: YAML errors, empty document, non-mapping document.
     pub fn parse(path: &Path, text: String) -> Result<RecipeFile, Diagnostic> {
         let root = infx_yaml::parse_str(path, &text)?;
+        RecipeFile::from_parsed(path, Arc::from(text), root)
+    }
+
+    /// A recipe from its already-parsed text (`root` parsed from `text`), named `path`: the
+    /// checks of [`Self::parse`] without parsing again.
+    pub fn from_parsed(path: &Path, text: Arc<str>, root: Node) -> Result<RecipeFile, Diagnostic> {
         let at = |d: Diagnostic| d.at(path, root.span);
         match &root.value {
             Value::Null => {
@@ -234,7 +248,7 @@ impl RecipeFile {
         }
         let sources = Arc::new(vec![Source {
             path: path.to_path_buf(),
-            text: Arc::from(text),
+            text,
         }]);
         Ok(RecipeFile {
             sources,

@@ -10,7 +10,7 @@
 use crate::codes;
 use infx_recipe::{Process, Rendered, Variant};
 use infx_report::{Diagnostic, Span};
-use infx_yaml::{Document, Node, Value};
+use infx_yaml::{DocIndex, Document, Node, Value};
 use std::path::{Path, PathBuf};
 
 /// A rendered command differs from the cookbook (flag, value, variable, module, router).
@@ -885,6 +885,15 @@ pub fn cookbook_path(tree: &Path, config_key: &str) -> PathBuf {
 /// Reads the cookbook of `config_key` (`None` when the tree has none). Findings name the file
 /// relative to the tree.
 pub fn load_cookbook(tree: &Path, config_key: &str) -> Option<Result<Cookbook, Vec<Diagnostic>>> {
+    load_cookbook_in(tree, config_key, &DocIndex::default())
+}
+
+/// [`load_cookbook`], reading the file from `parsed` when this run already parsed it.
+pub fn load_cookbook_in(
+    tree: &Path,
+    config_key: &str,
+    parsed: &DocIndex<'_>,
+) -> Option<Result<Cookbook, Vec<Diagnostic>>> {
     // Config keys come from the tree under review (hostile in CI, docs/security.md): a key that
     // is not a plain file name, or a file that resolves outside the tree (symlink), is never read.
     let plain = !config_key.is_empty()
@@ -915,7 +924,7 @@ pub fn load_cookbook(tree: &Path, config_key: &str) -> Option<Result<Cookbook, V
         ]));
     }
     let rel = PathBuf::from(COOKBOOK_DIR).join(format!("{config_key}.yaml"));
-    let doc = match crate::load::load_doc(&abs, &rel) {
+    let doc = match crate::load::load_doc_in(&abs, &rel, parsed) {
         Ok(d) => d,
         Err(d) => return Some(Err(vec![d])),
     };
@@ -951,6 +960,7 @@ pub fn load_points(
     tree: &Path,
     masters: &[Document],
     runners: &Node,
+    parsed: &DocIndex<'_>,
     config_key: &str,
 ) -> (Vec<Point>, Vec<Diagnostic>) {
     let configs = match infx_matrix::MasterConfigs::from_documents(masters) {
@@ -972,7 +982,7 @@ pub fn load_points(
         Ok(r) => r,
         Err(d) => return (Vec::new(), vec![d]),
     };
-    let recipes = infx_matrix::bind::load_recipes(rows.iter().map(|(r, _)| r), tree);
+    let recipes = infx_matrix::bind::load_recipes_in(rows.iter().map(|(r, _)| r), tree, parsed);
     let bound = infx_matrix::bind::bind(&rows, &recipes);
     let mut points = Vec::new();
     let mut diags = bound.diagnostics;
@@ -987,7 +997,7 @@ pub fn load_points(
         let agentic = row.get_str("scenario-type") == Some("agentic-coding");
         let variants = expanded
             .entry((reference.clone(), agentic))
-            .or_insert_with(|| expand_reference(tree, row, &reference));
+            .or_insert_with(|| expand_reference(&recipes, row, &reference));
         let found = match variants {
             Ok(vs) => vs
                 .iter()
@@ -1028,20 +1038,30 @@ pub fn load_points(
 }
 
 /// The variants of a row's recipe reference, composed with its lane block.
+/// The files come from the binder's `recipes` (each loaded once per run).
 fn expand_reference(
-    tree: &Path,
+    recipes: &infx_matrix::bind::RecipeSet,
     row: &infx_matrix::Object,
     reference: &str,
 ) -> Result<Vec<Variant>, Diagnostic> {
     let r = infx_recipe::RecipeRef::parse_inferencex(reference)?;
     let path = infx_matrix::bind::recipe_path(&r.path);
-    let file = infx_recipe::load_recipe(tree, &path)?;
+    let not_loaded = |what: &str| Diagnostic::error(CODE_DIFF, format!("{what} was not loaded"));
+    let file = recipes
+        .file(&path)
+        .ok_or_else(|| not_loaded(&path))?
+        .as_ref()
+        .map_err(Diagnostic::clone)?;
     let lane = infx_recipe::Lane::of(
         row.get_str("scenario-type") == Some("agentic-coding"),
         row.contains("prefill"),
     );
-    let block = infx_recipe::load_recipe(tree, lane.block_path())?;
-    infx_recipe::compose_lane(&file, lane, &block).expand_with(
+    let block = recipes
+        .lane(lane)
+        .ok_or_else(|| not_loaded(lane.block_path()))?
+        .as_ref()
+        .map_err(Diagnostic::clone)?;
+    infx_recipe::compose_lane(file, lane, block).expand_with(
         r.selector.as_ref(),
         infx_recipe::ExpandOptions::inferencex(),
     )
@@ -1053,6 +1073,7 @@ pub fn check_configs(
     tree: &Path,
     masters: &[Document],
     runners: Option<&Document>,
+    parsed: &DocIndex<'_>,
     keys: Option<&[String]>,
 ) -> Vec<Diagnostic> {
     let Some(runners) = runners else {
@@ -1065,11 +1086,11 @@ pub fn check_configs(
         .flat_map(|m| m.keys().map(str::to_string))
         .collect();
     for key in keys.map(<[String]>::to_vec).unwrap_or(all) {
-        match load_cookbook(tree, &key) {
+        match load_cookbook_in(tree, &key, parsed) {
             None => {}
             Some(Err(d)) => out.extend(d),
             Some(Ok(cb)) => {
-                let (points, bind_errors) = load_points(tree, masters, &runners.root, &key);
+                let (points, bind_errors) = load_points(tree, masters, &runners.root, parsed, &key);
                 // Points that do not bind are the matrix check's errors (validate fails on
                 // them); comparing the rest would only repeat them as unmatched points.
                 if bind_errors.iter().any(Diagnostic::is_error) {

@@ -134,8 +134,14 @@ impl ReviewInputs {
 /// Runs every repository-decidable check. Deterministic order: images, recipes (file order),
 /// lanes, change-based checks.
 pub fn review_tree(inputs: &ReviewInputs) -> Vec<Diagnostic> {
+    review_tree_of(inputs, &inputs.masters)
+}
+
+/// [`review_tree`] with the master configs given apart from the inputs (`validate` holds them
+/// in its config load and does not copy them into `inputs.masters`).
+pub fn review_tree_of(inputs: &ReviewInputs, masters: &[Document]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    let entries = masters::entries(&inputs.masters);
+    let entries = masters::entries(masters);
     out.extend(images::check(&entries));
     if let Some(base) = &inputs.base_master_keys {
         out.extend(images::check_engine_first(&entries, base));

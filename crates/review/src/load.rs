@@ -10,7 +10,7 @@ use crate::codes;
 use crate::golden::{self, Golden};
 use crate::patches::Waivers;
 use infx_report::Diagnostic;
-use infx_yaml::Document;
+use infx_yaml::{DocIndex, Document};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -32,6 +32,19 @@ pub fn load_doc(abs: &Path, rel: &Path) -> Result<Document, Diagnostic> {
         text: Arc::from(text),
         root,
     })
+}
+
+/// [`load_doc`], taken from `parsed` when this run already parsed `abs` (still named `rel`).
+/// A file the YAML step parsed has no duplicate key, so its tree is what [`load_doc`] reads.
+pub fn load_doc_in(abs: &Path, rel: &Path, parsed: &DocIndex<'_>) -> Result<Document, Diagnostic> {
+    match parsed.get(abs) {
+        Some(doc) => Ok(Document {
+            path: rel.to_path_buf(),
+            text: doc.text.clone(),
+            root: doc.root.clone(),
+        }),
+        None => load_doc(abs, rel),
+    }
 }
 
 fn yaml_files_under(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
@@ -110,6 +123,11 @@ pub fn load_codeowners(root: &Path, diags: &mut Vec<Diagnostic>) -> Option<CodeO
 
 /// Loads the golden acceptance-length curves of a tree.
 pub fn load_golden(root: &Path, diags: &mut Vec<Diagnostic>) -> Golden {
+    load_golden_in(root, &DocIndex::default(), diags)
+}
+
+/// [`load_golden`], reading the curves this run already parsed from `parsed`.
+pub fn load_golden_in(root: &Path, parsed: &DocIndex<'_>, diags: &mut Vec<Diagnostic>) -> Golden {
     let mut g = Golden::new();
     let dirs = [
         root.join("golden_al_distribution"),
@@ -129,7 +147,9 @@ pub fn load_golden(root: &Path, diags: &mut Vec<Diagnostic>) -> Golden {
                 continue;
             }
             let shown = rel(root, &f);
-            match load_doc(&f, &shown).and_then(|d| golden::parse_curve(&stem, &shown, &d.root)) {
+            let curve = load_doc_in(&f, &shown, parsed)
+                .and_then(|d| golden::parse_curve(&stem, &shown, &d.root));
+            match curve {
                 Ok(c) => {
                     g.insert(stem, c);
                 }

@@ -668,8 +668,13 @@ pub fn generate(o: &Options<'_>) -> Result<String, infx_report::Diagnostic> {
                 .join("; ")),
             (Ok(_), Err(d)) => Err(d.message.clone()),
             (Ok(cb), Ok(r)) => {
-                let (points, bind) =
-                    crate::cookbook::load_points(o.tree, &inputs.masters, &r.root, key);
+                let (points, bind) = crate::cookbook::load_points(
+                    o.tree,
+                    &inputs.masters,
+                    &r.root,
+                    &Default::default(),
+                    key,
+                );
                 let mut report = crate::cookbook::compare(&cb, &points);
                 report.unmatched.extend(bind);
                 Ok((cb, report))

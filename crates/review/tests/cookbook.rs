@@ -16,7 +16,13 @@ fn points(tree: &Path) -> Vec<Point> {
     let (inputs, load_diags) = infx_review::load::load_tree(tree);
     assert!(load_diags.is_empty(), "{load_diags:?}");
     let runners = cookbook::load_runners(tree).unwrap_or_else(|d| panic!("{d}"));
-    let (points, diags) = cookbook::load_points(tree, &inputs.masters, &runners.root, KEY);
+    let (points, diags) = cookbook::load_points(
+        tree,
+        &inputs.masters,
+        &runners.root,
+        &Default::default(),
+        KEY,
+    );
     assert!(diags.is_empty(), "binding: {diags:?}");
     points
 }

@@ -56,3 +56,29 @@ impl Document {
         LineIndex::new(&self.text)
     }
 }
+
+/// Documents this run already parsed, found by the path they were read from: a reader handed
+/// one uses the parsed document instead of reading and parsing the file again (each file is
+/// parsed once per run; docs/architecture.md). A path not in it is simply read from disk.
+#[derive(Debug, Default)]
+pub struct DocIndex<'a> {
+    by_path: std::collections::HashMap<&'a Path, &'a Document>,
+}
+
+impl<'a> DocIndex<'a> {
+    pub fn new(docs: impl IntoIterator<Item = &'a Document>) -> DocIndex<'a> {
+        DocIndex {
+            by_path: docs.into_iter().map(|d| (d.path.as_path(), d)).collect(),
+        }
+    }
+    /// The document read from `path` (compared as written: callers join the same root).
+    pub fn get(&self, path: &Path) -> Option<&'a Document> {
+        self.by_path.get(path).copied()
+    }
+    pub fn len(&self) -> usize {
+        self.by_path.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.by_path.is_empty()
+    }
+}

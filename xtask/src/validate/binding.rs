@@ -2,11 +2,11 @@
 //! the recipe file and variant it selects and the settings that tell points apart (tp, ep,
 //! dp-attn, conc, and the variant's per-point args). Shared by `validate` and `matrix --bind`.
 
-use infx_matrix::bind::{bind, load_recipes, recipe_path};
+use infx_matrix::bind::{RecipeSet, bind, load_recipes_in, recipe_path};
 use infx_matrix::{Json, Object, RowOrigin};
-use infx_recipe::{ExpandOptions, Lane, RecipeRef, Variant};
+use infx_recipe::{ExpandOptions, Lane, RecipeFile, RecipeRef, Variant};
 use infx_report::Diagnostic;
-use infx_yaml::{Node, Value};
+use infx_yaml::{DocIndex, Node, Value};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -49,9 +49,15 @@ impl BindingRecord {
 pub fn bind_and_record(
     points: &[(Object, RowOrigin)],
     root: &Path,
+    parsed: &DocIndex<'_>,
     shown: &[String],
 ) -> (Vec<Diagnostic>, Vec<BindingRecord>) {
-    let recipes = load_recipes(points.iter().map(|(r, _)| r), root);
+    let recipes = load_recipes_in(points.iter().map(|(r, _)| r), root, parsed);
+    let from = RecipeSource {
+        set: &recipes,
+        root,
+        parsed,
+    };
     let report = bind(points, &recipes);
     let bound: HashMap<usize, &str> = report
         .bindings
@@ -84,7 +90,7 @@ pub fn bind_and_record(
         };
         let args = args_of
             .entry((recipe.clone(), lane))
-            .or_insert_with(|| per_point_args(root, &recipe, lane))
+            .or_insert_with(|| per_point_args(&from, &recipe, lane))
             .get(&variant)
             .cloned()
             .unwrap_or_default();
@@ -104,7 +110,34 @@ pub fn bind_and_record(
             args,
         });
     }
-    (explain_root_causes(report.diagnostics, root), records)
+    (explain_root_causes(report.diagnostics, &from), records)
+}
+
+/// The recipe files of one binding run: those the binder loaded, else (a path only a
+/// finding names) read like the binder reads them.
+struct RecipeSource<'a> {
+    set: &'a RecipeSet,
+    root: &'a Path,
+    parsed: &'a DocIndex<'a>,
+}
+
+impl RecipeSource<'_> {
+    fn file(&self, rel: &str) -> Option<std::borrow::Cow<'_, RecipeFile>> {
+        match self.set.file(rel) {
+            Some(loaded) => loaded.as_ref().ok().map(std::borrow::Cow::Borrowed),
+            None => infx_recipe::load_recipe_in(self.root, rel, self.parsed)
+                .ok()
+                .map(std::borrow::Cow::Owned),
+        }
+    }
+    fn lane(&self, lane: Lane) -> Option<std::borrow::Cow<'_, RecipeFile>> {
+        match self.set.lane(lane) {
+            Some(loaded) => loaded.as_ref().ok().map(std::borrow::Cow::Borrowed),
+            None => infx_recipe::load_recipe_in(self.root, lane.block_path(), self.parsed)
+                .ok()
+                .map(std::borrow::Cow::Owned),
+        }
+    }
 }
 
 /// One ambiguity or no-match finding, read back: the recipe, the variants the point matched
@@ -159,7 +192,7 @@ fn conc_in_name(label: &str) -> Option<String> {
 /// one error at the variant's recipe line, replacing the ambiguity errors it explains (and the
 /// no-match error of the point the copied variant's name says it serves). A variant some
 /// point matches, even ambiguously, is not "unused".
-fn explain_root_causes(diags: Vec<Diagnostic>, root: &Path) -> Vec<Diagnostic> {
+fn explain_root_causes(diags: Vec<Diagnostic>, from: &RecipeSource<'_>) -> Vec<Diagnostic> {
     let faults: Vec<Option<BindingFault>> = diags.iter().map(read_fault).collect();
     let mut matched_somewhere: std::collections::HashSet<(String, String)> = Default::default();
     for f in faults.iter().flatten() {
@@ -178,7 +211,7 @@ fn explain_root_causes(diags: Vec<Diagnostic>, root: &Path) -> Vec<Diagnostic> {
     recipes.sort_unstable();
     recipes.dedup();
     for rel in recipes {
-        let Ok(file) = infx_recipe::load_recipe(root, rel) else {
+        let Some(file) = from.file(rel) else {
             continue;
         };
         let Some(map) = file.root.as_map() else {
@@ -351,10 +384,10 @@ fn json_text(j: &Json) -> String {
 
 /// Per variant label of `rel` composed in `lane`: the worker args whose values differ between
 /// the file's variants (tensor/expert parallel sizes are the tp/ep columns already).
-fn per_point_args(root: &Path, rel: &str, lane: Lane) -> HashMap<String, Vec<String>> {
+fn per_point_args(from: &RecipeSource<'_>, rel: &str, lane: Lane) -> HashMap<String, Vec<String>> {
     let variants: Vec<Variant> = (|| {
-        let file = infx_recipe::load_recipe(root, rel).ok()?;
-        let block = infx_recipe::load_recipe(root, lane.block_path()).ok()?;
+        let file = from.file(rel)?;
+        let block = from.lane(lane)?;
         infx_recipe::compose_lane(&file, lane, &block)
             .expand_with(None, ExpandOptions::inferencex())
             .ok()

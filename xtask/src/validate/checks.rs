@@ -204,8 +204,10 @@ fn matrix(i: &Inputs) -> Checked {
     let keys = i.touched.as_deref();
     match infx_matrix::MasterConfigs::from_documents(&i.configs.masters) {
         Ok(configs) => {
+            let parsed = i.recipe_documents();
             let mut runners = infx_matrix::Runners::from_node(&rdoc.root);
             runners.tree_root = Some(i.root.clone());
+            runners.parsed = Some(&parsed);
             let (d, bindings) = bind_with_records(&configs, &runners, keys, i);
             let scope = scope_of_keys(keys, i.configs.entries.len());
             Checked {
@@ -239,7 +241,9 @@ fn bind_with_records(
         scenario_types: None,
     };
     match infx_matrix::expand_with_origins(configs, runners, &opts) {
-        Ok(points) => super::binding::bind_and_record(&points, &i.root, &i.shown),
+        Ok(points) => {
+            super::binding::bind_and_record(&points, &i.root, &i.recipe_documents(), &i.shown)
+        }
         Err(d) => (vec![d], Vec::new()),
     }
 }
@@ -254,7 +258,13 @@ fn scope_of_keys(keys: Option<&[String]>, total: usize) -> String {
 
 /// Every variant of every recipe the touched configs use passes the dry-run.
 fn recipe(i: &Inputs) -> Checked {
-    steps::check_recipes(&i.root, &i.configs, i.touched.as_deref()).into()
+    steps::check_recipes(
+        &i.root,
+        &i.configs,
+        &i.recipe_documents(),
+        i.touched.as_deref(),
+    )
+    .into()
 }
 
 /// Every image reference digest-pinned (offline); with `--online` the registry agrees.
@@ -310,16 +320,23 @@ fn diff_check(i: &Inputs) -> Checked {
 /// that have a cookbook file.
 fn review(i: &Inputs) -> Checked {
     let mut diagnostics = i.review_load_findings.clone();
-    diagnostics.extend(infx_review::review_tree(&i.review));
+    diagnostics.extend(infx_review::review_tree_of(&i.review, &i.configs.masters));
+    let parsed = infx_yaml::DocIndex::new(
+        i.docs
+            .iter()
+            .chain(&i.review.recipes)
+            .chain(&i.review.lanes),
+    );
     diagnostics.extend(infx_review::cookbook::check_configs(
         &i.root,
         &i.configs.masters,
         i.configs.runners.as_ref(),
+        &parsed,
         i.touched.as_deref(),
     ));
     let scope = format!(
         "{} config files, {} recipes",
-        i.review.masters.len(),
+        i.configs.masters.len(),
         i.review.recipes.len()
     );
     ran("review", diagnostics, scope).into()

@@ -7,7 +7,7 @@ use super::{Options, contribution, pr};
 use infx_changelog::impact::Impact;
 use infx_changelog::labels::PrContext;
 use infx_report::Diagnostic;
-use infx_yaml::Document;
+use infx_yaml::{DocIndex, Document};
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -71,45 +71,48 @@ impl Inputs {
             .root
             .canonicalize()
             .unwrap_or_else(|_| opts.root.clone());
-        let t = Instant::now();
-        let change = steps::detect_change(&root, opts);
-        let change_elapsed = t.elapsed();
+        let (change, change_elapsed, files, mut parsed, mut yaml_elapsed) =
+            detect_and_parse(&root, opts);
         let pr = load_pr(opts, &change);
-
-        let t = Instant::now();
         let whole_tree = opts.all || change.mode != ChangeMode::Change;
-        let mut parsed = Parsed::default();
-        let files = if whole_tree {
-            let changelog = root.join("perf-changelog.yaml");
-            yaml_files(&root, &mut parsed.findings)
-                .into_iter()
-                .filter(|p| *p != changelog)
-                .collect()
-        } else {
-            scoped_yaml_files(&root, &change, &mut parsed.findings)
-        };
-        let walk_findings = std::mem::take(&mut parsed.findings);
-        parsed.parse(&files);
-        parsed.findings.extend(walk_findings);
-        let mut yaml_elapsed = t.elapsed();
 
         let t = Instant::now();
         let mut configs = load_configs(&root, &mut parsed.docs);
-        let config_findings = infx_config::check(&configs);
+        let config_load_elapsed = t.elapsed();
+        // The config check, the changelog's gate and the change's impact only read the
+        // configs: they run side by side (docs/performance.md). The impact is worked out before
+        // the check's verdict is known and dropped when the configs are unsound.
+        let (config_findings, config_check_elapsed, changelog, impact) =
+            std::thread::scope(|scope| {
+                let check = scope.spawn(|| {
+                    let t = Instant::now();
+                    let parsed = infx_yaml::DocIndex::new(&parsed.docs);
+                    (infx_config::check_in(&configs, &parsed), t.elapsed())
+                });
+                let changelog = steps::load_changelog(&root, &change, &configs);
+                let impact = contribution::change_impact(&root, &change, &configs);
+                let (findings, elapsed) = check.join().unwrap_or_else(|_| {
+                    let d = Diagnostic::error(
+                        crate::codes::VALIDATE_INTERNAL,
+                        "the config check failed unexpectedly",
+                    );
+                    (vec![d], Duration::ZERO)
+                });
+                (findings, elapsed, changelog, impact)
+            });
         let config_failed = config_findings
             .iter()
             .any(|d| d.is_error() && d.code != infx_config::codes::X5);
-        let config_elapsed = t.elapsed();
+        let impact = if config_failed {
+            Default::default()
+        } else {
+            impact
+        };
+        let config_elapsed = config_load_elapsed + config_check_elapsed;
 
         let modifiers = infx_changelog::labels::modifiers(
             pr.context.as_ref().map_or(&[][..], |p| &p.labels[..]),
         );
-        let changelog = steps::load_changelog(&root, &change, &configs);
-        let impact = if config_failed {
-            Default::default()
-        } else {
-            contribution::change_impact(&root, &change, &configs)
-        };
         let touched =
             steps::touched_keys(&root, &change, &configs, &changelog.scope.keys, opts.all);
         if !whole_tree {
@@ -179,6 +182,12 @@ impl Inputs {
             review,
             review_load_findings,
         }
+    }
+
+    /// The parsed recipe files and lane blocks, for the readers that need them as recipes
+    /// (binder, dry-run): they are not read and parsed again.
+    pub fn recipe_documents(&self) -> infx_yaml::DocIndex<'_> {
+        infx_yaml::DocIndex::new(self.review.recipes.iter().chain(&self.review.lanes))
     }
 
     /// Every parsed document (for the source map and the allow comments).
@@ -263,10 +272,9 @@ fn review_inputs(
     pr: Option<u64>,
     findings: &mut Vec<Diagnostic>,
 ) -> (infx_review::ReviewInputs, Vec<Document>) {
-    let mut inputs = infx_review::ReviewInputs {
-        masters: configs.masters.clone(),
-        ..Default::default()
-    };
+    // The master configs stay in `configs` (the review check passes them); a copy of the two
+    // largest documents would cost more than some whole checks.
+    let mut inputs = infx_review::ReviewInputs::default();
     let mut rest = Vec::new();
     for d in docs {
         let rel = super::relative_to(root, &d.path);
@@ -279,7 +287,7 @@ fn review_inputs(
             rest.push(d);
         }
     }
-    inputs.golden = infx_review::load::load_golden(root, findings);
+    inputs.golden = infx_review::load::load_golden_in(root, &DocIndex::new(&rest), findings);
     inputs.codeowners = infx_review::load::load_codeowners(root, findings);
     inputs.waivers = infx_review::load::load_waivers(root);
     if let Some(Ok(c)) = &change.loaded {
@@ -289,7 +297,7 @@ fn review_inputs(
         // Only the base's top-level keys are needed (which configs are new): read them from
         // the text, no parse.
         let mut keys = BTreeSet::new();
-        for m in &inputs.masters {
+        for m in &configs.masters {
             if let Some(bytes) = change.base_bytes(&m.path)
                 && let Ok(text) = String::from_utf8(bytes)
             {
@@ -311,6 +319,84 @@ fn review_inputs(
     (inputs, rest)
 }
 
+/// Detects the change and parses the YAML in its scope: (change, its time, the files in scope,
+/// their parse, the parse time). The master configs and runners.yaml are in every scope and
+/// are the largest files of a tree, so they are parsed on other threads while git works out
+/// the change (a one-config change spends about as long in each; docs/performance.md).
+fn detect_and_parse(
+    root: &Path,
+    opts: &Options,
+) -> (ChangeInfo, Duration, Vec<PathBuf>, Parsed, Duration) {
+    let always: Vec<PathBuf> = MASTERS
+        .iter()
+        .chain([&RUNNERS])
+        .map(|r| root.join(r))
+        .filter(|p| p.is_file())
+        .collect();
+    std::thread::scope(|scope| {
+        let early = scope.spawn(|| {
+            let t = Instant::now();
+            (parse_all(&always), t.elapsed())
+        });
+        let t = Instant::now();
+        let change = steps::detect_change(root, opts);
+        let change_elapsed = t.elapsed();
+
+        let t = Instant::now();
+        let whole_tree = opts.all || change.mode != ChangeMode::Change;
+        let mut walk_findings = Vec::new();
+        let files: Vec<PathBuf> = if whole_tree {
+            let changelog = root.join("perf-changelog.yaml");
+            yaml_files(root, &mut walk_findings)
+                .into_iter()
+                .filter(|p| *p != changelog)
+                .collect()
+        } else {
+            scoped_yaml_files(root, &change, &mut walk_findings)
+        };
+        let early_set: HashSet<&Path> = always.iter().map(PathBuf::as_path).collect();
+        let rest: Vec<PathBuf> = files
+            .iter()
+            .filter(|f| !early_set.contains(f.as_path()))
+            .cloned()
+            .collect();
+        let rest_loaded = parse_all(&rest);
+        let (early_loaded, early_elapsed) = early
+            .join()
+            .unwrap_or_else(|_| (failed_parses(&always), Duration::ZERO));
+        // Back into the scope's order: the report lists files in walk order.
+        let mut by_path: std::collections::HashMap<&Path, Result<Document, Diagnostic>> = always
+            .iter()
+            .map(PathBuf::as_path)
+            .zip(early_loaded)
+            .chain(rest.iter().map(PathBuf::as_path).zip(rest_loaded))
+            .collect();
+        let mut parsed = Parsed::default();
+        for f in &files {
+            if let Some(loaded) = by_path.remove(f.as_path()) {
+                parsed.add(f, loaded);
+            }
+        }
+        parsed.findings.extend(walk_findings);
+        let yaml_elapsed = t.elapsed() + early_elapsed.saturating_sub(change_elapsed);
+        (change, change_elapsed, files, parsed, yaml_elapsed)
+    })
+}
+
+/// The result of a parser thread that panicked (a bug): one internal finding per file.
+fn failed_parses(files: &[PathBuf]) -> Vec<Result<Document, Diagnostic>> {
+    files
+        .iter()
+        .map(|f| {
+            Err(Diagnostic::error(
+                infx_yaml::codes::INTERNAL,
+                "the YAML loader failed on this file",
+            )
+            .with_path(f))
+        })
+        .collect()
+}
+
 /// Parsed documents, parse findings and the raw text of files that failed, accumulated.
 #[derive(Default)]
 struct Parsed {
@@ -322,17 +408,21 @@ struct Parsed {
 
 impl Parsed {
     fn parse(&mut self, files: &[PathBuf]) {
-        self.files += files.len();
         self.docs.reserve(files.len());
         for (f, loaded) in files.iter().zip(parse_all(files)) {
-            match loaded {
-                Ok(doc) => self.docs.push(doc),
-                Err(d) => {
-                    if let Ok(text) = infx_fs::read_to_string(f) {
-                        self.raw.push((f.clone(), text));
-                    }
-                    self.findings.push(d);
+            self.add(f, loaded);
+        }
+    }
+
+    fn add(&mut self, file: &Path, loaded: Result<Document, Diagnostic>) {
+        self.files += 1;
+        match loaded {
+            Ok(doc) => self.docs.push(doc),
+            Err(d) => {
+                if let Ok(text) = infx_fs::read_to_string(file) {
+                    self.raw.push((file.to_path_buf(), text));
                 }
+                self.findings.push(d);
             }
         }
     }
@@ -380,15 +470,18 @@ fn parse_all(files: &[PathBuf]) -> Vec<Result<Document, Diagnostic>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8);
-    if threads < 2 || files.len() < 8 {
-        return files.iter().map(|f| infx_yaml::load_file(f)).collect();
-    }
     // Parsing time follows bytes, not file count: one master config outweighs hundreds of
     // recipes. A file whose size cannot be read counts as empty; its load reports why.
     let sizes: Vec<u64> = files
         .iter()
         .map(|f| std::fs::metadata(f).map_or(0, |m| m.len()))
         .collect();
+    // A thread pays for itself from about this many bytes (a few milliseconds of parsing).
+    const WORTH_A_THREAD: u64 = 64 * 1024;
+    let threads = threads.min((sizes.iter().sum::<u64>() / WORTH_A_THREAD).max(1) as usize);
+    if threads < 2 || files.len() < 2 {
+        return files.iter().map(|f| infx_yaml::load_file(f)).collect();
+    }
     let parts = byte_balanced_ranges(&sizes, threads);
     std::thread::scope(|scope| {
         let handles: Vec<_> = parts
@@ -407,18 +500,8 @@ fn parse_all(files: &[PathBuf]) -> Vec<Result<Document, Diagnostic>> {
             .zip(parts.iter())
             .flat_map(|(h, range)| {
                 // A panicking parser thread is a bug; report it per file instead of aborting.
-                h.join().unwrap_or_else(|_| {
-                    files[range.clone()]
-                        .iter()
-                        .map(|f| {
-                            Err(Diagnostic::error(
-                                infx_yaml::codes::INTERNAL,
-                                "the YAML loader failed on this file",
-                            )
-                            .with_path(f))
-                        })
-                        .collect()
-                })
+                h.join()
+                    .unwrap_or_else(|_| failed_parses(&files[range.clone()]))
             })
             .collect()
     })

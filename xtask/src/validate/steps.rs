@@ -90,8 +90,28 @@ impl ChangeInfo {
         infx_git::Repo::open(self.repo_root.as_ref()?).ok()
     }
     /// The bytes of `file` (absolute) at the base, following the move into `inferencex-e2e/`.
+    /// The loaded text of `rel` (repository-relative) when the change modified it in place
+    /// (same path on both sides, diffed against this run's base): its old and new bytes are
+    /// exactly what [`Self::base_bytes`] and [`Self::head_bytes`] would read from git again.
+    fn modified_text(&self, rel: &Path) -> Option<&infx_diff::FileText> {
+        let change = self.loaded.as_ref()?.as_ref().ok()?;
+        if change.set.base.commit != self.base {
+            return None;
+        }
+        let modified = change
+            .set
+            .files
+            .iter()
+            .any(|f| f.path == rel && f.status == infx_diff::Status::Modified);
+        modified
+            .then(|| change.texts.iter().find(|t| t.path == rel))
+            .flatten()
+    }
     pub(super) fn base_bytes(&self, file: &Path) -> Option<Vec<u8>> {
         let rel = relative_to(self.repo_root.as_ref()?, file);
+        if let Some(text) = self.modified_text(&rel) {
+            return Some(text.old.clone());
+        }
         let repo = self.repo()?;
         let blob = repo
             .blob_at_layout(self.base_oid()?, &rel.to_string_lossy())
@@ -101,6 +121,11 @@ impl ChangeInfo {
     /// The bytes of `file` (absolute) on the new side: the fallback commit or the working tree
     /// (as git would commit it: a CRLF checkout under `core.autocrlf` reads as LF).
     pub(super) fn head_bytes(&self, file: &Path) -> Option<Vec<u8>> {
+        if let Some(repo) = &self.repo_root
+            && let Some(text) = self.modified_text(&relative_to(repo, file))
+        {
+            return Some(text.new.clone());
+        }
         match &self.head_rev {
             None => match &self.repo_root {
                 Some(repo) => {
@@ -605,6 +630,7 @@ pub fn recipe_paths(
 pub fn check_recipes(
     root: &Path,
     loaded: &infx_config::LoadedConfigs,
+    parsed: &infx_yaml::DocIndex<'_>,
     keys: Option<&[String]>,
 ) -> CheckResult {
     if keys.is_some_and(|k| k.is_empty()) {
@@ -613,7 +639,12 @@ pub fn check_recipes(
     let mut diags = Vec::new();
     let mut done: BTreeSet<(String, String, &str, &str, &str)> = BTreeSet::new();
     let mut variants = 0usize;
-    let mut cache = RecipeCache::default();
+    let mut cache = RecipeCache {
+        parsed,
+        files: HashMap::new(),
+        lanes: HashMap::new(),
+        fragments_checked: BTreeSet::new(),
+    };
     for u in recipe_uses(loaded, keys) {
         let key = (
             u.rel.clone(),
@@ -637,8 +668,9 @@ pub fn check_recipes(
 }
 
 /// Recipe files and lane blocks read for the dry-run step, each once per run.
-#[derive(Default)]
-struct RecipeCache {
+struct RecipeCache<'a> {
+    /// The documents this run parsed (the recipes in scope): not read again.
+    parsed: &'a infx_yaml::DocIndex<'a>,
     files: HashMap<String, Option<infx_recipe::RecipeFile>>,
     lanes: HashMap<infx_recipe::Lane, Result<infx_recipe::RecipeFile, Diagnostic>>,
     /// (file, lane) pairs whose fragment rules were checked.
@@ -648,7 +680,7 @@ struct RecipeCache {
 fn dry_run_one(
     root: &Path,
     u: &RecipeUse<'_>,
-    cache: &mut RecipeCache,
+    cache: &mut RecipeCache<'_>,
     diags: &mut Vec<Diagnostic>,
 ) -> usize {
     let lane = u.lane;
@@ -659,14 +691,14 @@ fn dry_run_one(
     let file = cache
         .files
         .entry(u.rel.clone())
-        .or_insert_with(|| infx_recipe::load_recipe(root, &u.rel).ok());
+        .or_insert_with(|| infx_recipe::load_recipe_in(root, &u.rel, cache.parsed).ok());
     let Some(file) = file.as_ref() else {
         return 0;
     };
     let block = cache
         .lanes
         .entry(lane)
-        .or_insert_with(|| infx_recipe::load_recipe(root, lane.block_path()));
+        .or_insert_with(|| infx_recipe::load_recipe_in(root, lane.block_path(), cache.parsed));
     let composed = match block {
         Ok(block) => infx_recipe::compose_lane(file, lane, block),
         Err(d) => {
