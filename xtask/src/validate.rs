@@ -515,10 +515,20 @@ fn show_repository_paths(inputs: &Inputs, checks: &mut [CheckResult]) -> SourceM
     // Messages name files by the absolute paths the checks were given; the report shows them
     // relative to the same base as the locations, so it never echoes the machine's layout
     // (docs/security.md) and reads the same from any checkout.
-    let absolute_prefix = format!("{}/", display_base.display());
+    // As given and resolved (libgit2 names a work tree with a trailing `/`; a tree reached
+    // through a symlink is canonical in the checks' paths).
+    let mut prefixes: Vec<String> = [Some(display_base.clone()), display_base.canonicalize().ok()]
+        .into_iter()
+        .flatten()
+        .map(|p| p.join("").display().to_string())
+        .filter(|p| p.len() > 1)
+        .collect();
+    prefixes.dedup();
     let unprefix = |text: &mut String| {
-        if text.contains(&absolute_prefix) {
-            *text = text.replace(&absolute_prefix, "");
+        for prefix in &prefixes {
+            if text.contains(prefix.as_str()) {
+                *text = text.replace(prefix.as_str(), "");
+            }
         }
     };
     for c in checks {

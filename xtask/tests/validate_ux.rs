@@ -408,3 +408,26 @@ fn binding_messages_use_yaml_spellings() {
     );
     assert!(!out.contains("False"), "{out}");
 }
+
+/// Findings name files the way their locations do, relative to the repository: never by the
+/// absolute path of the checkout (a CI log would show the runner's layout, and the report
+/// would read differently from every clone).
+#[test]
+fn messages_name_files_relative_to_the_repository() {
+    let tmp = repo();
+    edit(
+        tmp.path(),
+        "inferencex-e2e/configs/nvidia-master.yaml",
+        |t| t.replacen("  runner: b300\n", "  runner: b300-nowhere\n", 1),
+    );
+    let absolute = tmp.path().canonicalize().unwrap().display().to_string();
+    for format in ["human", "json", "github"] {
+        let (out, code) = validate(tmp.path(), &["--format", format]);
+        assert_eq!(code, 1, "{out}");
+        assert!(
+            out.contains("is not a label in inferencex-e2e/configs/runners.yaml"),
+            "{format}: {out}"
+        );
+        assert!(!out.contains(&absolute), "{format}: {out}");
+    }
+}
