@@ -507,7 +507,7 @@ fn show_repository_paths(inputs: &Inputs, checks: &mut [CheckResult]) -> SourceM
     });
     let mut sources = SourceMap::new();
     for doc in inputs.documents() {
-        sources.insert(relative_to(&display_base, &doc.path), doc.text.to_string());
+        sources.insert(relative_to(&display_base, &doc.path), doc.text.clone());
     }
     for (p, text) in &inputs.raw_sources {
         sources.insert(relative_to(&display_base, p), text.clone());

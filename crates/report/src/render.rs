@@ -5,33 +5,36 @@ use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet}
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
-/// Source texts by path, so the human renderer can show the offending line.
+/// Source texts by path, so the human renderer can show the offending line. A text is shared,
+/// not copied (a parsed document's `Arc<str>`), and its line index is built the first time a
+/// snippet needs it: most files of a whole-tree run have no finding.
 #[derive(Default)]
 pub struct SourceMap {
-    files: HashMap<PathBuf, (String, LineIndex)>,
+    files: HashMap<PathBuf, (Arc<str>, OnceLock<LineIndex>)>,
 }
 
 impl SourceMap {
     pub fn new() -> Self {
         Self::default()
     }
-    pub fn insert(&mut self, path: impl AsRef<Path>, text: String) {
-        let idx = LineIndex::new(&text);
-        self.files.insert(path.as_ref().to_path_buf(), (text, idx));
+    pub fn insert(&mut self, path: impl AsRef<Path>, text: impl Into<Arc<str>>) {
+        self.files
+            .insert(path.as_ref().to_path_buf(), (text.into(), OnceLock::new()));
     }
     pub fn contains(&self, path: &Path) -> bool {
         self.files.contains_key(path)
     }
     /// Every (path, text), in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&Path, &str)> {
-        self.files
-            .iter()
-            .map(|(p, (t, _))| (p.as_path(), t.as_str()))
+        self.files.iter().map(|(p, (t, _))| (p.as_path(), &**t))
     }
     fn line(&self, path: &Path, line: usize) -> Option<&str> {
         let (text, idx) = self.files.get(path)?;
-        let range = idx.line_range(text, line)?;
+        let range = idx
+            .get_or_init(|| LineIndex::new(text))
+            .line_range(text, line)?;
         text.get(range)
     }
 }
