@@ -37,7 +37,7 @@ fn main() {
         let vars: Vec<_> = inputs
             .recipes
             .iter()
-            .map(|d| infx_review::recipe::variants(&d.root))
+            .map(|d| infx_review::recipe::variants(d))
             .collect();
         eprintln!(
             "variants {:.2} ms ({} total)",

@@ -530,6 +530,13 @@ mod tests {
             Err(d) => panic!("{d}"),
         }
     }
+    fn doc(t: &str) -> infx_yaml::Document {
+        infx_yaml::Document {
+            path: Path::new("r.yaml").to_path_buf(),
+            text: std::sync::Arc::from(t),
+            root: parse(t),
+        }
+    }
     fn golden() -> Golden {
         let mut g = Golden::new();
         let q = "qwen3.5-397b-a17b-nvfp4:\n  thinking_on:\n    3: 3.39\n    6: 4.80\n    7: 5.04\n  thinking_off:\n    6: 4.48\n";
@@ -563,7 +570,7 @@ mod tests {
         };
         check_recipe(
             Path::new("r.yaml"),
-            &variants(&parse(t)),
+            &variants(&doc(t)),
             &ctx,
             &golden(),
             mode,
@@ -620,7 +627,7 @@ mod tests {
         assert!(
             check_recipe(
                 Path::new("r.yaml"),
-                &variants(&parse(VLLM_MTP2)),
+                &variants(&doc(VLLM_MTP2)),
                 &ctx,
                 &golden(),
                 Mode::Pinned

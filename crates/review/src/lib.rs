@@ -157,7 +157,7 @@ pub fn review_tree_of(inputs: &ReviewInputs, masters: &[Document]) -> Vec<Diagno
         ));
     }
     for doc in &inputs.lanes {
-        out.extend(recipe::check_recipe(&doc.path, &doc.root));
+        out.extend(recipe::check_recipe(doc));
     }
     if let Some(change) = &inputs.change {
         out.extend(patches::check(&change.files, change.pr, &inputs.waivers));
@@ -205,7 +205,7 @@ pub fn review_recipe(
     golden: &Golden,
     mode: GoldenMode,
 ) -> Vec<Diagnostic> {
-    let vars = recipe::variants(&doc.root);
+    let vars = recipe::variants(doc);
     let mut out = recipe::check_variants(&doc.path, &vars);
     let p = path_key(doc);
     let agentic_path = p

@@ -7,7 +7,7 @@
 
 use crate::codes;
 use infx_report::{Diagnostic, Span};
-use infx_yaml::{Mapping, Node, ScalarStyle, Value};
+use infx_yaml::{Document, Node, Value};
 use std::borrow::Cow;
 use std::path::Path;
 
@@ -31,112 +31,37 @@ pub struct Variant<'a> {
     pub node: std::borrow::Cow<'a, Node>,
 }
 
-/// `deep_merge(base, over)`: `null` deletes, mappings merge recursively, anything else replaces.
-pub fn deep_merge(base: &Node, over: &Node) -> Node {
-    match (&base.value, &over.value) {
-        (Value::Map(b), Value::Map(o)) => {
-            let mut out = b.clone();
-            for (k, kn, v) in o.iter() {
-                if v.is_null() {
-                    out.shift_remove(k);
-                    continue;
-                }
-                let merged = match out.get(k) {
-                    Some(existing) if existing.as_map().is_some() && v.as_map().is_some() => {
-                        deep_merge(existing, v)
-                    }
-                    _ => v.clone(),
-                };
-                match out.get_mut(k) {
-                    Some(slot) => *slot = merged,
-                    None => out.insert(kn.clone(), merged),
-                }
-            }
-            Node {
-                value: Value::Map(out),
-                span: base.span,
-                style: ScalarStyle::Collection,
-            }
-        }
-        _ => over.clone(),
-    }
-}
-
-fn zip_lengths(n: &Node, out: &mut Vec<usize>) {
-    match &n.value {
-        Value::Seq(items) => out.push(items.len()),
-        Value::Map(m) => m.iter().for_each(|(_, _, v)| zip_lengths(v, out)),
-        _ => {}
-    }
-}
-
-fn zip_slice(n: &Node, i: usize) -> Node {
-    match &n.value {
-        Value::Seq(items) if items.len() == 1 => items[0].clone(),
-        Value::Seq(items) => items.get(i).cloned().unwrap_or_else(|| n.clone()),
-        Value::Map(m) => {
-            let mut out = Mapping::new();
-            for (_, k, v) in m.iter() {
-                out.insert(k.clone(), zip_slice(v, i));
-            }
-            Node {
-                value: Value::Map(out),
-                span: n.span,
-                style: n.style,
-            }
-        }
-        _ => n.clone(),
-    }
-}
-
-/// Expands a recipe into its variants. Invalid bundles (a zip with mismatched lengths, a
-/// non-mapping override) yield the variants that can be built; the recipe checks of other crates
-/// report the structure errors.
-pub fn variants(root: &Node) -> Vec<Variant<'_>> {
-    let Some(map) = root.as_map() else {
+/// Expands a recipe into its variants with infx-recipe's expander, as srtctl launches them:
+/// a plain recipe is one variant (`recipe`); a bundle gives each `override_*` and
+/// `zip_override_*[i]`, or `base` alone when it has neither. A bundle the expander refuses (a
+/// zip with mismatched lengths, a non-mapping override) is reviewed through its `base` only:
+/// the recipe check reports why it does not expand.
+pub fn variants(doc: &Document) -> Vec<Variant<'_>> {
+    let Some(map) = doc.root.as_map() else {
         return vec![];
     };
     let Some(base) = map.get("base").filter(|b| b.as_map().is_some()) else {
         return vec![Variant {
             name: "recipe".into(),
-            node: Cow::Borrowed(root),
+            node: Cow::Borrowed(&doc.root),
         }];
     };
-    let mut keys: Vec<&str> = map.keys().collect();
-    keys.sort_unstable();
-    let mut out = Vec::new();
-    for k in keys.iter().filter(|k| k.starts_with("override_")) {
-        if let Some(sec) = map.get(k).filter(|s| s.as_map().is_some()) {
-            out.push(Variant {
-                name: (*k).to_string(),
-                node: Cow::Owned(deep_merge(base, sec)),
-            });
-        }
-    }
-    for k in keys.iter().filter(|k| k.starts_with("zip_override_")) {
-        let Some(sec) = map.get(k).filter(|s| s.as_map().is_some()) else {
-            continue;
-        };
-        let mut lens = Vec::new();
-        zip_lengths(sec, &mut lens);
-        let n = lens.iter().copied().filter(|&l| l != 1).max().unwrap_or(1);
-        if lens.is_empty() || lens.contains(&0) || lens.iter().any(|&l| l != 1 && l != n) {
-            continue;
-        }
-        for i in 0..n {
-            out.push(Variant {
-                name: format!("{k}[{i}]"),
-                node: Cow::Owned(deep_merge(base, &zip_slice(sec, i))),
-            });
-        }
-    }
-    if out.is_empty() {
-        out.push(Variant {
+    let expanded =
+        infx_recipe::RecipeFile::from_parsed(&doc.path, doc.text.clone(), doc.root.clone())
+            .and_then(|file| file.expand_with(None, infx_recipe::ExpandOptions::srtctl()));
+    match expanded {
+        Ok(found) if !found.is_empty() => found
+            .into_iter()
+            .map(|v| Variant {
+                name: v.selector_text(),
+                node: Cow::Owned(v.tree),
+            })
+            .collect(),
+        _ => vec![Variant {
             name: "base".into(),
             node: Cow::Borrowed(base),
-        });
+        }],
     }
-    out
 }
 
 /// Visits every mapping entry `(key, key node, value)` of a tree, depth first, in order.
@@ -524,8 +449,8 @@ pub fn role_arg_maps(v: &Node) -> Vec<(&str, &Node)> {
 }
 
 /// All per-recipe checks on one file: Check 8, Check 13 and the DP cuda-graph lint.
-pub fn check_recipe(path: &Path, root: &Node) -> Vec<Diagnostic> {
-    check_variants(path, &variants(root))
+pub fn check_recipe(doc: &Document) -> Vec<Diagnostic> {
+    check_variants(&doc.path, &variants(doc))
 }
 
 /// [`check_recipe`] on variants already expanded.
@@ -569,6 +494,16 @@ mod tests {
             Err(d) => panic!("{d}"),
         }
     }
+    fn doc(path: &str, t: &str) -> Document {
+        Document {
+            path: Path::new(path).to_path_buf(),
+            text: std::sync::Arc::from(t),
+            root: parse(t),
+        }
+    }
+    fn check_text(path: &str, t: &str) -> Vec<Diagnostic> {
+        check_recipe(&doc(path, t))
+    }
     fn codes(d: &[Diagnostic]) -> Vec<infx_report::Code> {
         d.iter().map(|d| d.code).collect()
     }
@@ -577,62 +512,50 @@ mod tests {
 
     #[test]
     fn prohibited_draft_env_fails_and_off_passes() {
-        let d = check_recipe(Path::new("r.yaml"), &parse(QWEN_FAIL));
+        let d = check_text("r.yaml", QWEN_FAIL);
         assert_eq!(codes(&d), [CODE_DRAFT_ENV]);
         assert_eq!(d[0].span.map(|s| s.start.line), Some(3));
         let off = QWEN_FAIL.replace("'1'", "'0'");
-        assert!(check_recipe(Path::new("r.yaml"), &parse(&off)).is_empty());
+        assert!(check_text("r.yaml", &off).is_empty());
         // Without speculative decoding the variable is inert.
         let stp = "backend:\n  env:\n    SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE: '1'\n";
-        assert!(check_recipe(Path::new("r.yaml"), &parse(stp)).is_empty());
+        assert!(check_text("r.yaml", stp).is_empty());
     }
 
     #[test]
     fn draft_quantization_flag_fails() {
         let t = "backend:\n  vllm_config:\n    decode:\n      speculative-config: '{\"method\": \"mtp\", \"num_speculative_tokens\": 3}'\n      speculative-draft-model-quantization: quark_mxfp4\n";
-        let d = check_recipe(Path::new("r.yaml"), &parse(t));
+        let d = check_text("r.yaml", t);
         assert_eq!(codes(&d), [CODE_DRAFT_FLAG]);
         // Pass: an FP8 checkpoint serving its embedded head with no draft flags.
         let ok = "backend:\n  sglang_config:\n    decode:\n      speculative-algorithm: NEXTN\n      quantization: fp8\n";
-        assert!(check_recipe(Path::new("r.yaml"), &parse(ok)).is_empty());
+        assert!(check_text("r.yaml", ok).is_empty());
     }
 
     #[test]
     fn event_publication_false_fails() {
         let t = "backend:\n  type: trtllm\n  publish_events_and_metrics: false\n";
-        let d = check_recipe(Path::new("r.yaml"), &parse(t));
+        let d = check_text("r.yaml", t);
         assert_eq!(codes(&d), [CODE_EVENTS]);
-        assert!(
-            check_recipe(
-                Path::new("r.yaml"),
-                &parse("backend:\n  publish_events_and_metrics: true\n")
-            )
-            .is_empty()
-        );
+        assert!(check_text("r.yaml", "backend:\n  publish_events_and_metrics: true\n").is_empty());
     }
 
     #[test]
     fn hf_overrides_flagged() {
         let t =
             "backend:\n  vllm_config:\n    agg:\n      hf-overrides: '{\"index_topk_freq\": 4}'\n";
-        assert_eq!(
-            codes(&check_recipe(Path::new("r.yaml"), &parse(t))),
-            [CODE_HF_OVERRIDES]
-        );
+        assert_eq!(codes(&check_text("r.yaml", t)), [CODE_HF_OVERRIDES]);
         let s = "benchmark:\n  command: vllm serve m --hf-overrides '{}'\n";
-        assert_eq!(
-            codes(&check_recipe(Path::new("r.yaml"), &parse(s))),
-            [CODE_HF_OVERRIDES]
-        );
+        assert_eq!(codes(&check_text("r.yaml", s)), [CODE_HF_OVERRIDES]);
         let ok = "backend:\n  vllm_config:\n    agg:\n      tensor-parallel-size: 8\n";
-        assert!(check_recipe(Path::new("r.yaml"), &parse(ok)).is_empty());
+        assert!(check_text("r.yaml", ok).is_empty());
     }
 
     const DP4: &str = "base:\n  roles:\n    agg:\n      args:\n        speculative-algorithm: DSPARK\n        cuda-graph-max-bs-decode: 64\noverride_tp2_c48:\n  roles:\n    agg:\n      args:\n        tensor-parallel-size: 2\n        max-running-requests: 64\noverride_dp4_c192:\n  roles:\n    agg:\n      args:\n        tensor-parallel-size: 4\n        data-parallel-size: 4\n        enable-dp-attention: true\n        max-running-requests: 384\n";
 
     #[test]
     fn dp4_c192_cuda_graph_warning() {
-        let d = check_recipe(Path::new("agentic.yaml"), &parse(DP4));
+        let d = check_text("agentic.yaml", DP4);
         assert_eq!(codes(&d), [CODE_CUDA_GRAPH]);
         assert!(
             d[0].message.contains("capture batch 64"),
@@ -646,19 +569,19 @@ mod tests {
         assert_eq!(d[0].span.map(|s| s.start.line), Some(6));
         assert!(d[0].notes.iter().any(|n| n.contains("override_dp4_c192")));
         let ok = DP4.replace("384", "256");
-        assert!(check_recipe(Path::new("agentic.yaml"), &parse(&ok)).is_empty());
+        assert!(check_text("agentic.yaml", &ok).is_empty());
     }
 
     #[test]
     fn prefill_roles_and_disabled_graphs_are_not_decode_capture() {
         let t = "backend:\n  sglang_config:\n    prefill:\n      enable-dp-attention: true\n      data-parallel-size: 8\n      max-running-requests: 4096\n      cuda-graph-max-bs: 64\n    decode:\n      enable-dp-attention: true\n      data-parallel-size: 8\n      max-running-requests: 4096\n      cuda-graph-max-bs: 64\n      disable-cuda-graph: true\n";
-        assert!(check_recipe(Path::new("r.yaml"), &parse(t)).is_empty());
+        assert!(check_text("r.yaml", t).is_empty());
     }
 
     #[test]
     fn vllm_dp_capture_counts_speculative_tokens() {
         let t = "backend:\n  vllm_config:\n    decode:\n      data-parallel-size: 8\n      max-num-seqs: 64\n      max-cudagraph-capture-size: 128\n      speculative-config: '{\"method\": \"mtp\", \"num_speculative_tokens\": 3}'\n";
-        let d = check_recipe(Path::new("r.yaml"), &parse(t));
+        let d = check_text("r.yaml", t);
         assert_eq!(codes(&d), [CODE_CUDA_GRAPH]);
         assert!(d[0].message.contains("256"));
     }
@@ -666,15 +589,16 @@ mod tests {
     #[test]
     fn override_null_deletes_inherited_value() {
         let t = "base:\n  backend:\n    env:\n      SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE: '1'\n    sglang_config:\n      decode:\n        speculative-algorithm: NEXTN\noverride_a:\n  backend:\n    env:\n      SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE: null\n";
-        assert!(check_recipe(Path::new("r.yaml"), &parse(t)).is_empty());
+        assert!(check_text("r.yaml", t).is_empty());
     }
 
     #[test]
     fn zip_variants_expand() {
         let t = "base:\n  a: 1\nzip_override_x:\n  a: [1, 2, 3]\n  b: [x]\n";
-        let root = parse(t);
-        let v = variants(&root);
+        let d = doc("r.yaml", t);
+        let v = variants(&d);
         assert_eq!(v.len(), 3);
+        assert_eq!(v[2].name, "zip_override_x[2]");
         assert_eq!(v[2].node.get("a").and_then(Node::as_i64), Some(3));
         assert_eq!(v[2].node.get("b").and_then(Node::as_str), Some("x"));
     }

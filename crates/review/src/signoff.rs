@@ -458,7 +458,7 @@ fn recipe_facts(
         facts
             .findings
             .extend(crate::review_recipe(doc, binding, &inputs.golden, mode));
-        let vars = recipe::variants(&doc.root);
+        let vars = recipe::variants(doc);
         facts.variants += vars.len();
         let ctx = golden::Context {
             model_prefix: binding.and_then(|b| b.model_prefix.clone()),
