@@ -37,7 +37,7 @@ fn main() {
         let vars: Vec<_> = inputs
             .recipes
             .iter()
-            .map(|d| infx_review::recipe::variants(d))
+            .map(infx_review::recipe::variants)
             .collect();
         eprintln!(
             "variants {:.2} ms ({} total)",
