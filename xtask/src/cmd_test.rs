@@ -367,6 +367,33 @@ struct Captured {
 }
 
 impl Captured {
+    /// Pass when the command succeeded, else its failure text.
+    fn verdict(&self) -> Verdict {
+        if self.ok {
+            Verdict::Pass
+        } else {
+            Verdict::Fail(self.why())
+        }
+    }
+
+    /// `nix flake show --json` ran and lists every output the flake must have.
+    fn show_verdict(&self) -> Verdict {
+        if !self.ok {
+            return Verdict::Fail(self.why());
+        }
+        match serde_json::from_str::<serde_json::Value>(self.stdout.trim()) {
+            Err(e) => Verdict::Fail(format!("nix flake show --json: {e}")),
+            Ok(v) => {
+                let missing = missing_outputs(&v);
+                if missing.is_empty() {
+                    Verdict::Pass
+                } else {
+                    Verdict::Fail(format!("missing outputs: {}", missing.join(", ")))
+                }
+            }
+        }
+    }
+
     /// The failure text: the last lines of stderr (or stdout), enough to act on.
     fn why(&self) -> String {
         let text = if self.stderr.trim().is_empty() {
@@ -639,83 +666,14 @@ fn flake_checks_in(
     println!("==> flake: offline structure test with nix/stubs (a structure test, not a build)");
 
     // Every tracked .nix file parses (the flake sees tracked files only).
-    let files = match tracked_nix_files(root) {
-        Ok(f) => f,
-        Err(e) => {
-            r.record("flake: parse .nix files", Verdict::Fail(e));
-            return;
-        }
-    };
-    let bad: Vec<String> = files
-        .iter()
-        .filter_map(|f| {
-            let out = capture(root, &instantiate, &os(&["--parse", f]), &env, NIX_TIMEOUT);
-            (!out.ok).then(|| format!("{f}: {}", out.why()))
-        })
-        .collect();
-    let name = format!("flake: {} .nix files parse", files.len());
-    r.record(
-        &name,
-        if bad.is_empty() && !files.is_empty() {
-            Verdict::Pass
-        } else if files.is_empty() {
-            Verdict::Fail("no tracked .nix file (is flake.nix tracked by git?)".into())
-        } else {
-            Verdict::Fail(bad.join("\n    "))
-        },
-    );
+    if !nix_files_parse(root, &instantiate, &env, r) {
+        return;
+    }
 
     // Declared inputs = flake.lock root inputs = stub directories.
     let stubs_dir = root.join("nix").join("stubs");
-    let declared = {
-        let expr = format!(
-            "builtins.attrNames (import {}).inputs",
-            root.join("flake.nix").display()
-        );
-        let out = capture(
-            root,
-            &nix,
-            &os(&["eval", "--json", "--impure", "--expr", &expr]),
-            &env,
-            NIX_TIMEOUT,
-        );
-        if out.ok {
-            serde_json::from_str::<BTreeSet<String>>(out.stdout.trim())
-                .map_err(|e| format!("nix eval output: {e}"))
-        } else {
-            Err(out.why())
-        }
-    };
-    let locked = std::fs::read_to_string(root.join("flake.lock"))
-        .map_err(|e| format!("flake.lock: {e}"))
-        .and_then(|t| serde_json::from_str(&t).map_err(|e| format!("flake.lock: {e}")))
-        .and_then(|v: serde_json::Value| lock_root_inputs(&v));
-    let stubs = stub_names(&stubs_dir);
-    let inputs = match (declared, locked, stubs) {
-        (Ok(d), Ok(l), Ok(s)) => match inputs_agree(&d, &l, &s) {
-            Ok(()) => {
-                r.record(
-                    &format!(
-                        "flake: inputs {} = flake.lock = nix/stubs",
-                        d.iter().cloned().collect::<Vec<_>>().join(", ")
-                    ),
-                    Verdict::Pass,
-                );
-                d
-            }
-            Err(e) => {
-                r.record("flake: inputs = flake.lock = nix/stubs", Verdict::Fail(e));
-                return;
-            }
-        },
-        (d, l, s) => {
-            let why: Vec<String> = [d.err(), l.err(), s.err()].into_iter().flatten().collect();
-            r.record(
-                "flake: inputs = flake.lock = nix/stubs",
-                Verdict::Fail(why.join("; ")),
-            );
-            return;
-        }
+    let Some(inputs) = agreeing_inputs(root, &nix, &env, &stubs_dir, r) else {
+        return;
     };
 
     // The lock is well formed and up to date for flake.nix: with --no-update-lock-file Nix
@@ -736,11 +694,7 @@ fn flake_checks_in(
     );
     r.record(
         "flake: flake.lock accepted as is (--no-update-lock-file)",
-        if out.ok {
-            Verdict::Pass
-        } else {
-            Verdict::Fail(out.why())
-        },
+        out.verdict(),
     );
 
     let mut overrides: Vec<OsString> = Vec::new();
@@ -767,21 +721,7 @@ fn flake_checks_in(
     );
     r.record(
         "flake: show (outputs of both systems evaluate)",
-        if !out.ok {
-            Verdict::Fail(out.why())
-        } else {
-            match serde_json::from_str::<serde_json::Value>(out.stdout.trim()) {
-                Err(e) => Verdict::Fail(format!("nix flake show --json: {e}")),
-                Ok(v) => {
-                    let missing = missing_outputs(&v);
-                    if missing.is_empty() {
-                        Verdict::Pass
-                    } else {
-                        Verdict::Fail(format!("missing outputs: {}", missing.join(", ")))
-                    }
-                }
-            }
-        },
+        out.show_verdict(),
     );
 
     let out = capture(
@@ -793,11 +733,7 @@ fn flake_checks_in(
     );
     r.record(
         "flake: check (evaluates every output, builds the stub checks)",
-        if out.ok {
-            Verdict::Pass
-        } else {
-            Verdict::Fail(out.why())
-        },
+        out.verdict(),
     );
 
     let out = capture(
@@ -820,6 +756,102 @@ fn flake_checks_in(
             Verdict::Fail(out.why())
         },
     );
+}
+
+/// Records whether every tracked .nix file parses; `false` when the files cannot be listed.
+fn nix_files_parse(
+    root: &Path,
+    instantiate: &Path,
+    env: &[(OsString, OsString)],
+    r: &mut Runner,
+) -> bool {
+    let files = match tracked_nix_files(root) {
+        Ok(f) => f,
+        Err(e) => {
+            r.record("flake: parse .nix files", Verdict::Fail(e));
+            return false;
+        }
+    };
+    let bad: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let out = capture(root, instantiate, &os(&["--parse", f]), env, NIX_TIMEOUT);
+            (!out.ok).then(|| format!("{f}: {}", out.why()))
+        })
+        .collect();
+    let name = format!("flake: {} .nix files parse", files.len());
+    r.record(
+        &name,
+        if bad.is_empty() && !files.is_empty() {
+            Verdict::Pass
+        } else if files.is_empty() {
+            Verdict::Fail("no tracked .nix file (is flake.nix tracked by git?)".into())
+        } else {
+            Verdict::Fail(bad.join("\n    "))
+        },
+    );
+    true
+}
+
+/// The flake's declared inputs, recorded as agreeing with flake.lock's root inputs and the stub
+/// directories; `None` (recorded as a failure) when they do not.
+fn agreeing_inputs(
+    root: &Path,
+    nix: &Path,
+    env: &[(OsString, OsString)],
+    stubs_dir: &Path,
+    r: &mut Runner,
+) -> Option<BTreeSet<String>> {
+    let declared = {
+        let expr = format!(
+            "builtins.attrNames (import {}).inputs",
+            root.join("flake.nix").display()
+        );
+        let out = capture(
+            root,
+            nix,
+            &os(&["eval", "--json", "--impure", "--expr", &expr]),
+            env,
+            NIX_TIMEOUT,
+        );
+        if out.ok {
+            serde_json::from_str::<BTreeSet<String>>(out.stdout.trim())
+                .map_err(|e| format!("nix eval output: {e}"))
+        } else {
+            Err(out.why())
+        }
+    };
+    let locked = std::fs::read_to_string(root.join("flake.lock"))
+        .map_err(|e| format!("flake.lock: {e}"))
+        .and_then(|t| serde_json::from_str(&t).map_err(|e| format!("flake.lock: {e}")))
+        .and_then(|v: serde_json::Value| lock_root_inputs(&v));
+    let stubs = stub_names(stubs_dir);
+    match (declared, locked, stubs) {
+        (Ok(d), Ok(l), Ok(s)) => match inputs_agree(&d, &l, &s) {
+            Ok(()) => {
+                r.record(
+                    &format!(
+                        "flake: inputs {} = flake.lock = nix/stubs",
+                        d.iter().cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                    Verdict::Pass,
+                );
+                Some(d)
+            }
+            Err(e) => {
+                r.record("flake: inputs = flake.lock = nix/stubs", Verdict::Fail(e));
+                None
+            }
+        },
+        (d, l, s) => {
+            let why: Vec<String> = [d.err(), l.err(), s.err()].into_iter().flatten().collect();
+            r.record(
+                "flake: inputs = flake.lock = nix/stubs",
+                Verdict::Fail(why.join("; ")),
+            );
+            None
+        }
+    }
 }
 
 fn tracked_nix_files(root: &Path) -> Result<Vec<String>, String> {
@@ -1132,79 +1164,16 @@ fn real_input_checks_in(
         .collect();
     let env = env.as_slice();
     let work = nix_env.dir.path().join("real-inputs");
-    let unpacked = (|| -> Result<(), String> {
-        std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
-        for (_, tarball) in REAL_INPUT_TARBALLS {
-            let out = capture(
-                &work,
-                &system_tool("tar"),
-                &[
-                    OsString::from("-xzf"),
-                    inputs.join(tarball).into_os_string(),
-                ],
-                &[],
-                NIX_TIMEOUT,
-            );
-            if !out.ok {
-                return Err(format!("unpacking {tarball}: {}", out.why()));
-            }
-        }
-        // nixpkgs' layout: flake.nix and default.nix beside lib/.
-        let standin = work.join("nixpkgs");
-        let cp = capture(
-            &work,
-            &system_tool("cp"),
-            &[
-                OsString::from("-R"),
-                root.join("nix/real-inputs/nixpkgs").into_os_string(),
-                standin.clone().into_os_string(),
-            ],
-            &[],
-            NIX_TIMEOUT,
-        );
-        if !cp.ok {
-            return Err(format!("copying nix/real-inputs/nixpkgs: {}", cp.why()));
-        }
-        std::fs::rename(work.join("nixpkgs.lib/lib"), standin.join("lib"))
-            .map_err(|e| format!("nixpkgs.lib.tar.gz has no lib/: {e}"))
-    })();
+    let unpacked = unpack_real_inputs(root, inputs, &work);
     if let Err(e) = unpacked {
         r.record("flake (real inputs): unpack the inputs", Verdict::Fail(e));
         return;
     }
 
     // The stub's package names all exist in nixpkgs.
-    let expr = format!(
-        "builtins.attrNames (import {} {{ system = {}; }})",
-        nix_string(&work.join("nixpkgs/default.nix").display().to_string()),
-        nix_string(DEEP_SYSTEM)
-    );
-    let out = capture(
-        root,
-        nix,
-        &os(&["eval", "--json", "--impure", "--expr", &expr]),
-        env,
-        NIX_TIMEOUT,
-    );
-    let list = std::fs::read_to_string(root.join("nix/real-inputs/nixpkgs-attributes.txt"));
     r.record(
         "flake (real inputs): stub package names are nixpkgs names (nix/real-inputs/nixpkgs-attributes.txt)",
-        match (out.ok, list) {
-            (false, _) => Verdict::Fail(out.why()),
-            (_, Err(e)) => Verdict::Fail(format!("nixpkgs-attributes.txt: {e}")),
-            (true, Ok(list)) => match serde_json::from_str::<BTreeSet<String>>(out.stdout.trim()) {
-                Err(e) => Verdict::Fail(format!("nix eval output: {e}")),
-                Ok(names) if names.is_empty() => Verdict::Fail("the stub defines no attribute".into()),
-                Ok(names) => {
-                    let unknown = names_outside_list(&names, &list);
-                    if unknown.is_empty() {
-                        Verdict::Pass
-                    } else {
-                        Verdict::Fail(format!("not nixpkgs attributes: {}", unknown.join(", ")))
-                    }
-                }
-            },
-        },
+        stub_names_verdict(root, nix, env, &work),
     );
 
     let flake_ref = root.display().to_string();
@@ -1233,33 +1202,7 @@ fn real_input_checks_in(
     );
     r.record(
         "flake (real inputs): every input is an override or follows one (no fetch, one nixpkgs)",
-        if !out.ok {
-            match fetched_input(&out.stderr) {
-                Some(input) => Verdict::Fail(format!(
-                    "Nix tried to fetch the flake input '{input}': it is neither overridden nor a \
-                     `follows` of an input (a missing `inputs.nixpkgs.follows = \"nixpkgs\"` in \
-                     flake.nix?)\n    {}",
-                    out.why()
-                )),
-                None => Verdict::Fail(out.why()),
-            }
-        } else {
-            match serde_json::from_str::<serde_json::Value>(out.stdout.trim()) {
-                Err(e) => Verdict::Fail(format!("nix flake metadata --json: {e}")),
-                Ok(v) => {
-                    let names: Vec<&str> = REAL_INPUT_TARBALLS.iter().map(|(n, _)| *n).collect();
-                    let stray = unshared_inputs(&v, &names);
-                    if stray.is_empty() {
-                        Verdict::Pass
-                    } else {
-                        Verdict::Fail(format!(
-                            "locked on their own instead of following an input: {}",
-                            stray.join(", ")
-                        ))
-                    }
-                }
-            }
-        },
+        metadata_verdict(&out),
     );
 
     let out = capture(
@@ -1271,21 +1214,7 @@ fn real_input_checks_in(
     );
     r.record(
         "flake (real inputs): show (outputs of both systems)",
-        if !out.ok {
-            Verdict::Fail(out.why())
-        } else {
-            match serde_json::from_str::<serde_json::Value>(out.stdout.trim()) {
-                Err(e) => Verdict::Fail(format!("nix flake show --json: {e}")),
-                Ok(v) => {
-                    let missing = missing_outputs(&v);
-                    if missing.is_empty() {
-                        Verdict::Pass
-                    } else {
-                        Verdict::Fail(format!("missing outputs: {}", missing.join(", ")))
-                    }
-                }
-            }
-        },
+        out.show_verdict(),
     );
 
     let out = capture(
@@ -1297,11 +1226,7 @@ fn real_input_checks_in(
     );
     r.record(
         "flake (real inputs): check --no-build --all-systems (every output evaluates to a derivation)",
-        if out.ok {
-            Verdict::Pass
-        } else {
-            Verdict::Fail(out.why())
-        },
+        out.verdict(),
     );
 
     // The tests check in depth: its source, vendored crates and toolchain.
@@ -1355,53 +1280,13 @@ fn real_input_checks_in(
         .map(PathBuf::from);
     r.record(
         "flake (real inputs): the source fileset carries every file the build and tests read",
-        match (src, tracked_files(root, &[])) {
-            (None, _) => Verdict::Fail("the tests derivation has no src".into()),
-            (_, Err(e)) => Verdict::Fail(e),
-            (Some(src), Ok(tracked)) => {
-                let missing = missing_from_source(&tracked, |f| src.join(f).is_file());
-                if missing.is_empty() {
-                    Verdict::Pass
-                } else {
-                    let shown: Vec<&str> = missing.iter().take(8).map(String::as_str).collect();
-                    Verdict::Fail(format!(
-                        "{} tracked file(s) not in the fileset of flake.nix, e.g. {}",
-                        missing.len(),
-                        shown.join(", ")
-                    ))
-                }
-            }
-        },
+        fileset_verdict(root, src),
     );
 
     // Crates: crane vendors exactly the registry packages of Cargo.lock.
     r.record(
         "flake (real inputs): crane vendors every registry crate of Cargo.lock",
-        match std::fs::read_to_string(root.join("Cargo.lock")) {
-            Err(e) => Verdict::Fail(format!("Cargo.lock: {e}")),
-            Ok(lock) => {
-                let want = registry_crates(&lock);
-                let got: BTreeSet<String> = names
-                    .iter()
-                    .filter(|n| n.starts_with("cargo-package-"))
-                    .cloned()
-                    .collect();
-                let missing: Vec<_> = want.difference(&got).cloned().collect();
-                let extra: Vec<_> = got.difference(&want).cloned().collect();
-                if want.is_empty() {
-                    Verdict::Fail("Cargo.lock lists no registry package".into())
-                } else if missing.is_empty() && extra.is_empty() {
-                    println!("({} crates vendored)", got.len());
-                    Verdict::Pass
-                } else {
-                    Verdict::Fail(format!(
-                        "not vendored: {}; vendored but not in Cargo.lock: {}",
-                        missing.join(", "),
-                        extra.join(", ")
-                    ))
-                }
-            }
-        },
+        vendored_verdict(root, &names),
     );
 
     // Toolchain: rust-overlay resolves the channel of rust-toolchain.toml with rustfmt and
@@ -1411,25 +1296,189 @@ fn real_input_checks_in(
         .and_then(|t| toolchain_channel(&t));
     r.record(
         "flake (real inputs): rust-overlay resolves the rust-toolchain.toml channel with rustfmt and clippy",
-        match channel {
-            None => Verdict::Fail("rust-toolchain.toml: no toolchain.channel".into()),
-            Some(ch) => {
-                let missing: Vec<String> = ["rustc", "cargo", "rustfmt-preview", "clippy-preview"]
-                    .iter()
-                    .map(|c| format!("{c}-{ch}-"))
-                    .filter(|p| !names.iter().any(|n| n.starts_with(p.as_str())))
-                    .collect();
-                if missing.is_empty() {
+        toolchain_verdict(channel, &names),
+    );
+}
+
+/// Unpacks the real inputs' tarballs into `work`, with the nixpkgs stand-in (flake.nix and
+/// default.nix of nix/real-inputs/nixpkgs) around the real nixpkgs lib/.
+fn unpack_real_inputs(root: &Path, inputs: &Path, work: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(work).map_err(|e| format!("{}: {e}", work.display()))?;
+    for (_, tarball) in REAL_INPUT_TARBALLS {
+        let out = capture(
+            work,
+            &system_tool("tar"),
+            &[
+                OsString::from("-xzf"),
+                inputs.join(tarball).into_os_string(),
+            ],
+            &[],
+            NIX_TIMEOUT,
+        );
+        if !out.ok {
+            return Err(format!("unpacking {tarball}: {}", out.why()));
+        }
+    }
+    // nixpkgs' layout: flake.nix and default.nix beside lib/.
+    let standin = work.join("nixpkgs");
+    let cp = capture(
+        work,
+        &system_tool("cp"),
+        &[
+            OsString::from("-R"),
+            root.join("nix/real-inputs/nixpkgs").into_os_string(),
+            standin.clone().into_os_string(),
+        ],
+        &[],
+        NIX_TIMEOUT,
+    );
+    if !cp.ok {
+        return Err(format!("copying nix/real-inputs/nixpkgs: {}", cp.why()));
+    }
+    std::fs::rename(work.join("nixpkgs.lib/lib"), standin.join("lib"))
+        .map_err(|e| format!("nixpkgs.lib.tar.gz has no lib/: {e}"))
+}
+
+/// The stub's package names are all attributes of the real nixpkgs.
+fn stub_names_verdict(
+    root: &Path,
+    nix: &Path,
+    env: &[(OsString, OsString)],
+    work: &Path,
+) -> Verdict {
+    let expr = format!(
+        "builtins.attrNames (import {} {{ system = {}; }})",
+        nix_string(&work.join("nixpkgs/default.nix").display().to_string()),
+        nix_string(DEEP_SYSTEM)
+    );
+    let out = capture(
+        root,
+        nix,
+        &os(&["eval", "--json", "--impure", "--expr", &expr]),
+        env,
+        NIX_TIMEOUT,
+    );
+    let list = std::fs::read_to_string(root.join("nix/real-inputs/nixpkgs-attributes.txt"));
+    match (out.ok, list) {
+        (false, _) => Verdict::Fail(out.why()),
+        (_, Err(e)) => Verdict::Fail(format!("nixpkgs-attributes.txt: {e}")),
+        (true, Ok(list)) => match serde_json::from_str::<BTreeSet<String>>(out.stdout.trim()) {
+            Err(e) => Verdict::Fail(format!("nix eval output: {e}")),
+            Ok(names) if names.is_empty() => Verdict::Fail("the stub defines no attribute".into()),
+            Ok(names) => {
+                let unknown = names_outside_list(&names, &list);
+                if unknown.is_empty() {
                     Verdict::Pass
                 } else {
-                    Verdict::Fail(format!(
-                        "no component derivation named {}* in the tests closure",
-                        missing.join("*, ")
-                    ))
+                    Verdict::Fail(format!("not nixpkgs attributes: {}", unknown.join(", ")))
                 }
             }
         },
-    );
+    }
+}
+
+/// `nix flake metadata --json` with every real input overridden: nothing fetched, and no input
+/// locked on its own instead of following one.
+fn metadata_verdict(out: &Captured) -> Verdict {
+    if !out.ok {
+        match fetched_input(&out.stderr) {
+            Some(input) => Verdict::Fail(format!(
+                "Nix tried to fetch the flake input '{input}': it is neither overridden nor a \
+                 `follows` of an input (a missing `inputs.nixpkgs.follows = \"nixpkgs\"` in \
+                 flake.nix?)\n    {}",
+                out.why()
+            )),
+            None => Verdict::Fail(out.why()),
+        }
+    } else {
+        match serde_json::from_str::<serde_json::Value>(out.stdout.trim()) {
+            Err(e) => Verdict::Fail(format!("nix flake metadata --json: {e}")),
+            Ok(v) => {
+                let names: Vec<&str> = REAL_INPUT_TARBALLS.iter().map(|(n, _)| *n).collect();
+                let stray = unshared_inputs(&v, &names);
+                if stray.is_empty() {
+                    Verdict::Pass
+                } else {
+                    Verdict::Fail(format!(
+                        "locked on their own instead of following an input: {}",
+                        stray.join(", ")
+                    ))
+                }
+            }
+        }
+    }
+}
+
+/// Every tracked file the build and tests read is in the tests derivation's source fileset.
+fn fileset_verdict(root: &Path, src: Option<PathBuf>) -> Verdict {
+    match (src, tracked_files(root, &[])) {
+        (None, _) => Verdict::Fail("the tests derivation has no src".into()),
+        (_, Err(e)) => Verdict::Fail(e),
+        (Some(src), Ok(tracked)) => {
+            let missing = missing_from_source(&tracked, |f| src.join(f).is_file());
+            if missing.is_empty() {
+                Verdict::Pass
+            } else {
+                let shown: Vec<&str> = missing.iter().take(8).map(String::as_str).collect();
+                Verdict::Fail(format!(
+                    "{} tracked file(s) not in the fileset of flake.nix, e.g. {}",
+                    missing.len(),
+                    shown.join(", ")
+                ))
+            }
+        }
+    }
+}
+
+/// crane vendors exactly the registry packages of Cargo.lock (`names`: the closure's derivations).
+fn vendored_verdict(root: &Path, names: &BTreeSet<String>) -> Verdict {
+    match std::fs::read_to_string(root.join("Cargo.lock")) {
+        Err(e) => Verdict::Fail(format!("Cargo.lock: {e}")),
+        Ok(lock) => {
+            let want = registry_crates(&lock);
+            let got: BTreeSet<String> = names
+                .iter()
+                .filter(|n| n.starts_with("cargo-package-"))
+                .cloned()
+                .collect();
+            let missing: Vec<_> = want.difference(&got).cloned().collect();
+            let extra: Vec<_> = got.difference(&want).cloned().collect();
+            if want.is_empty() {
+                Verdict::Fail("Cargo.lock lists no registry package".into())
+            } else if missing.is_empty() && extra.is_empty() {
+                println!("({} crates vendored)", got.len());
+                Verdict::Pass
+            } else {
+                Verdict::Fail(format!(
+                    "not vendored: {}; vendored but not in Cargo.lock: {}",
+                    missing.join(", "),
+                    extra.join(", ")
+                ))
+            }
+        }
+    }
+}
+
+/// rust-overlay resolves the toolchain channel with rustfmt and clippy in the tests closure.
+fn toolchain_verdict(channel: Option<String>, names: &BTreeSet<String>) -> Verdict {
+    match channel {
+        None => Verdict::Fail("rust-toolchain.toml: no toolchain.channel".into()),
+        Some(ch) => {
+            let missing: Vec<String> = ["rustc", "cargo", "rustfmt-preview", "clippy-preview"]
+                .iter()
+                .map(|c| format!("{c}-{ch}-"))
+                .filter(|p| !names.iter().any(|n| n.starts_with(p.as_str())))
+                .collect();
+            if missing.is_empty() {
+                Verdict::Pass
+            } else {
+                Verdict::Fail(format!(
+                    "no component derivation named {}* in the tests closure",
+                    missing.join("*, ")
+                ))
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
