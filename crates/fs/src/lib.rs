@@ -252,7 +252,14 @@ fn file_type_name(m: &std::fs::Metadata) -> &'static str {
 /// Checks `path` (confined, a regular file, within the size limit) without opening it.
 pub fn check_file(path: &Path) -> Result<(PathBuf, std::fs::Metadata), FsError> {
     let canon = resolve(path)?;
-    let meta = std::fs::metadata(&canon).map_err(|e| FsError::io(path, "read", &e))?;
+    let meta = regular_within_limit(path, &canon)?;
+    Ok((canon, meta))
+}
+
+/// The metadata of `target` (what `path` names) when it is a regular file within the size
+/// limit; refused from the metadata alone, before anything is opened.
+fn regular_within_limit(path: &Path, target: &Path) -> Result<std::fs::Metadata, FsError> {
+    let meta = std::fs::metadata(target).map_err(|e| FsError::io(path, "read", &e))?;
     if !meta.is_file() {
         return Err(FsError::new(
             FsErrorKind::NotRegular,
@@ -267,7 +274,7 @@ pub fn check_file(path: &Path) -> Result<(PathBuf, std::fs::Metadata), FsError> 
     if meta.len() > MAX_FILE_BYTES {
         return Err(too_large(path, meta.len()));
     }
-    Ok((canon, meta))
+    Ok(meta)
 }
 
 fn too_large(path: &Path, len: u64) -> FsError {
@@ -291,21 +298,7 @@ pub fn read(path: &Path) -> Result<Vec<u8>, FsError> {
 /// three files git hands the merge driver): regular files only, size-limited and within the
 /// budget, but not confined.
 pub fn read_unconfined(path: &Path) -> Result<Vec<u8>, FsError> {
-    let meta = std::fs::metadata(path).map_err(|e| FsError::io(path, "read", &e))?;
-    if !meta.is_file() {
-        return Err(FsError::new(
-            FsErrorKind::NotRegular,
-            path,
-            format!(
-                "{} is {}; only regular files are read",
-                shown(path),
-                file_type_name(&meta)
-            ),
-        ));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(too_large(path, meta.len()));
-    }
+    let meta = regular_within_limit(path, path)?;
     read_checked(path, path, &meta)
 }
 

@@ -237,15 +237,18 @@ impl Repo {
             .map(str::to_string)
     }
 
+    /// The root tree of `commit`.
+    fn tree_of(&self, commit: Oid) -> Result<git2::Tree<'_>, GitError> {
+        self.inner
+            .find_commit(commit)
+            .map_err(ge("object", format!("commit {commit} not found")))?
+            .tree()
+            .map_err(ge("object", format!("tree of {commit} not readable")))
+    }
+
     /// The blob at `path` in `commit`, or `None` when the path does not exist there.
     pub fn blob_at(&self, commit: Oid, path: &str) -> Result<Option<Blob>, GitError> {
-        let c = self
-            .inner
-            .find_commit(commit)
-            .map_err(ge("object", format!("commit {commit} not found")))?;
-        let tree = c
-            .tree()
-            .map_err(ge("object", format!("tree of {commit} not readable")))?;
+        let tree = self.tree_of(commit)?;
         let entry = match tree.get_path(Path::new(path)) {
             Ok(e) => e,
             Err(e) if e.code() == git2::ErrorCode::NotFound => return Ok(None),
@@ -272,13 +275,7 @@ impl Repo {
 
     /// The blob id at `path` in `commit` without reading the content.
     pub fn blob_id_at(&self, commit: Oid, path: &str) -> Result<Option<Oid>, GitError> {
-        let c = self
-            .inner
-            .find_commit(commit)
-            .map_err(ge("object", format!("commit {commit} not found")))?;
-        let tree = c
-            .tree()
-            .map_err(ge("object", format!("tree of {commit} not readable")))?;
+        let tree = self.tree_of(commit)?;
         match tree.get_path(Path::new(path)) {
             Ok(e) if e.kind() == Some(ObjectType::Blob) => Ok(Some(e.id())),
             Ok(_) => Ok(None),
