@@ -470,16 +470,21 @@ fn scalar_text(n: &Node) -> String {
     }
 }
 
-/// The human table: one block per config.
-pub fn human_table(records: &[BindingRecord]) -> String {
-    let mut s = String::new();
+/// The config keys of `records`, each once, in the order they first appear.
+fn config_keys_in_order(records: &[BindingRecord]) -> Vec<&str> {
     let mut keys: Vec<&str> = Vec::new();
     for r in records {
         if !keys.contains(&r.config_key.as_str()) {
             keys.push(&r.config_key);
         }
     }
-    for key in keys {
+    keys
+}
+
+/// The human table: one block per config.
+pub fn human_table(records: &[BindingRecord]) -> String {
+    let mut s = String::new();
+    for key in config_keys_in_order(records) {
         let rows: Vec<&BindingRecord> = records.iter().filter(|r| r.config_key == key).collect();
         s.push_str(&format!(
             "\nplanned rows of {} → recipe variant:\n",
@@ -523,13 +528,7 @@ pub fn human_table(records: &[BindingRecord]) -> String {
 /// The markdown rows of the job summary (one table per config).
 pub fn markdown_tables(records: &[BindingRecord]) -> String {
     let mut s = String::new();
-    let mut keys: Vec<&str> = Vec::new();
-    for r in records {
-        if !keys.contains(&r.config_key.as_str()) {
-            keys.push(&r.config_key);
-        }
-    }
-    for key in keys {
+    for key in config_keys_in_order(records) {
         s.push_str(&format!("\n#### `{}`\n\n", md_escape(key)));
         s.push_str("| scenario | tp | ep | dp-attn | conc | recipe | variant | per-point args |\n");
         s.push_str("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
