@@ -6,7 +6,6 @@ use infx_report::{Diagnostic, SourceMap, sort_for_report};
 use infx_review::{
     Change, GoldenMode, Signer, codeowners, cookbook, load, pareto, pareto_plot, review_tree,
 };
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -150,29 +149,42 @@ pub fn run(cmd: ReviewCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn git(dir: &Path, args: &[&str]) -> anyhow::Result<String> {
-    let mut full = vec!["-C".to_string(), dir.display().to_string()];
-    full.extend(args.iter().map(|s| s.to_string()));
-    duct::cmd("git", full)
-        .stderr_capture()
-        .read()
-        .with_context(|| format!("git {}", args.join(" ")))
-}
-
 /// The change from the merge-base of `base` and HEAD to the working tree (paths relative to the
 /// repository root, untracked files included), the repository root and the base commit.
 fn load_change(
     dir: &Path,
     base: Option<&str>,
 ) -> anyhow::Result<(Change, PathBuf, Option<String>)> {
+    let (c, _) = load_diff(dir, base)?;
+    let top = c.set.root.clone();
+    let commit = c.set.base.commit.clone();
+    Ok((Change::from_diff(&c, None), top, commit))
+}
+
+/// The change as infx-diff loads it (paths and both texts), and whether its changelog
+/// additions hold an `append-only: true` entry (read by the gate, as `validate` reads them).
+fn load_diff(
+    dir: &Path,
+    base: Option<&str>,
+) -> anyhow::Result<(infx_diff::Change, Option<(Option<Vec<u8>>, Vec<u8>)>)> {
     let opts = infx_diff::ChangeOptions {
         base: base.map(str::to_string),
         ..Default::default()
     };
     let c = infx_diff::load_change(dir, &opts).map_err(|d| anyhow::anyhow!("{d}"))?;
-    let top = c.set.root.clone();
-    let commit = c.set.base.commit.clone();
-    Ok((Change::from_diff(&c, None), top, commit))
+    let changelog = c
+        .texts
+        .iter()
+        .find(|t| t.path.ends_with("perf-changelog.yaml"))
+        .map(|t| {
+            let added = c
+                .set
+                .files
+                .iter()
+                .any(|f| f.path == t.path && f.status == infx_diff::Status::Added);
+            ((!added).then(|| t.old.clone()), t.new.clone())
+        });
+    Ok((c, changelog))
 }
 
 /// Check 12 through `infx-changelog`'s plan of `base..HEAD` (committed history only): `Err` with
@@ -225,8 +237,8 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     // The change as validate finds it: an explicit --base must resolve; without one, a tree
     // outside git (or without an upstream to compare with) skips the change-based checks.
     let change = match &a.base {
-        Some(base) => Some(load_change(&root, Some(base))?),
-        None => match load_change(&root, None) {
+        Some(base) => Some(load_diff(&root, Some(base))?),
+        None => match load_diff(&root, None) {
             Ok(c) => Some(c),
             Err(e) => {
                 if infx_git::Repo::discover(&root).is_ok() {
@@ -239,36 +251,43 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
             }
         },
     };
-    if let Some((mut change, top, mb)) = change {
-        change.pr = a.pr;
+    if let Some((diff, changelog)) = change {
+        let top = diff.set.root.clone();
+        let mb = diff.set.base.commit.clone();
+        let change = Change::from_diff(&diff, a.pr);
         let abs_root = root.canonicalize().unwrap_or(root.clone());
         let prefix = abs_root
             .strip_prefix(top.canonicalize().unwrap_or(top.clone()))
             .unwrap_or(Path::new(""));
-        let mut keys = BTreeSet::new();
-        for m in inputs.masters.iter().filter(|_| mb.is_some()) {
-            let spec = format!(
-                "{}:{}",
-                mb.as_deref().unwrap_or_default(),
-                prefix.join(&m.path).display()
-            );
-            // A master config absent at base makes every entry "added".
-            if let Ok(text) = git(&top, &["show", &spec])
-                && let Ok(node) = infx_yaml::parse_str(&m.path, &text)
-            {
-                keys.extend(
-                    node.as_map()
-                        .into_iter()
-                        .flat_map(|m| m.keys().map(str::to_string)),
-                );
-            }
-        }
-        inputs.base_master_keys = Some(keys);
-        inputs.append_only_entry = change.files.iter().any(|f| {
-            f.path.ends_with("perf-changelog.yaml")
-                && f.added_lines
-                    .iter()
-                    .any(|(_, l)| l.trim_start().starts_with("append-only: true"))
+        // The base's entry keys as validate reads them: each master's text at the base (the
+        // move into inferencex-e2e/ followed); a master absent there makes every entry new.
+        let repo = infx_git::Repo::open(&top).ok();
+        let base_oid = mb.as_deref().and_then(|b| infx_git::Oid::from_str(b).ok());
+        let texts: Vec<String> = match (&repo, base_oid) {
+            (Some(repo), Some(oid)) => inputs
+                .masters
+                .iter()
+                .filter_map(|m| {
+                    let rel = prefix.join(&m.path);
+                    let blob = repo.blob_at_layout(oid, &rel.to_string_lossy()).ok()??;
+                    String::from_utf8(blob.data).ok()
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        inputs.base_master_keys = Some(crate::validate::master_keys_of(
+            texts.iter().map(String::as_str),
+        ));
+        let dialect = infx_config::detect_dialect(
+            &inputs.masters,
+            infx_review::cookbook::load_runners(&root).ok().as_ref(),
+        );
+        inputs.append_only_entry = changelog.is_some_and(|(base, head)| {
+            crate::validate::appends_append_only(
+                base.as_deref(),
+                &head,
+                crate::validate::changelog_dialect_of(dialect),
+            )
         });
         if inputs.append_only_entry
             && let Some(b) = &mb

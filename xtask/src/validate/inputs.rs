@@ -8,7 +8,7 @@ use infx_changelog::impact::Impact;
 use infx_changelog::labels::PrContext;
 use infx_report::Diagnostic;
 use infx_yaml::{DocIndex, Document};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -296,19 +296,12 @@ fn review_inputs(
     if change.base.is_some() {
         // Only the base's top-level keys are needed (which configs are new): read them from
         // the text, no parse.
-        let mut keys = BTreeSet::new();
-        for m in &configs.masters {
-            if let Some(bytes) = change.base_bytes(&m.path)
-                && let Ok(text) = String::from_utf8(bytes)
-            {
-                keys.extend(
-                    steps::top_level_sections(&text)
-                        .into_iter()
-                        .map(|(k, _)| k.to_string()),
-                );
-            }
-        }
-        inputs.base_master_keys = Some(keys);
+        let texts: Vec<String> = configs
+            .masters
+            .iter()
+            .filter_map(|m| String::from_utf8(change.base_bytes(&m.path)?).ok())
+            .collect();
+        inputs.base_master_keys = Some(steps::master_keys_of(texts.iter().map(String::as_str)));
     }
     inputs.append_only_entry = append_only;
     if append_only && let (Some(repo_root), Some(base)) = (&change.repo_root, &change.base) {

@@ -287,10 +287,45 @@ pub struct ChangelogInputs {
 }
 
 fn changelog_dialect(loaded: &infx_config::LoadedConfigs) -> infx_changelog::Dialect {
-    match loaded.dialect {
+    changelog_dialect_of(loaded.dialect)
+}
+
+/// The changelog's dialect for a tree whose configs are of `dialect`.
+pub(crate) fn changelog_dialect_of(dialect: infx_config::Dialect) -> infx_changelog::Dialect {
+    match dialect {
         infx_config::Dialect::Aug => infx_changelog::Dialect::Aug,
         _ => infx_changelog::Dialect::Oct,
     }
+}
+
+/// The master-config entry keys of the base versions' texts (which configs are new), read
+/// from the text without a parse. `validate` and `review check` both ask this.
+pub(crate) fn master_keys_of<'t>(texts: impl IntoIterator<Item = &'t str>) -> BTreeSet<String> {
+    texts
+        .into_iter()
+        .flat_map(|t| {
+            top_level_sections(t)
+                .into_iter()
+                .map(|(k, _)| k.to_string())
+        })
+        .collect()
+}
+
+/// Whether the entries the change appends to the changelog (as the gate reads them) include
+/// one with `append-only: true`. `validate` and `review check` both ask this.
+pub(crate) fn appends_append_only(
+    base: Option<&[u8]>,
+    head: &[u8],
+    dialect: infx_changelog::Dialect,
+) -> bool {
+    infx_changelog::gate(
+        base,
+        head,
+        "perf-changelog.yaml",
+        dialect,
+        Default::default(),
+    )
+    .is_ok_and(|added| added.entries.iter().any(|e| e.append_only))
 }
 
 /// Reads the changelog's new side and base, and reads the appended entries (the keys they
