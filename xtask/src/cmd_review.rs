@@ -161,12 +161,15 @@ fn load_change(
     Ok((Change::from_diff(&c, None), top, commit))
 }
 
-/// The change as infx-diff loads it (paths and both texts), and whether its changelog
-/// additions hold an `append-only: true` entry (read by the gate, as `validate` reads them).
+/// The changelog's two sides in a change: the base text (`None` for a new file) and the new.
+type ChangelogSides = (Option<Vec<u8>>, Vec<u8>);
+
+/// The change as infx-diff loads it (paths and both texts), with the changelog's sides when
+/// the change touches it.
 fn load_diff(
     dir: &Path,
     base: Option<&str>,
-) -> anyhow::Result<(infx_diff::Change, Option<(Option<Vec<u8>>, Vec<u8>)>)> {
+) -> anyhow::Result<(infx_diff::Change, Option<ChangelogSides>)> {
     let opts = infx_diff::ChangeOptions {
         base: base.map(str::to_string),
         ..Default::default()
