@@ -807,13 +807,7 @@ fn agreeing_inputs(
             "builtins.attrNames (import {}).inputs",
             root.join("flake.nix").display()
         );
-        let out = capture(
-            root,
-            nix,
-            &os(&["eval", "--json", "--impure", "--expr", &expr]),
-            env,
-            NIX_TIMEOUT,
-        );
+        let out = nix_eval_json(root, nix, env, &expr);
         if out.ok {
             serde_json::from_str::<BTreeSet<String>>(out.stdout.trim())
                 .map_err(|e| format!("nix eval output: {e}"))
@@ -852,6 +846,17 @@ fn agreeing_inputs(
             None
         }
     }
+}
+
+/// `nix eval --json --impure --expr EXPR` in `root`.
+fn nix_eval_json(root: &Path, nix: &Path, env: &[(OsString, OsString)], expr: &str) -> Captured {
+    capture(
+        root,
+        nix,
+        &os(&["eval", "--json", "--impure", "--expr", expr]),
+        env,
+        NIX_TIMEOUT,
+    )
 }
 
 fn tracked_nix_files(root: &Path) -> Result<Vec<String>, String> {
@@ -1351,13 +1356,7 @@ fn stub_names_verdict(
         nix_string(&work.join("nixpkgs/default.nix").display().to_string()),
         nix_string(DEEP_SYSTEM)
     );
-    let out = capture(
-        root,
-        nix,
-        &os(&["eval", "--json", "--impure", "--expr", &expr]),
-        env,
-        NIX_TIMEOUT,
-    );
+    let out = nix_eval_json(root, nix, env, &expr);
     let list = std::fs::read_to_string(root.join("nix/real-inputs/nixpkgs-attributes.txt"));
     match (out.ok, list) {
         (false, _) => Verdict::Fail(out.why()),

@@ -13,17 +13,8 @@ const CHANGELOG: &str = "inferencex-e2e/perf-changelog.yaml";
 
 /// The bundled tree committed on `main`, then a `feature` branch checked out.
 fn clone_on_a_branch() -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let repo = tmp.path();
-    let ws = xtask::paths::workspace_root();
-    copy_dir(&ws.join("inferencex-e2e"), &repo.join("inferencex-e2e"));
-    copy_dir(&ws.join(".github"), &repo.join(".github"));
-    git(repo, &["init", "-q", "-b", "main"]);
-    git(repo, &["config", "user.email", "dev@example.com"]);
-    git(repo, &["config", "user.name", "Dev"]);
-    git(repo, &["add", "-A"]);
-    git(repo, &["commit", "-q", "-m", "bundled tree"]);
-    git(repo, &["checkout", "-q", "-b", "feature"]);
+    let tmp = support::bundled_repo();
+    git(tmp.path(), &["checkout", "-q", "-b", "feature"]);
     tmp
 }
 

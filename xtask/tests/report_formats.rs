@@ -4,7 +4,6 @@
 
 use std::path::Path;
 mod support;
-use support::{copy_dir, git};
 
 const RECIPE: &str = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/sglang/b300-fp4-mtp/agentic.yaml";
 const MASTER: &str = "inferencex-e2e/configs/nvidia-master.yaml";
@@ -22,17 +21,8 @@ fn edit(repo: &Path, rel: &str, from: &str, to: &str) {
 /// error stops the matrix check (it needs valid configs), so the config fault is optional and
 /// each test runs both trees.
 fn faulty_repo(config_fault: bool) -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = support::bundled_repo();
     let repo = tmp.path();
-    let ws = xtask::paths::workspace_root();
-    copy_dir(&ws.join("inferencex-e2e"), &repo.join("inferencex-e2e"));
-    copy_dir(&ws.join(".github"), &repo.join(".github"));
-    git(repo, &["init", "-q", "-b", "main"]);
-    git(repo, &["config", "user.email", "dev@example.com"]);
-    git(repo, &["config", "user.name", "Dev"]);
-    git(repo, &["config", "core.autocrlf", "false"]);
-    git(repo, &["add", "-A"]);
-    git(repo, &["commit", "-q", "-m", "bundled tree"]);
     // yaml: a duplicate key (with its first definition as a secondary label).
     std::fs::write(
         repo.join("inferencex-e2e/notes.yaml"),

@@ -4,22 +4,7 @@
 
 use std::path::Path;
 mod support;
-use support::{copy_dir, edit, git};
-
-/// The bundled tree committed on `main` in a throwaway repository.
-fn repo() -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
-    let repo = tmp.path();
-    let ws = xtask::paths::workspace_root();
-    copy_dir(&ws.join("inferencex-e2e"), &repo.join("inferencex-e2e"));
-    copy_dir(&ws.join(".github"), &repo.join(".github"));
-    git(repo, &["init", "-q", "-b", "main"]);
-    git(repo, &["config", "user.email", "dev@example.com"]);
-    git(repo, &["config", "user.name", "Dev"]);
-    git(repo, &["add", "-A"]);
-    git(repo, &["commit", "-q", "-m", "bundled tree"]);
-    tmp
-}
+use support::{bundled_repo, edit};
 
 /// `cargo xtask review check --base main --format json` inside `repo`: stdout.
 fn review_check(repo: &Path) -> String {
@@ -38,7 +23,7 @@ fn review_check(repo: &Path) -> String {
 const ENTRY: &str = "\n- config-keys:\n    - dsv41flash-fp4-b300-sglang-agentic-dspark\n  scenario-type:\n    - agentic-coding\n  description:\n    - Add a point\n  append-only: FLAG\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX\n";
 
 fn with_appended(flag: &str) -> String {
-    let tmp = repo();
+    let tmp = bundled_repo();
     edit(tmp.path(), "inferencex-e2e/perf-changelog.yaml", |t| {
         t + &ENTRY.replace("FLAG", flag)
     });

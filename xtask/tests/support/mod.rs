@@ -46,3 +46,20 @@ pub fn edit(repo: &Path, rel: &str, f: impl FnOnce(String) -> String) {
     assert_ne!(before, after, "the edit of {rel} changed nothing");
     std::fs::write(&p, after).expect("write");
 }
+
+/// The bundled tree (`inferencex-e2e/` and `.github/` of this checkout) committed on `main` in
+/// a throwaway repository, with a test identity and no line-ending conversion.
+pub fn bundled_repo() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let repo = tmp.path();
+    let ws = xtask::paths::workspace_root();
+    copy_dir(&ws.join("inferencex-e2e"), &repo.join("inferencex-e2e"));
+    copy_dir(&ws.join(".github"), &repo.join(".github"));
+    git(repo, &["init", "-q", "-b", "main"]);
+    git(repo, &["config", "user.email", "dev@example.com"]);
+    git(repo, &["config", "user.name", "Dev"]);
+    git(repo, &["config", "core.autocrlf", "false"]);
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "-m", "bundled tree"]);
+    tmp
+}
