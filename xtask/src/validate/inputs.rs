@@ -354,9 +354,11 @@ fn detect_and_parse(
             .cloned()
             .collect();
         let rest_loaded = parse_all(&rest);
+        let waiting = Instant::now();
         let (early_loaded, early_elapsed) = early
             .join()
             .unwrap_or_else(|_| (failed_parses(&always), Duration::ZERO));
+        let waited = waiting.elapsed();
         // Back into the scope's order: the report lists files in walk order.
         let mut by_path: std::collections::HashMap<&Path, Result<Document, Diagnostic>> = always
             .iter()
@@ -371,7 +373,9 @@ fn detect_and_parse(
             }
         }
         parsed.findings.extend(walk_findings);
-        let yaml_elapsed = t.elapsed() + early_elapsed.saturating_sub(change_elapsed);
+        // The step's own work: the walk and the rest's parse here, the early parse there (not
+        // the wait for it, which overlaps the parse already counted).
+        let yaml_elapsed = t.elapsed().saturating_sub(waited) + early_elapsed;
         (change, change_elapsed, files, parsed, yaml_elapsed)
     })
 }
