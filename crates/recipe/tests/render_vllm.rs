@@ -238,3 +238,33 @@ fn a_true_or_fractional_parallel_size_is_refused_as_srtctl_does() {
         );
     }
 }
+
+#[test]
+fn a_data_parallel_endpoint_with_a_negative_size_is_refused_as_srtctl_does() {
+    // srtctl's GPU check multiplies the sizes as written: a negative tensor or pipeline size
+    // makes the product negative, never the endpoint's GPU count (found by the random
+    // differential, seed 7349712202977679463 case 139).
+    for sizes in [
+        "tensor-parallel-size: -1",
+        "pipeline-parallel-size: -2",
+        "tensor_parallel_size: -1",
+    ] {
+        let backend =
+            format!("  vllm_config:\n    aggregated: {{data-parallel-size: 8, {sizes}}}\n");
+        let (argvs, notes) = workers(AGG8, &backend, "");
+        assert!(argvs.is_empty(), "{sizes}: {argvs:?}");
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("srtctl refuses this layout at run time")
+                    && n.contains("the endpoint has 8")),
+            "{sizes}: {notes:?}"
+        );
+    }
+    // Unset data-parallel size with a negative replica: srtctl's floor division gives a
+    // negative rank count, and the check fails as well.
+    let backend =
+        "  vllm_config:\n    aggregated: {data-parallel-size: 0, tensor-parallel-size: -3}\n";
+    let (argvs, _) = workers(AGG8, backend, "");
+    assert!(argvs.is_empty(), "{argvs:?}");
+}

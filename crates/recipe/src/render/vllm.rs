@@ -40,8 +40,15 @@ impl VllmJob<'_> {
     pub(super) fn size(&self, mode: &str, key: &str) -> usize {
         self.raw_size(mode, key).max(1)
     }
-    /// As [`Self::size`], 0 when unset or falsy.
+    /// As [`Self::size`], 0 when unset, falsy or not positive.
     fn raw_size(&self, mode: &str, key: &str) -> usize {
+        self.signed_size(mode, key)
+            .filter(|&x| x > 0)
+            .map_or(0, |x| x.min(4096) as usize)
+    }
+    /// The size as srtctl reads it (`args[kebab] or args[snake]`): an integer as written, sign
+    /// included; `None` when unset or falsy.
+    fn signed_size(&self, mode: &str, key: &str) -> Option<i64> {
         let a = self.args(mode);
         let v = a
             .and_then(|a| a.get(key))
@@ -52,8 +59,29 @@ impl VllmJob<'_> {
             Value::Bool(true) => Some(1),
             _ => crate::coerce::to_int(n).ok().and_then(|j| j.as_i64()),
         })
-        .filter(|&x| x > 0)
-        .map_or(0, |x| x.min(4096) as usize)
+        .filter(|&x| x != 0)
+    }
+    /// srtctl's GPU check of a data-parallel endpoint, on the sizes as written: data × tensor ×
+    /// pipeline parallel must equal the endpoint's GPUs (`total`). A negative size makes the
+    /// product negative, and the launch fails there (docs/recipe.md, "Launch commands").
+    fn written_sizes_fit(&self, mode: &str, total: usize) -> Result<(), String> {
+        let tp = self.signed_size(mode, "tensor-parallel-size").unwrap_or(1);
+        let pp = self
+            .signed_size(mode, "pipeline-parallel-size")
+            .unwrap_or(1);
+        let replica = tp.saturating_mul(pp);
+        let total = total as i64;
+        let dp = self
+            .signed_size(mode, "data-parallel-size")
+            .unwrap_or_else(|| floor_div(total, replica));
+        let expected = dp.saturating_mul(replica);
+        if expected == total {
+            Ok(())
+        } else {
+            Err(format!(
+                "{mode} data-parallel-size={dp}, tensor-parallel-size={tp} and pipeline-parallel-size={pp} need {expected} GPUs, the endpoint has {total}"
+            ))
+        }
     }
     /// A truthy data-parallel, tensor or pipeline size that is a string, list, mapping or
     /// fraction.
@@ -123,6 +151,7 @@ pub fn processes(
             continue;
         }
         let total = local_gpus * ep.nodes.len();
+        job.written_sizes_fit(ep.mode, total)?;
         let dp = if dp == 0 { total / replica } else { dp };
         if dp * replica != total {
             return Err(format!(
@@ -168,6 +197,19 @@ pub fn processes(
         }
     }
     Ok(out)
+}
+
+/// Python's `a // b` (rounds toward negative infinity); `b` is never 0 here.
+fn floor_div(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        return 0;
+    }
+    let q = a / b;
+    if a % b != 0 && ((a < 0) != (b < 0)) {
+        q - 1
+    } else {
+        q
+    }
 }
 
 /// `dp_launch_mode: per_gpu`: one process per GPU, each owning one DP rank.
