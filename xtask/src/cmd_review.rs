@@ -155,7 +155,7 @@ fn load_change(
     dir: &Path,
     base: Option<&str>,
 ) -> anyhow::Result<(Change, PathBuf, Option<String>)> {
-    let (c, _) = load_diff(dir, base)?;
+    let c = load_diff(dir, base)?;
     let top = c.set.root.clone();
     let commit = c.set.base.commit.clone();
     Ok((Change::from_diff(&c, None), top, commit))
@@ -164,30 +164,27 @@ fn load_change(
 /// The changelog's two sides in a change: the base text (`None` for a new file) and the new.
 type ChangelogSides = (Option<Vec<u8>>, Vec<u8>);
 
-/// The change as infx-diff loads it (paths and both texts), with the changelog's sides when
-/// the change touches it.
-fn load_diff(
-    dir: &Path,
-    base: Option<&str>,
-) -> anyhow::Result<(infx_diff::Change, Option<ChangelogSides>)> {
+/// The change as infx-diff loads it (paths and both texts).
+fn load_diff(dir: &Path, base: Option<&str>) -> anyhow::Result<infx_diff::Change> {
     let opts = infx_diff::ChangeOptions {
         base: base.map(str::to_string),
         ..Default::default()
     };
-    let c = infx_diff::load_change(dir, &opts).map_err(|d| anyhow::anyhow!("{d}"))?;
-    let changelog = c
+    infx_diff::load_change(dir, &opts).map_err(|d| anyhow::anyhow!("{d}"))
+}
+
+/// The changelog's sides in `c`, when the change touches it.
+fn changelog_sides(c: &infx_diff::Change) -> Option<ChangelogSides> {
+    let t = c
         .texts
         .iter()
-        .find(|t| t.path.ends_with("perf-changelog.yaml"))
-        .map(|t| {
-            let added = c
-                .set
-                .files
-                .iter()
-                .any(|f| f.path == t.path && f.status == infx_diff::Status::Added);
-            ((!added).then(|| t.old.clone()), t.new.clone())
-        });
-    Ok((c, changelog))
+        .find(|t| t.path.ends_with("perf-changelog.yaml"))?;
+    let added = c
+        .set
+        .files
+        .iter()
+        .any(|f| f.path == t.path && f.status == infx_diff::Status::Added);
+    Some(((!added).then(|| t.old.clone()), t.new.clone()))
 }
 
 /// Check 12 through `infx-changelog`'s plan of `base..HEAD` (committed history only): `Err` with
@@ -254,7 +251,7 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
             }
         },
     };
-    if let Some((diff, changelog)) = change {
+    if let Some(diff) = change {
         let top = diff.set.root.clone();
         let mb = diff.set.base.commit.clone();
         let change = Change::from_diff(&diff, a.pr);
@@ -285,7 +282,7 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
             &inputs.masters,
             infx_review::cookbook::load_runners(&root).ok().as_ref(),
         );
-        inputs.append_only_entry = changelog.is_some_and(|(base, head)| {
+        inputs.append_only_entry = changelog_sides(&diff).is_some_and(|(base, head)| {
             crate::validate::appends_append_only(
                 base.as_deref(),
                 &head,

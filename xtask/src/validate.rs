@@ -13,11 +13,11 @@ mod contribution;
 mod inputs;
 pub mod pr;
 mod steps;
-// What `review check` reads the way validate does (one reading of base keys and append-only).
 use inputs::Inputs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+// What `review check` reads the way validate does (one reading of base keys and append-only).
 pub(crate) use steps::{appends_append_only, changelog_dialect_of, master_keys_of};
 
 #[derive(clap::Args, Debug, Clone)]

@@ -75,10 +75,4 @@ impl<'a> DocIndex<'a> {
     pub fn get(&self, path: &Path) -> Option<&'a Document> {
         self.by_path.get(path).copied()
     }
-    pub fn len(&self) -> usize {
-        self.by_path.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.by_path.is_empty()
-    }
 }

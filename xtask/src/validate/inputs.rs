@@ -86,8 +86,8 @@ impl Inputs {
             std::thread::scope(|scope| {
                 let check = scope.spawn(|| {
                     let t = Instant::now();
-                    let parsed = infx_yaml::DocIndex::new(&parsed.docs);
-                    (infx_config::check_in(&configs, &parsed), t.elapsed())
+                    let documents = DocIndex::new(&parsed.docs);
+                    (infx_config::check_in(&configs, &documents), t.elapsed())
                 });
                 let changelog = steps::load_changelog(&root, &change, &configs);
                 let impact = contribution::change_impact(&root, &change, &configs);

@@ -89,7 +89,6 @@ impl ChangeInfo {
     fn repo(&self) -> Option<infx_git::Repo> {
         infx_git::Repo::open(self.repo_root.as_ref()?).ok()
     }
-    /// The bytes of `file` (absolute) at the base, following the move into `inferencex-e2e/`.
     /// The loaded text of `rel` (repository-relative) when the change modified it in place
     /// (same path on both sides, diffed against this run's base): its old and new bytes are
     /// exactly what [`Self::base_bytes`] and [`Self::head_bytes`] would read from git again.
@@ -107,6 +106,7 @@ impl ChangeInfo {
             .then(|| change.texts.iter().find(|t| t.path == rel))
             .flatten()
     }
+    /// The bytes of `file` (absolute) at the base, following the move into `inferencex-e2e/`.
     pub(super) fn base_bytes(&self, file: &Path) -> Option<Vec<u8>> {
         let rel = relative_to(self.repo_root.as_ref()?, file);
         if let Some(text) = self.modified_text(&rel) {
@@ -299,7 +299,7 @@ pub(crate) fn changelog_dialect_of(dialect: infx_config::Dialect) -> infx_change
 }
 
 /// The master-config entry keys of the base versions' texts (which configs are new), read
-/// from the text without a parse. `validate` and `review check` both ask this.
+/// from the text without a parse: validate's review inputs and `review check` use it.
 pub(crate) fn master_keys_of<'t>(texts: impl IntoIterator<Item = &'t str>) -> BTreeSet<String> {
     texts
         .into_iter()
@@ -312,7 +312,8 @@ pub(crate) fn master_keys_of<'t>(texts: impl IntoIterator<Item = &'t str>) -> BT
 }
 
 /// Whether the entries the change appends to the changelog (as the gate reads them) include
-/// one with `append-only: true`. `validate` and `review check` both ask this.
+/// one with `append-only: true`: for `review check`, the reading validate's changelog scope
+/// takes from the same gate.
 pub(crate) fn appends_append_only(
     base: Option<&[u8]>,
     head: &[u8],
