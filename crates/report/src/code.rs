@@ -60,6 +60,20 @@ impl Code {
     }
 }
 
+/// Declares a crate's code registry: a `pub const` per code and `pub const ALL` with every code
+/// in the order listed (name order, by convention). An entry `NAME = error("check/rule",
+/// "summary");` declares `pub const NAME: Code = Code::error("check/rule", "summary")`; `warning`
+/// and `note` likewise, and doc comments before an entry go to its const. One entry a line, so a
+/// registry reads as the table `cargo xtask codes` prints.
+#[macro_export]
+macro_rules! codes {
+    ($($(#[$attr:meta])* $name:ident = $severity:ident($code:literal, $summary:literal);)*) => {
+        $($(#[$attr])* pub const $name: $crate::Code = $crate::Code::$severity($code, $summary);)*
+        /// Every code above, in the order listed.
+        pub const ALL: &[$crate::Code] = &[$($name),*];
+    };
+}
+
 /// The check of a code name written as text (`config/C2` → `config`).
 pub fn check_of(name: &str) -> &str {
     name.split('/').next().unwrap_or(name)
@@ -99,6 +113,25 @@ mod tests {
     use super::*;
 
     const C2: Code = Code::error("config/C2", "concurrency given twice");
+
+    /// A registry as the crates declare theirs.
+    mod declared {
+        crate::codes! {
+            /// The first code.
+            FIRST = error("t/first", "first summary");
+            SECOND = warning("t/second", "second summary");
+            THIRD = note("t/third", "third summary");
+        }
+    }
+
+    #[test]
+    fn the_codes_macro_declares_each_code_and_all_in_the_order_listed() {
+        use declared::*;
+        assert_eq!(FIRST, Code::error("t/first", "first summary"));
+        assert_eq!(SECOND, Code::warning("t/second", "second summary"));
+        assert_eq!(THIRD, Code::note("t/third", "third summary"));
+        assert_eq!(ALL, [FIRST, SECOND, THIRD]);
+    }
 
     #[test]
     fn parts_and_text() {
