@@ -1,41 +1,21 @@
 //! The diagnostic codes of the git check: every code it emits, with its default severity and
 //! a one-line summary (`cargo xtask codes` lists them; docs/ documents each one).
 
-use infx_report::Code;
+infx_report::codes! {
+    // The base of a change (base.rs) is resolved here for infx-diff and the changelog commands;
+    // its faults keep the `diff/` names that `validate` and `diff-check` always printed
+    // (docs/diff.md, "Base"), and infx-diff re-exports them.
+    BASE_NOT_FOUND = error("diff/base-not-found", "the base revision does not resolve and no upstream branch exists");
+    LIBGIT2 = error("diff/git", "a libgit2 operation failed");
+    NO_MERGE_BASE = error("diff/no-merge-base", "HEAD and the base share no history");
+    SHALLOW = error("diff/shallow", "the clone is too shallow to reach the base");
 
-pub const DIFF: Code = Code::error("git/diff", "git could not compute the diff");
-pub const OBJECT: Code = Code::error("git/object", "a git object could not be read");
-pub const OPEN: Code = Code::error("git/open", "the path is not inside a git repository");
-pub const REVISION: Code = Code::error("git/revision", "a revision does not resolve");
-pub const UNREGISTERED: Code = Code::error(
-    "git/unregistered",
-    "a git failure whose kind has no registered code (a bug in infx; the message tells what failed)",
-);
-
-// The base of a change (base.rs) is resolved here for infx-diff and the changelog commands; its
-// faults keep the `diff/` names that `validate` and `diff-check` always printed (docs/diff.md,
-// "Base"), and infx-diff re-exports them.
-pub const BASE_NOT_FOUND: Code = Code::error(
-    "diff/base-not-found",
-    "the base revision does not resolve and no upstream branch exists",
-);
-pub const NO_MERGE_BASE: Code =
-    Code::error("diff/no-merge-base", "HEAD and the base share no history");
-pub const SHALLOW: Code = Code::error("diff/shallow", "the clone is too shallow to reach the base");
-pub const LIBGIT2: Code = Code::error("diff/git", "a libgit2 operation failed");
-
-/// Every code above, in name order.
-pub const ALL: &[Code] = &[
-    BASE_NOT_FOUND,
-    LIBGIT2,
-    NO_MERGE_BASE,
-    SHALLOW,
-    DIFF,
-    OBJECT,
-    OPEN,
-    REVISION,
-    UNREGISTERED,
-];
+    DIFF = error("git/diff", "git could not compute the diff");
+    OBJECT = error("git/object", "a git object could not be read");
+    OPEN = error("git/open", "the path is not inside a git repository");
+    REVISION = error("git/revision", "a revision does not resolve");
+    UNREGISTERED = error("git/unregistered", "a git failure whose kind has no registered code (a bug in infx; the message tells what failed)");
+}
 
 #[cfg(test)]
 mod tests {
