@@ -1,9 +1,8 @@
 //! The diagnostic codes of the config check: every code it emits, with its default severity and
 //! a one-line summary (`cargo xtask codes` lists them; docs/ documents each one).
 
-use infx_report::Code;
-
 infx_report::codes! {
+    of_rule or UNREGISTERED;
     A1 = error("config/A1", "an agentic row does not set exactly one of tp, worker, prefill+decode");
     A2 = error("config/A2", "an agentic row with tp lacks kv-offloading");
     A3 = error("config/A3", "an agentic single-node row sets power (only multinode entries measure it)");
@@ -46,11 +45,6 @@ infx_report::codes! {
     UNKNOWN_KEY = error("config/unknown-key", "a key the config schema does not define");
     UNREGISTERED = error("config/unregistered", "a config rule with no registered code (a bug in infx; the message tells what failed)");
     VALUE = error("config/value", "a config field has a value outside its allowed set");
-}
-
-/// The code of a rule the schema checks name by its short form (`X5` → [`X5`]).
-pub fn of_rule(rule: &str) -> Code {
-    infx_report::by_rule(ALL, rule).unwrap_or(UNREGISTERED)
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! a one-line summary (`cargo xtask codes` lists them; docs/ documents each one).
 
 infx_report::codes! {
+    of_rule or UNREGISTERED;
     // The base of a change (base.rs) is resolved here for infx-diff and the changelog commands;
     // its faults keep the `diff/` names that `validate` and `diff-check` always printed
     // (docs/diff.md, "Base"), and infx-diff re-exports them.

@@ -47,7 +47,7 @@ impl GitError {
     }
     /// The registered code of this error's kind (`git/<kind>`).
     pub fn code(&self) -> infx_report::Code {
-        infx_report::by_rule(codes::ALL, self.kind).unwrap_or(codes::UNREGISTERED)
+        codes::of_rule(self.kind)
     }
     pub fn to_diagnostic(&self) -> Diagnostic {
         let d = Diagnostic::error(self.code(), self.message.clone());
