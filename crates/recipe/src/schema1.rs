@@ -681,16 +681,11 @@ fn backend(n: &Node, ctx: &mut Ctx, path: &[String]) -> Option<J> {
     Some(v)
 }
 
+/// Python's `type(x).__name__` of a value: infx-yaml's name, but `None`'s type is `NoneType`.
 fn py_type(n: &Node) -> &'static str {
     match n.value {
         Value::Null => "NoneType",
-        Value::Bool(_) => "bool",
-        Value::Int(_) => "int",
-        Value::Float(_) => "float",
-        Value::Str(_) => "str",
-        Value::Timestamp(_) => "date",
-        Value::Seq(_) => "list",
-        Value::Map(_) => "dict",
+        ref v => v.type_name(),
     }
 }
 
@@ -840,6 +835,19 @@ fn truthy(v: &J) -> bool {
 
 fn int(v: &J) -> i64 {
     v.as_i64().unwrap_or(0)
+}
+
+/// The `storage_subdir` of the section at `at` (tachometer, telemetry) stays below the run's
+/// log directory.
+fn storage_subdir_rule(section: &J, at: &str, tree: &Node) -> Result<(), Failure> {
+    if safe_subdir(section["storage_subdir"].as_str().unwrap_or("")) {
+        return Ok(());
+    }
+    Err(rule(
+        tree,
+        &format!("{at}.storage_subdir"),
+        format!("{at}.storage_subdir must be a safe relative path below the run log directory"),
+    ))
 }
 
 fn safe_subdir(s: &str) -> bool {
@@ -1117,13 +1125,7 @@ fn tachometer_rules(c: &J, tree: &Node) -> Result<(), Failure> {
                 ));
             }
         }
-        if !safe_subdir(t["storage_subdir"].as_str().unwrap_or("")) {
-            return Err(rule(
-                tree,
-                "observability.tachometer.storage_subdir",
-                "observability.tachometer.storage_subdir must be a safe relative path below the run log directory",
-            ));
-        }
+        storage_subdir_rule(t, "observability.tachometer", tree)?;
     }
     Ok(())
 }
@@ -1199,14 +1201,7 @@ fn telemetry_collector_rules(tel: &J, tree: &Node) -> Result<(), Failure> {
             "telemetry.collector_join_timeout_seconds must be finite, positive, and greater than two full collector cycles (2 * (2 * telemetry.request_timeout_seconds + 1 second))",
         ));
     }
-    if !safe_subdir(tel["storage_subdir"].as_str().unwrap_or("")) {
-        return Err(rule(
-            tree,
-            "telemetry.storage_subdir",
-            "telemetry.storage_subdir must be a safe relative path below the run log directory",
-        ));
-    }
-    Ok(())
+    storage_subdir_rule(tel, "telemetry", tree)
 }
 
 /// What enabled telemetry requires of the benchmark and the infra layout.
