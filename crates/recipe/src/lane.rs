@@ -52,43 +52,39 @@ impl Lane {
     pub fn is_agentic(self) -> bool {
         matches!(self, Lane::AgenticSingle | Lane::AgenticMulti)
     }
-    /// `benchmark.env` keys the binder writes for this lane.
-    pub fn binder_env_keys(self) -> &'static [&'static str] {
-        match self {
-            Lane::FixedSeqSingle | Lane::FixedSeqMulti => &[
-                "MODEL",
-                "ISL",
-                "OSL",
-                "CONC",
-                "CONC_LIST",
-                "RANDOM_RANGE_RATIO",
-                "USE_CHAT_TEMPLATE",
-            ],
-            Lane::AgenticSingle => &[
-                "MODEL",
-                "CONC",
-                "CONC_LIST",
-                "KV_OFFLOADING",
-                "TOTAL_CPU_DRAM_GB",
-                "RESULT_DIR",
-                "AGENTIC_OUTPUT_DIR",
-                "HF_HUB_CACHE",
-                "HUGGINGFACE_HUB_CACHE",
-            ],
-            Lane::AgenticMulti => &[
-                "CONC",
-                "CONC_LIST",
-                "KV_OFFLOADING",
-                "TOTAL_CPU_DRAM_GB",
-                "RESULT_DIR",
-                "AGENTIC_OUTPUT_DIR",
-                "HF_HUB_CACHE",
-                "HUGGINGFACE_HUB_CACHE",
-                "AIPERF_DATASET_MMAP_CACHE_DIR",
-            ],
-        }
+    /// Whether the binder writes `key` of `benchmark.env` in this lane.
+    pub fn binds_env_key(self, key: &str) -> bool {
+        let (agentic, lane_only): (&[&str], &[&str]) = match self {
+            Lane::FixedSeqSingle | Lane::FixedSeqMulti => (
+                &[],
+                &[
+                    "MODEL",
+                    "ISL",
+                    "OSL",
+                    "CONC",
+                    "CONC_LIST",
+                    "RANDOM_RANGE_RATIO",
+                    "USE_CHAT_TEMPLATE",
+                ],
+            ),
+            Lane::AgenticSingle => (AGENTIC_ENV_KEYS, &["MODEL"]),
+            Lane::AgenticMulti => (AGENTIC_ENV_KEYS, &["AIPERF_DATASET_MMAP_CACHE_DIR"]),
+        };
+        agentic.contains(&key) || lane_only.contains(&key)
     }
 }
+
+/// `benchmark.env` keys the binder writes in both agentic lanes.
+const AGENTIC_ENV_KEYS: &[&str] = &[
+    "CONC",
+    "CONC_LIST",
+    "KV_OFFLOADING",
+    "TOTAL_CPU_DRAM_GB",
+    "RESULT_DIR",
+    "AGENTIC_OUTPUT_DIR",
+    "HF_HUB_CACHE",
+    "HUGGINGFACE_HUB_CACHE",
+];
 
 /// Binder-owned keys in every lane.
 pub const BINDER_OWNED: &[&[&str]] = &[
@@ -203,7 +199,7 @@ pub fn check_fragment(fragment: &RecipeFile, lane: Lane) -> Vec<Diagnostic> {
         }
         if let Some(env) = node.get_path(&["benchmark", "env"]).and_then(Node::as_map) {
             for (k, kn, v) in env.iter() {
-                if !lane.binder_env_keys().contains(&k) {
+                if !lane.binds_env_key(k) {
                     continue;
                 }
                 if variant_block && lane.is_single_node() && (k == "CONC" || k == "KV_OFFLOADING") {
