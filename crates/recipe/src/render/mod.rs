@@ -218,13 +218,9 @@ const SGLANG_OWNED: &[&str] = &[
     "nccl-port",
     "nccl_port",
 ];
+/// Flags srtctl derives for a vLLM worker the standard topology places, besides the
+/// `vllm serve` flags every vLLM worker has derived ([`vllm_command::SERVE_OWNED`]).
 const VLLM_OWNED: &[&str] = &[
-    "headless",
-    "host",
-    "port",
-    "master-addr",
-    "nnodes",
-    "node-rank",
     "data-parallel-size-local",
     "data-parallel-start-rank",
     "data-parallel-address",

@@ -7,7 +7,7 @@ use crate::pystr::py_str;
 use infx_yaml::{Mapping, Node, Value};
 
 /// Flags srtctl derives for `vllm serve` from the allocation; recipe values are dropped.
-const SERVE_OWNED: &[&str] = &[
+pub(super) const SERVE_OWNED: &[&str] = &[
     "headless",
     "host",
     "port",

@@ -3,6 +3,7 @@
 //! each engine's command built the way srtctl builds it (docs/recipe.md, "Rendering").
 
 use super::topology::{Endpoint, Slot};
+use super::vllm_command::SERVE_OWNED;
 use super::{
     Process, Role, SGLANG_OWNED, VLLM_OWNED, default_served, engine_args, flag, int,
     kv_events_json, mocker,
@@ -216,7 +217,10 @@ fn sglang(job: &Job, r: &Role, at: &RankPlace) -> Vec<String> {
 fn vllm(job: &Job, r: &Role, at: &RankPlace, notes: &mut Vec<String>) -> Vec<String> {
     let t = job.tree;
     let mut argv: Vec<String> = Vec::new();
-    let owned = |k: &str| VLLM_OWNED.contains(&k.replace('_', "-").as_str());
+    let owned = |k: &str| {
+        let dashed = k.replace('_', "-");
+        SERVE_OWNED.contains(&dashed.as_str()) || VLLM_OWNED.contains(&dashed.as_str())
+    };
     let devices = at
         .slot
         .gpus
