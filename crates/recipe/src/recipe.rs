@@ -672,6 +672,13 @@ impl RecipeFile {
     }
 }
 
+/// A recipe's `frontend.type` as srtctl reads it: `dynamo` when unset.
+pub(crate) fn frontend_type(tree: &Node) -> String {
+    tree.get_path(&["frontend", "type"])
+        .map(py_str)
+        .unwrap_or_else(|| "dynamo".into())
+}
+
 /// Python truthiness of a YAML value.
 pub fn is_truthy(n: &Node) -> bool {
     match &n.value {

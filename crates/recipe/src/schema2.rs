@@ -1098,14 +1098,8 @@ fn frontend_rules(c: &mut Checker, t: &Node, roles: &[(&str, &Node)], top_engine
     let engine_of = |role: &Node| role_engine(role, top_engine);
     let has = |k: &str| roles.iter().any(|(n, _)| *n == k);
     let fe = t.get("frontend");
-    let fe_type = fe
-        .and_then(|f| f.get("type"))
-        .map(py_str)
-        .unwrap_or_else(|| "dynamo".into());
-    let fe_span = fe
-        .and_then(|f| f.get("type"))
-        .map(|x| x.span)
-        .unwrap_or(t.span);
+    let fe_type = crate::recipe::frontend_type(t);
+    let fe_span = fe.and_then(|f| f.get("type")).map_or(t.span, |x| x.span);
     match FRONTENDS.iter().find(|(n, _)| *n == fe_type) {
         None => {
             let all: Vec<&str> = FRONTENDS.iter().map(|(n, _)| *n).collect();

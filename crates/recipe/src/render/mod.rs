@@ -238,10 +238,7 @@ pub fn render(v: &Variant) -> Rendered {
         .unwrap_or(4)
         .max(1);
     let fe = t.get("frontend");
-    let fe_type = fe
-        .and_then(|f| f.get("type"))
-        .map(py_str)
-        .unwrap_or_else(|| "dynamo".into());
+    let fe_type = crate::recipe::frontend_type(t);
     let multi = fe
         .and_then(|f| f.get("enable_multiple_frontends"))
         .map(flag)
