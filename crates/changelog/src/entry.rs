@@ -366,27 +366,24 @@ fn scenario_type_field(
 /// `append-only` and `no-evals` each exclude the eval selection fields.
 fn exclusive_fields(cx: &mut Ctx<'_>, entry: &Entry) {
     let eval_fields = entry.evals_only || entry.all_evals || entry.eval_min_prefill_ep.is_some();
-    if entry.append_only && eval_fields {
-        cx.errors.push(EntryError {
-            code: codes::ENTRY_EXCLUSIVE,
-            field: "append-only".into(),
-            message: "append-only cannot be combined with eval selection fields".into(),
-            span: entry.span,
-            help: Some(
-                "drop evals-only / all-evals / eval-min-prefill-ep, or drop append-only".into(),
-            ),
-        });
+    if !eval_fields {
+        return;
     }
-    if entry.no_evals && eval_fields {
-        cx.errors.push(EntryError {
-            code: codes::ENTRY_EXCLUSIVE,
-            field: "no-evals".into(),
-            message: "no-evals cannot be combined with eval selection fields".into(),
-            span: entry.span,
-            help: Some(
-                "drop evals-only / all-evals / eval-min-prefill-ep, or drop no-evals".into(),
-            ),
-        });
+    for (field, set) in [
+        ("append-only", entry.append_only),
+        ("no-evals", entry.no_evals),
+    ] {
+        if set {
+            cx.errors.push(EntryError {
+                code: codes::ENTRY_EXCLUSIVE,
+                field: field.into(),
+                message: format!("{field} cannot be combined with eval selection fields"),
+                span: entry.span,
+                help: Some(format!(
+                    "drop evals-only / all-evals / eval-min-prefill-ep, or drop {field}"
+                )),
+            });
+        }
     }
 }
 
