@@ -103,32 +103,32 @@ impl<'a> MasterConfigs<'a> {
 /// Loads the master configs (in order) and checks the files exist first, with upstream's
 /// messages. Relative paths are resolved against `base` but reported as given.
 pub fn load_config_documents(files: &[PathBuf], base: &Path) -> Result<Vec<Document>, Diagnostic> {
-    let mut docs = Vec::with_capacity(files.len());
-    for f in files {
-        let full = base.join(f);
-        if !full.is_file() {
-            return Err(Diagnostic::error(
-                codes::MISSING_FILE,
-                format!("Input file '{}' does not exist.", f.display()),
-            )
-            .with_help("check the --config-files paths"));
-        }
-        let mut doc = infx_yaml::load_file(&full)?;
-        doc.path = f.clone();
-        docs.push(doc);
-    }
-    Ok(docs)
+    files
+        .iter()
+        .map(|f| load_named(f, base, "Input file", "check the --config-files paths"))
+        .collect()
 }
 
 /// Loads the runner inventory with upstream's missing-file message.
 pub fn load_runner_document(file: &Path, base: &Path) -> Result<Document, Diagnostic> {
+    load_named(
+        file,
+        base,
+        "Runner config file",
+        "check --runner-config (default configs/runners.yaml)",
+    )
+}
+
+/// Loads `file` (resolved against `base`, reported as given); a missing file is upstream's
+/// "`<what>` '`<file>`' does not exist." with `help`.
+fn load_named(file: &Path, base: &Path, what: &str, help: &str) -> Result<Document, Diagnostic> {
     let full = base.join(file);
     if !full.is_file() {
         return Err(Diagnostic::error(
             codes::MISSING_FILE,
-            format!("Runner config file '{}' does not exist.", file.display()),
+            format!("{what} '{}' does not exist.", file.display()),
         )
-        .with_help("check --runner-config (default configs/runners.yaml)"));
+        .with_help(help));
     }
     let mut doc = infx_yaml::load_file(&full)?;
     doc.path = file.to_path_buf();
