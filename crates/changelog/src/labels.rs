@@ -48,18 +48,15 @@ pub fn check_labels(
     affects_benchmarks: bool,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    let primaries: Vec<&str> = pr
-        .labels
-        .iter()
-        .map(String::as_str)
-        .filter(|l| PRIMARY.contains(l))
-        .collect();
-    let modifiers: Vec<&str> = pr
-        .labels
-        .iter()
-        .map(String::as_str)
-        .filter(|l| MODIFIERS.contains(l))
-        .collect();
+    let labels_of = |set: &[&str]| -> Vec<&str> {
+        pr.labels
+            .iter()
+            .map(String::as_str)
+            .filter(|l| set.contains(l))
+            .collect()
+    };
+    let primaries = labels_of(&PRIMARY);
+    let modifiers = labels_of(&MODIFIERS);
     let recommend = format!(
         "keep exactly one of: {} (recommended: {})",
         PRIMARY[..3].join(", "),
