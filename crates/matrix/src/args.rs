@@ -17,6 +17,29 @@ pub struct Invocation {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UsageError(pub String);
 
+/// The values of `--name v1 v2 …`, each one of a fixed set that `parse` knows; an unknown one
+/// is argparse's "invalid choice" error, followed by `choose_from` (" (choose from …)" or "").
+fn choices<T>(
+    name: &str,
+    values: Option<Vec<String>>,
+    parse: impl Fn(&str) -> Option<T>,
+    choose_from: &str,
+) -> Result<Option<Vec<T>>, UsageError> {
+    values
+        .map(|v| {
+            v.iter()
+                .map(|s| {
+                    parse(s).ok_or_else(|| {
+                        UsageError(format!(
+                            "argument --{name}: invalid choice: '{s}'{choose_from}"
+                        ))
+                    })
+                })
+                .collect()
+        })
+        .transpose()
+}
+
 /// Parses `args` (without the program name), with upstream's checks in upstream's order.
 pub fn parse_upstream_args(args: &[String]) -> Result<Invocation, UsageError> {
     let usage = |m: String| Err(UsageError(m));
@@ -58,32 +81,18 @@ pub fn parse_upstream_args(args: &[String]) -> Result<Invocation, UsageError> {
             ))),
         }
     };
-    let seq_lens = match get("seq-lens") {
-        None => None,
-        Some(v) => Some(
-            v.iter()
-                .map(|s| {
-                    SeqLen::parse(s).ok_or_else(|| {
-                        UsageError(format!(
-                            "argument --seq-lens: invalid choice: '{s}' (choose from '1k1k', '8k1k')"
-                        ))
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-    };
-    let scenario_types = match get("scenario-type") {
-        None => None,
-        Some(v) => Some(
-            v.iter()
-                .map(|s| {
-                    ScenarioType::parse(s).ok_or_else(|| {
-                        UsageError(format!("argument --scenario-type: invalid choice: '{s}'"))
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-    };
+    let seq_lens = choices(
+        "seq-lens",
+        get("seq-lens"),
+        SeqLen::parse,
+        " (choose from '1k1k', '8k1k')",
+    )?;
+    let scenario_types = choices(
+        "scenario-type",
+        get("scenario-type"),
+        ScenarioType::parse,
+        "",
+    )?;
     if flag("no-evals") && flag("evals-only") {
         return usage("argument --evals-only: not allowed with argument --no-evals".into());
     }
