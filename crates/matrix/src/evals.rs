@@ -223,6 +223,16 @@ fn int_list(v: &[i64]) -> Json {
     Json::List(v.iter().map(|c| Json::Int(*c)).collect())
 }
 
+/// Folds `concs` into `kept`, the row already kept for the same parallelism: its `conc` becomes
+/// the sorted union, which is returned.
+fn fold_concs(kept: &mut Object, concs: Vec<i64>) -> Vec<i64> {
+    let mut merged = conc_values(kept);
+    merged.extend(concs);
+    let merged = sorted_unique(merged);
+    kept.put("conc", int_list(&merged));
+    merged
+}
+
 /// `--all-evals` (§9.2).
 pub fn mark_all_eval_entries(rows: Vec<Object>) -> Vec<Object> {
     let mut out: Vec<Object> = Vec::with_capacity(rows.len());
@@ -241,13 +251,9 @@ pub fn mark_all_eval_entries(rows: Vec<Object>) -> Vec<Object> {
             let concs = conc_values(&r);
             let key = parallelism_key(&r);
             if let Some(&at) = mn_agentic.get(&key) {
-                let existing = &mut out[at];
-                let mut merged = conc_values(existing);
-                merged.extend(concs);
-                let merged = sorted_unique(merged);
+                let merged = fold_concs(&mut out[at], concs);
                 let top = merged.last().copied().unwrap_or(0);
-                existing.put("conc", int_list(&merged));
-                existing.put("eval-conc", Json::Int(top));
+                out[at].put("eval-conc", Json::Int(top));
                 continue;
             }
             let unique = sorted_unique(concs.clone());
@@ -269,10 +275,7 @@ pub fn mark_all_eval_entries(rows: Vec<Object>) -> Vec<Object> {
             let concs = conc_values(&r);
             let key = parallelism_key(&r);
             if let Some(&at) = mn_fixed.get(&key) {
-                let existing = &mut out[at];
-                let mut merged = conc_values(existing);
-                merged.extend(concs);
-                existing.put("conc", int_list(&sorted_unique(merged)));
+                fold_concs(&mut out[at], concs);
                 continue;
             }
             r.put("conc", int_list(&sorted_unique(concs)));
