@@ -1,7 +1,7 @@
 //! Python's `str()` / `repr()` of loaded YAML values, which srtctl uses to build names and
 //! command lines.
 
-use infx_yaml::{Node, Value};
+use infx_yaml::{Mapping, Node, Value};
 
 /// `str(value)` as Python prints it.
 pub fn py_str(node: &Node) -> String {
@@ -21,18 +21,24 @@ pub fn py_repr(node: &Node) -> String {
         Value::Float(f) => py_float(f.value),
         Value::Str(s) => py_str_repr(s),
         Value::Timestamp(t) => format!("'{t}'"),
-        Value::Seq(items) => {
-            let inner: Vec<String> = items.iter().map(py_repr).collect();
-            format!("[{}]", inner.join(", "))
-        }
-        Value::Map(m) => {
-            let inner: Vec<String> = m
-                .iter_nodes()
-                .map(|(k, v)| format!("{}: {}", py_repr(k), py_repr(v)))
-                .collect();
-            format!("{{{}}}", inner.join(", "))
-        }
+        Value::Seq(items) => py_list(items, py_repr),
+        Value::Map(m) => py_dict(m, py_repr, py_repr),
     }
+}
+
+/// A list the way `repr` and `json.dumps` both lay it out: `[a, b]`, items written by `item`.
+fn py_list(items: &[Node], item: fn(&Node) -> String) -> String {
+    let inner: Vec<String> = items.iter().map(item).collect();
+    format!("[{}]", inner.join(", "))
+}
+
+/// A dict the way `repr` and `json.dumps` both lay it out: `{k: v, …}`.
+fn py_dict(m: &Mapping, key: fn(&Node) -> String, value: fn(&Node) -> String) -> String {
+    let inner: Vec<String> = m
+        .iter_nodes()
+        .map(|(k, v)| format!("{}: {}", key(k), value(v)))
+        .collect();
+    format!("{{{}}}", inner.join(", "))
 }
 
 /// Python's string repr: single quotes unless the text holds a single quote and no double one.
@@ -130,17 +136,8 @@ pub fn py_json(node: &Node) -> String {
         .into(),
         Value::Float(f) => py_float(f.value),
         Value::Str(s) | Value::Timestamp(s) => json_str(s),
-        Value::Seq(items) => {
-            let inner: Vec<String> = items.iter().map(py_json).collect();
-            format!("[{}]", inner.join(", "))
-        }
-        Value::Map(m) => {
-            let inner: Vec<String> = m
-                .iter_nodes()
-                .map(|(k, v)| format!("{}: {}", json_str(&py_str(k)), py_json(v)))
-                .collect();
-            format!("{{{}}}", inner.join(", "))
-        }
+        Value::Seq(items) => py_list(items, py_json),
+        Value::Map(m) => py_dict(m, |k| json_str(&py_str(k)), py_json),
     }
 }
 
