@@ -6,10 +6,8 @@ use crate::codes;
 use crate::reference::Reference;
 use crate::sites::ImageSite;
 #[cfg(feature = "registry")]
-use crate::verify::{self, Finding, VerifyOptions, join, parallel_map};
+use crate::verify::{self, Finding, VerifyOptions, join};
 use infx_report::Diagnostic;
-#[cfg(feature = "registry")]
-use std::collections::BTreeMap;
 
 const PIN_HELP: &str = "pin it with `cargo xtask pin <file>`; the form is `<repo>:<tag>@sha256:<64 hex>` with the tag's multi-arch index digest";
 
@@ -78,27 +76,13 @@ pub fn check_online(
     jobs: usize,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Vec<Diagnostic> {
-    let mut unique: BTreeMap<String, Reference> = BTreeMap::new();
-    for s in sites {
-        if let Ok(r) = Reference::parse(&s.written)
-            && r.digest.is_some()
-        {
-            unique.insert(r.to_string(), r);
-        }
-    }
-    let refs: Vec<(String, Reference)> = unique.into_iter().collect();
-    let total = refs.len();
-    let results = parallel_map(
-        &refs,
+    let by_key = verify::per_distinct_reference(
+        sites,
+        |r| r.digest.is_some().then(|| (r.to_string(), r)),
         jobs,
-        |(_, r)| verify::verify(client, r, opts),
-        &|n| progress(n, total),
+        progress,
+        |r| verify::verify(client, r, opts),
     );
-    let by_key: BTreeMap<&str, _> = refs
-        .iter()
-        .map(|(k, _)| k.as_str())
-        .zip(results.iter())
-        .collect();
     let mut out = Vec::new();
     for s in sites {
         let Ok(r) = Reference::parse(&s.written) else {

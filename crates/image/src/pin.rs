@@ -7,7 +7,7 @@ use crate::codes;
 use crate::manifest::Platform;
 use crate::reference::{Digest, Reference};
 use crate::sites::{self, ImageSite};
-use crate::verify::{self, ResolveError, parallel_map};
+use crate::verify::{self, ResolveError};
 use infx_report::{Diagnostic, Span};
 use infx_yaml::{Document, Edit};
 use std::collections::BTreeMap;
@@ -83,23 +83,17 @@ pub fn resolve_sites(
     jobs: usize,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> BTreeMap<String, Resolution> {
-    let mut unique: BTreeMap<String, Reference> = BTreeMap::new();
-    for s in sites {
-        if let Ok(r) = Reference::parse(&s.written)
-            && r.effective_tag().is_some()
-        {
-            unique.insert(r.tagged(), Reference { digest: None, ..r });
-        }
-    }
-    let refs: Vec<(String, Reference)> = unique.into_iter().collect();
-    let total = refs.len();
-    let results = parallel_map(
-        &refs,
+    verify::per_distinct_reference(
+        sites,
+        |r| {
+            r.effective_tag()
+                .is_some()
+                .then(|| (r.tagged(), Reference { digest: None, ..r }))
+        },
         jobs,
-        |(_, r)| verify::resolve(client, r, required),
-        &|n| progress(n, total),
-    );
-    refs.into_iter().map(|(k, _)| k).zip(results).collect()
+        progress,
+        |r| verify::resolve(client, r, required),
+    )
 }
 
 /// One rewritten reference.

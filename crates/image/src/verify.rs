@@ -284,6 +284,27 @@ pub fn verify(
     Ok(findings)
 }
 
+/// Asks the registry once per distinct reference the sites write, `jobs` at a time
+/// (`progress` gets the count done and the total). `distinct` gives a parsed reference its key
+/// and the reference to ask with, or `None` to leave it out; the answers are keyed alike.
+pub fn per_distinct_reference<R: Send>(
+    sites: &[crate::sites::ImageSite],
+    distinct: impl Fn(Reference) -> Option<(String, Reference)>,
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    ask: impl Fn(&Reference) -> R + Sync,
+) -> std::collections::BTreeMap<String, R> {
+    let unique: std::collections::BTreeMap<String, Reference> = sites
+        .iter()
+        .filter_map(|s| Reference::parse(&s.written).ok())
+        .filter_map(distinct)
+        .collect();
+    let refs: Vec<(String, Reference)> = unique.into_iter().collect();
+    let total = refs.len();
+    let results = parallel_map(&refs, jobs, |(_, r)| ask(r), &|n| progress(n, total));
+    refs.into_iter().map(|(k, _)| k).zip(results).collect()
+}
+
 /// Runs `f` over `items` on at most `jobs` threads; results keep the input order. `done` is
 /// called after each item (for a progress bar).
 pub fn parallel_map<T: Sync, R: Send>(
