@@ -799,19 +799,7 @@ pub fn bind_configs(
     keys: Option<&[String]>,
     root: &Path,
 ) -> Vec<Diagnostic> {
-    let selection = match keys {
-        Some(k) => crate::Selection::TestConfig(crate::TestConfig {
-            config_keys: k.to_vec(),
-            ..Default::default()
-        }),
-        None => crate::Selection::FullSweep(crate::FullSweep::default()),
-    };
-    let opts = crate::Options {
-        selection,
-        evals: crate::EvalMode::None,
-        runner_node_filter: None,
-        scenario_types: None,
-    };
+    let opts = crate::Options::for_binding(keys);
     match crate::expand_with_origins(configs, runners, &opts) {
         Ok(points) => {
             let recipes = load_recipes(points.iter().map(|(r, _)| r), root);

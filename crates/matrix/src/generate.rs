@@ -123,6 +123,26 @@ pub struct Options {
     pub scenario_types: Option<Vec<ScenarioType>>,
 }
 
+impl Options {
+    /// The rows the binding check of `validate` binds: the given config keys (every key when
+    /// `None`), without eval marking.
+    pub fn for_binding(keys: Option<&[String]>) -> Options {
+        let selection = match keys {
+            Some(k) => Selection::TestConfig(TestConfig {
+                config_keys: k.to_vec(),
+                ..Default::default()
+            }),
+            None => Selection::FullSweep(FullSweep::default()),
+        };
+        Options {
+            selection,
+            evals: EvalMode::None,
+            runner_node_filter: None,
+            scenario_types: None,
+        }
+    }
+}
+
 const AGENTIC_DURATION_SECONDS: i64 = 3600;
 
 /// Where a generated row comes from: the config entry and its search-space row.
