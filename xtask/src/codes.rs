@@ -4,41 +4,14 @@
 
 use infx_report::Code;
 
-pub const ENTRY_UNBOUND: Code = Code::warning(
-    "dry-run/entry-unbound",
-    "the master configs do not generate, so the recipe is not bound from them",
-);
-pub const NO_POINTS: Code = Code::error(
-    "dry-run/no-points",
-    "the config key or --point selects no bound sweep point",
-);
-pub const POINTS_UNBOUND: Code = Code::warning(
-    "dry-run/points-unbound",
-    "--conc/--point given for a recipe no master entry binds; every variant is shown",
-);
-pub const UNBOUND_FRAGMENT: Code = Code::note(
-    "dry-run/unbound-fragment",
-    "no master entry uses the recipe, so lane, model, image and precision stay unbound",
-);
-pub const PR_EVENT: Code = Code::error(
-    "pr/event",
-    "the pull-request event payload could not be read",
-);
-
-pub const VALIDATE_INTERNAL: Code = Code::error(
-    "validate/internal",
-    "a check failed unexpectedly (a bug in infx; the other checks still ran)",
-);
-
-/// Every code above, in name order.
-pub const ALL: &[Code] = &[
-    ENTRY_UNBOUND,
-    NO_POINTS,
-    POINTS_UNBOUND,
-    UNBOUND_FRAGMENT,
-    PR_EVENT,
-    VALIDATE_INTERNAL,
-];
+infx_report::codes! {
+    ENTRY_UNBOUND = warning("dry-run/entry-unbound", "the master configs do not generate, so the recipe is not bound from them");
+    NO_POINTS = error("dry-run/no-points", "the config key or --point selects no bound sweep point");
+    POINTS_UNBOUND = warning("dry-run/points-unbound", "--conc/--point given for a recipe no master entry binds; every variant is shown");
+    UNBOUND_FRAGMENT = note("dry-run/unbound-fragment", "no master entry uses the recipe, so lane, model, image and precision stay unbound");
+    PR_EVENT = error("pr/event", "the pull-request event payload could not be read");
+    VALIDATE_INTERNAL = error("validate/internal", "a check failed unexpectedly (a bug in infx; the other checks still ran)");
+}
 
 /// One crate's registry: the crate that emits the codes and its `ALL`.
 #[derive(Clone, Copy, Debug)]
