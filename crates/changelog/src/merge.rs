@@ -308,36 +308,34 @@ mod tests {
         format!("- config-keys:\n    - {k}\n  description:\n    - d {k}\n  pr-link: XXX\n")
     }
 
+    fn merge_oct(base: &str, ours: &str, theirs: &str, keep: Keep) -> MergeOutcome {
+        merge(
+            base.as_bytes(),
+            ours.as_bytes(),
+            theirs.as_bytes(),
+            keep,
+            Dialect::Oct,
+        )
+    }
+
+    /// The merged text of a clean merge.
+    fn clean(outcome: MergeOutcome) -> String {
+        match outcome {
+            MergeOutcome::Clean(m) => String::from_utf8(m).unwrap(),
+            MergeOutcome::Conflict { reason, .. } => panic!("conflict: {reason}"),
+        }
+    }
+
     #[test]
     fn two_appends_merge_with_first_side_untouched() {
         let base = entry("a");
         let ours = format!("{base}\n{}", entry("b"));
         let theirs = format!("{base}\n{}", entry("c"));
-        let MergeOutcome::Clean(m) = merge(
-            base.as_bytes(),
-            ours.as_bytes(),
-            theirs.as_bytes(),
-            Keep::Theirs,
-            Dialect::Oct,
-        ) else {
-            panic!("conflict")
-        };
-        let m = String::from_utf8(m).unwrap();
+        let m = clean(merge_oct(&base, &ours, &theirs, Keep::Theirs));
         assert!(m.starts_with(&theirs));
         assert_eq!(m, format!("{theirs}\n{}", entry("b")));
-        let MergeOutcome::Clean(m2) = merge(
-            base.as_bytes(),
-            ours.as_bytes(),
-            theirs.as_bytes(),
-            Keep::Ours,
-            Dialect::Oct,
-        ) else {
-            panic!("conflict")
-        };
-        assert_eq!(
-            String::from_utf8(m2).unwrap(),
-            format!("{ours}\n{}", entry("c"))
-        );
+        let m2 = clean(merge_oct(&base, &ours, &theirs, Keep::Ours));
+        assert_eq!(m2, format!("{ours}\n{}", entry("c")));
     }
 
     #[test]
@@ -345,13 +343,7 @@ mod tests {
         let base = format!("{}\n{}", entry("a"), entry("b"));
         let ours = base.replace("d a", "changed");
         let theirs = format!("{base}\n{}", entry("c"));
-        match merge(
-            base.as_bytes(),
-            ours.as_bytes(),
-            theirs.as_bytes(),
-            Keep::Theirs,
-            Dialect::Oct,
-        ) {
+        match merge_oct(&base, &ours, &theirs, Keep::Theirs) {
             MergeOutcome::Conflict { text, .. } => {
                 let t = String::from_utf8(text).unwrap();
                 assert!(t.contains("<<<<<<< ours\n") && t.contains(">>>>>>> theirs\n"));
@@ -368,13 +360,7 @@ mod tests {
             "{base}\n{}",
             entry("b").replace("XXX", "https://github.com/SemiAnalysisAI/InferenceX/pull/7")
         );
-        match merge(
-            base.as_bytes(),
-            ours.as_bytes(),
-            theirs.as_bytes(),
-            Keep::Theirs,
-            Dialect::Oct,
-        ) {
+        match merge_oct(&base, &ours, &theirs, Keep::Theirs) {
             MergeOutcome::Conflict { reason, .. } => {
                 assert!(
                     reason.contains("no changelog contribution remaining"),
@@ -394,19 +380,8 @@ mod tests {
             1,
         );
         let pr = format!("{base}\n{}", entry("c"));
-        let MergeOutcome::Clean(m) = merge(
-            base.as_bytes(),
-            pr.as_bytes(),
-            main.as_bytes(),
-            Keep::Theirs,
-            Dialect::Oct,
-        ) else {
-            panic!("conflict")
-        };
-        assert_eq!(
-            String::from_utf8(m).unwrap(),
-            format!("{main}\n{}", entry("c"))
-        );
+        let m = clean(merge_oct(&base, &pr, &main, Keep::Theirs));
+        assert_eq!(m, format!("{main}\n{}", entry("c")));
     }
 
     #[test]
@@ -415,16 +390,8 @@ mod tests {
         let link = "https://github.com/SemiAnalysisAI/InferenceX/pull/4";
         let pr = base.replacen("XXX", link, 1);
         let main = format!("{base}\n{}", entry("m"));
-        let MergeOutcome::Clean(m) = merge(
-            base.as_bytes(),
-            pr.as_bytes(),
-            main.as_bytes(),
-            Keep::Theirs,
-            Dialect::Oct,
-        ) else {
-            panic!("conflict")
-        };
-        assert_eq!(String::from_utf8(m).unwrap(), main.replacen("XXX", link, 1));
+        let m = clean(merge_oct(&base, &pr, &main, Keep::Theirs));
+        assert_eq!(m, main.replacen("XXX", link, 1));
     }
 
     #[test]
@@ -438,13 +405,7 @@ mod tests {
             format!("{base}\n  description:\n    - d\n"),
             format!("{base}\n{}\n\n", entry("c")),
         ] {
-            match merge(
-                base.as_bytes(),
-                pr.as_bytes(),
-                main.as_bytes(),
-                Keep::Theirs,
-                Dialect::Oct,
-            ) {
+            match merge_oct(&base, &pr, &main, Keep::Theirs) {
                 MergeOutcome::Conflict { .. } => {}
                 MergeOutcome::Clean(m) => {
                     panic!("{pr:?} merged: {}", String::from_utf8_lossy(&m))
@@ -475,7 +436,7 @@ mod tests {
             let base = entry("base");
             let ours: String = a.iter().fold(base.clone(), |acc, k| format!("{acc}\n{}", entry(k)));
             let theirs: String = b.iter().fold(base.clone(), |acc, k| format!("{acc}\n{}", entry(k)));
-            match merge(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), Keep::Theirs, Dialect::Oct) {
+            match merge_oct(&base, &ours, &theirs, Keep::Theirs) {
                 MergeOutcome::Clean(m) => {
                     let m = String::from_utf8(m).unwrap();
                     prop_assert!(m.starts_with(&theirs));
