@@ -852,36 +852,18 @@ mod tests {
 
     #[test]
     fn parse_rules() {
-        let e = parse_changelog(
-            b"- config-keys: [a]\n  description: [x]\n  description: [y]\n  pr-link: X\n",
-            "head",
-            Dialect::Aug,
-        )
-        .unwrap_err();
+        let fails = |text: &[u8]| parse_changelog(text, "head", Dialect::Aug).unwrap_err();
+        let e =
+            fails(b"- config-keys: [a]\n  description: [x]\n  description: [y]\n  pr-link: X\n");
         assert_eq!(e.rule, "yaml");
-        let e = parse_changelog(
-            b"- description: [x]\n  config-keys: [a]\n  pr-link: X\n",
-            "head",
-            Dialect::Aug,
-        )
-        .unwrap_err();
+        let e = fails(b"- description: [x]\n  config-keys: [a]\n  pr-link: X\n");
         assert_eq!(e.rule, "entry-start");
-        let e = parse_changelog(
-            b"- config-keys: [a]\n  description: x\n  pr-link: X\n",
-            "head",
-            Dialect::Aug,
-        )
-        .unwrap_err();
+        let e = fails(b"- config-keys: [a]\n  description: x\n  pr-link: X\n");
         assert!(
             e.message
                 .contains("entry 1 fails ChangelogEntry validation")
         );
-        assert_eq!(
-            parse_changelog(b"a\tb\n", "h", Dialect::Aug)
-                .unwrap_err()
-                .rule,
-            "tab"
-        );
+        assert_eq!(fails(b"a\tb\n").rule, "tab");
         assert!(is_canonical(
             "https://github.com/SemiAnalysisAI/InferenceX/pull/12"
         ));
