@@ -145,18 +145,10 @@ pub fn check_online(
 mod tests {
     use super::*;
     use crate::sites::master_sites;
-    use infx_yaml::Document;
-    use std::path::PathBuf;
+    use crate::test_support::doc;
 
     fn sites(text: &str) -> Vec<ImageSite> {
-        let path = PathBuf::from("configs/nvidia-master.yaml");
-        let root = infx_yaml::parse_str(&path, text).unwrap();
-        master_sites(&Document {
-            path,
-            text: text.into(),
-            root,
-        })
-        .0
+        master_sites(&doc("configs/nvidia-master.yaml", text)).0
     }
 
     #[test]
@@ -201,16 +193,10 @@ mod tests {
         let text = format!(
             "dsr1-fp8-h200-sglang:\n  image: lmsysorg/sglang:v0.5.19-cu130   # unpinned\ngptoss-fp4-b200-vllm:\n  image: vllm/vllm-openai@sha256:{h}\n"
         );
-        let path = PathBuf::from("configs/nvidia-master.yaml");
-        let root = infx_yaml::parse_str(&path, &text).unwrap();
-        let doc = Document {
-            path: path.clone(),
-            text: text.clone().into(),
-            root,
-        };
+        let doc = doc("configs/nvidia-master.yaml", &text);
         let diags = check_document(&doc);
         let mut sources = infx_report::SourceMap::new();
-        sources.insert(&path, text);
+        sources.insert(&doc.path, text);
         insta::assert_snapshot!(infx_report::render_human(&diags, &sources, false));
     }
 }

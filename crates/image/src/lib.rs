@@ -19,6 +19,8 @@ pub mod manifest;
 pub mod pin;
 pub mod reference;
 pub mod sites;
+#[cfg(test)]
+mod test_support;
 #[cfg(feature = "registry")]
 pub mod verify;
 

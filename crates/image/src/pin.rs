@@ -485,20 +485,11 @@ pub fn recover(journal: &Path) -> std::io::Result<Option<Recovery>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::doc;
     use crate::verify::Resolved;
 
     fn d(c: char) -> Digest {
         Digest::parse(&format!("sha256:{}", c.to_string().repeat(64))).unwrap()
-    }
-
-    fn doc(name: &str, text: &str) -> Document {
-        let path = PathBuf::from(name);
-        let root = infx_yaml::parse_str(&path, text).unwrap();
-        Document {
-            path,
-            text: text.into(),
-            root,
-        }
     }
 
     fn ok(c: char) -> Resolution {
@@ -605,26 +596,32 @@ mod tests {
         }
     }
 
-    #[test]
-    fn write_all_is_atomic_and_checks_for_concurrent_edits() {
+    fn update(path: &Path, original: &str, updated: &str) -> FileUpdate {
+        FileUpdate {
+            path: path.to_path_buf(),
+            original: original.into(),
+            updated: updated.into(),
+        }
+    }
+
+    /// A temporary directory holding `a.yaml` (`a: 1`) and `b.yaml` (`b: 1`), and where the
+    /// journal goes. Returns (dir, a, b, journal).
+    fn two_files() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
-        let a = dir.path().join("a.yaml");
-        let b = dir.path().join("b.yaml");
+        let (a, b) = (dir.path().join("a.yaml"), dir.path().join("b.yaml"));
+        let journal = dir.path().join("journal");
         std::fs::write(&a, "a: 1\n").unwrap();
         std::fs::write(&b, "b: 1\n").unwrap();
-        let stale = vec![
-            FileUpdate {
-                path: a.clone(),
-                original: "a: 1\n".into(),
-                updated: "a: 2\n".into(),
-            },
-            FileUpdate {
-                path: b.clone(),
-                original: "b: 0\n".into(),
-                updated: "b: 2\n".into(),
-            },
+        (dir, a, b, journal)
+    }
+
+    #[test]
+    fn write_all_is_atomic_and_checks_for_concurrent_edits() {
+        let (dir, a, b, journal) = two_files();
+        let stale = [
+            update(&a, "a: 1\n", "a: 2\n"),
+            update(&b, "b: 0\n", "b: 2\n"),
         ];
-        let journal = dir.path().join("journal");
         assert!(write_all(&stale, &journal, &|_| {}).is_err());
         assert_eq!(std::fs::read_to_string(&a).unwrap(), "a: 1\n");
         assert_eq!(
@@ -632,17 +629,9 @@ mod tests {
             2,
             "temporaries removed"
         );
-        let good = vec![
-            FileUpdate {
-                path: a.clone(),
-                original: "a: 1\n".into(),
-                updated: "a: 2\n".into(),
-            },
-            FileUpdate {
-                path: b.clone(),
-                original: "b: 1\n".into(),
-                updated: "b: 2\n".into(),
-            },
+        let good = [
+            update(&a, "a: 1\n", "a: 2\n"),
+            update(&b, "b: 1\n", "b: 2\n"),
         ];
         write_all(&good, &journal, &|_| {}).unwrap();
         assert_eq!(std::fs::read_to_string(&b).unwrap(), "b: 2\n");
@@ -656,22 +645,10 @@ mod tests {
     /// Two files, the write stopped after its first rename (a panic stands in for the kill:
     /// nothing after the rename runs). Returns (dir, a, b, journal).
     fn interrupted() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
-        let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (dir.path().join("a.yaml"), dir.path().join("b.yaml"));
-        let journal = dir.path().join("journal");
-        std::fs::write(&a, "a: 1\n").unwrap();
-        std::fs::write(&b, "b: 1\n").unwrap();
-        let files = vec![
-            FileUpdate {
-                path: a.clone(),
-                original: "a: 1\n".into(),
-                updated: "a: 2\n".into(),
-            },
-            FileUpdate {
-                path: b.clone(),
-                original: "b: 1\n".into(),
-                updated: "b: 2\n".into(),
-            },
+        let (dir, a, b, journal) = two_files();
+        let files = [
+            update(&a, "a: 1\n", "a: 2\n"),
+            update(&b, "b: 1\n", "b: 2\n"),
         ];
         let stopped = std::panic::catch_unwind(|| {
             let _ = write_all(&files, &journal, &|n| {
@@ -736,11 +713,7 @@ mod tests {
             std::fs::write(p, "half").unwrap();
         }
         write_all(
-            &[FileUpdate {
-                path: path.clone(),
-                original: "image: a\n".into(),
-                updated: "image: b\n".into(),
-            }],
+            &[update(&path, "image: a\n", "image: b\n")],
             &dir.path().join("journal"),
             &|_| {},
         )

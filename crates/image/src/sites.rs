@@ -193,16 +193,7 @@ fn dedupe(sites: &mut Vec<ImageSite>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn doc(name: &str, text: &str) -> Document {
-        let path = PathBuf::from(name);
-        let root = infx_yaml::parse_str(&path, text).unwrap();
-        Document {
-            path,
-            text: text.into(),
-            root,
-        }
-    }
+    use crate::test_support::doc;
 
     #[test]
     fn master_images_with_quotes_and_anchors() {
