@@ -1,8 +1,9 @@
 //! The diagnostic codes of the changelog check: every code it emits, with its default severity and
 //! a one-line summary (`cargo xtask codes` lists them; docs/ documents each one).
 
+use infx_report::Code;
+
 infx_report::codes! {
-    of_rule or UNREGISTERED;
     ADDED_YAML = error("changelog/added-yaml", "the added lines do not parse as YAML entries");
     APPEND_ONLY_MIX = error("changelog/append-only-mix", "an append-only entry is mixed with other changes");
     BASE_READ = error("changelog/base-read", "the changelog cannot be read at the base revision");
@@ -43,6 +44,11 @@ infx_report::codes! {
     YAML = error("changelog/yaml", "perf-changelog.yaml is not valid YAML");
     YAML11_TRAP = error("changelog/yaml11-trap", "a value YAML 1.1 reads differently than it looks");
     PR_LABELS = error("pr/labels", "the pull request's labels do not match what its changelog entries need");
+}
+
+/// The code of a rule the changelog checks name by its short form (`tab` → [`TAB`]).
+pub fn of_rule(rule: &str) -> Code {
+    infx_report::by_rule(ALL, rule).unwrap_or(UNREGISTERED)
 }
 
 #[cfg(test)]

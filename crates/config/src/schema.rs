@@ -24,6 +24,12 @@ pub(crate) fn join(at: &str, key: &str) -> String {
     }
 }
 
+/// The code of a rule the schema checks name by its short form (`X5` → [`crate::codes::X5`]);
+/// `config/unregistered` for a rule the registry lacks.
+pub(crate) fn code_of_rule(rule: &str) -> infx_report::Code {
+    infx_report::by_rule(crate::codes::ALL, rule).unwrap_or(crate::codes::UNREGISTERED)
+}
+
 pub(crate) fn idx(at: &str, i: usize) -> String {
     format!("{at}[{i}]")
 }
@@ -51,7 +57,7 @@ impl Ctx<'_> {
         }
         text.push_str(msg.as_ref());
         self.diags
-            .push(Diagnostic::error(crate::codes::of_rule(code), text).at(self.path, span));
+            .push(Diagnostic::error(code_of_rule(code), text).at(self.path, span));
         let last = self.diags.len() - 1;
         &mut self.diags[last]
     }

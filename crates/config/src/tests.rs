@@ -1155,3 +1155,11 @@ fn one_october_key_does_not_switch_an_august_tree() {
         assert_eq!(l.dialect, Dialect::Aug, "{key}");
     }
 }
+
+#[test]
+fn short_rules_map_to_their_codes_and_unknown_ones_say_so() {
+    use crate::schema::code_of_rule;
+    assert_eq!(code_of_rule("X5"), codes::X5);
+    assert_eq!(code_of_rule("runners-inventory"), codes::RUNNERS_INVENTORY);
+    assert_eq!(code_of_rule("Z9"), codes::UNREGISTERED);
+}

@@ -47,7 +47,7 @@ impl GitError {
     }
     /// The registered code of this error's kind (`git/<kind>`).
     pub fn code(&self) -> infx_report::Code {
-        codes::of_rule(self.kind)
+        infx_report::by_rule(codes::ALL, self.kind).unwrap_or(codes::UNREGISTERED)
     }
     pub fn to_diagnostic(&self) -> Diagnostic {
         let d = Diagnostic::error(self.code(), self.message.clone());
@@ -395,6 +395,20 @@ fn strip_eol(b: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every kind GitError is built with has its code.
+    #[test]
+    fn every_error_kind_has_a_registered_code() {
+        for kind in ["open", "revision", "object", "diff"] {
+            let e = GitError {
+                kind,
+                message: String::new(),
+                help: None,
+            };
+            assert_ne!(e.code(), codes::UNREGISTERED, "{kind}");
+            assert_eq!(e.code().rule(), kind);
+        }
+    }
 
     fn git(dir: &Path, args: &[&str]) -> String {
         let mut full = vec![

@@ -65,22 +65,8 @@ impl Code {
 /// "summary");` declares `pub const NAME: Code = Code::error("check/rule", "summary")`; `warning`
 /// and `note` likewise, and doc comments before an entry go to its const. One entry a line, so a
 /// registry reads as the table `cargo xtask codes` prints.
-///
-/// A registry whose checks name their rules as text starts with `of_rule or FALLBACK;`: it also
-/// gets `pub fn of_rule(rule) -> Code`, the code of a rule (`X5` for `config/X5`) and `FALLBACK`
-/// (its `unregistered` code) for a rule it lacks, so every emitted code is registered.
 #[macro_export]
 macro_rules! codes {
-    (of_rule or $fallback:ident; $($entries:tt)*) => {
-        $crate::codes! { $($entries)* }
-        #[doc = concat!(
-            "The code of a rule named by its short form; [`", stringify!($fallback),
-            "`] for a rule this registry lacks.",
-        )]
-        pub fn of_rule(rule: &str) -> $crate::Code {
-            $crate::by_rule(ALL, rule).unwrap_or($fallback)
-        }
-    };
     ($($(#[$attr:meta])* $name:ident = $severity:ident($code:literal, $summary:literal);)*) => {
         $($(#[$attr])* pub const $name: $crate::Code = $crate::Code::$severity($code, $summary);)*
         /// Every code above, in the order listed.
@@ -136,14 +122,6 @@ mod tests {
             SECOND = warning("t/second", "second summary");
             THIRD = note("t/third", "third summary");
         }
-
-        pub mod with_fallback {
-            crate::codes! {
-                of_rule or UNREGISTERED;
-                KNOWN = error("t/known", "known summary");
-                UNREGISTERED = error("t/unregistered", "no code of its own");
-            }
-        }
     }
 
     #[test]
@@ -153,14 +131,6 @@ mod tests {
         assert_eq!(SECOND, Code::warning("t/second", "second summary"));
         assert_eq!(THIRD, Code::note("t/third", "third summary"));
         assert_eq!(ALL, [FIRST, SECOND, THIRD]);
-    }
-
-    #[test]
-    fn a_registry_with_a_fallback_finds_its_rules_and_falls_back_for_the_rest() {
-        use declared::with_fallback::*;
-        assert_eq!(ALL, [KNOWN, UNREGISTERED]);
-        assert_eq!(of_rule("known"), KNOWN);
-        assert_eq!(of_rule("no-such-rule"), UNREGISTERED);
     }
 
     #[test]
