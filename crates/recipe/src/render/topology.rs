@@ -188,31 +188,21 @@ mod tests {
         }
     }
 
+    /// Each endpoint's first node and its GPUs.
+    fn places(eps: &[Endpoint]) -> Vec<(usize, Vec<usize>)> {
+        eps.iter().map(|e| (e.nodes[0], e.gpus.clone())).collect()
+    }
+
     #[test]
     fn partial_workers_share_a_node_and_decode_starts_fresh() {
-        let eps = allocate(
-            &[shape("prefill", 1, 2), shape("decode", 2, 2)],
-            8,
-            0,
-            2,
-            false,
-            false,
-        );
-        let places: Vec<(usize, Vec<usize>)> =
-            eps.iter().map(|e| (e.nodes[0], e.gpus.clone())).collect();
+        let pd = [shape("prefill", 1, 2), shape("decode", 2, 2)];
+        let eps = allocate(&pd, 8, 0, 2, false, false);
         assert_eq!(
-            places,
+            places(&eps),
             vec![(0, vec![0, 1]), (1, vec![0, 1]), (1, vec![2, 3])]
         );
         // Colocated, decode continues on the prefill node.
-        let eps = allocate(
-            &[shape("prefill", 1, 2), shape("decode", 2, 2)],
-            8,
-            0,
-            2,
-            false,
-            true,
-        );
+        let eps = allocate(&pd, 8, 0, 2, false, true);
         assert_eq!(eps[1].nodes, vec![0]);
         assert_eq!(eps[1].gpus, vec![2, 3]);
     }
@@ -260,10 +250,8 @@ mod tests {
             false,
             false,
         );
-        let places: Vec<(usize, Vec<usize>)> =
-            eps.iter().map(|e| (e.nodes[0], e.gpus.clone())).collect();
         assert_eq!(
-            places,
+            places(&eps),
             vec![
                 (0, vec![]),
                 (0, vec![]),
