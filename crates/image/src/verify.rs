@@ -346,6 +346,43 @@ pub fn parallel_map<T: Sync, R: Send>(
 mod tests {
     use super::*;
 
+    /// Written twice, pinned or not, a reference is asked once; the key decides what is
+    /// distinct, and a reference `distinct` leaves out is not asked.
+    #[test]
+    fn each_distinct_reference_is_asked_once_under_its_key() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let h = "a".repeat(64);
+        let text = format!(
+            "a:\n  image: x/y:v1@sha256:{h}\nb:\n  image: x/y:v1@sha256:{h}\nc:\n  image: x/y:v1\nd:\n  image: x/y:v2\ne:\n  image: Not/Valid:v1\n"
+        );
+        let doc = crate::test_support::doc("configs/nvidia-master.yaml", &text);
+        let (sites, _) = crate::sites::master_sites(&doc);
+        let asked = AtomicUsize::new(0);
+        let totals = std::sync::Mutex::new(Vec::new());
+        let by_tag = per_distinct_reference(
+            &sites,
+            |r| r.effective_tag().is_some().then(|| (r.tagged(), r)),
+            2,
+            &|_, total| totals.lock().unwrap().push(total),
+            |r| {
+                asked.fetch_add(1, Ordering::Relaxed);
+                r.tagged()
+            },
+        );
+        assert_eq!(asked.load(Ordering::Relaxed), 2, "{by_tag:?}");
+        assert_eq!(*totals.lock().unwrap(), [2, 2]);
+        assert!(by_tag.iter().all(|(k, v)| k == v), "{by_tag:?}");
+        let pinned = per_distinct_reference(
+            &sites,
+            |r| r.digest.is_some().then(|| (r.to_string(), r)),
+            2,
+            &|_, _| {},
+            |r| r.digest.clone(),
+        );
+        assert_eq!(pinned.len(), 1, "{pinned:?}");
+        assert!(pinned.values().all(Option::is_some));
+    }
+
     #[test]
     fn parallel_map_keeps_order() {
         let items: Vec<u32> = (0..100).collect();
