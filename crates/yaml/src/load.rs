@@ -102,21 +102,22 @@ pub fn parse_str_with(path: &Path, text: &str, opts: &LoadOptions) -> Result<Nod
     b.run()
 }
 
-enum Frame {
-    Seq {
-        start: Pos,
-        anchor: usize,
-        items: Vec<Node>,
-        /// Collection levels below this one so far (0: only scalars).
-        below: usize,
-    },
-    Map {
-        start: Pos,
-        anchor: usize,
-        pairs: Vec<(Node, Node)>,
-        key: Option<Node>,
-        below: usize,
-    },
+/// An open collection. Its children so far are the tail of [`Builder::children`] from `first`
+/// on (a mapping's alternate key, value), so no collection grows a vector of its own.
+struct Frame {
+    kind: FrameKind,
+    start: Pos,
+    anchor: usize,
+    /// Where this collection's children start in [`Builder::children`].
+    first: usize,
+    /// Collection levels below this one so far (0: only scalars).
+    below: usize,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FrameKind {
+    Seq,
+    Map,
 }
 
 /// An anchored node with what an alias to it costs: its node count (the alias budget) and
@@ -137,6 +138,11 @@ struct Builder<'a> {
     anchors: HashMap<usize, Anchored>,
     alias_nodes: usize,
     stack: Vec<Frame>,
+    /// The children of every open collection, innermost last. Each collection's vector is
+    /// allocated once at its end, at its final size: growing one vector per collection by
+    /// doubling was a tenth of the loader's time in allocation and copying
+    /// (docs/performance.md).
+    children: Vec<Node>,
 }
 
 impl<'a> Builder<'a> {
@@ -157,6 +163,7 @@ impl<'a> Builder<'a> {
             anchors: HashMap::new(),
             alias_nodes: 0,
             stack: Vec::new(),
+            children: Vec::new(),
         }
     }
 
@@ -265,12 +272,7 @@ impl<'a> Builder<'a> {
                     if self.stack.len() >= self.opts.max_depth {
                         return Err(self.too_deep(start));
                     }
-                    self.stack.push(Frame::Seq {
-                        start,
-                        anchor,
-                        items: Vec::new(),
-                        below: 0,
-                    });
+                    self.open(FrameKind::Seq, start, anchor);
                 }
                 Event::MappingStart(anchor, tag) => {
                     if let Some(t) = tag.as_deref()
@@ -281,49 +283,44 @@ impl<'a> Builder<'a> {
                     if self.stack.len() >= self.opts.max_depth {
                         return Err(self.too_deep(start));
                     }
-                    self.stack.push(Frame::Map {
-                        start,
-                        anchor,
-                        pairs: Vec::new(),
-                        key: None,
-                        below: 0,
-                    });
+                    self.open(FrameKind::Map, start, anchor);
                 }
                 Event::SequenceEnd => {
-                    let Some(Frame::Seq {
-                        start: s,
-                        anchor,
-                        items,
-                        below,
-                    }) = self.stack.pop()
-                    else {
+                    let Some(frame) = self.stack.pop_if(|f| f.kind == FrameKind::Seq) else {
                         return Err(self.err(codes::SYNTAX, start, "unbalanced sequence end"));
                     };
-                    let mut node = Node::new(Value::Seq(items), Span { start: s, end });
+                    let items = self.children.split_off(frame.first);
+                    let mut node = Node::new(
+                        Value::Seq(items),
+                        Span {
+                            start: frame.start,
+                            end,
+                        },
+                    );
                     node.style = ScalarStyle::Collection;
-                    if anchor != 0 {
-                        self.anchor(anchor, &node, below + 1)?;
-                    }
-                    self.push_node(node, below + 1, &mut root)?;
+                    self.close(frame, node, &mut root)?;
                 }
                 Event::MappingEnd => {
-                    let Some(Frame::Map {
-                        start: s,
-                        anchor,
-                        pairs,
-                        key: _,
-                        below,
-                    }) = self.stack.pop()
-                    else {
+                    let Some(frame) = self.stack.pop_if(|f| f.kind == FrameKind::Map) else {
                         return Err(self.err(codes::SYNTAX, start, "unbalanced mapping end"));
                     };
-                    let map = self.build_mapping(pairs)?;
-                    let mut node = Node::new(Value::Map(map), Span { start: s, end });
-                    node.style = ScalarStyle::Collection;
-                    if anchor != 0 {
-                        self.anchor(anchor, &node, below + 1)?;
+                    let mut pairs = Vec::with_capacity((self.children.len() - frame.first) / 2);
+                    let mut nodes = self.children.drain(frame.first..);
+                    // The parser always gives a key its value (an empty one is a null scalar).
+                    while let (Some(k), Some(v)) = (nodes.next(), nodes.next()) {
+                        pairs.push((k, v));
                     }
-                    self.push_node(node, below + 1, &mut root)?;
+                    drop(nodes);
+                    let map = self.build_mapping(pairs)?;
+                    let mut node = Node::new(
+                        Value::Map(map),
+                        Span {
+                            start: frame.start,
+                            end,
+                        },
+                    );
+                    node.style = ScalarStyle::Collection;
+                    self.close(frame, node, &mut root)?;
                 }
             }
         }
@@ -382,6 +379,29 @@ impl<'a> Builder<'a> {
         )
     }
 
+    fn open(&mut self, kind: FrameKind, start: Pos, anchor: usize) {
+        self.stack.push(Frame {
+            kind,
+            start,
+            anchor,
+            first: self.children.len(),
+            below: 0,
+        });
+    }
+
+    /// Keeps a finished collection for its anchor and adds it to the collection around it.
+    fn close(
+        &mut self,
+        frame: Frame,
+        node: Node,
+        root: &mut Option<Node>,
+    ) -> Result<(), Diagnostic> {
+        if frame.anchor != 0 {
+            self.anchor(frame.anchor, &node, frame.below + 1)?;
+        }
+        self.push_node(node, frame.below + 1, root)
+    }
+
     /// Adds a finished node (`levels`: its collection levels) to the open collection.
     fn push_node(
         &mut self,
@@ -389,39 +409,26 @@ impl<'a> Builder<'a> {
         levels: usize,
         root: &mut Option<Node>,
     ) -> Result<(), Diagnostic> {
-        match self.stack.last_mut() {
-            None => {
-                *root = Some(node);
-                Ok(())
-            }
-            Some(Frame::Seq { items, below, .. }) => {
-                *below = (*below).max(levels);
-                items.push(node);
-                Ok(())
-            }
-            Some(Frame::Map {
-                pairs, key, below, ..
-            }) => {
-                *below = (*below).max(levels);
-                match key.take() {
-                    None => {
-                        if matches!(node.value, Value::Seq(_) | Value::Map(_))
-                            && node.style == ScalarStyle::Collection
-                        {
-                            let pos = node.span.start;
-                            return Err(self.err(
-                                codes::UNHASHABLE_KEY,
-                                pos,
-                                "a mapping key must be a scalar (found a list or mapping)",
-                            ));
-                        }
-                        *key = Some(node);
-                    }
-                    Some(k) => pairs.push((k, node)),
-                }
-                Ok(())
-            }
+        let Some(frame) = self.stack.last_mut() else {
+            *root = Some(node);
+            return Ok(());
+        };
+        frame.below = frame.below.max(levels);
+        let is_key =
+            frame.kind == FrameKind::Map && (self.children.len() - frame.first).is_multiple_of(2);
+        if is_key
+            && matches!(node.value, Value::Seq(_) | Value::Map(_))
+            && node.style == ScalarStyle::Collection
+        {
+            let pos = node.span.start;
+            return Err(self.err(
+                codes::UNHASHABLE_KEY,
+                pos,
+                "a mapping key must be a scalar (found a list or mapping)",
+            ));
         }
+        self.children.push(node);
+        Ok(())
     }
 
     /// PyYAML keeps a block scalar's final line break only when the source has one: a `|`/`>`
@@ -471,9 +478,9 @@ impl<'a> Builder<'a> {
                 }
                 Resolved::Float(f) => Value::Float(Float {
                     value: f,
-                    text: text.replace('_', ""),
+                    text: owned_without_underscores(value),
                 }),
-                Resolved::Timestamp => Value::Timestamp(text.to_string()),
+                Resolved::Timestamp => Value::Timestamp(value.into_owned()),
                 // The merge key itself is handled when the mapping is built.
                 Resolved::Merge => Value::Str("<<".into()),
                 Resolved::ValueTag => {
@@ -702,6 +709,14 @@ impl<'a> Builder<'a> {
         )
         .with_help("remove one of the two entries")
         .with_label(first_span, "first defined here")
+    }
+}
+
+/// The parser's text without `_`, moved rather than copied when it owns it and has none.
+fn owned_without_underscores(text: Cow<'_, str>) -> String {
+    match resolve::without_underscores(&text) {
+        Cow::Borrowed(_) => text.into_owned(),
+        Cow::Owned(cleaned) => cleaned,
     }
 }
 

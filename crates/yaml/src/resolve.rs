@@ -105,7 +105,7 @@ fn is_sexagesimal_part(p: &str) -> bool {
 
 /// PyYAML `construct_yaml_int`. `Err` when the value does not fit an i64.
 pub(crate) fn int_value(s: &str) -> Result<i64, ()> {
-    let cleaned: String = s.chars().filter(|&c| c != '_').collect();
+    let cleaned = without_underscores(s);
     let (neg, body) = strip_sign(&cleaned);
     let magnitude: i128 = if body == "0" {
         0
@@ -185,17 +185,15 @@ pub(crate) fn is_float(s: &str) -> bool {
 
 /// PyYAML `construct_yaml_float`.
 pub(crate) fn float_value(s: &str) -> f64 {
-    let cleaned: String = s
-        .chars()
-        .filter(|&c| c != '_')
-        .collect::<String>()
-        .to_lowercase();
+    let cleaned = without_underscores(s);
     let (neg, body) = strip_sign(&cleaned);
     let sign = if neg { -1.0 } else { 1.0 };
-    if body == ".inf" {
+    // PyYAML lowercases the text first; only these two words and the exponent's `E` have
+    // letters, and Rust's float parser reads `E` as `e`.
+    if body.eq_ignore_ascii_case(".inf") {
         return sign * f64::INFINITY;
     }
-    if body == ".nan" {
+    if body.eq_ignore_ascii_case(".nan") {
         return f64::NAN;
     }
     if body.contains(':') {
@@ -208,6 +206,16 @@ pub(crate) fn float_value(s: &str) -> f64 {
     // Rust's parser rejects a trailing `.` followed by nothing but accepts "1." — both fine;
     // a bare "." cannot reach here (is_float requires a digit).
     sign * body.parse::<f64>().unwrap_or(0.0)
+}
+
+/// `s` with every `_` removed (PyYAML's int and float constructors do this first), copied only
+/// when it has one.
+pub(crate) fn without_underscores(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains('_') {
+        std::borrow::Cow::Owned(s.replace('_', ""))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
 }
 
 /// PyYAML's timestamp pattern: `YYYY-MM-DD`, or `YYYY-M-D` followed by a time part.
