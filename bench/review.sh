@@ -3,10 +3,10 @@
 #
 #   bench/review.sh [PARETO_REF] [RUNS]
 #
-# 1. Time added to validate: load_tree and review_tree over the August corpus tree
-#    (../shared/corpus/inferencex-aug2026, or $INFX_CORPUS/inferencex-aug2026), medians of RUNS
-#    runs of the release example `bench_review`. The budget is < 50 ms for review_tree (validate
-#    parses the files anyway; the load phase is reported separately).
+# 1. `xtask review check` over the August corpus tree (../shared/corpus/inferencex-aug2026, or
+#    $INFX_CORPUS/inferencex-aug2026): medians over RUNS runs of the load phase (validate's
+#    load: every file read and parsed once) and of the checks (`review_tree`), as the command
+#    reports them on stderr. The budget is < 50 ms for the checks.
 # 2. Pareto coverage side by side: `xtask review pareto --format json` against the upstream
 #    reference `infx/workflows/pareto_coverage.py` (SemiAnalysisAI/InferenceX@d73b652e) at
 #    PARETO_REF (a copy kept OUTSIDE this repository, e.g. /tmp/ref/pareto_coverage.py), on a
@@ -29,12 +29,24 @@ if [ ! -d "$tree" ]; then
 fi
 
 cd "$here"
-cargo build --release -q -p infx-review --example bench_review
-echo "== review checks over $tree ($runs runs)"
-./target/release/examples/bench_review "$tree" "$runs"
+cargo build --release -q -p xtask
+echo "== review check over $tree ($runs runs)"
+python3 - "$here/target/release/xtask" "$tree" "$runs" <<'PY'
+import re, statistics, subprocess, sys
+xtask, tree, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+load, checks = [], []
+for _ in range(runs):
+    err = subprocess.run([xtask, "review", "check", "--root", tree, "--format", "json"],
+                         capture_output=True, text=True).stderr
+    m = re.search(r"load ([0-9.]+) ms, checks ([0-9.]+) ms", err)
+    if not m:
+        sys.exit(f"no timing in: {err}")
+    load.append(float(m.group(1)))
+    checks.append(float(m.group(2)))
+print(f"runs={runs} load_median_ms={statistics.median(load):.2f} checks_median_ms={statistics.median(checks):.2f}")
+PY
 
 [ -n "$ref" ] || { echo "(pareto side-by-side skipped: pass the reference pareto_coverage.py path)"; exit 0; }
-cargo build --release -q -p xtask
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 - "$work/curves.json" <<'PY'

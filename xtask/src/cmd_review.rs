@@ -1,10 +1,11 @@
 //! `cargo xtask review …`: the reviewer checks a machine can decide (owner: review).
 
 use crate::output::{Format, render};
+use crate::validate::{ReviewChange, ReviewLoad};
 use anyhow::{Context, bail};
 use infx_report::{Diagnostic, SourceMap, sort_for_report};
 use infx_review::{
-    Change, GoldenMode, Signer, codeowners, cookbook, load, pareto, pareto_plot, review_tree,
+    Change, GoldenMode, Signer, codeowners, cookbook, load, pareto, pareto_plot, review_tree_of,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -161,9 +162,6 @@ fn load_change(
     Ok((Change::from_diff(&c, None), top, commit))
 }
 
-/// The changelog's two sides in a change: the base text (`None` for a new file) and the new.
-type ChangelogSides = (Option<Vec<u8>>, Vec<u8>);
-
 /// The change as infx-diff loads it (paths and both texts).
 fn load_diff(dir: &Path, base: Option<&str>) -> anyhow::Result<infx_diff::Change> {
     let opts = infx_diff::ChangeOptions {
@@ -171,20 +169,6 @@ fn load_diff(dir: &Path, base: Option<&str>) -> anyhow::Result<infx_diff::Change
         ..Default::default()
     };
     infx_diff::load_change(dir, &opts).map_err(|d| anyhow::anyhow!("{d}"))
-}
-
-/// The changelog's sides in `c`, when the change touches it.
-fn changelog_sides(c: &infx_diff::Change) -> Option<ChangelogSides> {
-    let t = c
-        .texts
-        .iter()
-        .find(|t| t.path.ends_with("perf-changelog.yaml"))?;
-    let added = c
-        .set
-        .files
-        .iter()
-        .any(|f| f.path == t.path && f.status == infx_diff::Status::Added);
-    Some(((!added).then(|| t.old.clone()), t.new.clone()))
 }
 
 /// Check 12 through `infx-changelog`'s plan of `base..HEAD` (committed history only): `Err` with
@@ -226,95 +210,63 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let t0 = std::time::Instant::now();
-    let (mut inputs, mut diags) = load::load_tree(&root);
+    // Validate's load (one change load, one parse per file); the change as validate finds it.
+    let opts = crate::validate::Options {
+        base: a.base.clone(),
+        pr: a.pr,
+        ..crate::validate::Options::new(&root)
+    };
+    let mut load = ReviewLoad::load(&opts, ReviewChange::AsValidate);
     let load_time = t0.elapsed();
-    inputs.golden_mode = match a.golden_mode {
+    load.review.golden_mode = match a.golden_mode {
         Some(GoldenModeArg::Pinned) => GoldenMode::Pinned,
         Some(GoldenModeArg::Injected) => GoldenMode::Injected,
         None => GoldenMode::Auto,
     };
-    inputs.signer = signer(a.signer.clone(), a.member_of.clone());
-    // The change as validate finds it: an explicit --base must resolve; without one, a tree
-    // outside git (or without an upstream to compare with) skips the change-based checks.
-    let change = match &a.base {
-        Some(base) => Some(load_diff(&root, Some(base))?),
-        None => match load_diff(&root, None) {
-            Ok(c) => Some(c),
-            Err(e) => {
-                if infx_git::Repo::discover(&root).is_ok() {
-                    eprintln!(
-                        "note: change-based checks skipped: {}",
-                        crate::hygiene::escape_line(&format!("{e:#}"))
-                    );
-                }
-                None
-            }
-        },
+    load.review.signer = signer(a.signer.clone(), a.member_of.clone());
+    // An explicit --base must resolve; without one, a tree outside git (or without an upstream
+    // to compare with) skips the change-based checks.
+    let change_error = match &load.change.loaded {
+        Some(Err(d)) => Some(d),
+        _ => load.change.diagnostics.first(),
     };
-    if let Some(diff) = change {
-        let top = diff.set.root.clone();
-        let mb = diff.set.base.commit.clone();
-        let change = Change::from_diff(&diff, a.pr);
-        let abs_root = root.canonicalize().unwrap_or(root.clone());
-        let prefix = abs_root
-            .strip_prefix(top.canonicalize().unwrap_or(top.clone()))
-            .unwrap_or(Path::new(""));
-        // The base's entry keys as validate reads them: each master's text at the base (the
-        // move into inferencex-e2e/ followed); a master absent there makes every entry new.
-        let repo = infx_git::Repo::open(&top).ok();
-        let base_oid = mb.as_deref().and_then(|b| infx_git::Oid::from_str(b).ok());
-        let texts: Vec<String> = match (&repo, base_oid) {
-            (Some(repo), Some(oid)) => inputs
-                .masters
-                .iter()
-                .filter_map(|m| {
-                    let rel = prefix.join(&m.path);
-                    let blob = repo.blob_at_layout(oid, &rel.to_string_lossy()).ok()??;
-                    String::from_utf8(blob.data).ok()
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        inputs.base_master_keys = Some(crate::validate::master_keys_of(
-            texts.iter().map(String::as_str),
-        ));
-        let dialect = infx_config::detect_dialect(
-            &inputs.masters,
-            infx_review::cookbook::load_runners(&root).ok().as_ref(),
-        );
-        inputs.append_only_entry = changelog_sides(&diff).is_some_and(|(base, head)| {
-            crate::validate::appends_append_only(
-                base.as_deref(),
-                &head,
-                crate::validate::changelog_dialect_of(dialect),
-            )
-        });
-        if inputs.append_only_entry
-            && let Some(b) = &mb
-        {
-            inputs.append_only_verdict = append_only_verdict(&top, b);
+    if let Some(e) = change_error {
+        if a.base.is_some() {
+            bail!("{e}");
         }
-        inputs.change = Some(change);
-    } else if inputs.signer.is_some() {
+        eprintln!(
+            "note: change-based checks skipped: {}",
+            crate::hygiene::escape_line(&e.to_string())
+        );
+    }
+    if load.review.change.is_none() && load.review.signer.is_some() {
         bail!(
             "--signer needs a change (the changed paths come from the diff): run inside the clone or pass --base"
         );
     }
+    let mut diags: Vec<Diagnostic> = load.reviewed_yaml_findings().cloned().collect();
+    diags.extend(load.review_load_findings.iter().cloned());
     let t1 = std::time::Instant::now();
-    diags.extend(review_tree(&inputs));
+    diags.extend(review_tree_of(&load.review, &load.configs.masters));
     let check_time = t1.elapsed();
     // Paths as validate prints them: relative to the repository, whether a finding came from
-    // the tree (tree-relative) or from the diff (repository-relative already).
+    // the tree or from the diff (repository-relative already).
+    let paths = crate::output::RepositoryPaths::new(&load.root);
     let mut sources = SourceMap::new();
-    for d in inputs
+    for d in load
+        .configs
         .masters
         .iter()
-        .chain(&inputs.recipes)
-        .chain(&inputs.lanes)
+        .chain(&load.review.recipes)
+        .chain(&load.review.lanes)
     {
-        sources.insert(&d.path, d.text.to_string());
+        sources.insert(paths.shown(&d.path), d.text.clone());
     }
-    crate::output::repository_relative(&root, &mut diags, &mut sources);
+    crate::output::repository_relative(&load.root, &mut diags, &mut sources);
+    // The allow comments of the files review reads, applied as validate applies them.
+    let allowed =
+        crate::validate::acknowledge_allowed(std::iter::once(&mut diags), &sources, &["review"]);
+    diags.extend(allowed.problems);
     print(&mut diags, &sources, a.format);
     let errors = diags.iter().filter(|d| d.is_error()).count();
     let warnings = diags
@@ -322,13 +274,17 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
         .filter(|d| d.severity == infx_report::Severity::Warning)
         .count();
     eprintln!(
-        "review: {} recipes, {} master configs, {} golden curves: {errors} errors, {warnings} warnings (load {:.1} ms, checks {:.1} ms)",
-        inputs.recipes.len(),
-        inputs.masters.len(),
-        inputs.golden.len(),
+        "review: {} recipes, {} master configs, {} golden curves: {errors} errors, {warnings} warnings{} (load {:.1} ms, checks {:.1} ms)",
+        load.review.recipes.len(),
+        load.configs.masters.len(),
+        load.review.golden.len(),
+        crate::validate::acknowledged_suffix(allowed.acknowledged.len()),
         load_time.as_secs_f64() * 1e3,
         check_time.as_secs_f64() * 1e3,
     );
+    // The process ends right after printing: the OS reclaims the parsed tree at once
+    // (docs/performance.md, "where the time goes").
+    std::mem::forget(load);
     Ok(if errors > 0 {
         ExitCode::from(1)
     } else {
@@ -517,58 +473,8 @@ fn run_pareto(a: ParetoArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The change a sign-off describes: `--base` → working tree, else the last commit that changed
-/// the tree's perf-changelog.yaml. `None` outside git.
-fn signoff_change(
-    root: &Path,
-    base: Option<&str>,
-) -> anyhow::Result<Option<(infx_diff::Change, String, Option<String>)>> {
-    let short = |c: &str| c.chars().take(12).collect::<String>();
-    if let Some(base) = base {
-        let opts = infx_diff::ChangeOptions {
-            base: Some(base.to_string()),
-            ..Default::default()
-        };
-        let c = infx_diff::load_change(root, &opts).map_err(|d| anyhow::anyhow!("{d}"))?;
-        let commit = c.set.base.commit.clone();
-        let desc = format!(
-            "`{base}` ({}) → working tree",
-            short(commit.as_deref().unwrap_or("?"))
-        );
-        return Ok(Some((c, desc, commit)));
-    }
-    let Ok(repo) = infx_git::Repo::discover(root) else {
-        return Ok(None);
-    };
-    let Some(top) = repo.workdir() else {
-        return Ok(None);
-    };
-    let abs = root.canonicalize().unwrap_or(root.to_path_buf());
-    let rel = abs
-        .strip_prefix(top.canonicalize().unwrap_or(top.clone()))
-        .unwrap_or(Path::new(""))
-        .join("perf-changelog.yaml");
-    let Some((parent, commit)) =
-        infx_diff::last_commit_touching(&top, &rel).map_err(|d| anyhow::anyhow!("{d}"))?
-    else {
-        return Ok(None);
-    };
-    let opts = infx_diff::ChangeOptions {
-        base: Some(parent.clone()),
-        target: infx_diff::Target::Rev(commit.clone()),
-        untracked: false,
-        ..Default::default()
-    };
-    let c = infx_diff::load_change(&top, &opts).map_err(|d| anyhow::anyhow!("{d}"))?;
-    let desc = format!(
-        "commit `{}`, the last that changed `{}`, stands in (no --base); documents are read from the working tree",
-        short(&commit),
-        rel.display()
-    );
-    Ok(Some((c, desc, Some(parent))))
-}
-
-/// The sign-off section (`review signoff`).
+/// The sign-off section (`review signoff`). The change is `--base` → working tree, else the
+/// last commit that changed the tree's perf-changelog.yaml; none outside git.
 pub(crate) fn signoff_markdown(a: &SignoffArgs) -> anyhow::Result<String> {
     let root = a.root.clone().unwrap_or_else(crate::paths::default_tree);
     if !root.join("configs").is_dir() {
@@ -577,26 +483,94 @@ pub(crate) fn signoff_markdown(a: &SignoffArgs) -> anyhow::Result<String> {
             root.display()
         );
     }
-    let change = signoff_change(&root, a.base.as_deref())?;
-    let verdict = match &change {
-        Some((c, _, Some(base)))
-            if infx_review::signoff::added_entries(&root, c)
-                .iter()
-                .any(|e| e.append_only) =>
-        {
-            append_only_verdict(&c.set.root, base)
-        }
-        _ => None,
+    let opts = crate::validate::Options {
+        base: a.base.clone(),
+        ..crate::validate::Options::new(&root)
     };
+    let which = match a.base {
+        Some(_) => ReviewChange::AsValidate,
+        None => ReviewChange::LastChangelogCommit,
+    };
+    let mut load = ReviewLoad::load(&opts, which);
+    if let Some(d) = load.change.diagnostics.first() {
+        bail!("{d}");
+    }
+    let change = match &load.change.loaded {
+        Some(Err(d)) => bail!("{d}"),
+        Some(Ok(c)) => Some((
+            signoff_change_description(&load, a.base.as_deref()),
+            c.set.files.len(),
+        )),
+        None => None,
+    };
+    let added_entries: Vec<infx_review::signoff::AddedEntry> = load
+        .changelog
+        .scope
+        .appended
+        .iter()
+        .map(|(e, line, _)| infx_review::signoff::AddedEntry {
+            config_keys: e.config_keys.clone(),
+            append_only: e.append_only,
+            line: *line,
+        })
+        .collect();
+    // The sign-off reads the master configs through the review inputs (no copy: moved).
+    load.review.masters = std::mem::take(&mut load.configs.masters);
+    let keys = infx_review::signoff::covered_keys(&a.config_keys, &added_entries);
+    let mut recipes = infx_review::signoff::review_recipes(&load.review, &keys);
+    // The allow comments of the recipes, applied as validate applies them.
+    let mut sources = SourceMap::new();
+    for d in &load.review.recipes {
+        sources.insert(&d.path, d.text.clone());
+    }
+    let allowed = crate::validate::acknowledge_allowed(
+        recipes.iter_mut().map(|r| &mut r.findings),
+        &sources,
+        &["review"],
+    );
+    let parsed = infx_yaml::DocIndex::new(load.documents());
     let opts = infx_review::signoff::Options {
-        tree: &root,
-        change: change.as_ref().map(|(c, d, _)| (c, d.clone())),
+        tree: &load.root,
+        review: &load.review,
+        parsed: &parsed,
+        runners: load.configs.runners.as_ref(),
+        change,
+        added_entries,
         config_keys: a.config_keys.clone(),
+        recipes: &recipes,
+        acknowledged: &allowed.acknowledged,
         run_artifacts: a.run_artifacts.as_deref(),
         signer: signer(a.signer.clone(), a.member_of.clone()),
-        append_only_verdict: verdict,
     };
     infx_review::signoff::generate(&opts).map_err(|d| anyhow::anyhow!("{d}"))
+}
+
+/// One line: which change a sign-off describes and how it was chosen.
+fn signoff_change_description(load: &ReviewLoad, base: Option<&str>) -> String {
+    let short = |c: Option<&str>| c.unwrap_or("?").chars().take(12).collect::<String>();
+    if let Some(base) = base {
+        return format!(
+            "`{base}` ({}) → working tree",
+            short(load.change.base.as_deref())
+        );
+    }
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let top = load
+        .change
+        .repo_root
+        .as_deref()
+        .map(canonical)
+        .unwrap_or_default();
+    let rel = load
+        .root
+        .strip_prefix(&top)
+        .unwrap_or(Path::new(""))
+        .join("perf-changelog.yaml");
+    format!(
+        "commit `{}`, the last that changed `{}`, stands in (no --base); documents are read from the working tree",
+        short(load.change.head_rev.as_deref()),
+        rel.display()
+    )
 }
 
 /// Config keys with a cookbook file in the tree, sorted.
@@ -617,8 +591,15 @@ pub(crate) fn cookbook_reports(
     root: &Path,
     keys: &[String],
 ) -> anyhow::Result<Vec<(cookbook::Cookbook, cookbook::Report)>> {
-    let (inputs, _) = load::load_tree(root);
-    let runners = cookbook::load_runners(root).map_err(|d| anyhow::anyhow!("{d}"))?;
+    // The master configs and runners.yaml as the config crate loads them; the binder reads the
+    // recipes the points use (each file parsed once).
+    let configs = infx_config::load_tree(root);
+    let Some(runners) = configs.runners.as_ref() else {
+        bail!(
+            "cannot read {}",
+            root.join("configs/runners.yaml").display()
+        );
+    };
     let mut out = Vec::new();
     for key in keys {
         let cb = match cookbook::load_cookbook(root, key) {
@@ -635,7 +616,7 @@ pub(crate) fn cookbook_reports(
         };
         let (points, mut bind_diags) = cookbook::load_points(
             root,
-            &inputs.masters,
+            &configs.masters,
             &runners.root,
             &Default::default(),
             key,
@@ -931,6 +912,14 @@ mod tests {
         ] {
             assert!(text.contains(section), "{section} missing:\n{text}");
         }
+        // The tree's allow comment answers the DP4 C192 cuda-graph lint: shown with its
+        // reason, not asked for again.
+        assert!(
+            text.contains("- **Acknowledged in the tree (`# infx: allow`).**")
+                && text.contains("; reason: per-rank decode batch never exceeded 44")
+                && !text.contains("the answer to each lint above"),
+            "{text}"
+        );
         insta::assert_snapshot!("signoff_bundled_refresh_commit", text);
     }
 

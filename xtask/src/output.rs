@@ -41,33 +41,52 @@ pub fn repository_relative(
     diags: &mut [Diagnostic],
     sources: &mut SourceMap,
 ) {
-    use std::path::{Path, PathBuf};
-    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-    let repo = canonical(&crate::confine::repository_root(tree));
-    let tree = canonical(tree);
-    let shown = |p: &Path| -> PathBuf {
+    let paths = RepositoryPaths::new(tree);
+    for d in diags.iter_mut() {
+        let Some(p) = &d.path else { continue };
+        let new = paths.shown(p);
+        if !sources.contains(&new)
+            && let Ok(text) = infx_fs::read_to_string(&paths.repo.join(&new))
+        {
+            sources.insert(&new, text);
+        }
+        d.path = Some(new);
+    }
+}
+
+/// How [`repository_relative`] names the files of a benchmark tree.
+pub struct RepositoryPaths {
+    repo: std::path::PathBuf,
+    tree: std::path::PathBuf,
+}
+
+impl RepositoryPaths {
+    pub fn new(tree: &std::path::Path) -> RepositoryPaths {
+        RepositoryPaths {
+            repo: canonical(&crate::confine::repository_root(tree)),
+            tree: canonical(tree),
+        }
+    }
+
+    /// `p` (tree-relative or absolute) relative to the repository when it names an existing
+    /// file; any other path as it is.
+    pub fn shown(&self, p: &std::path::Path) -> std::path::PathBuf {
         let abs = if p.is_absolute() {
             p.to_path_buf()
         } else {
-            tree.join(p)
+            self.tree.join(p)
         };
         if !abs.is_file() {
             return p.to_path_buf();
         }
         // `../.github/CODEOWNERS` of a nested tree: named from the repository too.
         let abs = canonical(&abs);
-        abs.strip_prefix(&repo)
-            .map(Path::to_path_buf)
+        abs.strip_prefix(&self.repo)
+            .map(std::path::Path::to_path_buf)
             .unwrap_or(abs)
-    };
-    for d in diags.iter_mut() {
-        let Some(p) = &d.path else { continue };
-        let new = shown(p);
-        if !sources.contains(&new)
-            && let Ok(text) = infx_fs::read_to_string(&repo.join(&new))
-        {
-            sources.insert(&new, text);
-        }
-        d.path = Some(new);
     }
+}
+
+fn canonical(p: &std::path::Path) -> std::path::PathBuf {
+    p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
 }

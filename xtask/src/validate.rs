@@ -14,11 +14,11 @@ mod inputs;
 pub mod pr;
 mod steps;
 use inputs::Inputs;
+// The review commands' load: validate's, over the whole tree (docs/architecture.md).
+pub use inputs::{ReviewChange, ReviewLoad};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-// What `review check` reads the way validate does (one reading of base keys and append-only).
-pub(crate) use steps::{appends_append_only, changelog_dialect_of, master_keys_of};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct Args {
@@ -372,7 +372,7 @@ fn drop_repeated_faults(checks: &mut [CheckResult]) {
 }
 
 /// `, 1 acknowledged` when allow comments acknowledged warnings, else nothing.
-fn acknowledged_suffix(n: usize) -> String {
+pub(crate) fn acknowledged_suffix(n: usize) -> String {
     if n == 0 {
         String::new()
     } else {
@@ -388,50 +388,74 @@ fn apply_allows(
     sources: &SourceMap,
 ) -> (CheckResult, Vec<Acknowledged>) {
     let t = Instant::now();
+    let ran: Vec<&'static str> = checks
+        .iter()
+        .filter(|c| c.status == Status::Ran)
+        .map(|c| c.name)
+        .collect();
+    let allowed = acknowledge_allowed(checks.iter_mut().map(|c| &mut c.diagnostics), sources, &ran);
+    let n = allowed.acknowledged.len();
+    let check = CheckResult {
+        name: "allow",
+        status: Status::Ran,
+        diagnostics: allowed.problems,
+        elapsed: t.elapsed(),
+        scope: format!(
+            "{} allow comment{}, {n} acknowledged",
+            allowed.comments,
+            plural(allowed.comments)
+        ),
+    };
+    (check, allowed.acknowledged)
+}
+
+/// What the allow comments did to a set of findings.
+pub(crate) struct Allowed {
+    /// Malformed, misplaced and unused allows.
+    pub problems: Vec<Diagnostic>,
+    pub acknowledged: Vec<Acknowledged>,
+    /// How many allow comments the sources hold.
+    pub comments: usize,
+}
+
+/// Applies the allow comments of every YAML source in `sources` to `groups` (findings named
+/// by the paths `sources` uses), removing the warnings they acknowledge. `ran` names the
+/// checks of [`checks::CHECKS`] whose findings `groups` holds: an allow for a check that did
+/// not run is not reported unused. Validate's allow step and the review commands use it.
+pub(crate) fn acknowledge_allowed<'a>(
+    groups: impl IntoIterator<Item = &'a mut Vec<Diagnostic>>,
+    sources: &SourceMap,
+    ran: &[&str],
+) -> Allowed {
     let mut files: Vec<(&Path, &str)> = sources
         .iter()
         .filter(|(p, _)| matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")))
         .collect();
     files.sort_by(|a, b| a.0.cmp(b.0));
     let mut allows = Vec::new();
-    let mut diagnostics = Vec::new();
+    let mut problems = Vec::new();
     for (path, text) in files {
         let (a, d) = infx_report::allow::allows_in(path, text);
         allows.extend(a);
-        diagnostics.extend(d);
+        problems.extend(d);
     }
-    let ran: Vec<&'static str> = checks
-        .iter()
-        .filter(|c| c.status == Status::Ran)
-        .map(|c| c.name)
-        .collect();
-    let known: Vec<&'static str> = checks.iter().map(|c| c.name).collect();
+    let known: Vec<&str> = checks::CHECKS.iter().map(|c| c.name).collect();
     // A code's check is its prefix (`diff/…` belongs to `diff-check`); a prefix no step is
     // named after (`pr/…`) counts as run, so its unused allows are still reported.
-    let step_of = |prefix: &str, names: &[&'static str]| {
+    let step_of = |prefix: &str, names: &[&str]| {
         names
             .iter()
             .any(|n| *n == prefix || n.strip_prefix(prefix).is_some_and(|r| r.starts_with('-')))
     };
-    let outcome = infx_report::allow::acknowledge(
-        checks.iter_mut().map(|c| &mut c.diagnostics),
-        &allows,
-        |prefix| step_of(prefix, &ran) || !step_of(prefix, &known),
-    );
-    diagnostics.extend(outcome.problems);
-    let n = outcome.acknowledged.len();
-    let check = CheckResult {
-        name: "allow",
-        status: Status::Ran,
-        diagnostics,
-        elapsed: t.elapsed(),
-        scope: format!(
-            "{} allow comment{}, {n} acknowledged",
-            allows.len(),
-            plural(allows.len())
-        ),
-    };
-    (check, outcome.acknowledged)
+    let outcome = infx_report::allow::acknowledge(groups, &allows, |prefix| {
+        step_of(prefix, ran) || !step_of(prefix, &known)
+    });
+    problems.extend(outcome.problems);
+    Allowed {
+        problems,
+        acknowledged: outcome.acknowledged,
+        comments: allows.len(),
+    }
 }
 
 /// Options of one run, independent of the command line (tests build these directly).

@@ -1,6 +1,7 @@
-//! `cargo xtask review check` reads the change the way `validate` does: the appended changelog
-//! entries through the gate (so `append-only: True`, YAML's boolean, counts as `true`), the
-//! base's master keys from the base texts.
+//! `cargo xtask review check` reads the tree and the change the way `validate` does (its load,
+//! docs/architecture.md): the appended changelog entries through the gate (so
+//! `append-only: True`, YAML's boolean, counts as `true`), the base's master keys from the base
+//! texts, and the tree's `# infx: allow(code) reason` comments.
 
 use std::path::Path;
 mod support;
@@ -8,6 +9,11 @@ use support::{bundled_repo, edit};
 
 /// `cargo xtask review check --base main --format json` inside `repo`: stdout.
 fn review_check(repo: &Path) -> String {
+    review_check_with_summary(repo).0
+}
+
+/// `cargo xtask review check --base main --format json` inside `repo`: stdout and stderr.
+fn review_check_with_summary(repo: &Path) -> (String, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
         .args(["review", "check", "--base", "main", "--format", "json"])
         .current_dir(repo)
@@ -17,7 +23,10 @@ fn review_check(repo: &Path) -> String {
         .env("HOME", repo)
         .output()
         .expect("xtask runs");
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 const ENTRY: &str = "\n- config-keys:\n    - dsv41flash-fp4-b300-sglang-agentic-dspark\n  scenario-type:\n    - agentic-coding\n  description:\n    - Add a point\n  append-only: FLAG\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX\n";
@@ -42,4 +51,35 @@ fn an_append_only_entry_is_read_as_yaml_not_as_text() {
     }
     let out = with_appended("false");
     assert!(!out.contains("review/append-only"), "{out}");
+}
+
+const RECIPE: &str = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/sglang/b300-fp4-mtp/agentic.yaml";
+
+#[test]
+fn allow_comments_acknowledge_warnings_as_in_validate() {
+    // The bundled DP4 C192 cuda-graph warning is acknowledged in the recipe: validate counts
+    // it as acknowledged, and so does review check.
+    let tmp = bundled_repo();
+    let (out, err) = review_check_with_summary(tmp.path());
+    assert!(!out.contains("review/dp-cuda-graph"), "{out}");
+    assert!(err.contains("0 warnings, 1 acknowledged"), "{err}");
+    // Without the comment the warning is shown again.
+    edit(tmp.path(), RECIPE, |t| {
+        t.replace("  # infx: allow(review/dp-cuda-graph)", "  # was allow")
+    });
+    let (out, err) = review_check_with_summary(tmp.path());
+    assert!(out.contains("review/dp-cuda-graph"), "{out}");
+    assert!(err.contains("1 warnings (load"), "{err}");
+    // An allow that acknowledges nothing is reported, as validate reports it.
+    edit(tmp.path(), RECIPE, |t| {
+        t.replace(
+            "        cuda-graph-max-bs-decode: 64  # was allow",
+            "        cuda-graph-max-bs-decode: 96  # infx: allow(review/dp-cuda-graph)",
+        )
+    });
+    let (out, _) = review_check_with_summary(tmp.path());
+    assert!(
+        out.contains("allow/unused") && !out.contains("review/dp-cuda-graph\""),
+        "{out}"
+    );
 }

@@ -1,7 +1,9 @@
 //! One `validate --all` run parses each YAML file once: the documents the load step holds are
-//! what the later checks read (docs/architecture.md). Counted on the bundled tree and on the
-//! August and October corpus trees (skipped, visibly, when ../shared is absent). The counter sits in
-//! infx-yaml's parse entry point; this binary holds a single test, so no other run touches it.
+//! what the later checks read (docs/architecture.md). So does one `review check` run, which
+//! loads through validate's load, and one `review signoff` run of the bundled tree. Counted on
+//! the bundled tree and on the August and October corpus trees (skipped, visibly, when
+//! ../shared is absent). The counter sits in infx-yaml's parse entry point; this binary holds a
+//! single test, so no other run touches it.
 //!
 //! The readers that need a file again (config SR4, the matrix binder and node counts, the
 //! recipe dry-run, review's golden curves and cookbooks) take it from the parsed documents
@@ -9,22 +11,20 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use xtask::cmd_review::{self, CheckArgs, ReviewCommand, SignoffArgs};
+use xtask::output::Format;
 use xtask::validate::{Options, validate};
 
-/// Parses per file of one `validate --all` run, keyed by the path relative to `tree` (readers
+/// Parses per file of one run of `run` on `tree`, keyed by the path relative to `tree` (readers
 /// label a file by its absolute or its tree-relative path). Texts that are no file are labelled
 /// in angle brackets (`<zip value>`: srtctl's re-read of one zip value, `<added lines>`: the
 /// changelog gate's joined additions) and are not counted.
-fn parses_of_one_run(tree: &Path) -> BTreeMap<PathBuf, usize> {
+fn parses_of_one_run(tree: &Path, run: Run) -> BTreeMap<PathBuf, usize> {
     let tree = tree.canonicalize().expect("the tree exists");
     infx_yaml::parse_count::start();
-    let report = validate(&Options {
-        all: true,
-        hermetic: true,
-        ..Options::new(&tree)
-    });
+    run(&tree);
     let counts = infx_yaml::parse_count::take();
-    assert!(report.check("yaml").is_some(), "the run parsed the tree");
     let mut per_file = BTreeMap::new();
     for (path, n) in counts {
         if path.to_string_lossy().starts_with('<') {
@@ -36,6 +36,48 @@ fn parses_of_one_run(tree: &Path) -> BTreeMap<PathBuf, usize> {
         *per_file.entry(rel).or_insert(0) += n;
     }
     per_file
+}
+
+/// One counted run over a tree.
+type Run = fn(&Path);
+
+fn validate_all(tree: &Path) {
+    let report = validate(&Options {
+        all: true,
+        hermetic: true,
+        ..Options::new(tree)
+    });
+    assert!(report.check("yaml").is_some(), "the run parsed the tree");
+}
+
+/// `cargo xtask review check --root <tree> --format json`, in this process (the counter is),
+/// without the CLI's confinement to one tree (the next run reads another).
+fn review_check(tree: &Path) {
+    let args = CheckArgs {
+        root: Some(tree.to_path_buf()),
+        base: None,
+        pr: None,
+        signer: None,
+        member_of: Vec::new(),
+        golden_mode: None,
+        format: Format::Json,
+    };
+    let code = cmd_review::run(ReviewCommand::Check(args)).expect("review check runs");
+    assert!(code == ExitCode::SUCCESS || code == ExitCode::from(1));
+}
+
+/// `cargo xtask review signoff --root <tree>`, in this process.
+fn review_signoff(tree: &Path) {
+    let args = SignoffArgs {
+        root: Some(tree.to_path_buf()),
+        base: None,
+        run_artifacts: None,
+        config_keys: Vec::new(),
+        signer: None,
+        member_of: Vec::new(),
+    };
+    let code = cmd_review::run(ReviewCommand::Signoff(args)).expect("review signoff runs");
+    assert_eq!(code, ExitCode::SUCCESS);
 }
 
 #[test]
@@ -50,19 +92,32 @@ fn each_yaml_file_is_parsed_once_per_run() {
             eprintln!("SKIP: no ../shared/corpus (INFX_CORPUS); the corpus trees are not counted")
         }
     }
-    let mut failures = Vec::new();
+    let bundled = trees[0].clone();
+    let mut runs: Vec<(&str, PathBuf, Run)> = Vec::new();
     for tree in trees {
-        let counts = parses_of_one_run(&tree);
+        runs.push(("validate --all", tree.clone(), validate_all));
+        runs.push(("review check", tree, review_check));
+    }
+    match infx_git::Repo::discover(&bundled) {
+        // The sign-off's stand-in change is the last commit of the changelog: full history.
+        Ok(r) if !r.is_shallow() => {
+            runs.push(("review signoff", bundled, review_signoff));
+        }
+        _ => eprintln!("SKIP: review signoff is not counted: no full git history"),
+    }
+    let mut failures = Vec::new();
+    for (name, tree, run) in runs {
+        let counts = parses_of_one_run(&tree, run);
         assert!(
             counts
                 .keys()
                 .any(|p| p == Path::new("configs/nvidia-master.yaml")),
-            "{}: the counter saw no master config: {counts:?}",
+            "{name} {}: the counter saw no master config: {counts:?}",
             tree.display()
         );
         for (rel, n) in counts.iter().filter(|(_, n)| **n > 1) {
             failures.push(format!(
-                "{}: {} parsed {n} times",
+                "{name} {}: {} parsed {n} times",
                 tree.display(),
                 rel.display()
             ));

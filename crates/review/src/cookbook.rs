@@ -947,12 +947,6 @@ pub fn load_cookbook_in(
     }))
 }
 
-/// `configs/runners.yaml` of a tree (what the matrix expansion needs besides the master configs).
-pub fn load_runners(tree: &Path) -> Result<Document, Diagnostic> {
-    let rel = Path::new("configs/runners.yaml");
-    crate::load::load_doc(&tree.join(rel), rel)
-}
-
 /// Every throughput point of `config_key`, bound to its recipe variant by infx-matrix's binder
 /// and composed and model-bound by infx-recipe (the launcher's view). Binding failures are
 /// the matrix check's findings; they are returned so a caller running alone can show them.

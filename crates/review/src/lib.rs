@@ -1,8 +1,9 @@
 //! infx-review: the reviewer checks a machine can decide from the repository.
 //!
 //! Each check is a pure function of loaded inputs → [`Diagnostic`]s with its own code
-//! (`review/<check>`; the list is in `docs/review.md`). [`load::load_tree`] reads a benchmark tree
-//! into [`ReviewInputs`]; [`review_tree`] runs every repository-decidable check on them.
+//! (`review/<check>`; the list is in `docs/review.md`). The caller loads the tree into
+//! [`ReviewInputs`] (the xtask: validate's load); [`review_tree`] runs every
+//! repository-decidable check on them.
 
 pub mod codeowners;
 pub mod codes;
@@ -190,7 +191,7 @@ pub fn review_tree_of(inputs: &ReviewInputs, masters: &[Document]) -> Vec<Diagno
 
 /// The tree-relative recipe path (`benchmarks/…`) of a document, whatever prefix its path has
 /// (absolute, repository-relative or tree-relative), so master-config references match.
-fn path_key(doc: &Document) -> String {
+pub(crate) fn path_key(doc: &Document) -> String {
     let p = doc.path.to_string_lossy().replace('\\', "/");
     match p.rfind("/benchmarks/") {
         Some(i) if !p.starts_with("benchmarks/") => p[i + 1..].to_string(),
@@ -205,8 +206,19 @@ pub fn review_recipe(
     golden: &Golden,
     mode: GoldenMode,
 ) -> Vec<Diagnostic> {
-    let vars = recipe::variants(doc);
-    let mut out = recipe::check_variants(&doc.path, &vars);
+    review_variants(doc, &recipe::variants(doc), binding, golden, mode)
+}
+
+/// [`review_recipe`] on the variants of `doc` the caller already expanded
+/// ([`recipe::variants`]), so a caller that reads them too expands the recipe once.
+pub fn review_variants(
+    doc: &Document,
+    vars: &[recipe::Variant<'_>],
+    binding: Option<&masters::Binding>,
+    golden: &Golden,
+    mode: GoldenMode,
+) -> Vec<Diagnostic> {
+    let mut out = recipe::check_variants(&doc.path, vars);
     let p = path_key(doc);
     let agentic_path = p
         .split('/')
@@ -222,7 +234,7 @@ pub fn review_recipe(
         agentic: binding.is_some_and(|b| b.agentic) || agentic_path || agentic_cmd,
         usages: binding.map(|b| b.usages.clone()).unwrap_or_default(),
     };
-    out.extend(golden::check_recipe(&doc.path, &vars, &ctx, golden, mode));
+    out.extend(golden::check_recipe(&doc.path, vars, &ctx, golden, mode));
     out
 }
 

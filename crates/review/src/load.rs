@@ -1,10 +1,12 @@
-//! Loading a benchmark tree into [`ReviewInputs`] (file I/O only; no checks here).
+//! Reading the files of a benchmark tree the reviewer checks need beyond the documents the
+//! caller parsed (file I/O only; no checks here): golden curves, CODEOWNERS, waivers. The tree
+//! itself is loaded by validate's load, which `review check` and `review signoff` share
+//! (docs/architecture.md).
 //!
 //! Layouts: [Aug] (`configs/`, `golden_al_distribution/`, `.github/CODEOWNERS` in the tree) and
 //! [Oct] (`inferencex-e2e/` with `configs/srt-recipes/`, golden curves under `infx/`, CODEOWNERS at
 //! the repository root one level up).
 
-use crate::ReviewInputs;
 use crate::codeowners::{self, CodeOwners};
 use crate::codes;
 use crate::golden::{self, Golden};
@@ -55,27 +57,6 @@ fn yaml_files_under(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnost
     out.extend(walk.files);
 }
 
-/// True when `p` exists; an error (other than absence) in finding out is reported, so that an
-/// unreadable `configs/` is not mistaken for one without master configs.
-fn present(p: &Path, diags: &mut Vec<Diagnostic>) -> bool {
-    match std::fs::symlink_metadata(p) {
-        Ok(_) => true,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-        Err(e) => {
-            let dir = p.parent().unwrap_or(p);
-            diags.push(
-                Diagnostic::error(
-                    infx_fs::codes::UNREADABLE,
-                    format!("cannot read the folder {}: {e}", dir.display()),
-                )
-                .with_path(dir)
-                .with_help("check the permissions of the folder"),
-            );
-            false
-        }
-    }
-}
-
 fn rel(root: &Path, p: &Path) -> PathBuf {
     p.strip_prefix(root)
         .map(Path::to_path_buf)
@@ -121,12 +102,8 @@ pub fn load_codeowners(root: &Path, diags: &mut Vec<Diagnostic>) -> Option<CodeO
     }
 }
 
-/// Loads the golden acceptance-length curves of a tree.
-pub fn load_golden(root: &Path, diags: &mut Vec<Diagnostic>) -> Golden {
-    load_golden_in(root, &DocIndex::default(), diags)
-}
-
-/// [`load_golden`], reading the curves this run already parsed from `parsed`.
+/// Loads the golden acceptance-length curves of a tree, reading the curves this run already
+/// parsed from `parsed`.
 pub fn load_golden_in(root: &Path, parsed: &DocIndex<'_>, diags: &mut Vec<Diagnostic>) -> Golden {
     let mut g = Golden::new();
     let dirs = [
@@ -161,47 +138,6 @@ pub fn load_golden_in(root: &Path, parsed: &DocIndex<'_>, diags: &mut Vec<Diagno
         }
     }
     g
-}
-
-/// Loads everything the tree-level checks need. Files that do not parse are reported (the YAML
-/// and recipe checks own those errors; review skips the file).
-pub fn load_tree(root: &Path) -> (ReviewInputs, Vec<Diagnostic>) {
-    let mut diags = Vec::new();
-    let mut inputs = ReviewInputs::default();
-    for name in ["nvidia-master.yaml", "amd-master.yaml"] {
-        let abs = root.join("configs").join(name);
-        if present(&abs, &mut diags) {
-            match load_doc(&abs, &rel(root, &abs)) {
-                Ok(d) => inputs.masters.push(d),
-                Err(d) => diags.push(d),
-            }
-        }
-    }
-    let mut recipe_files = Vec::new();
-    for sub in [
-        "benchmarks/multi_node/srt-slurm-recipes",
-        "benchmarks/single_node/srt-slurm-recipes",
-    ] {
-        yaml_files_under(&root.join(sub), &mut recipe_files, &mut diags);
-    }
-    for f in recipe_files {
-        match load_doc(&f, &rel(root, &f)) {
-            Ok(d) => inputs.recipes.push(d),
-            Err(d) => diags.push(d),
-        }
-    }
-    let mut lanes = Vec::new();
-    yaml_files_under(&root.join("configs/srt-recipes"), &mut lanes, &mut diags);
-    for f in lanes {
-        match load_doc(&f, &rel(root, &f)) {
-            Ok(d) => inputs.lanes.push(d),
-            Err(d) => diags.push(d),
-        }
-    }
-    inputs.golden = load_golden(root, &mut diags);
-    inputs.codeowners = load_codeowners(root, &mut diags);
-    inputs.waivers = load_waivers(root);
-    (inputs, diags)
 }
 
 /// `docs/waiver/<N>.md` files of a tree.

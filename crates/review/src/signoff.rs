@@ -6,8 +6,11 @@ use crate::codeowners::{self, Signer};
 use crate::cookbook::{Cookbook, Report};
 use crate::golden;
 use crate::{GoldenMode, ReviewInputs, masters, pareto, recipe};
+use infx_report::allow::Acknowledged;
+use infx_yaml::{DocIndex, Document};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
+use std::path::{Path, PathBuf};
 
 /// A changelog entry the change appends.
 #[derive(Clone, Debug)]
@@ -21,6 +24,12 @@ pub struct AddedEntry {
 /// change; the rest is what the caller resolved around it.
 pub struct SignoffInputs<'a> {
     pub review: &'a ReviewInputs,
+    /// The benchmark tree: findings are named relative to it.
+    pub tree: &'a Path,
+    /// The reviewed recipes of the covered configs ([`review_recipes`]).
+    pub recipes: &'a [RecipeReview],
+    /// The findings of those recipes an allow comment acknowledged, with its reason.
+    pub acknowledged: &'a [Acknowledged],
     /// One line: which change this is (`base..head`, how it was chosen).
     pub change_description: String,
     pub added_entries: Vec<AddedEntry>,
@@ -62,10 +71,9 @@ pub fn render(s: &SignoffInputs<'_>) -> String {
     let _ = writeln!(out);
     append_only_section(&mut out, &mut todo, s);
     codeowners_section(&mut out, &mut todo, s);
-    patches_section(&mut out, inputs);
+    patches_section(&mut out, inputs, s.tree);
 
     let entries = masters::entries(&inputs.masters);
-    let bindings = masters::bindings(&entries);
     let mode = inputs.effective_golden_mode();
     for key in &s.config_keys {
         let _ = writeln!(out, "### `{}`", md(key));
@@ -75,7 +83,7 @@ pub fn render(s: &SignoffInputs<'_>) -> String {
             let _ = writeln!(out);
             continue;
         };
-        config_section(&mut out, &mut todo, s, entry, &bindings, mode);
+        config_section(&mut out, &mut todo, s, entry, mode);
         let _ = writeln!(out);
     }
 
@@ -224,7 +232,7 @@ fn who_may_sign(specific: &[&codeowners::PathOwners]) -> String {
 }
 
 /// Check 10: engine patches in the change's added lines.
-fn patches_section(out: &mut String, inputs: &ReviewInputs) {
+fn patches_section(out: &mut String, inputs: &ReviewInputs, tree: &Path) {
     if let Some(change) = &inputs.change {
         let lines: usize = change.files.iter().map(|f| f.added_lines.len()).sum();
         let found = crate::patches::check(&change.files, change.pr, &inputs.waivers);
@@ -237,7 +245,7 @@ fn patches_section(out: &mut String, inputs: &ReviewInputs) {
         } else {
             let _ = writeln!(out, "**Engine patches (Check 10).**");
             for d in &found {
-                let _ = writeln!(out, "- {}", md(&describe(d)));
+                let _ = writeln!(out, "- {}", md(&describe(d, tree)));
             }
         }
         let _ = writeln!(out);
@@ -290,10 +298,12 @@ fn pareto_section(out: &mut String, todo: &mut Vec<String>, s: &SignoffInputs<'_
     let _ = writeln!(out);
 }
 
-fn describe(d: &infx_report::Diagnostic) -> String {
+/// A finding as one line; a file of the tree is named relative to `tree`.
+fn describe(d: &infx_report::Diagnostic, tree: &Path) -> String {
+    let shown = |p: &Path| p.strip_prefix(tree).unwrap_or(p).display().to_string();
     let at = match (&d.path, d.span) {
-        (Some(p), Some(sp)) => format!(" ({}:{})", p.display(), sp.start.line),
-        (Some(p), None) => format!(" ({})", p.display()),
+        (Some(p), Some(sp)) => format!(" ({}:{})", shown(p), sp.start.line),
+        (Some(p), None) => format!(" ({})", shown(p)),
         _ => String::new(),
     };
     format!("`{}`: {}{at}", d.code, d.message)
@@ -304,12 +314,11 @@ fn config_section(
     todo: &mut Vec<String>,
     s: &SignoffInputs<'_>,
     entry: &masters::Entry<'_>,
-    bindings: &BTreeMap<String, masters::Binding>,
     mode: GoldenMode,
 ) {
-    image_line(out, todo, entry);
+    image_line(out, todo, entry, s.tree);
     cookbook_line(out, todo, s, entry.key);
-    let facts = recipe_facts(s.review, entry, bindings, mode);
+    let facts = recipe_facts(s, entry);
     golden_line(out, todo, entry.key, &facts, mode);
     draft_and_arch_lines(out, &facts);
     let lints = facts.of(&[recipe::CODE_CUDA_GRAPH]);
@@ -323,15 +332,22 @@ fn config_section(
             entry.key
         ));
     }
+    if !facts.acknowledged.is_empty() {
+        // The tree answers these itself: the reason is the sign-off's answer.
+        let _ = writeln!(out, "- **Acknowledged in the tree (`# infx: allow`).**");
+        for (finding, reason) in &facts.acknowledged {
+            let _ = writeln!(out, "  - {}; reason: {}", md(finding), md(reason));
+        }
+    }
 }
 
 /// Check 6: the config's image, its digest and the upstream image rules.
-fn image_line(out: &mut String, todo: &mut Vec<String>, entry: &masters::Entry<'_>) {
+fn image_line(out: &mut String, todo: &mut Vec<String>, entry: &masters::Entry<'_>, tree: &Path) {
     let image = entry.image().and_then(|n| n.as_str()).unwrap_or("");
     let r = crate::images::ImageRef::parse(image);
     let image_findings: Vec<String> = crate::images::check(std::slice::from_ref(entry))
         .iter()
-        .map(describe)
+        .map(|d| describe(d, tree))
         .collect();
     let _ = writeln!(
         out,
@@ -387,7 +403,7 @@ fn cookbook_line(out: &mut String, todo: &mut Vec<String>, s: &SignoffInputs<'_>
         source.join("; ")
     );
     for d in report.diagnostics() {
-        let _ = writeln!(out, "  - {}", md(&describe(&d)));
+        let _ = writeln!(out, "  - {}", md(&describe(&d, s.tree)));
     }
     let mut by_reason: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
     for p in &report.points {
@@ -415,9 +431,82 @@ fn cookbook_line(out: &mut String, todo: &mut Vec<String>, s: &SignoffInputs<'_>
     }
 }
 
-/// What the recipe checks found over one config's recipes (Checks 8, 11, 13 and the lints).
+/// One recipe of a covered config, expanded once and reviewed (Checks 8, 11, 13 and the lints).
+#[derive(Clone, Debug)]
+pub struct RecipeReview {
+    /// The tree-relative path master configs name it by.
+    pub key: String,
+    /// The document's path, as the findings name it.
+    pub path: PathBuf,
+    pub findings: Vec<infx_report::Diagnostic>,
+    /// The golden cell each speculative variant resolves to, described.
+    pub golden_cells: BTreeSet<String>,
+    pub hard_coded: usize,
+    pub variants: usize,
+}
+
+/// Reviews every recipe the configs `config_keys` launch, each once however many configs
+/// share it, in file order. The caller applies the tree's allow comments to the findings
+/// before rendering.
+pub fn review_recipes(inputs: &ReviewInputs, config_keys: &[String]) -> Vec<RecipeReview> {
+    let entries = masters::entries(&inputs.masters);
+    let bindings = masters::bindings(&entries);
+    let mode = inputs.effective_golden_mode();
+    let refs: BTreeSet<String> = entries
+        .iter()
+        .filter(|e| config_keys.iter().any(|k| k == e.key))
+        .flat_map(|e| e.recipe_refs())
+        .collect();
+    let mut out = Vec::new();
+    let mut seen = BTreeSet::new();
+    for doc in &inputs.recipes {
+        let key = crate::path_key(doc);
+        if !refs.contains(&key) || !seen.insert(key.clone()) {
+            continue;
+        }
+        let binding = bindings.get(&key);
+        let vars = recipe::variants(doc);
+        let findings = crate::review_variants(doc, &vars, binding, &inputs.golden, mode);
+        let ctx = golden::Context {
+            model_prefix: binding.and_then(|b| b.model_prefix.clone()),
+            agentic: true,
+            usages: Vec::new(),
+        };
+        let mut review = RecipeReview {
+            key,
+            path: doc.path.clone(),
+            findings,
+            golden_cells: BTreeSet::new(),
+            hard_coded: 0,
+            variants: vars.len(),
+        };
+        for v in &vars {
+            let info = golden::spec_info(&v.node);
+            review.hard_coded += info.simulated.len();
+            if let Ok((al, stem, thinking, k)) = golden::lookup(&info, &ctx, &inputs.golden) {
+                let file = inputs
+                    .golden
+                    .get(&stem)
+                    .map(|c| c.path.display().to_string())
+                    .unwrap_or_default();
+                review.golden_cells.insert(format!(
+                    "`{stem}` (`{}`), {thinking}, draft length {k} → **{}**",
+                    md(&file),
+                    golden::fmt_al(al)
+                ));
+            }
+        }
+        out.push(review);
+    }
+    out
+}
+
+/// What the recipe checks found over one config's recipes, described for the section.
 struct RecipeFacts {
-    findings: Vec<infx_report::Diagnostic>,
+    findings: Vec<String>,
+    codes: Vec<infx_report::Code>,
+    /// Acknowledged findings, described, with the allow comment's reason.
+    acknowledged: Vec<(String, String)>,
     golden_cells: BTreeSet<String>,
     hard_coded: usize,
     variants: usize,
@@ -428,59 +517,42 @@ impl RecipeFacts {
     fn of(&self, codes: &[infx_report::Code]) -> Vec<String> {
         self.findings
             .iter()
-            .filter(|d| codes.contains(&d.code))
-            .map(describe)
+            .zip(&self.codes)
+            .filter(|(_, c)| codes.contains(c))
+            .map(|(d, _)| d.clone())
             .collect()
     }
 }
 
-fn recipe_facts(
-    inputs: &ReviewInputs,
-    entry: &masters::Entry<'_>,
-    bindings: &BTreeMap<String, masters::Binding>,
-    mode: GoldenMode,
-) -> RecipeFacts {
-    let refs = entry.recipe_refs();
-    let docs: Vec<&infx_yaml::Document> = inputs
-        .recipes
-        .iter()
-        .filter(|d| refs.contains(&d.path.to_string_lossy().replace('\\', "/")))
-        .collect();
+fn recipe_facts(s: &SignoffInputs<'_>, entry: &masters::Entry<'_>) -> RecipeFacts {
     let mut facts = RecipeFacts {
         findings: Vec::new(),
+        codes: Vec::new(),
+        acknowledged: Vec::new(),
         golden_cells: BTreeSet::new(),
         hard_coded: 0,
         variants: 0,
     };
-    for doc in &docs {
-        let key_path = doc.path.to_string_lossy().replace('\\', "/");
-        let binding = bindings.get(&key_path);
-        facts
-            .findings
-            .extend(crate::review_recipe(doc, binding, &inputs.golden, mode));
-        let vars = recipe::variants(doc);
-        facts.variants += vars.len();
-        let ctx = golden::Context {
-            model_prefix: binding.and_then(|b| b.model_prefix.clone()),
-            agentic: true,
-            usages: Vec::new(),
-        };
-        for v in &vars {
-            let info = golden::spec_info(&v.node);
-            facts.hard_coded += info.simulated.len();
-            if let Ok((al, stem, thinking, k)) = golden::lookup(&info, &ctx, &inputs.golden) {
-                let file = inputs
-                    .golden
-                    .get(&stem)
-                    .map(|c| c.path.display().to_string())
-                    .unwrap_or_default();
-                facts.golden_cells.insert(format!(
-                    "`{stem}` (`{}`), {thinking}, draft length {k} → **{}**",
-                    md(&file),
-                    golden::fmt_al(al)
-                ));
-            }
+    let refs: BTreeSet<String> = entry.recipe_refs().into_iter().collect();
+    for review in s.recipes.iter().filter(|r| refs.contains(&r.key)) {
+        for d in &review.findings {
+            facts.findings.push(describe(d, s.tree));
+            facts.codes.push(d.code);
         }
+        for a in s
+            .acknowledged
+            .iter()
+            .filter(|a| a.diagnostic.path.as_deref() == Some(review.path.as_path()))
+        {
+            facts
+                .acknowledged
+                .push((describe(&a.diagnostic, s.tree), a.reason.clone()));
+        }
+        facts
+            .golden_cells
+            .extend(review.golden_cells.iter().cloned());
+        facts.hard_coded += review.hard_coded;
+        facts.variants += review.variants;
     }
     facts
 }
@@ -567,114 +639,69 @@ fn draft_and_arch_lines(out: &mut String, facts: &RecipeFacts) {
     );
 }
 
-/// The changelog entries a change appends: entries of the new `perf-changelog.yaml` whose first
-/// line is an added line. `tree` is the benchmark tree inside the change's repository.
-pub fn added_entries(tree: &std::path::Path, change: &infx_diff::Change) -> Vec<AddedEntry> {
-    let rel = repo_relative(tree, change).join("perf-changelog.yaml");
-    let Some(text) = change.texts.iter().find(|t| t.path == rel) else {
-        return Vec::new();
-    };
-    let added: BTreeSet<usize> = text.added.iter().copied().collect();
-    let src = String::from_utf8_lossy(&text.new);
-    let Ok(root) = infx_yaml::parse_str(&rel, &src) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for e in root.as_seq().unwrap_or_default() {
-        let line = e.span.start.line;
-        if !added.contains(&line) {
-            continue;
-        }
-        let config_keys = e
-            .get("config-keys")
-            .and_then(|k| k.as_seq())
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|k| k.as_str().map(str::to_string))
-            .collect();
-        let append_only = e
-            .get("append-only")
-            .and_then(|v| v.as_bool())
-            .unwrap_or(false);
-        out.push(AddedEntry {
-            config_keys,
-            append_only,
-            line,
-        });
-    }
-    out
-}
-
-/// The tree's path inside the change's repository (`inferencex-e2e`, or empty).
-fn repo_relative(tree: &std::path::Path, change: &infx_diff::Change) -> std::path::PathBuf {
-    let canon = |p: &std::path::Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-    canon(tree)
-        .strip_prefix(canon(&change.set.root))
-        .map(std::path::Path::to_path_buf)
-        .unwrap_or_default()
-}
-
-/// What `generate` is asked for.
+/// What `generate` is asked for: the tree as the caller loaded it (one parse per file).
 pub struct Options<'a> {
-    /// The benchmark tree (documents are read at head, from disk).
-    pub tree: &'a std::path::Path,
-    /// The change and a one-line description of how it was chosen.
-    pub change: Option<(&'a infx_diff::Change, String)>,
+    /// The benchmark tree (documents are read at head, from disk), as the documents' paths
+    /// start.
+    pub tree: &'a Path,
+    /// The reviewer inputs at head, master configs included; the change, when there is one.
+    pub review: &'a ReviewInputs,
+    /// Every document the caller parsed (recipes, lane blocks, cookbook files).
+    pub parsed: &'a DocIndex<'a>,
+    /// `configs/runners.yaml`, for the cookbook's matrix expansion.
+    pub runners: Option<&'a Document>,
+    /// How the change was chosen (one line) and how many files it changes.
+    pub change: Option<(String, usize)>,
+    /// The changelog entries the change appends.
+    pub added_entries: Vec<AddedEntry>,
     /// Configs to cover; empty: the config keys of the appended changelog entries.
     pub config_keys: Vec<String>,
+    /// The covered configs' recipes, reviewed ([`review_recipes`]; allows applied).
+    pub recipes: &'a [RecipeReview],
+    pub acknowledged: &'a [Acknowledged],
     /// A directory of benchmark result JSON files (Check 14).
-    pub run_artifacts: Option<&'a std::path::Path>,
+    pub run_artifacts: Option<&'a Path>,
     pub signer: Option<Signer>,
-    /// Check 12's verdict from the changelog planner, when an appended entry is append-only.
-    pub append_only_verdict: Option<Result<(), String>>,
 }
 
-/// Loads everything the section needs (tree, cookbook comparisons, result files) and renders it.
-pub fn generate(o: &Options<'_>) -> Result<String, infx_report::Diagnostic> {
-    let (mut inputs, _) = crate::load::load_tree(o.tree);
-    let mut description = "no change (not a git repository): to fill in".to_string();
-    let mut entries = Vec::new();
-    if let Some((change, desc)) = &o.change {
-        inputs.change = Some(crate::Change::from_diff(change, None));
-        entries = added_entries(o.tree, change);
-        description = format!(
-            "{desc}; {} changed file{}",
-            change.set.files.len(),
-            if change.set.files.len() == 1 { "" } else { "s" }
-        );
-    }
-    inputs.append_only_verdict = o.append_only_verdict.clone();
-    let mut keys = o.config_keys.clone();
+/// The configs a sign-off covers: `explicit`, else the keys of the appended entries in order.
+pub fn covered_keys(explicit: &[String], entries: &[AddedEntry]) -> Vec<String> {
+    let mut keys = explicit.to_vec();
     if keys.is_empty() {
-        for e in &entries {
-            for k in &e.config_keys {
-                if !keys.contains(k) {
-                    keys.push(k.clone());
-                }
+        for k in entries.iter().flat_map(|e| &e.config_keys) {
+            if !keys.contains(k) {
+                keys.push(k.clone());
             }
         }
     }
+    keys
+}
+
+/// Compares the cookbooks and reads the result files the section needs, and renders it.
+pub fn generate(o: &Options<'_>) -> Result<String, infx_report::Diagnostic> {
+    let description = match &o.change {
+        Some((desc, files)) => format!(
+            "{desc}; {files} changed file{}",
+            if *files == 1 { "" } else { "s" }
+        ),
+        None => "no change (not a git repository): to fill in".to_string(),
+    };
+    let keys = covered_keys(&o.config_keys, &o.added_entries);
     let mut cookbooks = BTreeMap::new();
-    let runners = crate::cookbook::load_runners(o.tree);
     for key in &keys {
-        let Some(cb) = crate::cookbook::load_cookbook(o.tree, key) else {
+        let Some(cb) = crate::cookbook::load_cookbook_in(o.tree, key, o.parsed) else {
             continue;
         };
-        let result = match (cb, &runners) {
+        let result = match (cb, o.runners) {
             (Err(d), _) => Err(d
                 .iter()
                 .map(|d| d.message.clone())
                 .collect::<Vec<_>>()
                 .join("; ")),
-            (Ok(_), Err(d)) => Err(d.message.clone()),
-            (Ok(cb), Ok(r)) => {
-                let (points, bind) = crate::cookbook::load_points(
-                    o.tree,
-                    &inputs.masters,
-                    &r.root,
-                    &Default::default(),
-                    key,
-                );
+            (Ok(_), None) => Err("cannot read configs/runners.yaml".to_string()),
+            (Ok(cb), Some(r)) => {
+                let (points, bind) =
+                    crate::cookbook::load_points(o.tree, &o.review.masters, &r.root, o.parsed, key);
                 let mut report = crate::cookbook::compare(&cb, &points);
                 report.unmatched.extend(bind);
                 Ok((cb, report))
@@ -687,9 +714,12 @@ pub fn generate(o: &Options<'_>) -> Result<String, infx_report::Diagnostic> {
         Some(dir) => Some(read_artifacts(dir)?),
     };
     Ok(render(&SignoffInputs {
-        review: &inputs,
+        review: o.review,
+        tree: o.tree,
+        recipes: o.recipes,
+        acknowledged: o.acknowledged,
         change_description: description,
-        added_entries: entries,
+        added_entries: o.added_entries.clone(),
         config_keys: keys,
         cookbooks,
         pareto,
@@ -698,14 +728,14 @@ pub fn generate(o: &Options<'_>) -> Result<String, infx_report::Diagnostic> {
 }
 
 /// Every `*.json` file directly in `dir` (sorted) read as benchmark results.
-fn read_artifacts(dir: &std::path::Path) -> Result<Vec<pareto::Curve>, infx_report::Diagnostic> {
+fn read_artifacts(dir: &Path) -> Result<Vec<pareto::Curve>, infx_report::Diagnostic> {
     let io = |e: std::io::Error| {
         infx_report::Diagnostic::error(
             pareto::CODE_INPUT,
             format!("cannot read {}: {e}", dir.display()),
         )
     };
-    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(io)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"))
@@ -740,6 +770,9 @@ mod tests {
         };
         render(&SignoffInputs {
             review: &inputs,
+            tree: Path::new("/t"),
+            recipes: &[],
+            acknowledged: &[],
             change_description: "test".into(),
             added_entries: entries,
             config_keys: vec!["missing-key".into()],

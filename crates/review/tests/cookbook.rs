@@ -13,12 +13,16 @@ fn bundled() -> PathBuf {
 }
 
 fn points(tree: &Path) -> Vec<Point> {
-    let (inputs, load_diags) = infx_review::load::load_tree(tree);
-    assert!(load_diags.is_empty(), "{load_diags:?}");
-    let runners = cookbook::load_runners(tree).unwrap_or_else(|d| panic!("{d}"));
+    // The master configs and runners.yaml as the config crate loads them (what `review
+    // cookbook` reads); the binder reads the recipes.
+    let configs = infx_config::load_tree(tree);
+    assert!(configs.load_errors.is_empty(), "{:?}", configs.load_errors);
+    let Some(runners) = configs.runners.as_ref() else {
+        panic!("no runners.yaml in {}", tree.display());
+    };
     let (points, diags) = cookbook::load_points(
         tree,
-        &inputs.masters,
+        &configs.masters,
         &runners.root,
         &Default::default(),
         KEY,

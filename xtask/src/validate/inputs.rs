@@ -67,12 +67,11 @@ const RUNNERS: &str = "configs/runners.yaml";
 impl Inputs {
     /// Reads everything one run needs. Never panics on repository content.
     pub fn load(opts: &Options) -> Inputs {
-        let root = opts
-            .root
-            .canonicalize()
-            .unwrap_or_else(|_| opts.root.clone());
+        let root = canonical_root(opts);
         let (change, change_elapsed, files, mut parsed, mut yaml_elapsed) =
-            detect_and_parse(&root, opts);
+            detect_and_parse(&root, opts, ParseScope::Run, || {
+                steps::detect_change(&root, opts)
+            });
         let pr = load_pr(opts, &change);
         let whole_tree = opts.all || change.mode != ChangeMode::Change;
 
@@ -201,6 +200,109 @@ impl Inputs {
     }
 }
 
+/// Which change a [`ReviewLoad`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReviewChange {
+    /// The change validate finds (`--base`, else the merge-base; a clean clone's stand-in).
+    AsValidate,
+    /// The last commit that changed the tree's changelog, whatever the working tree holds
+    /// (`review signoff` without `--base`, docs/review.md).
+    LastChangelogCommit,
+}
+
+/// What `review check` and `review signoff` read: [`Inputs::load`]'s loading (one change load,
+/// one parse per file, the same config load, changelog reading and review inputs) over the
+/// files review reads, without the config rules, the change's impact and the sweep plan, which
+/// only validate's other checks read (docs/architecture.md, "Parse once").
+pub struct ReviewLoad {
+    /// The tree, canonical.
+    pub root: PathBuf,
+    pub change: ChangeInfo,
+    /// The YAML step's findings over the files parsed (parse errors, walk problems).
+    pub yaml_findings: Vec<Diagnostic>,
+    /// Parsed YAML that is neither a master config, runners.yaml, a recipe nor a lane block.
+    pub docs: Vec<Document>,
+    pub configs: infx_config::LoadedConfigs,
+    pub changelog: steps::ChangelogInputs,
+    /// The reviewer checks' inputs; the master configs stay in `configs`.
+    pub review: infx_review::ReviewInputs,
+    /// Findings of loading the review inputs (golden curves, CODEOWNERS).
+    pub review_load_findings: Vec<Diagnostic>,
+}
+
+impl ReviewLoad {
+    /// Reads everything the review commands need, as [`Inputs::load`] reads it with `--all`
+    /// (the whole tree, whatever the change), parsing only the files review reads.
+    pub fn load(opts: &Options, which: ReviewChange) -> ReviewLoad {
+        let opts = Options {
+            all: true,
+            ..opts.clone()
+        };
+        let root = canonical_root(&opts);
+        let detect = || match which {
+            ReviewChange::AsValidate => steps::detect_change(&root, &opts),
+            ReviewChange::LastChangelogCommit => steps::detect_stand_in(&root),
+        };
+        let (change, _, _, mut parsed, _) =
+            detect_and_parse(&root, &opts, ParseScope::Review, detect);
+        let pr = load_pr(&opts, &change);
+        let configs = load_configs(&root, &mut parsed.docs);
+        let changelog = steps::load_changelog(&root, &change, &configs);
+        let mut review_load_findings = Vec::new();
+        let (review, docs) = review_inputs(
+            &root,
+            &change,
+            &configs,
+            parsed.docs,
+            changelog.scope.append_only,
+            pr.number,
+            &mut review_load_findings,
+        );
+        ReviewLoad {
+            root,
+            change,
+            yaml_findings: parsed.findings,
+            docs,
+            configs,
+            changelog,
+            review,
+            review_load_findings,
+        }
+    }
+
+    /// The YAML step's findings about the files review reads (master configs, recipes, lane
+    /// blocks): a file that does not parse drops out of review, and this says why.
+    pub fn reviewed_yaml_findings(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.yaml_findings.iter().filter(|d| {
+            d.path.as_deref().is_some_and(|p| {
+                let rel = super::relative_to(&self.root, p);
+                // Under the recipes' folder review parses only recipes, so anything else
+                // there is the walk's finding about a folder review reads.
+                MASTERS.iter().any(|m| rel == Path::new(m))
+                    || review_role(&rel).is_some()
+                    || rel.starts_with(BENCHMARKS_DIR)
+            })
+        })
+    }
+
+    /// Every parsed document, for the readers that take a file again (binder, cookbooks).
+    pub fn documents(&self) -> impl Iterator<Item = &Document> {
+        self.docs
+            .iter()
+            .chain(&self.review.recipes)
+            .chain(&self.review.lanes)
+            .chain(&self.configs.masters)
+            .chain(self.configs.runners.as_ref())
+    }
+}
+
+/// The tree of a run, canonical (as given when that fails: its reads report why).
+fn canonical_root(opts: &Options) -> PathBuf {
+    opts.root
+        .canonicalize()
+        .unwrap_or_else(|_| opts.root.clone())
+}
+
 fn load_pr(opts: &Options, change: &ChangeInfo) -> PrInputs {
     let t = Instant::now();
     let mut event_findings = Vec::new();
@@ -261,6 +363,27 @@ fn load_configs(root: &Path, docs: &mut Vec<Document>) -> infx_config::LoadedCon
     }
 }
 
+/// What the reviewer checks read a file of the tree as, besides the master configs.
+enum ReviewRole {
+    Recipe,
+    Lane,
+}
+
+/// The folder that holds the recipe trees (`benchmarks/{single,multi}_node/srt-slurm-recipes`).
+const BENCHMARKS_DIR: &str = "benchmarks";
+
+/// The role of the file at `rel` (relative to the tree).
+fn review_role(rel: &Path) -> Option<ReviewRole> {
+    let s = rel.to_string_lossy();
+    if s.starts_with("benchmarks/") && s.contains("srt-slurm-recipes/") {
+        Some(ReviewRole::Recipe)
+    } else if s.starts_with("configs/srt-recipes/") {
+        Some(ReviewRole::Lane)
+    } else {
+        None
+    }
+}
+
 /// The reviewer checks' inputs: the recipes and lane blocks move out of `docs` (the rest is
 /// returned), the masters are shared with the config step by copy.
 fn review_inputs(
@@ -277,14 +400,10 @@ fn review_inputs(
     let mut inputs = infx_review::ReviewInputs::default();
     let mut rest = Vec::new();
     for d in docs {
-        let rel = super::relative_to(root, &d.path);
-        let s = rel.to_string_lossy();
-        if s.starts_with("benchmarks/") && s.contains("srt-slurm-recipes/") {
-            inputs.recipes.push(d);
-        } else if s.starts_with("configs/srt-recipes/") {
-            inputs.lanes.push(d);
-        } else {
-            rest.push(d);
+        match review_role(&super::relative_to(root, &d.path)) {
+            Some(ReviewRole::Recipe) => inputs.recipes.push(d),
+            Some(ReviewRole::Lane) => inputs.lanes.push(d),
+            None => rest.push(d),
         }
     }
     inputs.golden = infx_review::load::load_golden_in(root, &DocIndex::new(&rest), findings);
@@ -319,6 +438,8 @@ fn review_inputs(
 fn detect_and_parse(
     root: &Path,
     opts: &Options,
+    parse_scope: ParseScope,
+    detect: impl FnOnce() -> ChangeInfo,
 ) -> (ChangeInfo, Duration, Vec<PathBuf>, Parsed, Duration) {
     let always: Vec<PathBuf> = MASTERS
         .iter()
@@ -332,13 +453,15 @@ fn detect_and_parse(
             (parse_all(&always), t.elapsed())
         });
         let t = Instant::now();
-        let change = steps::detect_change(root, opts);
+        let change = detect();
         let change_elapsed = t.elapsed();
 
         let t = Instant::now();
         let whole_tree = opts.all || change.mode != ChangeMode::Change;
         let mut walk_findings = Vec::new();
-        let files: Vec<PathBuf> = if whole_tree {
+        let files: Vec<PathBuf> = if parse_scope == ParseScope::Review {
+            review_yaml_files(root, &mut walk_findings)
+        } else if whole_tree {
             let changelog = root.join("perf-changelog.yaml");
             yaml_files(root, &mut walk_findings)
                 .into_iter()
@@ -378,6 +501,37 @@ fn detect_and_parse(
         let yaml_elapsed = t.elapsed().saturating_sub(waited) + early_elapsed;
         (change, change_elapsed, files, parsed, yaml_elapsed)
     })
+}
+
+/// Which YAML files a load parses.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ParseScope {
+    /// The run's: the whole tree, or the change's scope ([`scoped_yaml_files`]).
+    Run,
+    /// What the review commands read as documents: the master configs, runners.yaml, the
+    /// recipes and lane blocks (golden curves and cookbook files are read when looked up).
+    Review,
+}
+
+/// The YAML files of [`ParseScope::Review`].
+fn review_yaml_files(root: &Path, diags: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = MASTERS
+        .iter()
+        .chain([&RUNNERS])
+        .map(|r| root.join(r))
+        .filter(|p| p.is_file())
+        .collect();
+    let recipes = yaml_files(&root.join(BENCHMARKS_DIR), diags)
+        .into_iter()
+        .filter(|p| {
+            matches!(
+                review_role(&super::relative_to(root, p)),
+                Some(ReviewRole::Recipe)
+            )
+        });
+    files.extend(recipes);
+    files.extend(yaml_files(&root.join("configs/srt-recipes"), diags));
+    files
 }
 
 /// The result of a parser thread that panicked (a bug): one internal finding per file.

@@ -160,7 +160,8 @@ fn load_once(
     }
 }
 
-pub fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
+/// The repository enclosing `root` and its work tree; `NoRepo` until a change is found.
+fn in_repository(root: &Path) -> (ChangeInfo, Option<PathBuf>) {
     let mut info = ChangeInfo {
         mode: ChangeMode::NoRepo,
         repo_root: None,
@@ -171,11 +172,25 @@ pub fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
         base_label: String::new(),
         loaded: None,
     };
-    let Ok(repo) = infx_git::Repo::discover(root) else {
-        return info;
-    };
-    info.repo_root = repo.workdir();
-    let Some(repo_root) = info.repo_root.clone() else {
+    if let Ok(repo) = infx_git::Repo::discover(root) {
+        info.repo_root = repo.workdir();
+    }
+    let repo_root = info.repo_root.clone();
+    (info, repo_root)
+}
+
+/// The last commit that changed the tree's changelog as the change, whatever the working tree
+/// holds (`review signoff` without `--base`); what [`detect_change`] falls back to.
+pub fn detect_stand_in(root: &Path) -> ChangeInfo {
+    match in_repository(root) {
+        (info, Some(repo_root)) => stand_in(info, root, &repo_root),
+        (info, None) => info,
+    }
+}
+
+pub fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
+    let (mut info, repo_root) = in_repository(root);
+    let Some(repo_root) = repo_root else {
         return info;
     };
     let copts = infx_diff::ChangeOptions {
@@ -207,8 +222,13 @@ pub fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
         return info;
     }
     // Nothing changed: the last commit that touched the changelog is the change.
-    let changelog = relative_to(&repo_root, &root.join("perf-changelog.yaml"));
-    match infx_diff::last_commit_touching(&repo_root, &changelog) {
+    stand_in(info, root, &repo_root)
+}
+
+/// `info` with the last commit that touched the tree's changelog as its change.
+fn stand_in(mut info: ChangeInfo, root: &Path, repo_root: &Path) -> ChangeInfo {
+    let changelog = relative_to(repo_root, &root.join("perf-changelog.yaml"));
+    match infx_diff::last_commit_touching(repo_root, &changelog) {
         Ok(Some((parent, commit))) => {
             let fopts = infx_diff::ChangeOptions {
                 base: Some(parent.clone()),
@@ -216,7 +236,7 @@ pub fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
                 untracked: false,
                 ..Default::default()
             };
-            match load_once(&repo_root, &fopts) {
+            match load_once(repo_root, &fopts) {
                 Ok((s, loaded)) => {
                     info.mode = ChangeMode::Fallback;
                     info.base = s.base.commit.clone();
@@ -291,7 +311,7 @@ fn changelog_dialect(loaded: &infx_config::LoadedConfigs) -> infx_changelog::Dia
 }
 
 /// The changelog's dialect for a tree whose configs are of `dialect`.
-pub(crate) fn changelog_dialect_of(dialect: infx_config::Dialect) -> infx_changelog::Dialect {
+fn changelog_dialect_of(dialect: infx_config::Dialect) -> infx_changelog::Dialect {
     match dialect {
         infx_config::Dialect::Aug => infx_changelog::Dialect::Aug,
         _ => infx_changelog::Dialect::Oct,
@@ -299,7 +319,7 @@ pub(crate) fn changelog_dialect_of(dialect: infx_config::Dialect) -> infx_change
 }
 
 /// The master-config entry keys of the base versions' texts (which configs are new), read
-/// from the text without a parse: validate's review inputs and `review check` use it.
+/// from the text without a parse (validate's review inputs).
 pub(crate) fn master_keys_of<'t>(texts: impl IntoIterator<Item = &'t str>) -> BTreeSet<String> {
     texts
         .into_iter()
@@ -309,24 +329,6 @@ pub(crate) fn master_keys_of<'t>(texts: impl IntoIterator<Item = &'t str>) -> BT
                 .map(|(k, _)| k.to_string())
         })
         .collect()
-}
-
-/// Whether the entries the change appends to the changelog (as the gate reads them) include
-/// one with `append-only: true`: for `review check`, the reading validate's changelog scope
-/// takes from the same gate.
-pub(crate) fn appends_append_only(
-    base: Option<&[u8]>,
-    head: &[u8],
-    dialect: infx_changelog::Dialect,
-) -> bool {
-    infx_changelog::gate(
-        base,
-        head,
-        "perf-changelog.yaml",
-        dialect,
-        Default::default(),
-    )
-    .is_ok_and(|added| added.entries.iter().any(|e| e.append_only))
 }
 
 /// Reads the changelog's new side and base, and reads the appended entries (the keys they

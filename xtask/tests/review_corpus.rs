@@ -1,18 +1,44 @@
-//! The review checks over the real August tree and the October files in ../shared/corpus.
-//! Expected findings are the ones review-checks.md lists (and their siblings that set the same
-//! values); anything else is spurious and fails the test.
+//! The review checks over the real August tree and the October files in ../shared/corpus, and
+//! the bundled tree, loaded as `review check` loads them (validate's load). Expected findings
+//! are the ones review-checks.md lists (and their siblings that set the same values); anything
+//! else is spurious and fails the test.
 
 use infx_report::Diagnostic;
-use infx_review::codes;
-use infx_review::{GoldenMode, load, review_tree};
-use std::path::PathBuf;
+use infx_review::{GoldenMode, ReviewInputs, codes, review_tree_of};
+use std::path::{Path, PathBuf};
+use xtask::validate::{Options, ReviewChange, ReviewLoad};
 
 fn corpus() -> Option<PathBuf> {
-    let dir = match std::env::var_os("INFX_CORPUS") {
-        Some(p) => PathBuf::from(p),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+    xtask::paths::corpus_dir()
+}
+
+/// The tree as `review check` loads it, without the change-based checks (the tree's checks
+/// only); findings are named relative to the tree.
+fn review(root: &Path) -> (ReviewLoad, Vec<Diagnostic>) {
+    let mut load = ReviewLoad::load(&Options::new(root), ReviewChange::AsValidate);
+    load.review = ReviewInputs {
+        change: None,
+        base_master_keys: None,
+        append_only_entry: false,
+        append_only_verdict: None,
+        ..std::mem::take(&mut load.review)
     };
-    dir.is_dir().then_some(dir)
+    let mut d = review_tree_of(&load.review, &load.configs.masters);
+    for d in &mut d {
+        if let Some(p) = &d.path
+            && let Ok(rel) = p.strip_prefix(&load.root)
+        {
+            d.path = Some(rel.to_path_buf());
+        }
+    }
+    (load, d)
+}
+
+/// What the load found about the files review reads.
+fn load_findings(load: &ReviewLoad) -> Vec<Diagnostic> {
+    let mut d: Vec<Diagnostic> = load.reviewed_yaml_findings().cloned().collect();
+    d.extend(load.review_load_findings.iter().cloned());
+    d
 }
 
 fn summary(d: &[Diagnostic]) -> Vec<String> {
@@ -42,14 +68,24 @@ fn august_tree_findings() {
         return;
     };
     let root = c.join("inferencex-aug2026");
-    let (inputs, load_diags) = load::load_tree(&root);
-    assert!(load_diags.is_empty(), "{:#?}", summary(&load_diags));
-    assert_eq!(inputs.masters.len(), 2);
-    assert_eq!(inputs.recipes.len(), 469);
+    let (load, d) = review(&root);
+    // Eight recipes repeat a key: validate's parse rejects them (yaml/duplicate-key), so
+    // review does not read them the way PyYAML silently would.
+    let load_diags = load_findings(&load);
+    assert_eq!(load_diags.len(), 8, "{:#?}", summary(&load_diags));
+    assert!(
+        load_diags
+            .iter()
+            .all(|d| d.code == infx_yaml::codes::DUPLICATE_KEY),
+        "{:#?}",
+        summary(&load_diags)
+    );
+    let inputs = &load.review;
+    assert_eq!(load.configs.masters.len(), 2);
+    assert_eq!(inputs.recipes.len(), 461);
     assert_eq!(inputs.golden.len(), 9);
     // Auto: no lane blocks in the August layout, so pinned mode.
     assert_eq!(inputs.golden_mode, GoldenMode::Auto);
-    let d = review_tree(&inputs);
     for line in summary(&d) {
         eprintln!("{line}");
     }
@@ -128,13 +164,14 @@ fn october_files() {
         return;
     };
     let root = c.join("inferencex-oct2026/inferencex-e2e");
-    let (inputs, load_diags) = load::load_tree(&root);
+    let (load, d) = review(&root);
+    let load_diags = load_findings(&load);
     assert!(load_diags.is_empty(), "{:#?}", summary(&load_diags));
+    let inputs = &load.review;
     assert_eq!(inputs.golden.len(), 8);
     assert!(inputs.codeowners.is_some());
     // Auto: the October layout has lane blocks, so injected mode.
     assert!(!inputs.lanes.is_empty());
-    let d = review_tree(&inputs);
     for line in summary(&d) {
         eprintln!("{line}");
     }
@@ -156,14 +193,14 @@ fn october_files() {
 /// nothing else is reported.
 #[test]
 fn bundled_tree() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../inferencex-e2e");
+    let root = xtask::paths::workspace_root().join("inferencex-e2e");
     if !root.join("configs").is_dir() {
         eprintln!("SKIP: bundled_tree: inferencex-e2e/configs not found");
         return;
     }
-    let (inputs, load_diags) = load::load_tree(&root);
+    let (load, d) = review(&root);
+    let load_diags = load_findings(&load);
     assert!(load_diags.is_empty(), "{:#?}", summary(&load_diags));
-    let d = review_tree(&inputs);
     assert_eq!(
         summary(&d),
         [
