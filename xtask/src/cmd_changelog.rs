@@ -52,61 +52,9 @@ pub struct RepoArgs {
 #[derive(clap::Subcommand, Debug)]
 pub enum ChangelogCommand {
     /// Check the changelog against the base (append-only rules, new entries, their config-keys).
-    Check {
-        #[command(flatten)]
-        repo: RepoArgs,
-        /// Base revision (default: as validate finds it, the merge-base of the head with the first
-        /// of origin/main, upstream/main, main that exists; `REV...` = the merge-base with REV).
-        #[arg(long)]
-        base: Option<String>,
-        /// Head revision (default: the working-tree file).
-        #[arg(long)]
-        head: Option<String>,
-        /// Rule set.
-        #[arg(long, value_enum, default_value_t = ModeArg::Strict)]
-        mode: ModeArg,
-        /// The PR number: appended entries must use its URL or an XXX placeholder.
-        #[arg(long, conflicts_with = "main")]
-        pr: Option<u64>,
-        /// Judge as a commit on main: appended entries need canonical links.
-        #[arg(long)]
-        main: bool,
-        /// The PR carries the `all-evals` label (eval rows for every eligible point).
-        #[arg(long)]
-        all_evals: bool,
-        /// The PR carries the `evals-only` label (only the eval rows run).
-        #[arg(long)]
-        evals_only: bool,
-        /// Output format for diagnostics.
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
-        /// Also compute the sweep plan of the change (needs --head) and write its JSON here
-        /// (`-` = stdout, after the diagnostics).
-        #[arg(long, requires = "head")]
-        plan_out: Option<PathBuf>,
-    },
+    Check(CheckArgs),
     /// Print the sweep plan (upstream process_changelog.py JSON) of the change base..head.
-    Plan {
-        #[command(flatten)]
-        repo: RepoArgs,
-        /// Base revision (default: as validate finds it, the merge-base of HEAD with the
-        /// upstream branch).
-        #[arg(long)]
-        base: Option<String>,
-        /// Head revision (default: HEAD; the plan is computed from commits, so uncommitted
-        /// changelog edits are not in it).
-        #[arg(long)]
-        head: Option<String>,
-        /// The PR carries the `all-evals` label (eval rows for every eligible point).
-        #[arg(long)]
-        all_evals: bool,
-        /// The PR carries the `evals-only` label (only the eval rows run).
-        #[arg(long)]
-        evals_only: bool,
-        /// Keep only the concurrencies the new entries name (upstream's `--trim-conc`).
-        #[arg(long)]
-        trim_conc: bool,
-    },
+    Plan(PlanArgs),
     /// git merge driver: `merge-driver %O %A %B [%P]`; writes the result to %A.
     MergeDriver {
         /// The common ancestor's version (%O).
@@ -130,6 +78,66 @@ pub enum ChangelogCommand {
         #[arg(long)]
         verbose: bool,
     },
+}
+
+/// `changelog check`.
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub repo: RepoArgs,
+    /// Base revision (default: as validate finds it, the merge-base of the head with the first
+    /// of origin/main, upstream/main, main that exists; `REV...` = the merge-base with REV).
+    #[arg(long)]
+    pub base: Option<String>,
+    /// Head revision (default: the working-tree file).
+    #[arg(long)]
+    pub head: Option<String>,
+    /// Rule set.
+    #[arg(long, value_enum, default_value_t = ModeArg::Strict)]
+    pub mode: ModeArg,
+    /// The PR number: appended entries must use its URL or an XXX placeholder.
+    #[arg(long, conflicts_with = "main")]
+    pub pr: Option<u64>,
+    /// Judge as a commit on main: appended entries need canonical links.
+    #[arg(long)]
+    pub main: bool,
+    /// The PR carries the `all-evals` label (eval rows for every eligible point).
+    #[arg(long)]
+    pub all_evals: bool,
+    /// The PR carries the `evals-only` label (only the eval rows run).
+    #[arg(long)]
+    pub evals_only: bool,
+    /// Output format for diagnostics.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Also compute the sweep plan of the change (needs --head) and write its JSON here
+    /// (`-` = stdout, after the diagnostics).
+    #[arg(long, requires = "head")]
+    pub plan_out: Option<PathBuf>,
+}
+
+/// `changelog plan`.
+#[derive(clap::Args, Debug)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub repo: RepoArgs,
+    /// Base revision (default: as validate finds it, the merge-base of HEAD with the
+    /// upstream branch).
+    #[arg(long)]
+    pub base: Option<String>,
+    /// Head revision (default: HEAD; the plan is computed from commits, so uncommitted
+    /// changelog edits are not in it).
+    #[arg(long)]
+    pub head: Option<String>,
+    /// The PR carries the `all-evals` label (eval rows for every eligible point).
+    #[arg(long)]
+    pub all_evals: bool,
+    /// The PR carries the `evals-only` label (only the eval rows run).
+    #[arg(long)]
+    pub evals_only: bool,
+    /// Keep only the concurrencies the new entries name (upstream's `--trim-conc`).
+    #[arg(long)]
+    pub trim_conc: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -195,314 +203,332 @@ fn changelog_tree(repo: &Repo, head: Oid) -> String {
 
 pub fn run(cmd: ChangelogCommand) -> anyhow::Result<ExitCode> {
     match cmd {
-        ChangelogCommand::Check {
-            repo,
-            base,
-            head,
-            mode,
-            pr,
-            main,
-            all_evals,
-            evals_only,
-            format,
-            plan_out,
-        } => {
-            let r = open(&repo.repo)?;
-            let dialect: Dialect = repo.dialect.into();
-            // Upstream's gate runs process_changelog.py, which plans the sweep (and generates
-            // its rows) for every change: gate mode plans too, `--plan-out` only decides whether
-            // the plan is written (docs/changelog.md, gate mode). The plan is computed from
-            // commits, so it needs --head.
-            let gate_mode = matches!(mode, ModeArg::Gate | ModeArg::Both);
-            let plans = plan_out.is_some() || (gate_mode && head.is_some());
-            if gate_mode && head.is_none() {
-                eprintln!(
-                    "note: changelog check --mode gate without --head does not compute the sweep plan (upstream's process_changelog step); commit and pass --head REV to run it"
-                );
-            }
-            let head_id = match &head {
-                Some(h) => Some(commit(&r, h)?),
-                None => None,
-            };
-            let anchor = match head_id {
-                Some(h) => h,
-                None => commit(&r, "HEAD")?,
-            };
-            let base_id = change_base(&r, base.as_deref(), anchor)?;
-            let base_blob = r
-                .blob_at_layout(base_id, infx_changelog::CHANGELOG_PATH)
-                .map_err(|e| anyhow!("{e}"))?;
-            let mut head_inputs = None;
-            let (head_path, head_bytes, master) = match head_id {
-                Some(h) => {
-                    let b = r
-                        .blob_at_layout(h, infx_changelog::CHANGELOG_PATH)
-                        .map_err(|e| anyhow!("{e}"))?
-                        .ok_or_else(|| anyhow!("perf-changelog.yaml not found at {h}"))?;
-                    let keys = if plans {
-                        // The plan needs the full trees anyway: parse once, share the keys.
-                        let inputs = infx_changelog::matrix_gen::RevisionInputs::at(&r, h)
-                            .map_err(|e| anyhow!(e))?;
-                        let keys = inputs
-                            .configs()
-                            .map(|c| MasterKeys::from_keys(c.keys().map(str::to_string)));
-                        head_inputs = Some(inputs);
-                        keys
-                    } else {
-                        master_keys_at(&r, h)
-                    };
-                    (PathBuf::from(&b.path), b.data, keys)
-                }
-                None => {
-                    let wd = r
-                        .workdir()
-                        .ok_or_else(|| anyhow!("bare repository: pass --head"))?;
-                    let rel = infx_git::layout_candidates(infx_changelog::CHANGELOG_PATH)
-                        .into_iter()
-                        .find(|c| wd.join(c).is_file())
-                        .ok_or_else(|| {
-                            anyhow!("perf-changelog.yaml not found in {}", wd.display())
-                        })?;
-                    let bytes = infx_fs::read(&wd.join(&rel))?;
-                    let root = Path::new(&rel)
-                        .parent()
-                        .unwrap_or(Path::new(""))
-                        .to_path_buf();
-                    (
-                        PathBuf::from(&rel),
-                        bytes,
-                        master_keys_from_dir(&wd.join(root)),
-                    )
-                }
-            };
-            let mut diags = Vec::new();
-            let master = match master {
-                Ok(m) => Some(m),
-                Err(e) => {
-                    diags.push(
-                        infx_report::Diagnostic::error(
-                            infx_changelog::codes::MASTER_CONFIGS,
-                            format!("cannot resolve config-keys: {e}"),
-                        )
-                        .with_help(
-                            "fix the master configs first (cargo xtask validate reports them)",
-                        ),
-                    );
-                    None
-                }
-            };
-            let opts = CheckOptions {
-                mode: match mode {
-                    ModeArg::Strict => Mode::Strict,
-                    ModeArg::Gate => Mode::Gate,
-                    ModeArg::Both => Mode::Both,
-                },
-                links: Some(match (pr, main) {
-                    (Some(n), _) => LinkMode::Pr(n),
-                    (None, true) => LinkMode::Main,
-                    (None, false) => LinkMode::Local,
-                }),
-                dialect,
-                modifiers: Modifiers {
-                    all_evals,
-                    evals_only,
-                },
-            };
-            diags.extend(infx_changelog::check_change(
-                base_blob.as_ref().map(|b| b.data.as_slice()),
-                &head_bytes,
-                &head_path,
-                master.as_ref(),
-                &opts,
-            ));
-            // Gate mode runs every config rule on the entries it plans; a finding stops it before
-            // planning, as upstream's gate stops loading the configs (docs/changelog.md, gate mode).
-            let mut config_sources = Vec::new();
-            let mut configs_fail = false;
-            if gate_mode && let (Some(inputs), Some(keys)) = (&head_inputs, &master) {
-                let base_bytes = base_blob.as_ref().map(|b| b.data.as_slice());
-                let planned =
-                    crate::gate_configs::planned_keys(base_bytes, &head_bytes, dialect, keys);
-                let (found, texts) = crate::gate_configs::planned_entry_findings(inputs, &planned);
-                configs_fail = !found.is_empty();
-                diags.extend(found);
-                config_sources = texts;
-            }
-            if let (true, false, Some(h)) = (plans, configs_fail, head_id) {
-                let opts = PlanOptions {
-                    modifiers: Modifiers {
-                        all_evals,
-                        evals_only,
-                    },
-                    trim_conc: false,
-                };
-                let bl = base.clone().unwrap_or_else(|| base_id.to_string());
-                let hl = head.clone().unwrap_or_default();
-                match infx_changelog::matrix_gen::plan_between_with(
-                    &r,
-                    base_id,
-                    h,
-                    &bl,
-                    &hl,
-                    opts,
-                    dialect,
-                    head_inputs,
-                ) {
-                    Ok(v) => {
-                        let json = serde_json::to_string(&v)?;
-                        match &plan_out {
-                            Some(out) if out.as_os_str() == "-" => println!("{json}"),
-                            Some(out) => std::fs::write(out, json + "\n")?,
-                            None => {}
-                        }
-                    }
-                    Err(e) => diags.push(
-                        infx_report::Diagnostic::error(
-                            infx_changelog::codes::of_rule(&format!("plan-{}", e.stage)),
-                            e.message,
-                        )
-                        .with_path(&head_path),
-                    ),
-                }
-            }
-            let mut sources = SourceMap::default();
-            sources.insert(
-                head_path.clone(),
-                String::from_utf8_lossy(&head_bytes).into_owned(),
-            );
-            for (path, text) in config_sources {
-                sources.insert(path, text);
-            }
-            if diags.is_empty() {
-                if format == Format::Human {
-                    println!("changelog: ok ({} against {base_id})", head_path.display());
-                }
-                return Ok(ExitCode::SUCCESS);
-            }
-            print!("{}", output::render(&diags, &sources, format));
-            Ok(ExitCode::from(1))
-        }
-        ChangelogCommand::Plan {
-            repo,
-            base,
-            head,
-            all_evals,
-            evals_only,
-            trim_conc,
-        } => {
-            let r = open(&repo.repo)?;
-            let head = head.unwrap_or_else(|| "HEAD".to_string());
-            let h = commit(&r, &head)?;
-            let (b, base) = match base {
-                Some(base) => (commit(&r, &base)?, base),
-                None => {
-                    let b = default_base(&r)?;
-                    (b, b.to_string())
-                }
-            };
-            let opts = PlanOptions {
-                modifiers: Modifiers {
-                    all_evals,
-                    evals_only,
-                },
-                trim_conc,
-            };
-            match infx_changelog::matrix_gen::plan_between(
-                &r,
-                b,
-                h,
-                &base,
-                &head,
-                opts,
-                repo.dialect.into(),
-            ) {
-                Ok(v) => {
-                    println!("{}", serde_json::to_string(&v)?);
-                    Ok(ExitCode::SUCCESS)
-                }
-                Err(e) => {
-                    eprintln!(
-                        "error[changelog/plan-{}]: {}",
-                        e.stage,
-                        crate::hygiene::escape_line(&e.message)
-                    );
-                    Ok(ExitCode::from(1))
-                }
-            }
-        }
+        ChangelogCommand::Check(args) => check(args),
+        ChangelogCommand::Plan(args) => plan(args),
         ChangelogCommand::MergeDriver {
             ancestor,
             ours,
             theirs,
             path,
-        } => {
-            let read = |p: &Path| {
-                infx_fs::read_unconfined(p).with_context(|| format!("reading {}", p.display()))
-            };
-            let (o, a, b) = (read(&ancestor)?, read(&ours)?, read(&theirs)?);
-            // Which side is upstream follows from what git is doing (docs/changelog.md, "The
-            // merge driver"), never from whether HEAD happens to be detached.
-            let keep = git_operation().keep();
-            match infx_changelog::merge(&o, &a, &b, keep, Dialect::Oct) {
-                MergeOutcome::Clean(bytes) => {
-                    std::fs::write(&ours, bytes)?;
-                    Ok(ExitCode::SUCCESS)
-                }
-                MergeOutcome::Conflict { text, reason } => {
-                    std::fs::write(&ours, text)?;
-                    let what = format!(
-                        "{}: {reason}",
-                        path.as_deref().unwrap_or("perf-changelog.yaml")
-                    );
-                    eprintln!(
-                        "changelog merge driver: {}",
-                        crate::hygiene::escape_line(&what)
-                    );
-                    Ok(ExitCode::from(1))
-                }
-            }
-        }
+        } => merge_driver(&ancestor, &ours, &theirs, path.as_deref()),
         ChangelogCommand::Replay {
             repo,
             head,
             verbose,
-        } => {
-            let r = open(&repo.repo)?;
-            let h = commit(&r, &head)?;
-            let tree = changelog_tree(&r, h);
-            let start = std::time::Instant::now();
-            let v =
-                infx_changelog::replay::replay_tree(&r, h, &tree, repo.dialect.into(), threads())
-                    .map_err(|e| anyhow!("{e}"))?;
-            let el = start.elapsed();
-            let count = |f: &dyn Fn(&infx_changelog::replay::CommitVerdict) -> bool| {
-                v.iter().filter(|x| f(x)).count()
-            };
-            if verbose {
-                for x in &v {
-                    let (s, g, k) = crate::conformance::changelog::columns(x);
-                    println!(
-                        "{} strict={s} gate_changelog={g} gate_keys={k} {}",
-                        x.commit, x.summary
-                    );
-                }
-            }
-            println!(
-                "replayed {} commits of {} in {:.2} s: strict {} pass, gate_changelog {} pass, gate_keys {} pass",
-                v.len(),
-                crate::hygiene::escape_line(&if tree.is_empty() {
-                    infx_changelog::CHANGELOG_PATH.to_string()
-                } else {
-                    format!("{tree}/{}", infx_changelog::CHANGELOG_PATH)
-                }),
-                el.as_secs_f64(),
-                count(&|x| x.strict.is_ok()),
-                count(&|x| x.gate.is_ok()),
-                count(&|x| matches!(x.keys, Some(Ok(())))),
+        } => replay(&repo, &head, verbose),
+    }
+}
+
+/// The changelog of the change's head and what the check reads with it.
+struct HeadChangelog {
+    /// Repository-relative.
+    path: PathBuf,
+    bytes: Vec<u8>,
+    /// The config-keys the entries may name, or why they cannot be resolved.
+    master: Result<MasterKeys, String>,
+    /// The head revision's trees, parsed once, when the plan needs them.
+    inputs: Option<infx_changelog::matrix_gen::RevisionInputs>,
+}
+
+/// The changelog at `head`, or the working-tree file when there is no head revision.
+fn head_changelog(r: &Repo, head: Option<Oid>, plans: bool) -> anyhow::Result<HeadChangelog> {
+    if let Some(h) = head {
+        let b = r
+            .blob_at_layout(h, infx_changelog::CHANGELOG_PATH)
+            .map_err(|e| anyhow!("{e}"))?
+            .ok_or_else(|| anyhow!("perf-changelog.yaml not found at {h}"))?;
+        if !plans {
+            let master = master_keys_at(r, h);
+            return Ok(HeadChangelog {
+                path: PathBuf::from(&b.path),
+                bytes: b.data,
+                master,
+                inputs: None,
+            });
+        }
+        // The plan needs the full trees anyway: parse once, share the keys.
+        let inputs =
+            infx_changelog::matrix_gen::RevisionInputs::at(r, h).map_err(|e| anyhow!(e))?;
+        let master = inputs
+            .configs()
+            .map(|c| MasterKeys::from_keys(c.keys().map(str::to_string)));
+        return Ok(HeadChangelog {
+            path: PathBuf::from(&b.path),
+            bytes: b.data,
+            master,
+            inputs: Some(inputs),
+        });
+    }
+    let wd = r
+        .workdir()
+        .ok_or_else(|| anyhow!("bare repository: pass --head"))?;
+    let rel = infx_git::layout_candidates(infx_changelog::CHANGELOG_PATH)
+        .into_iter()
+        .find(|c| wd.join(c).is_file())
+        .ok_or_else(|| anyhow!("perf-changelog.yaml not found in {}", wd.display()))?;
+    let bytes = infx_fs::read(&wd.join(&rel))?;
+    let root = Path::new(&rel).parent().unwrap_or(Path::new(""));
+    Ok(HeadChangelog {
+        path: PathBuf::from(&rel),
+        bytes,
+        master: master_keys_from_dir(&wd.join(root)),
+        inputs: None,
+    })
+}
+
+fn check_options(a: &CheckArgs) -> CheckOptions {
+    CheckOptions {
+        mode: match a.mode {
+            ModeArg::Strict => Mode::Strict,
+            ModeArg::Gate => Mode::Gate,
+            ModeArg::Both => Mode::Both,
+        },
+        links: Some(match (a.pr, a.main) {
+            (Some(n), _) => LinkMode::Pr(n),
+            (None, true) => LinkMode::Main,
+            (None, false) => LinkMode::Local,
+        }),
+        dialect: a.repo.dialect.into(),
+        modifiers: Modifiers {
+            all_evals: a.all_evals,
+            evals_only: a.evals_only,
+        },
+    }
+}
+
+/// `changelog check`.
+fn check(a: CheckArgs) -> anyhow::Result<ExitCode> {
+    let r = open(&a.repo.repo)?;
+    let dialect: Dialect = a.repo.dialect.into();
+    // Upstream's gate runs process_changelog.py, which plans the sweep (and generates its rows)
+    // for every change: gate mode plans too, `--plan-out` only decides whether the plan is
+    // written (docs/changelog.md, gate mode). The plan is computed from commits: it needs --head.
+    let gate_mode = matches!(a.mode, ModeArg::Gate | ModeArg::Both);
+    let plans = a.plan_out.is_some() || (gate_mode && a.head.is_some());
+    if gate_mode && a.head.is_none() {
+        eprintln!(
+            "note: changelog check --mode gate without --head does not compute the sweep plan (upstream's process_changelog step); commit and pass --head REV to run it"
+        );
+    }
+    let head_id = match &a.head {
+        Some(h) => Some(commit(&r, h)?),
+        None => None,
+    };
+    let anchor = match head_id {
+        Some(h) => h,
+        None => commit(&r, "HEAD")?,
+    };
+    let base_id = change_base(&r, a.base.as_deref(), anchor)?;
+    let base_blob = r
+        .blob_at_layout(base_id, infx_changelog::CHANGELOG_PATH)
+        .map_err(|e| anyhow!("{e}"))?;
+    let base_bytes = base_blob.as_ref().map(|b| b.data.as_slice());
+    let head = head_changelog(&r, head_id, plans)?;
+    let mut diags = Vec::new();
+    let master = match head.master {
+        Ok(m) => Some(m),
+        Err(e) => {
+            diags.push(
+                infx_report::Diagnostic::error(
+                    infx_changelog::codes::MASTER_CONFIGS,
+                    format!("cannot resolve config-keys: {e}"),
+                )
+                .with_help("fix the master configs first (cargo xtask validate reports them)"),
             );
-            Ok(ExitCode::SUCCESS)
+            None
+        }
+    };
+    diags.extend(infx_changelog::check_change(
+        base_bytes,
+        &head.bytes,
+        &head.path,
+        master.as_ref(),
+        &check_options(&a),
+    ));
+    // Gate mode runs every config rule on the entries it plans; a finding stops it before
+    // planning, as upstream's gate stops loading the configs (docs/changelog.md, gate mode).
+    let mut config_sources = Vec::new();
+    let mut configs_fail = false;
+    if gate_mode && let (Some(inputs), Some(keys)) = (&head.inputs, &master) {
+        let planned = crate::gate_configs::planned_keys(base_bytes, &head.bytes, dialect, keys);
+        let (found, texts) = crate::gate_configs::planned_entry_findings(inputs, &planned);
+        configs_fail = !found.is_empty();
+        diags.extend(found);
+        config_sources = texts;
+    }
+    if let (true, false, Some(h)) = (plans, configs_fail, head_id) {
+        let between = (base_id, h);
+        if let Err(d) = write_check_plan(&r, &a, between, head.inputs, &head.path)? {
+            diags.push(d);
         }
     }
+    let mut sources = SourceMap::default();
+    sources.insert(
+        head.path.clone(),
+        String::from_utf8_lossy(&head.bytes).into_owned(),
+    );
+    for (path, text) in config_sources {
+        sources.insert(path, text);
+    }
+    if diags.is_empty() {
+        if a.format == Format::Human {
+            println!("changelog: ok ({} against {base_id})", head.path.display());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    print!("{}", output::render(&diags, &sources, a.format));
+    Ok(ExitCode::from(1))
+}
+
+/// The sweep plan of `changelog check` from base to head, written where `--plan-out` says
+/// (nowhere without it: gate mode plans to find planning faults). `Ok(Err(_))` is a planning
+/// fault, reported at the changelog.
+fn write_check_plan(
+    r: &Repo,
+    a: &CheckArgs,
+    (base_id, head_id): (Oid, Oid),
+    head_inputs: Option<infx_changelog::matrix_gen::RevisionInputs>,
+    head_path: &Path,
+) -> anyhow::Result<Result<(), infx_report::Diagnostic>> {
+    let opts = PlanOptions {
+        modifiers: Modifiers {
+            all_evals: a.all_evals,
+            evals_only: a.evals_only,
+        },
+        trim_conc: false,
+    };
+    let base_label = a.base.clone().unwrap_or_else(|| base_id.to_string());
+    let head_label = a.head.clone().unwrap_or_default();
+    let planned = infx_changelog::matrix_gen::plan_between_with(
+        r,
+        base_id,
+        head_id,
+        &base_label,
+        &head_label,
+        opts,
+        a.repo.dialect.into(),
+        head_inputs,
+    );
+    match planned {
+        Ok(v) => {
+            let json = serde_json::to_string(&v)?;
+            match &a.plan_out {
+                Some(out) if out.as_os_str() == "-" => println!("{json}"),
+                Some(out) => std::fs::write(out, json + "\n")?,
+                None => {}
+            }
+            Ok(Ok(()))
+        }
+        Err(e) => Ok(Err(infx_report::Diagnostic::error(
+            infx_changelog::codes::of_rule(&format!("plan-{}", e.stage)),
+            e.message,
+        )
+        .with_path(head_path))),
+    }
+}
+
+/// `changelog plan`.
+fn plan(a: PlanArgs) -> anyhow::Result<ExitCode> {
+    let r = open(&a.repo.repo)?;
+    let head = a.head.unwrap_or_else(|| "HEAD".to_string());
+    let h = commit(&r, &head)?;
+    let (b, base) = match a.base {
+        Some(base) => (commit(&r, &base)?, base),
+        None => {
+            let b = default_base(&r)?;
+            (b, b.to_string())
+        }
+    };
+    let opts = PlanOptions {
+        modifiers: Modifiers {
+            all_evals: a.all_evals,
+            evals_only: a.evals_only,
+        },
+        trim_conc: a.trim_conc,
+    };
+    let dialect = a.repo.dialect.into();
+    match infx_changelog::matrix_gen::plan_between(&r, b, h, &base, &head, opts, dialect) {
+        Ok(v) => {
+            println!("{}", serde_json::to_string(&v)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!(
+                "error[changelog/plan-{}]: {}",
+                e.stage,
+                crate::hygiene::escape_line(&e.message)
+            );
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// `changelog merge-driver %O %A %B [%P]`.
+fn merge_driver(
+    ancestor: &Path,
+    ours: &Path,
+    theirs: &Path,
+    path: Option<&str>,
+) -> anyhow::Result<ExitCode> {
+    let read =
+        |p: &Path| infx_fs::read_unconfined(p).with_context(|| format!("reading {}", p.display()));
+    let (o, a, b) = (read(ancestor)?, read(ours)?, read(theirs)?);
+    // Which side is upstream follows from what git is doing (docs/changelog.md, "The merge
+    // driver"), never from whether HEAD happens to be detached.
+    let keep = git_operation().keep();
+    match infx_changelog::merge(&o, &a, &b, keep, Dialect::Oct) {
+        MergeOutcome::Clean(bytes) => {
+            std::fs::write(ours, bytes)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        MergeOutcome::Conflict { text, reason } => {
+            std::fs::write(ours, text)?;
+            let what = format!("{}: {reason}", path.unwrap_or("perf-changelog.yaml"));
+            eprintln!(
+                "changelog merge driver: {}",
+                crate::hygiene::escape_line(&what)
+            );
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// `changelog replay`.
+fn replay(repo: &RepoArgs, head: &str, verbose: bool) -> anyhow::Result<ExitCode> {
+    let r = open(&repo.repo)?;
+    let h = commit(&r, head)?;
+    let tree = changelog_tree(&r, h);
+    let start = std::time::Instant::now();
+    let v = infx_changelog::replay::replay_tree(&r, h, &tree, repo.dialect.into(), threads())
+        .map_err(|e| anyhow!("{e}"))?;
+    let el = start.elapsed();
+    let count = |f: &dyn Fn(&infx_changelog::replay::CommitVerdict) -> bool| {
+        v.iter().filter(|x| f(x)).count()
+    };
+    if verbose {
+        for x in &v {
+            let (s, g, k) = crate::conformance::changelog::columns(x);
+            println!(
+                "{} strict={s} gate_changelog={g} gate_keys={k} {}",
+                x.commit, x.summary
+            );
+        }
+    }
+    let changelog = if tree.is_empty() {
+        infx_changelog::CHANGELOG_PATH.to_string()
+    } else {
+        format!("{tree}/{}", infx_changelog::CHANGELOG_PATH)
+    };
+    println!(
+        "replayed {} commits of {} in {:.2} s: strict {} pass, gate_changelog {} pass, gate_keys {} pass",
+        v.len(),
+        crate::hygiene::escape_line(&changelog),
+        el.as_secs_f64(),
+        count(&|x| x.strict.is_ok()),
+        count(&|x| x.gate.is_ok()),
+        count(&|x| matches!(x.keys, Some(Ok(())))),
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// What git is doing while it runs the merge driver (the driver's working directory is the

@@ -56,8 +56,8 @@ pub fn roots_of(cmd: &Command) -> Option<Vec<PathBuf>> {
             }
             roots
         }
-        Command::Changelog(C::Check { repo, .. })
-        | Command::Changelog(C::Plan { repo, .. })
+        Command::Changelog(C::Check(crate::cmd_changelog::CheckArgs { repo, .. }))
+        | Command::Changelog(C::Plan(crate::cmd_changelog::PlanArgs { repo, .. }))
         | Command::Changelog(C::Replay { repo, .. }) => vec![repo_or_cwd(&repo.repo)],
         Command::Changelog(C::MergeDriver { .. }) => return None,
         Command::InstallMergeDriver(a) => vec![repo_or_cwd(&a.repo)],
