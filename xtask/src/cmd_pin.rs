@@ -92,8 +92,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         overrides,
         Duration::from_secs(args.timeout.max(1)),
     );
-    let jobs = args.jobs.max(1);
-
     // Shown (and opened) relative to the working directory when below it.
     let cwd = std::env::current_dir().unwrap_or_default();
     let files: Vec<PathBuf> = files
@@ -101,27 +99,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(|f| f.strip_prefix(&cwd).map(Path::to_path_buf).unwrap_or(f))
         .collect();
     let journal = journal_path(&args.root);
-    if args.check || args.dry_run {
-        if journal.exists() {
-            eprintln!(
-                "warning: an interrupted pin left its journal ({}); run `cargo xtask pin` to complete it",
-                crate::hygiene::escape_line(&journal.display().to_string())
-            );
-        }
-    } else {
-        // A run killed between its renames is completed before anything is read as current
-        // (docs/security.md, "Pinning").
-        match pin::recover(&journal) {
-            Ok(None) => {}
-            Ok(Some(r)) => report_recovery(&r),
-            Err(e) => {
-                eprintln!(
-                    "error: {}",
-                    crate::hygiene::escape_line(&format!("completing an interrupted pin: {e}"))
-                );
-                return Ok(ExitCode::from(1));
-            }
-        }
+    if !settle_journal(&journal, args.check || args.dry_run) {
+        return Ok(ExitCode::from(1));
     }
     let loaded = pin::load(&files);
     let mut sources = SourceMap::new();
@@ -137,18 +116,75 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("pin: the files above do not load; nothing was checked or written");
         return Ok(ExitCode::from(1));
     }
-    let mut diags = loaded.diagnostics.clone();
-    let progress = Progress::new(if args.check { "verifying" } else { "resolving" });
+    let run = Run {
+        args: &args,
+        client: &client,
+        required,
+        loaded: &loaded,
+        sources: &sources,
+        journal: &journal,
+    };
+    if args.check { run.check() } else { run.pin() }
+}
 
-    if args.check {
-        diags.extend(infx_image::check_offline(&loaded.sites));
+/// A journal left by an interrupted pin: completed before anything is read as current when
+/// this run writes (docs/security.md, "Pinning"), only warned about when it reads (`read_only`).
+/// `false` when it could not be completed (reported).
+fn settle_journal(journal: &Path, read_only: bool) -> bool {
+    if read_only {
+        if journal.exists() {
+            eprintln!(
+                "warning: an interrupted pin left its journal ({}); run `cargo xtask pin` to complete it",
+                crate::hygiene::escape_line(&journal.display().to_string())
+            );
+        }
+        return true;
+    }
+    match pin::recover(journal) {
+        Ok(None) => true,
+        Ok(Some(r)) => {
+            report_recovery(&r);
+            true
+        }
+        Err(e) => {
+            eprintln!(
+                "error: {}",
+                crate::hygiene::escape_line(&format!("completing an interrupted pin: {e}"))
+            );
+            false
+        }
+    }
+}
+
+/// One `pin` run over loaded files.
+struct Run<'a> {
+    args: &'a Args,
+    client: &'a Client,
+    required: Vec<Platform>,
+    loaded: &'a pin::Loaded,
+    sources: &'a SourceMap,
+    journal: &'a Path,
+}
+
+impl Run<'_> {
+    fn jobs(&self) -> usize {
+        self.args.jobs.max(1)
+    }
+
+    /// `pin --check`: verify the pins, write nothing.
+    fn check(self) -> anyhow::Result<ExitCode> {
+        let sites = &self.loaded.sites;
+        let progress = Progress::new("verifying");
+        let mut diags = self.loaded.diagnostics.clone();
+        diags.extend(infx_image::check_offline(sites));
+        let jobs = self.jobs();
         let opts = VerifyOptions {
-            deep: args.deep,
-            required,
+            deep: self.args.deep,
+            required: self.required,
         };
         diags.extend(infx_image::check_online(
-            &client,
-            &loaded.sites,
+            self.client,
+            sites,
             &opts,
             jobs,
             &|n, t| progress.tick(n, t),
@@ -158,17 +194,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .iter()
             .filter(|d| d.severity == Severity::Error)
             .count();
-        let pinned = loaded
-            .sites
-            .iter()
-            .filter(|s| s.written.contains('@'))
-            .count();
+        let pinned = sites.iter().filter(|s| s.written.contains('@')).count();
         let unreachable = diags.iter().any(|d| d.code == infx_image::codes::REGISTRY);
-        emit(diags, &sources, args.format);
+        emit(diags, self.sources, self.args.format);
         eprintln!(
             "pin --check: {} references in {} files ({pinned} pinned), {errors} error(s)",
-            loaded.sites.len(),
-            loaded.docs.len()
+            sites.len(),
+            self.loaded.docs.len()
         );
         if unreachable {
             // Offline, every reference fails the same way: say what to do once, at the end.
@@ -178,28 +210,40 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                  or run `cargo xtask validate` for the checks that need no network"
             );
         }
-        return Ok(ExitCode::from(u8::from(errors > 0)));
+        Ok(ExitCode::from(u8::from(errors > 0)))
     }
 
-    let changed = match sites_in_change(&args.root, args.base.as_deref(), &loaded.sites) {
-        Ok(c) => c,
-        // An explicit --base must resolve; the default one may not exist (no upstream, a
-        // shallow clone): then only unpinned references are selected, and the run says so.
-        Err(d) if args.base.is_none() => {
-            eprintln!(
-                "warning: the change could not be found ({}); pinning unpinned references only",
-                crate::hygiene::escape_line(&d.message)
-            );
-            vec![false; loaded.sites.len()]
+    /// Which sites the change touches; `None` when an explicit `--base` does not resolve
+    /// (reported).
+    fn changed(&self) -> Option<Vec<bool>> {
+        let (args, sites) = (self.args, &self.loaded.sites);
+        match sites_in_change(&args.root, args.base.as_deref(), sites) {
+            Ok(c) => Some(c),
+            // An explicit --base must resolve; the default one may not exist (no upstream, a
+            // shallow clone): then only unpinned references are selected, and the run says so.
+            Err(d) if args.base.is_none() => {
+                eprintln!(
+                    "warning: the change could not be found ({}); pinning unpinned references only",
+                    crate::hygiene::escape_line(&d.message)
+                );
+                Some(vec![false; sites.len()])
+            }
+            Err(d) => {
+                emit(vec![d], self.sources, args.format);
+                None
+            }
         }
-        Err(d) => {
-            emit(vec![d], &sources, args.format);
+    }
+
+    /// `pin` (and `pin --dry-run`): resolve the selected references and write their pins.
+    fn pin(self) -> anyhow::Result<ExitCode> {
+        let args = self.args;
+        let Some(changed) = self.changed() else {
             return Ok(ExitCode::from(1));
-        }
-    };
-    let selection = select_sites(&loaded.sites, &args.only, &changed, args.refresh);
-    for name in &selection.unmatched_only {
-        diags.push(
+        };
+        let selection = select_sites(&self.loaded.sites, &args.only, &changed, args.refresh);
+        let mut diags = self.loaded.diagnostics.clone();
+        diags.extend(selection.unmatched_only.iter().map(|name| {
             Diagnostic::error(
                 infx_image::codes::ONLY_UNMATCHED,
                 format!(
@@ -207,20 +251,72 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     infx_report::escape_control(name)
                 ),
             )
-            .with_help("give a reference as written in the file (`repo:tag`) or a config key"),
+            .with_help("give a reference as written in the file (`repo:tag`) or a config key")
+        }));
+        let chosen: Vec<infx_image::ImageSite> =
+            selection.sites.iter().map(|(s, _)| s.clone()).collect();
+        let progress = Progress::new("resolving");
+        let resolved = pin::resolve_sites(
+            self.client,
+            &chosen,
+            &self.required,
+            self.jobs(),
+            &|n, t| progress.tick(n, t),
         );
+        progress.finish();
+        let plan: Plan = pin::plan(&self.loaded.docs, &chosen, &resolved);
+        diags.extend(plan.diagnostics.iter().cloned());
+        let failed = plan.has_errors() || !selection.unmatched_only.is_empty();
+        emit(diags, self.sources, args.format);
+        list_refreshed(&plan, &selection);
+        // Written first, reported after: a `before -> after` line is only printed for a pin
+        // that is on disk (or, with --dry-run, one that would be). The references that failed
+        // are reported above; they never hold back the others.
+        if !args.dry_run {
+            let hook = stop_hook(self.journal);
+            pin::write_all(&plan.files, self.journal, &hook)
+                .map_err(|e| anyhow::anyhow!("writing pins: {e}"))?;
+        }
+        let mut out = std::io::stdout().lock();
+        for c in &plan.changes {
+            writeln!(out, "{}", change_line(c))?;
+        }
+        self.summarize(&plan, &selection, resolved.len());
+        Ok(ExitCode::from(u8::from(failed)))
     }
-    let chosen: Vec<infx_image::ImageSite> =
-        selection.sites.iter().map(|(s, _)| s.clone()).collect();
-    let resolved = pin::resolve_sites(&client, &chosen, &required, jobs, &|n, t| {
-        progress.tick(n, t)
-    });
-    progress.finish();
-    let plan: Plan = pin::plan(&loaded.docs, &chosen, &resolved);
-    diags.extend(plan.diagnostics.iter().cloned());
-    let failed = plan.has_errors() || !selection.unmatched_only.is_empty();
-    emit(diags, &sources, args.format);
-    // Moved tags of references the change does not touch: listed before they are written.
+
+    /// The closing `pin: pinned N of M …` line (and the `--refresh` hint).
+    fn summarize(&self, plan: &Plan, selection: &Selection, tags_resolved: usize) {
+        let args = self.args;
+        let verb = if args.dry_run { "would pin" } else { "pinned" };
+        let failures = plan
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        let in_files = self.loaded.sites.len();
+        eprintln!(
+            "pin: {verb} {} of {} selected references ({in_files} in the files: {}) in {} file(s); {tags_resolved} distinct tags resolved{}",
+            plan.changes.len(),
+            selection.sites.len(),
+            selection.describe(),
+            plan.files.len(),
+            if failures > 0 {
+                format!("; {failures} could not be pinned (above)")
+            } else {
+                String::new()
+            }
+        );
+        if in_files > selection.sites.len() && args.only.is_empty() && !args.refresh {
+            eprintln!(
+                "help: pinned references the change does not touch were left as they are; `--refresh` re-pins those whose tag moved"
+            );
+        }
+    }
+}
+
+/// Moved tags of references the change does not touch: listed before they are written.
+fn list_refreshed(plan: &Plan, selection: &Selection) {
     let refreshed: Vec<&pin::Change> = plan
         .changes
         .iter()
@@ -231,53 +327,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .any(|(s, why)| *why == Why::Refresh && s.path == c.path && s.span == c.span)
         })
         .collect();
-    if !refreshed.is_empty() {
-        eprintln!(
-            "pin --refresh: {} pinned reference(s) outside the change moved; re-pinning:",
-            refreshed.len()
-        );
-        for c in &refreshed {
-            eprintln!("  {}", change_line(c));
-        }
+    if refreshed.is_empty() {
+        return;
     }
-    // Written first, reported after: a `before -> after` line is only printed for a pin that is
-    // on disk (or, with --dry-run, one that would be). The references that failed are reported
-    // above; they never hold back the others.
-    if !args.dry_run {
-        let hook = stop_hook(&journal);
-        pin::write_all(&plan.files, &journal, &hook)
-            .map_err(|e| anyhow::anyhow!("writing pins: {e}"))?;
-    }
-    let mut out = std::io::stdout().lock();
-    for c in &plan.changes {
-        writeln!(out, "{}", change_line(c))?;
-    }
-    let verb = if args.dry_run { "would pin" } else { "pinned" };
-    let failures = plan
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .count();
     eprintln!(
-        "pin: {verb} {} of {} selected references ({} in the files: {}) in {} file(s); {} distinct tags resolved{}",
-        plan.changes.len(),
-        selection.sites.len(),
-        loaded.sites.len(),
-        selection.describe(),
-        plan.files.len(),
-        resolved.len(),
-        if failures > 0 {
-            format!("; {failures} could not be pinned (above)")
-        } else {
-            String::new()
-        }
+        "pin --refresh: {} pinned reference(s) outside the change moved; re-pinning:",
+        refreshed.len()
     );
-    if loaded.sites.len() > selection.sites.len() && args.only.is_empty() && !args.refresh {
-        eprintln!(
-            "help: pinned references the change does not touch were left as they are; `--refresh` re-pins those whose tag moved"
-        );
+    for c in &refreshed {
+        eprintln!("  {}", change_line(c));
     }
-    Ok(ExitCode::from(u8::from(failed)))
 }
 
 /// `file:line:col: before -> after`, terminal-safe (file names and references come from the
