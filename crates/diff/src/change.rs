@@ -149,12 +149,7 @@ impl FileText {
         marker_size: usize,
     ) -> Result<FileText, Diagnostic> {
         let path = path.into();
-        let mut opts = DiffOptions::new();
-        opts.force_text(true).context_lines(0).interhunk_lines(0);
-        let patch = git2::Patch::from_buffers(&old, None, &new, None, Some(&mut opts))
-            .map_err(|e| git_err(&e).with_path(&path))?;
-        let added = added_lines(&patch).map_err(|e| git_err(&e).with_path(&path))?;
-        drop(patch);
+        let added = added_between(&path, &old, &new)?;
         Ok(FileText {
             path,
             old,
@@ -164,6 +159,39 @@ impl FileText {
             added,
         })
     }
+}
+
+/// The 1-based numbers of `new`'s lines that git's xdiff counts as added against `old`.
+fn added_between(path: &Path, old: &[u8], new: &[u8]) -> Result<Vec<usize>, Diagnostic> {
+    let mut opts = DiffOptions::new();
+    opts.force_text(true).context_lines(0).interhunk_lines(0);
+    let patch = git2::Patch::from_buffers(old, None, new, None, Some(&mut opts))
+        .map_err(|e| git_err(&e).with_path(path))?;
+    added_lines(&patch).map_err(|e| git_err(&e).with_path(path))
+}
+
+/// The added lines of a change that only appends to `old` (the changelog's usual change), or
+/// `None` to ask libgit2. Exact: git's diff keeps a common prefix (xdiff trims it before
+/// diffing) and inserts the rest, then slides the inserted block up while the line above it
+/// equals the block's last line; when old's last line differs from new's, the block cannot
+/// move and is exactly the appended lines (docs/diff.md, "What is checked"). Spares hashing and
+/// diffing the whole file, which is most of a small change's diff time.
+fn appended_lines(old: &[u8], new: &[u8]) -> Option<Vec<usize>> {
+    if old.is_empty() || new.len() <= old.len() || !new.starts_with(old) || !old.ends_with(b"\n") {
+        return None;
+    }
+    let tail = &new[old.len()..];
+    let last_line = |t: &[u8]| -> Vec<u8> {
+        let t = t.strip_suffix(b"\n").unwrap_or(t);
+        t[t.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)..].to_vec()
+    };
+    if last_line(old) == last_line(tail) {
+        return None;
+    }
+    let old_lines = old.iter().filter(|&&b| b == b'\n').count();
+    let tail_lines =
+        tail.iter().filter(|&&b| b == b'\n').count() + usize::from(!tail.ends_with(b"\n"));
+    Some((old_lines + 1..=old_lines + tail_lines).collect())
 }
 
 fn added_lines(patch: &git2::Patch<'_>) -> Result<Vec<usize>, git2::Error> {
@@ -198,16 +226,23 @@ fn open(repo: &Path) -> Result<Repo, Diagnostic> {
     // git does not re-hash every object it reads either; libgit2's check doubled our run time
     // (SHA-1 of each blob read). Repository integrity is `git fsck`'s job.
     git2::opts::strict_hash_verification(false);
-    Repository::discover(repo)
-        .map(Repo::from_git2)
-        .map_err(|e| {
-            Diagnostic::error(
-                codes::NOT_A_REPO,
-                format!("{} is not inside a git repository", repo.display()),
-            )
-            .with_help("run it inside a clone, or pass --repo <dir of a clone>")
-            .with_note(e.message().to_string())
-        })
+    // One search-and-open: `Repository::discover` finds the directory, then opens it again
+    // (config, HEAD and the object directories probed twice). Same search: up through the
+    // parents, across file systems, no ceiling.
+    Repository::open_ext(
+        repo,
+        git2::RepositoryOpenFlags::CROSS_FS,
+        std::iter::empty::<&std::ffi::OsStr>(),
+    )
+    .map(Repo::from_git2)
+    .map_err(|e| {
+        Diagnostic::error(
+            codes::NOT_A_REPO,
+            format!("{} is not inside a git repository", repo.display()),
+        )
+        .with_help("run it inside a clone, or pass --repo <dir of a clone>")
+        .with_note(e.message().to_string())
+    })
 }
 
 fn shallow_help(what: &str) -> Diagnostic {
@@ -330,7 +365,8 @@ fn build_diff<'r>(
             o.include_untracked(untracked)
                 .recurse_untracked_dirs(untracked)
                 .show_untracked_content(untracked);
-            repo.diff_tree_to_workdir_with_index(resolved.tree.as_ref(), Some(&mut o))
+            let only = worktree_pathspec(repo, untracked);
+            diff_to_worktree(repo, resolved.tree.as_ref(), &mut o, only)
         }
         Target::Rev(_) => repo.diff_tree_to_tree(
             resolved.tree.as_ref(),
@@ -343,6 +379,153 @@ fn build_diff<'r>(
         diff.find_similar(Some(&mut f)).map_err(|e| git_err(&e))?;
     }
     Ok(diff)
+}
+
+/// Base tree → working tree with the index, as libgit2's `diff_tree_to_workdir_with_index`
+/// (which is the tree → index and index → working-tree diffs merged), the second diff limited
+/// to `only` when given (see [`worktree_pathspec`]).
+fn diff_to_worktree<'r>(
+    repo: &'r Repository,
+    tree: Option<&git2::Tree<'r>>,
+    o: &mut DiffOptions,
+    only: Option<Vec<Vec<u8>>>,
+) -> Result<git2::Diff<'r>, git2::Error> {
+    let Some(paths) = only else {
+        return repo.diff_tree_to_workdir_with_index(tree, Some(o));
+    };
+    let index = repo.index()?;
+    let mut staged = repo.diff_tree_to_index(tree, Some(&index), Some(o))?;
+    o.disable_pathspec_match(true);
+    for p in paths {
+        o.pathspec(p);
+    }
+    let worktree = repo.diff_index_to_workdir(Some(&index), Some(o))?;
+    staged.merge(&worktree)?;
+    Ok(staged)
+}
+
+/// What the index → working-tree diff has to look at, so that libgit2 neither walks nor stats
+/// the rest (docs/diff.md, "Change detection"): every index entry whose `lstat` differs from
+/// the index's stat data — or that is racily clean, unmerged or flagged — and, with
+/// `untracked`, every name in a tracked directory that the index does not know (`dir/` for a
+/// directory, which libgit2 then walks with its ignore rules). An entry left out is one libgit2
+/// would find unmodified from its stat data alone, so the diff is the same. `None` (walk
+/// everything, as libgit2 does) for what this does not model: `core.ignorecase`, submodules, a
+/// tracked path whose directory is now a symlink or a file, a tracked file that is now a
+/// directory, an index that cannot be read.
+#[cfg(unix)]
+fn worktree_pathspec(repo: &Repository, untracked: bool) -> Option<Vec<Vec<u8>>> {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::MetadataExt;
+
+    const STAGE_MASK: u16 = 0x3000;
+    const ASSUME_VALID: u16 = 0x8000;
+    const MODE_TYPE: u32 = 0o170000;
+    const GITLINK: u32 = 0o160000;
+    const SYMLINK: u32 = 0o120000;
+    const EXECUTABLE: u32 = 0o100755;
+
+    let root = repo.workdir()?;
+    let cfg = repo.config().ok()?.snapshot().ok()?;
+    if cfg.get_bool("core.ignorecase").unwrap_or(false) {
+        return None;
+    }
+    let index = repo.index().ok()?;
+    // A file modified in the second the index was written can have the index's stat data and
+    // other content: libgit2 hashes those, so they stay in (seconds only, coarser than its test).
+    let index_written = std::fs::metadata(repo.path().join("index")).ok()?.mtime();
+    let mut paths = Vec::new();
+    let mut tracked_files: HashSet<Vec<u8>> = HashSet::new();
+    // Directories that hold tracked files ("" = the root).
+    let mut tracked_dirs: HashSet<Vec<u8>> = HashSet::from([Vec::new()]);
+    for entry in index.iter() {
+        if entry.mode & MODE_TYPE == GITLINK {
+            return None;
+        }
+        let rel = &entry.path;
+        let mut end = rel.len();
+        while let Some(slash) = rel[..end].iter().rposition(|&b| b == b'/') {
+            let dir = &rel[..slash];
+            if tracked_dirs.contains(dir) {
+                break;
+            }
+            let real = std::fs::symlink_metadata(root.join(OsStr::from_bytes(dir)));
+            match real {
+                Ok(m) if m.is_dir() => {}
+                // Gone: the files below it are deletions, found by their own lstat.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                _ => return None,
+            }
+            tracked_dirs.insert(dir.to_vec());
+            end = slash;
+        }
+        let unchanged = match std::fs::symlink_metadata(root.join(OsStr::from_bytes(rel))) {
+            Ok(m) if m.is_dir() => return None,
+            Ok(m) => {
+                let same_type = if entry.mode & MODE_TYPE == SYMLINK {
+                    m.file_type().is_symlink()
+                } else {
+                    m.is_file() && ((m.mode() & 0o100 != 0) == (entry.mode == EXECUTABLE))
+                };
+                same_type
+                    && entry.flags & (STAGE_MASK | ASSUME_VALID) == 0
+                    && entry.flags_extended == 0
+                    && entry.file_size == m.size() as u32
+                    && entry.mtime.seconds() == m.mtime() as i32
+                    && entry.mtime.nanoseconds() == m.mtime_nsec() as u32
+                    && entry.ctime.seconds() == m.ctime() as i32
+                    && entry.ctime.nanoseconds() == m.ctime_nsec() as u32
+                    && entry.ino == m.ino() as u32
+                    && entry.uid == m.uid()
+                    && entry.gid == m.gid()
+                    && m.mtime() < index_written
+            }
+            Err(_) => false,
+        };
+        if !unchanged {
+            paths.push(rel.clone());
+        }
+        if untracked {
+            tracked_files.insert(rel.clone());
+        }
+    }
+    if untracked {
+        for dir in &tracked_dirs {
+            let Ok(entries) = std::fs::read_dir(root.join(OsStr::from_bytes(dir))) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let mut rel = dir.clone();
+                if !rel.is_empty() {
+                    rel.push(b'/');
+                }
+                rel.extend_from_slice(name.as_bytes());
+                if dir.is_empty() && name.as_bytes() == b".git" {
+                    continue;
+                }
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    if !tracked_dirs.contains(&rel) {
+                        rel.push(b'/');
+                        paths.push(rel);
+                    }
+                } else if !tracked_files.contains(&rel) {
+                    paths.push(rel);
+                }
+            }
+        }
+    }
+    if paths.is_empty() {
+        // An empty pathspec means "everything"; `.git` is never in the index or the walk.
+        paths.push(b".git".to_vec());
+    }
+    Some(paths)
+}
+
+#[cfg(not(unix))]
+fn worktree_pathspec(_repo: &Repository, _untracked: bool) -> Option<Vec<Vec<u8>>> {
+    None
 }
 
 fn changed_file(delta: &git2::DiffDelta<'_>) -> Option<ChangedFile> {
@@ -762,7 +945,7 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
         }
         let rule = settings.rule(repo, &path)?;
         let marker_size = settings.marker_size(repo, &path);
-        let text = match &opts.target {
+        let (old, new, added) = match &opts.target {
             // Unmerged: git checks the working-tree file (markers and all) against the base.
             Target::WorkTree if conflicted => {
                 let old = match resolved.tree.as_ref().and_then(|t| t.get_path(&path).ok()) {
@@ -770,7 +953,8 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
                     None => Vec::new(),
                 };
                 let new = std::fs::read(root.join(&path)).unwrap_or_default();
-                FileText::new(path, old, new, rule, marker_size)?
+                let added = added_between(&path, &old, &new)?;
+                (old, new, added)
             }
             // No conversion can apply: the working-tree bytes are what git compares. Reading
             // them directly skips libgit2's re-hashing and whole-file patch (the slow part).
@@ -778,10 +962,22 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
                 let new = worktree_bytes(&root, &path);
                 let old_id = delta.old_file().id();
                 if old_id.is_zero() {
-                    FileText::new(path, Vec::new(), new, rule, marker_size)?
+                    let added = added_between(&path, &[], &new)?;
+                    (Vec::new(), new, added)
                 } else {
                     // Diffing against the blob spares libgit2 re-hashing the old text.
                     let blob = repo.find_blob(old_id).map_err(|e| git_err(&e))?;
+                    if let Some(added) = appended_lines(blob.content(), &new) {
+                        texts.push(FileText {
+                            path,
+                            old: blob.content().to_vec(),
+                            new,
+                            rule,
+                            marker_size,
+                            added,
+                        });
+                        continue;
+                    }
                     let mut o = DiffOptions::new();
                     o.force_text(true).context_lines(0).interhunk_lines(0);
                     let patch =
@@ -789,36 +985,26 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
                             .map_err(|e| git_err(&e).with_path(&path))?;
                     let added = added_lines(&patch).map_err(|e| git_err(&e).with_path(&path))?;
                     drop(patch);
-                    let old = blob.content().to_vec();
-                    FileText {
-                        path,
-                        old,
-                        new,
-                        rule,
-                        marker_size,
-                        added,
-                    }
+                    (blob.content().to_vec(), new, added)
                 }
             }
             // The whole-file patch carries the converted text and the line classification.
-            Target::WorkTree => {
-                let (old, new, added) = texts_from_patch(&diff, idx)?;
-                FileText {
-                    path,
-                    old,
-                    new,
-                    rule,
-                    marker_size,
-                    added,
-                }
-            }
+            Target::WorkTree => texts_from_patch(&diff, idx)?,
             Target::Rev(_) => {
                 let old = blob_bytes(repo, delta.old_file().id())?;
                 let new = blob_bytes(repo, delta.new_file().id())?;
-                FileText::new(path, old, new, rule, marker_size)?
+                let added = added_between(&path, &old, &new)?;
+                (old, new, added)
             }
         };
-        texts.push(text);
+        texts.push(FileText {
+            path,
+            old,
+            new,
+            rule,
+            marker_size,
+            added,
+        });
     }
     Ok(Change {
         set: ChangeSet {
@@ -881,5 +1067,213 @@ pub fn last_commit_touching(
             continue;
         }
         return Ok(Some((parents[0].id().to_string(), cur.id().to_string())));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+        /// The append shortcut gives libgit2's added lines whenever it answers, and answers
+        /// for the usual append (a tail whose last line is new).
+        #[test]
+        fn appended_lines_are_libgit2s(
+            old in proptest::collection::vec("(a|b| |  a|)\\r?\n", 0..8),
+            tail in proptest::collection::vec("(a|b|c| |  a|  c|)\\r?\n", 1..6),
+            unterminated in proptest::option::of("(a|c| )"),
+        ) {
+            let old: String = old.concat();
+            let mut new = old.clone() + &tail.concat();
+            if let Some(u) = unterminated {
+                new.push_str(&u);
+            }
+            let Some(fast) = appended_lines(old.as_bytes(), new.as_bytes()) else {
+                return Ok(());
+            };
+            // libgit2 as the fallback runs it, and with git's default indent heuristic (which
+            // may slide a block to a blank line or an indentation change).
+            for heuristic in [false, true] {
+                let mut opts = DiffOptions::new();
+                opts.force_text(true)
+                    .context_lines(0)
+                    .interhunk_lines(0)
+                    .indent_heuristic(heuristic);
+                let patch = git2::Patch::from_buffers(
+                    old.as_bytes(),
+                    None,
+                    new.as_bytes(),
+                    None,
+                    Some(&mut opts),
+                )
+                .map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+                let libgit2 = added_lines(&patch)
+                    .map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+                proptest::prop_assert_eq!(&fast, &libgit2, "{:?} -> {:?}", old, new);
+            }
+        }
+    }
+
+    #[test]
+    fn an_appended_entry_takes_the_shortcut() {
+        let old = "- a: 1\n  b: x\n";
+        let new = "- a: 1\n  b: x\n- a: 2\n  b: y \n";
+        assert_eq!(
+            appended_lines(old.as_bytes(), new.as_bytes()),
+            Some(vec![3, 4])
+        );
+        // The block could slide up a line: libgit2 decides.
+        assert_eq!(appended_lines(b"x\ny\n", b"x\ny\nz\ny\n"), None);
+        assert_eq!(appended_lines(b"x\n", b"y\nx\n"), None);
+    }
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("run git");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+
+    fn write(dir: &Path, rel: &str, text: &str) {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    type Row = (Delta, Option<PathBuf>, Option<PathBuf>, Oid, Oid, u32, u32);
+
+    fn rows(diff: &git2::Diff<'_>) -> Vec<Row> {
+        diff.deltas()
+            .map(|d| {
+                let (o, n) = (d.old_file(), d.new_file());
+                let mode = |f: &git2::DiffFile<'_>| u32::from(f.mode());
+                (
+                    d.status(),
+                    o.path().map(Path::to_path_buf),
+                    n.path().map(Path::to_path_buf),
+                    o.id(),
+                    n.id(),
+                    mode(&o),
+                    mode(&n),
+                )
+            })
+            .collect()
+    }
+
+    /// The working-tree diff limited by `worktree_pathspec` against libgit2's full walk.
+    fn assert_same_as_full_walk(dir: &Path, expect_limited: bool) {
+        let repo = Repository::open(dir).unwrap();
+        let head = repo.head().unwrap().peel_to_tree().unwrap();
+        for untracked in [false, true] {
+            let opts = || {
+                let mut o = DiffOptions::new();
+                o.include_typechange(true)
+                    .ignore_submodules(false)
+                    .include_untracked(untracked)
+                    .recurse_untracked_dirs(untracked)
+                    .show_untracked_content(untracked);
+                o
+            };
+            let only = worktree_pathspec(&repo, untracked);
+            assert_eq!(only.is_some(), expect_limited, "untracked: {untracked}");
+            if let Some(paths) = &only {
+                assert!(!paths.contains(&b"other/z.yaml".to_vec()), "{paths:?}");
+            }
+            let limited = diff_to_worktree(&repo, Some(&head), &mut opts(), only).unwrap();
+            let full = diff_to_worktree(&repo, Some(&head), &mut opts(), None).unwrap();
+            assert_eq!(rows(&limited), rows(&full), "untracked: {untracked}");
+            assert!(!rows(&full).is_empty());
+        }
+    }
+
+    #[test]
+    fn limited_worktree_diff_is_the_full_walk() {
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path();
+        git(dir, &["init", "-q", "-b", "main"]);
+        write(dir, ".gitignore", "*.log\nbuild/\n");
+        for f in [
+            "a.txt",
+            "same.txt",
+            "exec.sh",
+            "gone.txt",
+            "staged.txt",
+            "link-me.txt",
+            "ita-base.txt",
+            "sub/deep/x.yaml",
+            "sub/y.yaml",
+            "other/z.yaml",
+            "build/kept.txt",
+        ] {
+            write(dir, f, &format!("{f}\n"));
+        }
+        git(dir, &["add", "-A"]);
+        git(dir, &["add", "-f", "build/kept.txt"]);
+        git(dir, &["commit", "-q", "-m", "base"]);
+        // Committed, staged, unstaged (same size and longer), deleted, mode and type changes.
+        write(dir, "sub/y.yaml", "committed\n");
+        git(dir, &["commit", "-q", "-am", "c"]);
+        // Stat data older than the index, as in a real clone: unchanged files are left out.
+        let past = std::time::SystemTime::now() - std::time::Duration::from_secs(10);
+        for f in [
+            "a.txt",
+            "same.txt",
+            "sub/y.yaml",
+            "sub/deep/x.yaml",
+            "other/z.yaml",
+        ] {
+            let file = std::fs::File::options()
+                .append(true)
+                .open(dir.join(f))
+                .unwrap();
+            file.set_modified(past).unwrap();
+        }
+        git(dir, &["update-index", "-q", "--refresh"]);
+        write(dir, "staged.txt", "staged change\n");
+        git(dir, &["add", "staged.txt"]);
+        write(dir, "a.txt", "A.TXT\n");
+        write(dir, "sub/deep/x.yaml", "longer than before\n");
+        write(
+            dir,
+            "build/kept.txt",
+            "tracked inside an ignored directory\n",
+        );
+        std::fs::remove_file(dir.join("gone.txt")).unwrap();
+        let exec = dir.join("exec.sh");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&exec, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::remove_file(dir.join("link-me.txt")).unwrap();
+        std::os::unix::fs::symlink("a.txt", dir.join("link-me.txt")).unwrap();
+        // Intent to add, untracked files and directories, ignored ones, a nested repository.
+        write(dir, "ita.txt", "intent\n");
+        git(dir, &["add", "-N", "ita.txt"]);
+        write(dir, "new.txt", "n\n");
+        write(dir, "sub/new.yaml", "n\n");
+        write(dir, "fresh/dir/f.yaml", "n\n");
+        write(dir, "fresh/g.yaml", "n\n");
+        write(dir, "empty-untracked/.keep", "");
+        write(dir, "x.log", "ignored\n");
+        write(dir, "build/out.o", "ignored\n");
+        write(dir, "sub/deep/ignored.log", "ignored\n");
+        write(dir, "nested/inner.txt", "n\n");
+        git(&dir.join("nested"), &["init", "-q"]);
+        // Racily clean: written in the same second as the index.
+        write(dir, "same.txt", "SAME.TXT\n");
+        assert_same_as_full_walk(dir, true);
+
+        // A tracked file that became a directory, a tracked directory that became a symlink:
+        // not modelled, so the full walk runs.
+        std::fs::remove_file(dir.join("ita-base.txt")).unwrap();
+        write(dir, "ita-base.txt/inside.txt", "x\n");
+        assert_same_as_full_walk(dir, false);
+        std::fs::remove_dir_all(dir.join("ita-base.txt")).unwrap();
+        std::fs::rename(dir.join("other"), dir.join("other-real")).unwrap();
+        std::os::unix::fs::symlink("other-real", dir.join("other")).unwrap();
+        assert_same_as_full_walk(dir, false);
     }
 }

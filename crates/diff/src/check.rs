@@ -150,6 +150,23 @@ mod tests {
         FileText::new("a.yaml", old, new, WsRule::default(), 7).unwrap()
     }
 
+    /// A change of just these texts (no paths, explicit empty base).
+    fn change_of(texts: Vec<FileText>) -> Change {
+        Change {
+            set: crate::ChangeSet {
+                root: ".".into(),
+                base: crate::Base {
+                    commit: None,
+                    source: crate::BaseSource::Explicit,
+                },
+                head: None,
+                files: vec![],
+            },
+            texts,
+            binary: vec![],
+        }
+    }
+
     #[test]
     fn only_added_lines_are_checked() {
         let f = file("keep \nx\n", "keep \nx\ny  \n");
@@ -163,19 +180,7 @@ mod tests {
     #[test]
     fn diagnostic_points_at_the_whitespace() {
         let f = file("", "a: ü  \n");
-        let d = whitespace_errors(&Change {
-            set: crate::ChangeSet {
-                root: ".".into(),
-                base: crate::Base {
-                    commit: None,
-                    source: crate::BaseSource::Explicit,
-                },
-                head: None,
-                files: vec![],
-            },
-            texts: vec![f],
-            binary: vec![],
-        });
+        let d = whitespace_errors(&change_of(vec![f]));
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].code, crate::codes::TRAILING_WHITESPACE);
         assert_eq!(d[0].location(), "a.yaml:1:5");
@@ -200,19 +205,7 @@ mod tests {
             "name: a \nitems:\n  - x\n \t- y\n<<<<<<< ours\n\n",
         );
         f.path = "configs/nvidia-master.yaml".into();
-        let change = Change {
-            set: crate::ChangeSet {
-                root: ".".into(),
-                base: crate::Base {
-                    commit: None,
-                    source: crate::BaseSource::Explicit,
-                },
-                head: None,
-                files: vec![],
-            },
-            texts: vec![f.clone()],
-            binary: vec![],
-        };
+        let change = change_of(vec![f.clone()]);
         let diags = whitespace_errors(&change);
         let mut sources = infx_report::SourceMap::new();
         sources.insert(&f.path, String::from_utf8_lossy(&f.new).into_owned());
