@@ -164,52 +164,14 @@ fn run_one(args: &Args, target: &str) -> FileRun {
             return out;
         }
     };
-    // Flags that bind by hand win; otherwise a recipe the master configs use is bound from them.
     let in_tree = tree_relative(&args.tree, Path::new(&reference.path));
+    // Flags that bind by hand win; otherwise a recipe the master configs use is bound from them.
     if args.lane.is_none()
         && args.model.is_none()
         && let Some(rel) = &in_tree
+        && let Some(bound) = bound_from_masters(args, target, &reference, &file, rel, &mut out)
     {
-        match tree_points(&args.tree, all_configs(), args.conc.as_deref()) {
-            Ok(points) => {
-                let (keys, mine) = points_using(points, rel);
-                if let Some(first) = keys.first() {
-                    let mut bound = bind_points_of(&args.tree, target, first, mine);
-                    apply_point_filters(&mut bound, args);
-                    bound.intro.insert(
-                        0,
-                        format!(
-                            "dry-run: {}: bound from master entry {first}",
-                            reference.path
-                        ),
-                    );
-                    if keys.len() > 1 {
-                        bound.intro.insert(
-                            1,
-                            format!(
-                                "note: also used by {}; pass --config-key to choose",
-                                keys[1..].join(", ")
-                            ),
-                        );
-                    }
-                    if let Some(sel) = &reference.selector {
-                        keep_selected(&mut bound, &file, sel);
-                    }
-                    return bound;
-                }
-            }
-            // Configs that do not generate: the file is still dry-run on its own, with why.
-            Err(d) => out.findings.push(
-                Diagnostic::warning(
-                    codes::ENTRY_UNBOUND,
-                    format!(
-                        "the master configs do not generate, so {rel} is not bound from them: {}",
-                        d.message
-                    ),
-                )
-                .with_help("run `cargo xtask validate` for the config findings"),
-            ),
-        }
+        return bound;
     }
     let file: RecipeFile = match args.lane {
         None => file,
@@ -291,6 +253,61 @@ fn run_one(args: &Args, target: &str) -> FileRun {
         );
     }
     out
+}
+
+/// A recipe in the tree that the master configs use, bound from the first entry using it
+/// (flags that bind by hand win: the caller asks only without them). `None` when no entry uses
+/// it, or when the configs do not generate (a warning in `out` says so): then the file is
+/// dry-run on its own.
+fn bound_from_masters(
+    args: &Args,
+    target: &str,
+    reference: &RecipeRef,
+    file: &RecipeFile,
+    rel: &str,
+    out: &mut FileRun,
+) -> Option<FileRun> {
+    match tree_points(&args.tree, all_configs(), args.conc.as_deref()) {
+        Ok(points) => {
+            let (keys, mine) = points_using(points, rel);
+            if let Some(first) = keys.first() {
+                let mut bound = bind_points_of(&args.tree, target, first, mine);
+                apply_point_filters(&mut bound, args);
+                bound.intro.insert(
+                    0,
+                    format!(
+                        "dry-run: {}: bound from master entry {first}",
+                        reference.path
+                    ),
+                );
+                if keys.len() > 1 {
+                    bound.intro.insert(
+                        1,
+                        format!(
+                            "note: also used by {}; pass --config-key to choose",
+                            keys[1..].join(", ")
+                        ),
+                    );
+                }
+                if let Some(sel) = &reference.selector {
+                    keep_selected(&mut bound, file, sel);
+                }
+                return Some(bound);
+            }
+        }
+        // Configs that do not generate: the file is still dry-run on its own, with why.
+        Err(d) => out.findings.push(
+            Diagnostic::warning(
+                codes::ENTRY_UNBOUND,
+                format!(
+                    "the master configs do not generate, so {rel} is not bound from them: {}",
+                    d.message
+                ),
+            )
+            .with_help("run `cargo xtask validate` for the config findings"),
+        ),
+    }
+    None
 }
 
 /// Variants in the order their blocks appear in the file (srtctl lists them sorted).

@@ -1271,6 +1271,17 @@ fn real_input_checks_in(
             return;
         }
     };
+    tests_derivation_checks(root, &top, &all, r);
+}
+
+/// The in-depth checks of the tests derivation: `top` is `nix derivation show` of it, `all`
+/// the same with `--recursive`.
+fn tests_derivation_checks(
+    root: &Path,
+    top: &serde_json::Map<String, serde_json::Value>,
+    all: &serde_json::Map<String, serde_json::Value>,
+    r: &mut Runner,
+) {
     let names: BTreeSet<String> = all
         .values()
         .filter_map(|d| d.get("name").and_then(|n| n.as_str()).map(str::to_string))

@@ -250,28 +250,7 @@ fn explain_root_causes(diags: Vec<Diagnostic>, from: &RecipeSource<'_>) -> Vec<D
                 .filter_map(|i| faults[*i].as_ref().and_then(|f| f.conc.clone()))
                 .collect();
             let span = map.get_entry(label).map(|(k, _)| k.span);
-            let mut d = Diagnostic::error(
-                infx_matrix::codes::VARIANT_WITHOUT_CONC,
-                format!(
-                    "variant {label} pins no CONC, so it matches every point its other settings fit: {} point{} (conc {}) match{} it and another variant",
-                    explained.len(),
-                    if explained.len() == 1 { "" } else { "s" },
-                    concs.join(", "),
-                    if explained.len() == 1 { "es" } else { "" },
-                ),
-            )
-            .with_path(rel)
-            .with_help(match conc_in_name(label) {
-                Some(n) => format!(
-                    "add `CONC: \"{n}\"` to {label}'s benchmark.env (its name says c{n})"
-                ),
-                None => format!(
-                    "add the CONC of the point {label} was written for to its benchmark.env"
-                ),
-            });
-            if let Some(span) = span {
-                d = d.with_span(span);
-            }
+            let d = variant_without_conc(rel, label, &concs, span);
             causes.push(d);
             for i in explained {
                 drop[i] = true;
@@ -306,24 +285,8 @@ fn explain_root_causes(diags: Vec<Diagnostic>, from: &RecipeSource<'_>) -> Vec<D
                 _ => (a, b),
             };
             let named = conc_in_name(copy).filter(|n| *n != ca);
-            let mut d = Diagnostic::error(
-                infx_matrix::codes::DUPLICATE_CONC,
-                format!(
-                    "{copy} pins CONC {ca}, the same as {other}: the conc {ca} point matches both{}",
-                    named
-                        .as_ref()
-                        .map(|n| format!(", and no variant serves conc {n}"))
-                        .unwrap_or_default()
-                ),
-            )
-            .with_path(rel)
-            .with_help(match &named {
-                Some(n) => format!("set `CONC: \"{n}\"` in {copy} (its name says c{n})"),
-                None => "give each variant the CONC of the point it serves".to_string(),
-            });
-            if let Some(span) = conc_node(copy).map(|n| n.span) {
-                d = d.with_span(span);
-            }
+            let span = conc_node(copy).map(|n| n.span);
+            let d = duplicate_conc(rel, (copy, other), &ca, named.as_deref(), span);
             causes.push(d);
             drop[*i] = true;
             // The point the copy was written for finds no variant: the same fault.
@@ -353,6 +316,65 @@ fn explain_root_causes(diags: Vec<Diagnostic>, from: &RecipeSource<'_>) -> Vec<D
         .collect();
     out.extend(causes);
     out
+}
+
+/// `matrix/variant-without-conc`: `label` pins no CONC, so the points at `concs` match it and
+/// another variant.
+fn variant_without_conc(
+    rel: &str,
+    label: &str,
+    concs: &[String],
+    span: Option<infx_report::Span>,
+) -> Diagnostic {
+    let one = concs.len() == 1;
+    let d = Diagnostic::error(
+        infx_matrix::codes::VARIANT_WITHOUT_CONC,
+        format!(
+            "variant {label} pins no CONC, so it matches every point its other settings fit: {} point{} (conc {}) match{} it and another variant",
+            concs.len(),
+            if one { "" } else { "s" },
+            concs.join(", "),
+            if one { "es" } else { "" },
+        ),
+    )
+    .with_path(rel)
+    .with_help(match conc_in_name(label) {
+        Some(n) => format!("add `CONC: \"{n}\"` to {label}'s benchmark.env (its name says c{n})"),
+        None => format!("add the CONC of the point {label} was written for to its benchmark.env"),
+    });
+    match span {
+        Some(span) => d.with_span(span),
+        None => d,
+    }
+}
+
+/// `matrix/duplicate-conc`: `copy` pins the same CONC `conc` as `other`; `named` is the conc
+/// the copy's name says it serves, when that differs.
+fn duplicate_conc(
+    rel: &str,
+    (copy, other): (&str, &str),
+    conc: &str,
+    named: Option<&str>,
+    span: Option<infx_report::Span>,
+) -> Diagnostic {
+    let d = Diagnostic::error(
+        infx_matrix::codes::DUPLICATE_CONC,
+        format!(
+            "{copy} pins CONC {conc}, the same as {other}: the conc {conc} point matches both{}",
+            named
+                .map(|n| format!(", and no variant serves conc {n}"))
+                .unwrap_or_default()
+        ),
+    )
+    .with_path(rel)
+    .with_help(match named {
+        Some(n) => format!("set `CONC: \"{n}\"` in {copy} (its name says c{n})"),
+        None => "give each variant the CONC of the point it serves".to_string(),
+    });
+    match span {
+        Some(span) => d.with_span(span),
+        None => d,
+    }
 }
 
 /// An `unused-variant` warning about a variant some point matched (ambiguously).
