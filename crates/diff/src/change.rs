@@ -170,30 +170,6 @@ fn added_between(path: &Path, old: &[u8], new: &[u8]) -> Result<Vec<usize>, Diag
     added_lines(&patch).map_err(|e| git_err(&e).with_path(path))
 }
 
-/// The added lines of a change that only appends to `old` (the changelog's usual change), or
-/// `None` to ask libgit2. Exact: git's diff keeps a common prefix (xdiff trims it before
-/// diffing) and inserts the rest, then slides the inserted block up while the line above it
-/// equals the block's last line; when old's last line differs from new's, the block cannot
-/// move and is exactly the appended lines (docs/diff.md, "What is checked"). Spares hashing and
-/// diffing the whole file, which is most of a small change's diff time.
-fn appended_lines(old: &[u8], new: &[u8]) -> Option<Vec<usize>> {
-    if old.is_empty() || new.len() <= old.len() || !new.starts_with(old) || !old.ends_with(b"\n") {
-        return None;
-    }
-    let tail = &new[old.len()..];
-    let last_line = |t: &[u8]| -> Vec<u8> {
-        let t = t.strip_suffix(b"\n").unwrap_or(t);
-        t[t.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)..].to_vec()
-    };
-    if last_line(old) == last_line(tail) {
-        return None;
-    }
-    let old_lines = old.iter().filter(|&&b| b == b'\n').count();
-    let tail_lines =
-        tail.iter().filter(|&&b| b == b'\n').count() + usize::from(!tail.ends_with(b"\n"));
-    Some((old_lines + 1..=old_lines + tail_lines).collect())
-}
-
 fn added_lines(patch: &git2::Patch<'_>) -> Result<Vec<usize>, git2::Error> {
     let mut added = Vec::new();
     for h in 0..patch.num_hunks() {
@@ -967,7 +943,7 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
                 } else {
                     // Diffing against the blob spares libgit2 re-hashing the old text.
                     let blob = repo.find_blob(old_id).map_err(|e| git_err(&e))?;
-                    if let Some(added) = appended_lines(blob.content(), &new) {
+                    if let Some(added) = infx_git::appended_lines(blob.content(), &new) {
                         texts.push(FileText {
                             path,
                             old: blob.content().to_vec(),
@@ -1074,60 +1050,6 @@ pub fn last_commit_touching(
 mod tests {
     use super::*;
     use std::process::Command;
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
-        /// The append shortcut gives libgit2's added lines whenever it answers, and answers
-        /// for the usual append (a tail whose last line is new).
-        #[test]
-        fn appended_lines_are_libgit2s(
-            old in proptest::collection::vec("(a|b| |  a|)\\r?\n", 0..8),
-            tail in proptest::collection::vec("(a|b|c| |  a|  c|)\\r?\n", 1..6),
-            unterminated in proptest::option::of("(a|c| )"),
-        ) {
-            let old: String = old.concat();
-            let mut new = old.clone() + &tail.concat();
-            if let Some(u) = unterminated {
-                new.push_str(&u);
-            }
-            let Some(fast) = appended_lines(old.as_bytes(), new.as_bytes()) else {
-                return Ok(());
-            };
-            // libgit2 as the fallback runs it, and with git's default indent heuristic (which
-            // may slide a block to a blank line or an indentation change).
-            for heuristic in [false, true] {
-                let mut opts = DiffOptions::new();
-                opts.force_text(true)
-                    .context_lines(0)
-                    .interhunk_lines(0)
-                    .indent_heuristic(heuristic);
-                let patch = git2::Patch::from_buffers(
-                    old.as_bytes(),
-                    None,
-                    new.as_bytes(),
-                    None,
-                    Some(&mut opts),
-                )
-                .map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
-                let libgit2 = added_lines(&patch)
-                    .map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
-                proptest::prop_assert_eq!(&fast, &libgit2, "{:?} -> {:?}", old, new);
-            }
-        }
-    }
-
-    #[test]
-    fn an_appended_entry_takes_the_shortcut() {
-        let old = "- a: 1\n  b: x\n";
-        let new = "- a: 1\n  b: x\n- a: 2\n  b: y \n";
-        assert_eq!(
-            appended_lines(old.as_bytes(), new.as_bytes()),
-            Some(vec![3, 4])
-        );
-        // The block could slide up a line: libgit2 decides.
-        assert_eq!(appended_lines(b"x\ny\n", b"x\ny\nz\ny\n"), None);
-        assert_eq!(appended_lines(b"x\n", b"y\nx\n"), None);
-    }
 
     fn git(dir: &Path, args: &[&str]) {
         let out = Command::new("git")

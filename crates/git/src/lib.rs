@@ -353,6 +353,27 @@ pub fn layout_candidates(path: &str) -> Vec<String> {
 /// `git diff` (Myers with the indent heuristic, which is git's default). `None` = the file
 /// does not exist on that side. Comparing blobs, not trees, makes a pure move an empty diff.
 pub fn diff_lines(old: Option<&[u8]>, new: Option<&[u8]>) -> Result<LineDiff, GitError> {
+    if let (Some(old), Some(new)) = (old, new)
+        && let Some(added) = appended_lines(old, new)
+    {
+        let tail = &new[old.len()..];
+        return Ok(LineDiff {
+            added: added
+                .into_iter()
+                .zip(tail.split_inclusive(|&b| b == b'\n'))
+                .map(|(line, content)| DiffLine {
+                    line,
+                    content: String::from_utf8_lossy(strip_eol(content)).into_owned(),
+                })
+                .collect(),
+            deleted: Vec::new(),
+        });
+    }
+    libgit2_diff_lines(old, new)
+}
+
+/// [`diff_lines`] as libgit2 computes it, without the append shortcut.
+fn libgit2_diff_lines(old: Option<&[u8]>, new: Option<&[u8]>) -> Result<LineDiff, GitError> {
     let mut opts = DiffOptions::new();
     opts.indent_heuristic(true).context_lines(3);
     let patch = Patch::from_buffers(
@@ -387,6 +408,31 @@ pub fn diff_lines(old: Option<&[u8]>, new: Option<&[u8]>) -> Result<LineDiff, Gi
     Ok(out)
 }
 
+/// The 1-based numbers of `new`'s lines that git's diff counts as added when `new` only
+/// appends to `old` (the changelog's usual change), or `None` to ask libgit2. Exact: git's diff
+/// keeps a common prefix (xdiff trims it before diffing) and inserts the rest, then slides the
+/// inserted block up while the line above it equals the block's last line, and the indent
+/// heuristic only chooses within that range; when old's last line differs from new's, the
+/// block cannot move and is exactly the appended lines (docs/diff.md, "What is checked").
+/// Spares hashing and diffing the whole file, which is most of a small change's diff time.
+pub fn appended_lines(old: &[u8], new: &[u8]) -> Option<Vec<usize>> {
+    if old.is_empty() || new.len() <= old.len() || !new.starts_with(old) || !old.ends_with(b"\n") {
+        return None;
+    }
+    let tail = &new[old.len()..];
+    let last_line = |t: &[u8]| -> Vec<u8> {
+        let t = t.strip_suffix(b"\n").unwrap_or(t);
+        t[t.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)..].to_vec()
+    };
+    if last_line(old) == last_line(tail) {
+        return None;
+    }
+    let old_lines = old.iter().filter(|&&b| b == b'\n').count();
+    let tail_lines =
+        tail.iter().filter(|&&b| b == b'\n').count() + usize::from(!tail.ends_with(b"\n"));
+    Some((old_lines + 1..=old_lines + tail_lines).collect())
+}
+
 fn strip_eol(b: &[u8]) -> &[u8] {
     let b = b.strip_suffix(b"\n").unwrap_or(b);
     b.strip_suffix(b"\r").unwrap_or(b)
@@ -395,6 +441,71 @@ fn strip_eol(b: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+        /// The append shortcut gives libgit2's added lines whenever it answers, and answers
+        /// for the usual append (a tail whose last line is new); `diff_lines` with it gives
+        /// what libgit2 gives, contents and all.
+        #[test]
+        fn appended_lines_are_libgit2s(
+            old in proptest::collection::vec("(a|b| |  a|)\\r?\n", 0..8),
+            tail in proptest::collection::vec("(a|b|c| |  a|  c|)\\r?\n", 1..6),
+            unterminated in proptest::option::of("(a|c| )"),
+        ) {
+            let old: String = old.concat();
+            let mut new = old.clone() + &tail.concat();
+            if let Some(u) = unterminated {
+                new.push_str(&u);
+            }
+            let (old, new) = (old.as_bytes(), new.as_bytes());
+            let fail = |e: GitError| proptest::test_runner::TestCaseError::fail(e.to_string());
+            let full = libgit2_diff_lines(Some(old), Some(new)).map_err(fail)?;
+            proptest::prop_assert_eq!(&diff_lines(Some(old), Some(new)).map_err(fail)?, &full);
+            let Some(fast) = appended_lines(old, new) else {
+                return Ok(());
+            };
+            // libgit2 as the change's fallback runs it (no context, with and without git's
+            // default indent heuristic, which may slide a block to a blank line or an
+            // indentation change), and as diff_lines runs it.
+            for heuristic in [false, true] {
+                let mut opts = DiffOptions::new();
+                opts.force_text(true)
+                    .context_lines(0)
+                    .interhunk_lines(0)
+                    .indent_heuristic(heuristic);
+                let patch = Patch::from_buffers(old, None, new, None, Some(&mut opts))
+                    .map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+                let mut libgit2 = Vec::new();
+                for h in 0..patch.num_hunks() {
+                    for l in 0..patch.num_lines_in_hunk(h).unwrap_or(0) {
+                        if let Ok(line) = patch.line_in_hunk(h, l)
+                            && line.origin() == '+'
+                        {
+                            libgit2.extend(line.new_lineno().map(|n| n as usize));
+                        }
+                    }
+                }
+                proptest::prop_assert_eq!(&fast, &libgit2, "{:?} -> {:?}", old, new);
+            }
+            let full_lines: Vec<usize> = full.added.iter().map(|l| l.line).collect();
+            proptest::prop_assert_eq!(&fast, &full_lines);
+            proptest::prop_assert!(full.deleted.is_empty());
+        }
+    }
+
+    #[test]
+    fn an_appended_entry_takes_the_shortcut() {
+        let old = "- a: 1\n  b: x\n";
+        let new = "- a: 1\n  b: x\n- a: 2\n  b: y \n";
+        assert_eq!(
+            appended_lines(old.as_bytes(), new.as_bytes()),
+            Some(vec![3, 4])
+        );
+        // The block could slide up a line: libgit2 decides.
+        assert_eq!(appended_lines(b"x\ny\n", b"x\ny\nz\ny\n"), None);
+        assert_eq!(appended_lines(b"x\n", b"y\nx\n"), None);
+    }
 
     /// Every kind GitError is built with has its code.
     #[test]
