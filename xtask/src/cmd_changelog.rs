@@ -247,8 +247,7 @@ fn head_changelog(r: &Repo, head: Option<Oid>, plans: bool) -> anyhow::Result<He
             });
         }
         // The plan needs the full trees anyway: parse once, share the keys.
-        let inputs =
-            infx_changelog::matrix_gen::RevisionInputs::at(r, h).map_err(|e| anyhow!(e))?;
+        let inputs = crate::history::revision_inputs(r, h).map_err(|e| anyhow!(e))?;
         let master = inputs
             .configs()
             .map(|c| MasterKeys::from_keys(c.keys().map(str::to_string)));
@@ -399,7 +398,7 @@ fn write_check_plan(
     };
     let base_label = a.base.clone().unwrap_or_else(|| base_id.to_string());
     let head_label = a.head.clone().unwrap_or_default();
-    let planned = infx_changelog::matrix_gen::plan_between_with(
+    let planned = crate::history::plan_between(
         r,
         base_id,
         head_id,
@@ -447,7 +446,7 @@ fn plan(a: PlanArgs) -> anyhow::Result<ExitCode> {
         trim_conc: a.trim_conc,
     };
     let dialect = a.repo.dialect.into();
-    match infx_changelog::matrix_gen::plan_between(&r, b, h, &base, &head, opts, dialect) {
+    match crate::history::plan_between(&r, b, h, &base, &head, opts, dialect, None) {
         Ok(v) => {
             println!("{}", serde_json::to_string(&v)?);
             Ok(ExitCode::SUCCESS)

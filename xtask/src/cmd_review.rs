@@ -178,8 +178,7 @@ pub(crate) fn append_only_verdict(top: &Path, base: &str) -> Option<Result<(), S
     let r = infx_git::Repo::open(top).ok()?;
     let (b, h) = (r.resolve_commit(base).ok()?, r.resolve_commit("HEAD").ok()?);
     let opts = infx_changelog::plan::PlanOptions::default();
-    match infx_changelog::matrix_gen::plan_between(&r, b, h, base, "HEAD", opts, Default::default())
-    {
+    match crate::history::plan_between(&r, b, h, base, "HEAD", opts, Default::default(), None) {
         Ok(_) => Some(Ok(())),
         Err(e) if e.stage == "append-only" => Some(Err(e.message)),
         Err(_) => None,

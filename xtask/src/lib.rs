@@ -15,6 +15,7 @@ pub mod codes;
 pub mod confine;
 pub mod conformance;
 pub mod gate_configs;
+pub mod history;
 pub mod hygiene;
 pub mod output;
 pub mod paths;

@@ -1,11 +1,11 @@
 //! The real [`Generator`] for plans: `infx-matrix` over the master configs and runners of a
-//! revision, read from git (layout-aware), plus the append-only scope check.
+//! revision, plus the append-only scope check. Nothing here reads git: the caller reads the
+//! files of a revision (xtask's `history` module, layout-aware) and hands them in.
 
 use crate::MASTER_CONFIGS;
 use crate::entry::ScenarioType;
 use crate::keys::{MasterKeys, resolve_keys};
 use crate::plan::{GenEvals, GenRequest, Generator, Revision, Row};
-use infx_git::{Oid, Repo};
 use infx_matrix::{EvalMode, Json, MasterConfigs, Options, Runners, Selection, TestConfig};
 use infx_yaml::{Document, LoadOptions, Node};
 use std::collections::BTreeSet;
@@ -13,8 +13,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub const RUNNERS: &str = "configs/runners.yaml";
-/// Where the masters lived before upstream #1992 moved them to `configs/`.
-const LEGACY_DIR: &str = ".github/configs";
 
 /// The generation inputs of one revision, parsed once.
 #[derive(Debug, Clone)]
@@ -40,27 +38,19 @@ fn parse_doc(path: &str, bytes: Vec<u8>) -> Result<Document, String> {
 }
 
 impl RevisionInputs {
-    /// Reads `configs/{amd,nvidia}-master.yaml` and `configs/runners.yaml` at `commit`
-    /// (nested `inferencex-e2e/` layout first, then the root, then the legacy `.github/configs/`).
-    pub fn at(repo: &Repo, commit: Oid) -> Result<RevisionInputs, String> {
-        let read = |p: &str| -> Result<Option<(String, Vec<u8>)>, String> {
-            if let Some(b) = repo.blob_at_layout(commit, p).map_err(|e| e.to_string())? {
-                return Ok(Some((p.to_string(), b.data)));
-            }
-            let legacy = p.replacen("configs", LEGACY_DIR, 1);
-            Ok(repo
-                .blob_at(commit, &legacy)
-                .map_err(|e| e.to_string())?
-                .map(|b| (p.to_string(), b.data)))
-        };
+    /// The inputs of one revision from its files: `read(path)` gives the bytes of `path` (each
+    /// of [`MASTER_CONFIGS`] in order, then [`RUNNERS`]) at the revision, `None` when it is absent
+    /// there, or the read error. Each file is parsed as soon as it is read; the first error wins.
+    pub fn read_with(
+        mut read: impl FnMut(&str) -> Result<Option<Vec<u8>>, String>,
+    ) -> Result<RevisionInputs, String> {
         let mut masters = Vec::new();
         for m in MASTER_CONFIGS {
-            let (path, data) =
-                read(m)?.ok_or_else(|| format!("Input file '{m}' does not exist."))?;
-            masters.push(parse_doc(&path, data)?);
+            let data = read(m)?.ok_or_else(|| format!("Input file '{m}' does not exist."))?;
+            masters.push(parse_doc(m, data)?);
         }
         let runners = match read(RUNNERS)? {
-            Some((p, d)) => Some(parse_doc(&p, d)?),
+            Some(d) => Some(parse_doc(RUNNERS, d)?),
             None => None,
         };
         Ok(RevisionInputs { masters, runners })
@@ -274,55 +264,29 @@ pub fn check_scope(
     Ok(())
 }
 
-/// The plan of the change `base..head` of a repository, the way upstream's
+/// The plan of the change `base..head`, the way upstream's
 /// `process_changelog.py --base-ref base --head-ref head` computes it: the gate's added
-/// entries, keys resolved against the head masters, rows from `infx-matrix`. `base_label` and
+/// entries, keys resolved against the head masters, rows from `infx-matrix`. The caller reads
+/// the revisions: `base_changelog` and `head_changelog` are the changelog at each (`None` when
+/// absent at the base), `head_inputs` and `base_inputs` give each revision's generation inputs
+/// when the plan reaches them (the base's only for append-only entries). `base_label` and
 /// `head_label` are recorded in the metadata as given.
-pub fn plan_between(
-    repo: &Repo,
-    base: Oid,
-    head: Oid,
-    base_label: &str,
-    head_label: &str,
-    opts: crate::plan::PlanOptions,
-    dialect: crate::Dialect,
-) -> Result<serde_json::Value, crate::plan::PlanError> {
-    plan_between_with(
-        repo, base, head, base_label, head_label, opts, dialect, None,
-    )
-}
-
-/// [`plan_between`] reusing already loaded head inputs.
 #[allow(clippy::too_many_arguments)]
-pub fn plan_between_with(
-    repo: &Repo,
-    base: Oid,
-    head: Oid,
+pub fn plan_between(
+    base_changelog: Option<&[u8]>,
+    head_changelog: &[u8],
     base_label: &str,
     head_label: &str,
     opts: crate::plan::PlanOptions,
     dialect: crate::Dialect,
-    head_inputs: Option<RevisionInputs>,
+    head_inputs: impl FnOnce() -> Result<RevisionInputs, String>,
+    base_inputs: impl FnOnce() -> Result<RevisionInputs, String>,
 ) -> Result<serde_json::Value, crate::plan::PlanError> {
     use crate::plan::PlanError;
     let err = |stage: &'static str| move |m: String| PlanError { stage, message: m };
-    let read = |c: Oid| -> Result<Option<Vec<u8>>, PlanError> {
-        Ok(repo
-            .blob_at_layout(c, crate::CHANGELOG_PATH)
-            .map_err(|e| PlanError {
-                stage: "read",
-                message: e.to_string(),
-            })?
-            .map(|b| b.data))
-    };
-    let base_raw = read(base)?;
-    let head_raw = read(head)?.ok_or_else(|| PlanError {
-        stage: "read",
-        message: format!("{} does not exist at {head_label}", crate::CHANGELOG_PATH),
-    })?;
     // The processor's own steps (the newline check belongs to the CLI gate, not the plan).
     let diff =
-        infx_git::diff_lines(base_raw.as_deref(), Some(&head_raw)).map_err(|e| PlanError {
+        infx_git::diff_lines(base_changelog, Some(head_changelog)).map_err(|e| PlanError {
             stage: "read",
             message: e.to_string(),
         })?;
@@ -341,10 +305,7 @@ pub fn plan_between_with(
         });
     }
     let entries = crate::gate::parse_diff_additions(&diff, dialect, opts.modifiers)?.entries;
-    let head_inputs = match head_inputs {
-        Some(h) => h,
-        None => RevisionInputs::at(repo, head).map_err(err("master-configs"))?,
-    };
+    let head_inputs = head_inputs().map_err(err("master-configs"))?;
     let master = {
         let configs = head_inputs.configs().map_err(err("master-configs"))?;
         MasterKeys::from_keys(configs.keys().map(str::to_string))
@@ -359,7 +320,7 @@ pub fn plan_between_with(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let base_inputs = if entries.iter().any(|e| e.append_only) {
-        Some(RevisionInputs::at(repo, base).map_err(|m| PlanError {
+        Some(base_inputs().map_err(|m| PlanError {
             stage: "append-only",
             message: format!("append-only base revision is missing generation inputs: {m}"),
         })?)

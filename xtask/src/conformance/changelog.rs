@@ -242,7 +242,7 @@ pub fn plan_case(
         },
         trim_conc: words.contains(&"--trim-conc"),
     };
-    let result = infx_changelog::matrix_gen::plan_between(
+    let result = crate::history::plan_between(
         repo,
         resolve(base)?,
         resolve(head)?,
@@ -250,6 +250,7 @@ pub fn plan_case(
         head,
         opts,
         Dialect::Aug,
+        None,
     );
     let exit: i32 = std::fs::read_to_string(case.join("exit_code.txt"))?
         .trim()

@@ -79,7 +79,7 @@ impl ChangeInfo {
     }
     /// The base revision's generation inputs (append-only plans compare against them).
     pub(super) fn base_inputs(&self) -> Option<infx_changelog::matrix_gen::RevisionInputs> {
-        infx_changelog::matrix_gen::RevisionInputs::at(&self.repo()?, self.base_oid()?).ok()
+        crate::history::revision_inputs(&self.repo()?, self.base_oid()?).ok()
     }
     /// The head commit message of `sha` (the PR's head), if this repository has it.
     pub(super) fn commit_message(&self, sha: &str) -> Option<String> {

@@ -1,0 +1,71 @@
+//! Reading git history for the changelog: the one place that reads a revision's changelog and
+//! generation inputs, and the history a replay walks. `infx-changelog` stays pure (its lib.rs):
+//! it takes what is read here (docs/architecture.md, "Crates and their dependencies").
+
+use infx_changelog::matrix_gen::RevisionInputs;
+use infx_changelog::plan::{PlanError, PlanOptions};
+use infx_git::{Oid, Repo};
+
+/// Where the masters lived before upstream #1992 moved them to `configs/`.
+const LEGACY_DIR: &str = ".github/configs";
+
+/// The generation inputs at `commit`: `configs/{amd,nvidia}-master.yaml` and
+/// `configs/runners.yaml` (nested `inferencex-e2e/` layout first, then the root, then the legacy
+/// `.github/configs/`).
+pub fn revision_inputs(repo: &Repo, commit: Oid) -> Result<RevisionInputs, String> {
+    RevisionInputs::read_with(|p| {
+        if let Some(b) = repo.blob_at_layout(commit, p).map_err(|e| e.to_string())? {
+            return Ok(Some(b.data));
+        }
+        let legacy = p.replacen("configs", LEGACY_DIR, 1);
+        Ok(repo
+            .blob_at(commit, &legacy)
+            .map_err(|e| e.to_string())?
+            .map(|b| b.data))
+    })
+}
+
+/// The plan of the change `base..head` of `repo` ([`infx_changelog::matrix_gen::plan_between`]
+/// over the revisions read here), reusing `head_inputs` when the caller already loaded them.
+#[allow(clippy::too_many_arguments)]
+pub fn plan_between(
+    repo: &Repo,
+    base: Oid,
+    head: Oid,
+    base_label: &str,
+    head_label: &str,
+    opts: PlanOptions,
+    dialect: infx_changelog::Dialect,
+    head_inputs: Option<RevisionInputs>,
+) -> Result<serde_json::Value, PlanError> {
+    let read = |c: Oid| -> Result<Option<Vec<u8>>, PlanError> {
+        Ok(repo
+            .blob_at_layout(c, infx_changelog::CHANGELOG_PATH)
+            .map_err(|e| PlanError {
+                stage: "read",
+                message: e.to_string(),
+            })?
+            .map(|b| b.data))
+    };
+    let base_raw = read(base)?;
+    let head_raw = read(head)?.ok_or_else(|| PlanError {
+        stage: "read",
+        message: format!(
+            "{} does not exist at {head_label}",
+            infx_changelog::CHANGELOG_PATH
+        ),
+    })?;
+    infx_changelog::matrix_gen::plan_between(
+        base_raw.as_deref(),
+        &head_raw,
+        base_label,
+        head_label,
+        opts,
+        dialect,
+        || match head_inputs {
+            Some(h) => Ok(h),
+            None => revision_inputs(repo, head),
+        },
+        || revision_inputs(repo, base),
+    )
+}
