@@ -498,7 +498,7 @@ fn replay(repo: &RepoArgs, head: &str, verbose: bool) -> anyhow::Result<ExitCode
     let h = commit(&r, head)?;
     let tree = changelog_tree(&r, h);
     let start = std::time::Instant::now();
-    let v = infx_changelog::replay::replay_tree(&r, h, &tree, repo.dialect.into(), threads())
+    let v = crate::history::replay_tree(&r, h, &tree, repo.dialect.into(), threads())
         .map_err(|e| anyhow!("{e}"))?;
     let el = start.elapsed();
     let count = |f: &dyn Fn(&infx_changelog::replay::CommitVerdict) -> bool| {

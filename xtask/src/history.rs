@@ -4,7 +4,8 @@
 
 use infx_changelog::matrix_gen::RevisionInputs;
 use infx_changelog::plan::{PlanError, PlanOptions};
-use infx_git::{Oid, Repo};
+use infx_changelog::replay::CommitVerdict;
+use infx_git::{CommitInfo, GitError, Oid, Repo};
 
 /// Where the masters lived before upstream #1992 moved them to `configs/`.
 const LEGACY_DIR: &str = ".github/configs";
@@ -68,4 +69,43 @@ pub fn plan_between(
         },
         || revision_inputs(repo, base),
     )
+}
+
+/// A repository (borrowed or owned) as the history [`infx_changelog::replay`] walks.
+struct GitHistory<R>(R);
+
+impl<R: std::borrow::Borrow<Repo>> infx_changelog::replay::History for GitHistory<R> {
+    type Error = GitError;
+    type Fork = GitHistory<Repo>;
+    fn commits_touching(&self, head: Oid, path: &str) -> Result<Vec<CommitInfo>, GitError> {
+        self.0.borrow().commits_touching(head, path)
+    }
+    fn blob_id_at(&self, commit: Oid, path: &str) -> Result<Option<Oid>, GitError> {
+        self.0.borrow().blob_id_at(commit, path)
+    }
+    fn blob(&self, id: Oid) -> Result<Vec<u8>, GitError> {
+        self.0.borrow().blob(id)
+    }
+    fn fork(&self) -> Result<GitHistory<Repo>, GitError> {
+        Repo::open(&self.0.borrow().git_dir()).map(GitHistory)
+    }
+    fn thread_panicked() -> GitError {
+        GitError {
+            kind: "replay",
+            message: "a replay thread panicked".into(),
+            help: None,
+        }
+    }
+}
+
+/// [`infx_changelog::replay::replay_tree`] over the history of `repo` (each further replay
+/// thread opens its own handle at the git directory).
+pub fn replay_tree(
+    repo: &Repo,
+    head: Oid,
+    tree: &str,
+    dialect: infx_changelog::Dialect,
+    threads: usize,
+) -> Result<Vec<CommitVerdict>, GitError> {
+    infx_changelog::replay::replay_tree(&GitHistory(repo), head, tree, dialect, threads)
 }

@@ -1,6 +1,7 @@
 //! Replaying a repository's changelog history: for every first-parent commit that touched the
 //! changelog, the strict, gate and key-resolution verdicts of the change against its parent.
-//! (The I/O is git only; each file version is parsed once.)
+//! The history is read by the caller through [`History`] (xtask's `history` module implements
+//! it over git); each file version is read and parsed once.
 
 use crate::entry::Dialect;
 use crate::gate::{GateError, Modifiers, gate};
@@ -9,8 +10,26 @@ use crate::strict::{
     Comparison, LinkMode, Parsed, StrictError, StrictStage, check_parsed, parse_changelog,
 };
 use crate::{CHANGELOG_PATH, MASTER_CONFIGS};
-use infx_git::{GitError, Oid, Repo};
+use infx_git::{CommitInfo, Oid};
 use std::collections::HashMap;
+
+/// The history a replay walks, read by the caller (object ids are git's).
+pub trait History {
+    type Error: Send;
+    /// What another replay thread reads through.
+    type Fork: History<Error = Self::Error> + Send;
+    /// The first-parent history of `head` (oldest first) restricted to the commits whose
+    /// version of `path` differs from their first parent's.
+    fn commits_touching(&self, head: Oid, path: &str) -> Result<Vec<CommitInfo>, Self::Error>;
+    /// The blob id at `path` in `commit`, `None` when there is no file there.
+    fn blob_id_at(&self, commit: Oid, path: &str) -> Result<Option<Oid>, Self::Error>;
+    /// The bytes of the blob `id`.
+    fn blob(&self, id: Oid) -> Result<Vec<u8>, Self::Error>;
+    /// Another handle on the same history, for another replay thread.
+    fn fork(&self) -> Result<Self::Fork, Self::Error>;
+    /// The error a replay reports when one of its threads panicked.
+    fn thread_panicked() -> Self::Error;
+}
 
 /// Our verdicts for one commit.
 #[derive(Debug, Clone)]
@@ -35,11 +54,11 @@ fn in_tree(tree: &str, rel: &str) -> String {
 
 /// Where a revision's masters live: `configs/` or, before upstream #1992, `.github/configs/`
 /// (of the tree at `tree`).
-fn master_ids(
-    repo: &Repo,
+fn master_ids<H: History>(
+    repo: &H,
     commit: Oid,
     tree: &str,
-) -> Result<Vec<(String, Option<Oid>)>, GitError> {
+) -> Result<Vec<(String, Option<Oid>)>, H::Error> {
     let root = if repo
         .blob_id_at(commit, &in_tree(tree, MASTER_CONFIGS[0]))?
         .is_some()
@@ -63,24 +82,24 @@ fn master_ids(
 
 /// Replays every commit of `head`'s first-parent history that touched `CHANGELOG_PATH`, in
 /// order, on `threads` threads (each takes a contiguous slice of the history).
-pub fn replay(
-    repo: &Repo,
+pub fn replay<H: History>(
+    repo: &H,
     head: Oid,
     dialect: Dialect,
     threads: usize,
-) -> Result<Vec<CommitVerdict>, GitError> {
+) -> Result<Vec<CommitVerdict>, H::Error> {
     replay_tree(repo, head, "", dialect, threads)
 }
 
 /// [`replay`] of the benchmark tree at `tree` (repository-relative, e.g. `inferencex-e2e`; empty
 /// = the repository itself): its `perf-changelog.yaml` and its `configs/`.
-pub fn replay_tree(
-    repo: &Repo,
+pub fn replay_tree<H: History>(
+    repo: &H,
     head: Oid,
     tree: &str,
     dialect: Dialect,
     threads: usize,
-) -> Result<Vec<CommitVerdict>, GitError> {
+) -> Result<Vec<CommitVerdict>, H::Error> {
     let changelog = in_tree(tree, CHANGELOG_PATH);
     let commits = repo.commits_touching(head, &changelog)?;
     let threads = threads.clamp(1, 16).min(commits.len().max(1));
@@ -88,29 +107,17 @@ pub fn replay_tree(
         return replay_commits(repo, &commits, tree, dialect);
     }
     let chunk = commits.len().div_ceil(threads);
-    let git_dir = repo.git_dir();
-    let results: Vec<Result<Vec<CommitVerdict>, GitError>> = std::thread::scope(|s| {
+    let results: Vec<Result<Vec<CommitVerdict>, H::Error>> = std::thread::scope(|s| {
         let handles: Vec<_> = commits
             .chunks(chunk)
             .map(|part| {
-                let git_dir = git_dir.clone();
-                s.spawn(move || {
-                    let r = Repo::open(&git_dir)?;
-                    replay_commits(&r, part, tree, dialect)
-                })
+                let r = repo.fork();
+                s.spawn(move || replay_commits(&r?, part, tree, dialect))
             })
             .collect();
         handles
             .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(GitError {
-                        kind: "replay",
-                        message: "a replay thread panicked".into(),
-                        help: None,
-                    })
-                })
-            })
+            .map(|h| h.join().unwrap_or_else(|_| Err(H::thread_panicked())))
             .collect()
     });
     let mut out = Vec::with_capacity(commits.len());
@@ -123,12 +130,12 @@ pub fn replay_tree(
 /// Master keys of one file (top-level keys in order), or the load error.
 type FileKeys = Result<Vec<String>, KeyError>;
 
-fn replay_commits(
-    repo: &Repo,
-    commits: &[infx_git::CommitInfo],
+fn replay_commits<H: History>(
+    repo: &H,
+    commits: &[CommitInfo],
     tree: &str,
     dialect: Dialect,
-) -> Result<Vec<CommitVerdict>, GitError> {
+) -> Result<Vec<CommitVerdict>, H::Error> {
     let changelog = in_tree(tree, CHANGELOG_PATH);
     let mut parsed: HashMap<Oid, Result<Parsed, StrictError>> = HashMap::new();
     let mut blobs: HashMap<Oid, Vec<u8>> = HashMap::new();

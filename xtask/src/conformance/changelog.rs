@@ -4,7 +4,7 @@
 
 use anyhow::{Context, bail};
 use infx_changelog::plan::{PlanError, PlanOptions};
-use infx_changelog::replay::{CommitVerdict, replay};
+use infx_changelog::replay::CommitVerdict;
 use infx_changelog::{Dialect, Modifiers};
 use infx_git::{Oid, Repo};
 use std::collections::HashMap;
@@ -112,8 +112,14 @@ pub fn run(corpus: &Path) -> anyhow::Result<super::Outcome> {
     };
 
     // 1. Per-commit verdicts.
-    let ours = replay(&repo, head, Dialect::Aug, crate::cmd_changelog::threads())
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let ours = crate::history::replay_tree(
+        &repo,
+        head,
+        "",
+        Dialect::Aug,
+        crate::cmd_changelog::threads(),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
     let golden = verdicts(corpus)?;
     let by_commit: HashMap<String, &CommitVerdict> =
         ours.iter().map(|v| (v.commit.to_string(), v)).collect();
