@@ -2,7 +2,11 @@
 //! (gate mode = upstream CI, strict mode = upstream merge tooling), config-key resolution
 //! against the master configs of the same revision, the sweep plan, and the merge driver.
 //!
-//! Everything here is pure: callers load bytes (see `infx-git`) and get [`Diagnostic`]s.
+//! Everything here is pure: callers load bytes and get [`Diagnostic`]s. Nothing here reads git:
+//! the plan takes the changelog texts and generation inputs of both revisions, the replay walks
+//! a [`replay::History`]; xtask's `history` module reads them (docs/architecture.md). `infx-git`
+//! is a dependency only for its in-memory line diff (`diff_lines`, `LineDiff`, `DiffLine`) and
+//! its id and commit types (`Oid`, `CommitInfo`).
 
 pub mod codes;
 pub mod coverage;
