@@ -37,6 +37,37 @@ pub struct Change {
     pub pr: Option<u64>,
 }
 
+/// The lines of `text` numbered `numbers` (1-based; a number past the end is left out), in the
+/// order of `numbers`. Ascending numbers (a diff's, always) are picked in one walk over the
+/// text, without a vector of all its lines: the changed file can be a whole master config.
+fn numbered_lines(text: &str, numbers: &[usize]) -> Vec<(usize, String)> {
+    if !numbers.is_sorted() {
+        let lines: Vec<&str> = text.lines().collect();
+        return numbers
+            .iter()
+            .filter_map(|&n| Some((n, lines.get(n.checked_sub(1)?)?.to_string())))
+            .collect();
+    }
+    let mut out = Vec::with_capacity(numbers.len());
+    let mut lines = text.lines().enumerate();
+    let mut current = lines.next();
+    for &n in numbers {
+        let Some(wanted) = n.checked_sub(1) else {
+            continue;
+        };
+        while let Some((i, _)) = current
+            && i < wanted
+        {
+            current = lines.next();
+        }
+        match current {
+            Some((i, line)) if i == wanted => out.push((n, line.to_string())),
+            _ => break,
+        }
+    }
+    out
+}
+
 impl Change {
     /// The review view of an `infx-diff` change: statuses, rename sources and added lines
     /// (untracked files count as added).
@@ -61,14 +92,7 @@ impl Change {
                 };
                 let added_lines = texts
                     .get(f.path.as_path())
-                    .map(|t| {
-                        let text = String::from_utf8_lossy(&t.new);
-                        let lines: Vec<&str> = text.lines().collect();
-                        t.added
-                            .iter()
-                            .filter_map(|&n| Some((n, lines.get(n.checked_sub(1)?)?.to_string())))
-                            .collect()
-                    })
+                    .map(|t| numbered_lines(&String::from_utf8_lossy(&t.new), &t.added))
                     .unwrap_or_default();
                 FileChange {
                     path,
@@ -242,6 +266,31 @@ pub fn review_variants(
 mod tests {
     use super::*;
     use std::sync::Arc;
+
+    proptest::proptest! {
+        /// The one-walk pick gives what indexing a vector of all lines gives, for any numbers.
+        #[test]
+        fn numbered_lines_index_the_text_lines(
+            lines in proptest::collection::vec("(a|b c|)(\r)?", 0..12),
+            unterminated in proptest::bool::ANY,
+            mut numbers in proptest::collection::vec(0usize..15, 0..8),
+            sorted in proptest::bool::ANY,
+        ) {
+            let mut text = lines.join("\n");
+            if !unterminated {
+                text.push('\n');
+            }
+            if sorted {
+                numbers.sort();
+            }
+            let all: Vec<&str> = text.lines().collect();
+            let expected: Vec<(usize, String)> = numbers
+                .iter()
+                .filter_map(|&n| Some((n, all.get(n.checked_sub(1)?)?.to_string())))
+                .collect();
+            proptest::prop_assert_eq!(numbered_lines(&text, &numbers), expected);
+        }
+    }
 
     fn doc(path: &str, text: &str) -> Document {
         match infx_yaml::parse_str(std::path::Path::new(path), text) {

@@ -78,10 +78,11 @@ impl Inputs {
         let t = Instant::now();
         let mut configs = load_configs(&root, &mut parsed.docs);
         let config_load_elapsed = t.elapsed();
-        // The config check, the changelog's gate and the change's impact only read the
-        // configs: they run side by side (docs/performance.md). The impact is worked out before
-        // the check's verdict is known and dropped when the configs are unsound.
-        let (config_findings, config_check_elapsed, changelog, impact) =
+        // The config check, the changelog's gate, the change's impact, the touched keys and
+        // the review inputs that need no documents only read the configs: they run side by
+        // side (docs/performance.md). The impact is worked out before the check's verdict is
+        // known and dropped when the configs are unsound.
+        let (config_findings, config_check_elapsed, changelog, impact, touched, review_side) =
             std::thread::scope(|scope| {
                 let check = scope.spawn(|| {
                     let t = Instant::now();
@@ -90,6 +91,15 @@ impl Inputs {
                 });
                 let changelog = steps::load_changelog(&root, &change, &configs);
                 let impact = contribution::change_impact(&root, &change, &configs);
+                let touched =
+                    steps::touched_keys(&root, &change, &configs, &changelog.scope.keys, opts.all);
+                let review_side = ReviewSide::load(
+                    &root,
+                    &change,
+                    &configs,
+                    changelog.scope.append_only,
+                    pr.number,
+                );
                 let (findings, elapsed) = check.join().unwrap_or_else(|_| {
                     let d = Diagnostic::error(
                         crate::codes::VALIDATE_INTERNAL,
@@ -97,7 +107,7 @@ impl Inputs {
                     );
                     (vec![d], Duration::ZERO)
                 });
-                (findings, elapsed, changelog, impact)
+                (findings, elapsed, changelog, impact, touched, review_side)
             });
         let config_failed = config_findings
             .iter()
@@ -112,8 +122,6 @@ impl Inputs {
         let modifiers = infx_changelog::labels::modifiers(
             pr.context.as_ref().map_or(&[][..], |p| &p.labels[..]),
         );
-        let touched =
-            steps::touched_keys(&root, &change, &configs, &changelog.scope.keys, opts.all);
         if !whole_tree {
             // The recipes of the touched configs join the parsed set (for review and images).
             let t = Instant::now();
@@ -145,15 +153,8 @@ impl Inputs {
             contribution::plan_appended(&mut configs, base, &changelog.scope, modifiers)
         };
         let mut review_load_findings = Vec::new();
-        let (review, docs) = review_inputs(
-            &root,
-            &change,
-            &configs,
-            parsed.docs,
-            changelog.scope.append_only,
-            pr.number,
-            &mut review_load_findings,
-        );
+        let (review, docs) =
+            review_inputs(&root, review_side, parsed.docs, &mut review_load_findings);
         Inputs {
             opts: opts.clone(),
             root,
@@ -249,15 +250,14 @@ impl ReviewLoad {
         let configs = load_configs(&root, &mut parsed.docs);
         let changelog = steps::load_changelog(&root, &change, &configs);
         let mut review_load_findings = Vec::new();
-        let (review, docs) = review_inputs(
+        let side = ReviewSide::load(
             &root,
             &change,
             &configs,
-            parsed.docs,
             changelog.scope.append_only,
             pr.number,
-            &mut review_load_findings,
         );
+        let (review, docs) = review_inputs(&root, side, parsed.docs, &mut review_load_findings);
         ReviewLoad {
             root,
             change,
@@ -386,18 +386,62 @@ fn review_role(rel: &Path) -> Option<ReviewRole> {
 
 /// The reviewer checks' inputs: the recipes and lane blocks move out of `docs` (the rest is
 /// returned), the masters are shared with the config step by copy.
+/// The review inputs that need neither the parsed documents nor the config rules' verdict, so
+/// they load beside the config check: CODEOWNERS, waivers, the change, the base's master keys
+/// and Check 12's verdict.
+struct ReviewSide {
+    inputs: infx_review::ReviewInputs,
+    findings: Vec<Diagnostic>,
+}
+
+impl ReviewSide {
+    fn load(
+        root: &Path,
+        change: &ChangeInfo,
+        configs: &infx_config::LoadedConfigs,
+        append_only: bool,
+        pr: Option<u64>,
+    ) -> ReviewSide {
+        let mut findings = Vec::new();
+        let mut inputs = infx_review::ReviewInputs {
+            codeowners: infx_review::load::load_codeowners(root, &mut findings),
+            waivers: infx_review::load::load_waivers(root),
+            ..Default::default()
+        };
+        if let Some(Ok(c)) = &change.loaded {
+            inputs.change = Some(infx_review::Change::from_diff(c, pr));
+        }
+        if change.base.is_some() {
+            // Only the base's top-level keys are needed (which configs are new): read them
+            // from the text, no parse.
+            let texts: Vec<String> = configs
+                .masters
+                .iter()
+                .filter_map(|m| String::from_utf8(change.base_bytes(&m.path)?).ok())
+                .collect();
+            inputs.base_master_keys = Some(steps::master_keys_of(texts.iter().map(String::as_str)));
+        }
+        inputs.append_only_entry = append_only;
+        if append_only && let (Some(repo_root), Some(base)) = (&change.repo_root, &change.base) {
+            // Check 12 compares the matrices of base and head through the changelog planner
+            // (committed history: HEAD, or the fallback commit).
+            inputs.append_only_verdict = crate::cmd_review::append_only_verdict(repo_root, base);
+        }
+        ReviewSide { inputs, findings }
+    }
+}
+
+/// The reviewer checks' inputs: `side` with the recipes, lane blocks and golden curves from
+/// the parsed documents; the other documents are handed back.
 fn review_inputs(
     root: &Path,
-    change: &ChangeInfo,
-    configs: &infx_config::LoadedConfigs,
+    side: ReviewSide,
     docs: Vec<Document>,
-    append_only: bool,
-    pr: Option<u64>,
     findings: &mut Vec<Diagnostic>,
 ) -> (infx_review::ReviewInputs, Vec<Document>) {
     // The master configs stay in `configs` (the review check passes them); a copy of the two
     // largest documents would cost more than some whole checks.
-    let mut inputs = infx_review::ReviewInputs::default();
+    let mut inputs = side.inputs;
     let mut rest = Vec::new();
     for d in docs {
         match review_role(&super::relative_to(root, &d.path)) {
@@ -407,27 +451,8 @@ fn review_inputs(
         }
     }
     inputs.golden = infx_review::load::load_golden_in(root, &DocIndex::new(&rest), findings);
-    inputs.codeowners = infx_review::load::load_codeowners(root, findings);
-    inputs.waivers = infx_review::load::load_waivers(root);
-    if let Some(Ok(c)) = &change.loaded {
-        inputs.change = Some(infx_review::Change::from_diff(c, pr));
-    }
-    if change.base.is_some() {
-        // Only the base's top-level keys are needed (which configs are new): read them from
-        // the text, no parse.
-        let texts: Vec<String> = configs
-            .masters
-            .iter()
-            .filter_map(|m| String::from_utf8(change.base_bytes(&m.path)?).ok())
-            .collect();
-        inputs.base_master_keys = Some(steps::master_keys_of(texts.iter().map(String::as_str)));
-    }
-    inputs.append_only_entry = append_only;
-    if append_only && let (Some(repo_root), Some(base)) = (&change.repo_root, &change.base) {
-        // Check 12 compares the matrices of base and head through the changelog planner
-        // (committed history: HEAD, or the fallback commit).
-        inputs.append_only_verdict = crate::cmd_review::append_only_verdict(repo_root, base);
-    }
+    // In the order they were read before the split: golden curves, then CODEOWNERS.
+    findings.extend(side.findings);
     (inputs, rest)
 }
 
