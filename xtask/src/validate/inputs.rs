@@ -192,12 +192,7 @@ impl Inputs {
 
     /// Every parsed document (for the source map and the allow comments).
     pub fn documents(&self) -> impl Iterator<Item = &Document> {
-        self.docs
-            .iter()
-            .chain(&self.review.recipes)
-            .chain(&self.review.lanes)
-            .chain(&self.configs.masters)
-            .chain(self.configs.runners.as_ref())
+        parsed_documents(&self.docs, &self.review, &self.configs)
     }
 }
 
@@ -287,13 +282,22 @@ impl ReviewLoad {
 
     /// Every parsed document, for the readers that take a file again (binder, cookbooks).
     pub fn documents(&self) -> impl Iterator<Item = &Document> {
-        self.docs
-            .iter()
-            .chain(&self.review.recipes)
-            .chain(&self.review.lanes)
-            .chain(&self.configs.masters)
-            .chain(self.configs.runners.as_ref())
+        parsed_documents(&self.docs, &self.review, &self.configs)
     }
+}
+
+/// Every parsed document of a load, wherever it was moved to: the other YAML, the recipes and
+/// lane blocks, the master configs, runners.yaml.
+fn parsed_documents<'a>(
+    docs: &'a [Document],
+    review: &'a infx_review::ReviewInputs,
+    configs: &'a infx_config::LoadedConfigs,
+) -> impl Iterator<Item = &'a Document> {
+    docs.iter()
+        .chain(&review.recipes)
+        .chain(&review.lanes)
+        .chain(&configs.masters)
+        .chain(configs.runners.as_ref())
 }
 
 /// The tree of a run, canonical (as given when that fails: its reads report why).
@@ -384,8 +388,6 @@ fn review_role(rel: &Path) -> Option<ReviewRole> {
     }
 }
 
-/// The reviewer checks' inputs: the recipes and lane blocks move out of `docs` (the rest is
-/// returned), the masters are shared with the config step by copy.
 /// The review inputs that need neither the parsed documents nor the config rules' verdict, so
 /// they load beside the config check: CODEOWNERS, waivers, the change, the base's master keys
 /// and Check 12's verdict.
