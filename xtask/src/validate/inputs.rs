@@ -64,6 +64,16 @@ pub struct YamlStep {
 const MASTERS: [&str; 2] = ["configs/nvidia-master.yaml", "configs/amd-master.yaml"];
 const RUNNERS: &str = "configs/runners.yaml";
 
+/// The master configs and runners.yaml that exist: every parse scope starts with them.
+fn existing_config_files(root: &Path) -> Vec<PathBuf> {
+    MASTERS
+        .iter()
+        .chain([&RUNNERS])
+        .map(|r| root.join(r))
+        .filter(|p| p.is_file())
+        .collect()
+}
+
 impl Inputs {
     /// Reads everything one run needs. Never panics on repository content.
     pub fn load(opts: &Options) -> Inputs {
@@ -468,12 +478,7 @@ fn detect_and_parse(
     parse_scope: ParseScope,
     detect: impl FnOnce() -> ChangeInfo,
 ) -> (ChangeInfo, Duration, Vec<PathBuf>, Parsed, Duration) {
-    let always: Vec<PathBuf> = MASTERS
-        .iter()
-        .chain([&RUNNERS])
-        .map(|r| root.join(r))
-        .filter(|p| p.is_file())
-        .collect();
+    let always = existing_config_files(root);
     std::thread::scope(|scope| {
         let early = scope.spawn(|| {
             let t = Instant::now();
@@ -542,12 +547,7 @@ enum ParseScope {
 
 /// The YAML files of [`ParseScope::Review`].
 fn review_yaml_files(root: &Path, diags: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = MASTERS
-        .iter()
-        .chain([&RUNNERS])
-        .map(|r| root.join(r))
-        .filter(|p| p.is_file())
-        .collect();
+    let mut files = existing_config_files(root);
     let recipes = yaml_files(&root.join(BENCHMARKS_DIR), diags)
         .into_iter()
         .filter(|p| {
@@ -619,12 +619,7 @@ fn scoped_yaml_files(
     change: &ChangeInfo,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = MASTERS
-        .iter()
-        .chain([&RUNNERS])
-        .map(|r| root.join(r))
-        .filter(|p| p.is_file())
-        .collect();
+    let mut files = existing_config_files(root);
     files.extend(yaml_files(&root.join("configs/srt-recipes"), diags));
     // A set, not `files.contains`: a tree-wide change lists tens of thousands of paths.
     let mut listed: HashSet<PathBuf> = files.iter().cloned().collect();
