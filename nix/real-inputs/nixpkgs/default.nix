@@ -59,148 +59,154 @@ let
     drv
     // (args.passthru or { })
     // {
-      inherit name;
-      meta = args.meta or { };
-      # f is `prev: { … }` or `final: prev: { … }`.
-      overrideAttrs =
-        f:
-        let
-          r = f args;
-        in
-        mkDerivation (args // (if builtins.isFunction r then r args else r));
-    }
-    // lib.optionalAttrs (args ? pname) { inherit (args) pname; }
-    // lib.optionalAttrs (args ? version) { inherit (args) version; };
+        inherit name;
+        meta = args.meta or { };
+        # f is `prev: { … }` or `final: prev: { … }`.
+        overrideAttrs =
+          f:
+          let
+            r = f args;
+          in
+          mkDerivation (args // (if builtins.isFunction r then r args else r));
+      }
+      // lib.optionalAttrs (args ? pname) { inherit (args) pname; }
+      // lib.optionalAttrs (args ? version) { inherit (args) version; };
 
-  stdenvFor = {
-    inherit mkDerivation;
-    hostPlatform = platform;
-    buildPlatform = platform;
-    targetPlatform = platform;
-    isLinux = platform.isLinux;
-    isDarwin = platform.isDarwin;
-    shell = "/bin/sh";
-    cc = stubDrv "cc";
-  };
-
-  pkg = final: name: final.callPackage ({ }: stubDrv name) { };
-
-  base = final: {
-    inherit lib system config;
-    pkgs = final;
-    stdenv = stdenvFor;
-    stdenvNoCC = stdenvFor;
-    inherit (stdenvFor) hostPlatform buildPlatform targetPlatform;
-
-    # One package set for every build/host/target combination (no cross compilation here).
-    buildPackages = final;
-    pkgsBuildBuild = final;
-    pkgsBuildHost = final;
-    pkgsBuildTarget = final;
-    pkgsHostHost = final;
-    pkgsHostTarget = final;
-    pkgsTargetTarget = final;
-    targetPackages = final;
-    __splicedPackages = final;
-
-    callPackage = lib.callPackageWith final;
-    newScope = extra: lib.callPackageWith (final // extra);
-    # Without cross compilation a spliced package is the host-target one.
-    splicePackages = { pkgsHostTarget, ... }: pkgsHostTarget;
-    makeScopeWithSplicing' = lib.makeScopeWithSplicing' {
-      inherit (final) splicePackages newScope;
+    stdenvFor = {
+      inherit mkDerivation;
+      hostPlatform = platform;
+      buildPlatform = platform;
+      targetPlatform = platform;
+      isLinux = platform.isLinux;
+      isDarwin = platform.isDarwin;
+      shell = "/bin/sh";
+      cc = stubDrv "cc";
     };
 
-    # The trivial builders, with the attributes nixpkgs' take, all through mkDerivation so
-    # their scripts and inputs are forced like the real ones.
-    writeTextFile = args: mkDerivation (args // { passAsFile = [ "text" ]; });
-    writeText =
-      name: text:
-      final.writeTextFile {
-        inherit name text;
-      };
-    writeShellScript = name: text: final.writeText name text;
-    writeShellScriptBin = name: text: final.writeText name text;
-    writeShellApplication =
-      { name, text, ... }@args:
-      final.writeText name (text + toString (args.runtimeInputs or [ ]));
-    runCommandWith =
-      { name, derivationArgs ? { }, ... }:
-      buildCommand:
-      mkDerivation (derivationArgs // { inherit name buildCommand; });
-    runCommand = name: env: final.runCommandWith { inherit name; derivationArgs = env; };
-    runCommandLocal = final.runCommand;
-    runCommandCC = final.runCommand;
-    symlinkJoin = { name, paths, ... }@args: mkDerivation (removeAttrs args [ "paths" ] // { paths = toString paths; });
-    linkFarm =
-      name: entries:
-      mkDerivation {
-        inherit name;
-        entries = builtins.toJSON entries;
-      };
-    linkFarmFromDrvs = name: drvs: final.linkFarm name (map (d: { name = d.name; path = d; }) drvs);
-    makeSetupHook =
-      { name, ... }@args:
-      script:
-      mkDerivation (removeAttrs args [ "substitutions" ] // { inherit script; });
-    makeWrapper = stubDrv "make-wrapper";
-    rustPlatform.buildRustPackage = mkDerivation;
-    fetchurl =
-      { url ? builtins.head urls, urls ? [ ], name ? baseNameOf url, ... }@args:
-      mkDerivation (removeAttrs args [ "urls" ] // { name = lib.strings.sanitizeDerivationName name; inherit url; });
-    fetchzip = { name ? "source", ... }@args: final.fetchurl (args // { inherit name; });
-    mkShell =
-      {
-        name ? "nix-shell",
-        packages ? [ ],
-        inputsFrom ? [ ],
-        nativeBuildInputs ? [ ],
-        ...
-      }@args:
-      mkDerivation (
-        removeAttrs args [
-          "packages"
-          "inputsFrom"
-        ]
-        // {
-          inherit name;
-          nativeBuildInputs =
-            packages ++ nativeBuildInputs ++ builtins.concatMap (d: d.nativeBuildInputs or [ ]) inputsFrom;
-        }
-      );
+    pkg = final: name: final.callPackage ({ }: stubDrv name) { };
 
     # Packages: each a trivial derivation under its nixpkgs name.
-    actionlint = pkg final "actionlint";
-    autoPatchelfHook = pkg final "autoPatchelfHook";
-    bash = pkg final "bash";
-    bintools = pkg final "bintools";
-    cargo-llvm-cov = pkg final "cargo-llvm-cov";
-    cargo-nextest = pkg final "cargo-nextest";
-    curl = pkg final "curl";
-    distribution = pkg final "distribution";
-    git = pkg final "git";
-    gnutar = pkg final "gnutar";
-    lndir = pkg final "lndir";
-    nixfmt = pkg final "nixfmt";
-    pkg-config = pkg final "pkg-config";
-    rsync = pkg final "rsync";
-    rustc = pkg final "rustc";
-    shellcheck = pkg final "shellcheck";
-    skopeo = pkg final "skopeo";
-    writableTmpDirAsHomeHook = pkg final "writableTmpDirAsHomeHook";
-    zizmor = pkg final "zizmor";
-    zlib = pkg final "zlib";
-    zstd = pkg final "zstd";
-    # nixpkgs' own source tree: rust-overlay reads build-support scripts from it (placeholders
-    # under ./pkgs, written for this stand-in).
-    path = ./.;
-    # gcc's run-time libraries are its `lib` output.
-    gccForLibs = stubDrvWith "gcc" {
-      outputs = [
-        "out"
-        "lib"
-      ];
+    packageNames = [
+      "actionlint"
+      "autoPatchelfHook"
+      "bash"
+      "bintools"
+      "cargo-llvm-cov"
+      "cargo-nextest"
+      "curl"
+      "distribution"
+      "git"
+      "gnutar"
+      "lndir"
+      "nixfmt"
+      "pkg-config"
+      "rsync"
+      "rustc"
+      "shellcheck"
+      "skopeo"
+      "writableTmpDirAsHomeHook"
+      "zizmor"
+      "zlib"
+      "zstd"
+    ];
+
+    base =
+      final:
+      lib.genAttrs packageNames (pkg final)
+      // {
+      inherit lib system config;
+      pkgs = final;
+      stdenv = stdenvFor;
+      stdenvNoCC = stdenvFor;
+      inherit (stdenvFor) hostPlatform buildPlatform targetPlatform;
+
+      # One package set for every build/host/target combination (no cross compilation here).
+      buildPackages = final;
+      pkgsBuildBuild = final;
+      pkgsBuildHost = final;
+      pkgsBuildTarget = final;
+      pkgsHostHost = final;
+      pkgsHostTarget = final;
+      pkgsTargetTarget = final;
+      targetPackages = final;
+      __splicedPackages = final;
+
+      callPackage = lib.callPackageWith final;
+      newScope = extra: lib.callPackageWith (final // extra);
+      # Without cross compilation a spliced package is the host-target one.
+      splicePackages = { pkgsHostTarget, ... }: pkgsHostTarget;
+      makeScopeWithSplicing' = lib.makeScopeWithSplicing' {
+        inherit (final) splicePackages newScope;
+      };
+
+      # The trivial builders, with the attributes nixpkgs' take, all through mkDerivation so
+      # their scripts and inputs are forced like the real ones.
+      writeTextFile = args: mkDerivation (args // { passAsFile = [ "text" ]; });
+      writeText =
+        name: text:
+        final.writeTextFile {
+          inherit name text;
+        };
+      writeShellScript = name: text: final.writeText name text;
+      writeShellScriptBin = name: text: final.writeText name text;
+      writeShellApplication =
+        { name, text, ... }@args:
+        final.writeText name (text + toString (args.runtimeInputs or [ ]));
+      runCommandWith =
+        { name, derivationArgs ? { }, ... }:
+        buildCommand:
+        mkDerivation (derivationArgs // { inherit name buildCommand; });
+      runCommand = name: env: final.runCommandWith { inherit name; derivationArgs = env; };
+      runCommandLocal = final.runCommand;
+      runCommandCC = final.runCommand;
+      symlinkJoin = { name, paths, ... }@args: mkDerivation (removeAttrs args [ "paths" ] // { paths = toString paths; });
+      linkFarm =
+        name: entries:
+        mkDerivation {
+          inherit name;
+          entries = builtins.toJSON entries;
+        };
+      linkFarmFromDrvs = name: drvs: final.linkFarm name (map (d: { name = d.name; path = d; }) drvs);
+      makeSetupHook =
+        { name, ... }@args:
+        script:
+        mkDerivation (removeAttrs args [ "substitutions" ] // { inherit script; });
+      makeWrapper = stubDrv "make-wrapper";
+      rustPlatform.buildRustPackage = mkDerivation;
+      fetchurl =
+        { url ? builtins.head urls, urls ? [ ], name ? baseNameOf url, ... }@args:
+        mkDerivation (removeAttrs args [ "urls" ] // { name = lib.strings.sanitizeDerivationName name; inherit url; });
+      fetchzip = { name ? "source", ... }@args: final.fetchurl (args // { inherit name; });
+      mkShell =
+        {
+          name ? "nix-shell",
+          packages ? [ ],
+          inputsFrom ? [ ],
+          nativeBuildInputs ? [ ],
+          ...
+        }@args:
+        mkDerivation (
+          removeAttrs args [
+            "packages"
+            "inputsFrom"
+          ]
+          // {
+            inherit name;
+            nativeBuildInputs =
+              packages ++ nativeBuildInputs ++ builtins.concatMap (d: d.nativeBuildInputs or [ ]) inputsFrom;
+          }
+        );
+
+      # nixpkgs' own source tree: rust-overlay reads build-support scripts from it (placeholders
+      # under ./pkgs, written for this stand-in).
+      path = ./.;
+      # gcc's run-time libraries are its `lib` output.
+      gccForLibs = stubDrvWith "gcc" {
+        outputs = [
+          "out"
+          "lib"
+        ];
+      };
     };
-  };
 in
 lib.fix (lib.foldl' (f: overlay: lib.extends overlay f) base overlays)
