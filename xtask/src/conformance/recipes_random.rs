@@ -83,10 +83,7 @@ pub fn seeds(corpus: &Path) -> Vec<(String, Map<String, J>)> {
         }
     }
     // The August InferenceX recipes widen the vLLM and TRT-LLM share of the seeds.
-    let mut files = Vec::new();
-    collect_yaml(&corpus.join(INFERENCEX_RECIPES), &mut files);
-    files.sort();
-    for file in files {
+    for (id, file) in inferencex_recipe_files(corpus) {
         let Some(root) = std::fs::read_to_string(&file)
             .ok()
             .and_then(|text| infx_yaml::parse_str(&file, &text).ok())
@@ -97,11 +94,6 @@ pub fn seeds(corpus: &Path) -> Vec<(String, Map<String, J>)> {
         if root.get("sweep").is_some() || tree.get("sweep").is_some() {
             continue;
         }
-        let id = file
-            .strip_prefix(corpus)
-            .unwrap_or(&file)
-            .display()
-            .to_string();
         if let J::Object(m) = to_json(tree)
             && !out.iter().any(|(_, seen)| *seen == m)
         {
@@ -120,21 +112,13 @@ const INFERENCEX_RECIPES: &str = "inferencex-aug2026/benchmarks/multi_node/srt-s
 /// then every srt-slurm recipe of the August InferenceX tree (all variants).
 pub fn corpus_launch_cases(corpus: &Path) -> Vec<Case> {
     let mut out = golden_launch_cases(corpus);
-    let mut files = Vec::new();
-    collect_yaml(&corpus.join(INFERENCEX_RECIPES), &mut files);
-    files.sort();
-    for file in files {
+    for (id, file) in inferencex_recipe_files(corpus) {
         let Ok(recipe) = std::fs::read_to_string(&file) else {
             continue;
         };
         if out.iter().any(|c| c.recipe == recipe) {
             continue;
         }
-        let id = file
-            .strip_prefix(corpus)
-            .unwrap_or(&file)
-            .display()
-            .to_string();
         out.push(Case {
             id,
             what: "corpus recipe, unmutated".into(),
@@ -144,6 +128,25 @@ pub fn corpus_launch_cases(corpus: &Path) -> Vec<Case> {
         });
     }
     out
+}
+
+/// The srt-slurm recipe files of the August InferenceX tree in path order, each with its case
+/// id (its path under the corpus).
+fn inferencex_recipe_files(corpus: &Path) -> Vec<(String, PathBuf)> {
+    let mut files = Vec::new();
+    collect_yaml(&corpus.join(INFERENCEX_RECIPES), &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|file| {
+            let id = file
+                .strip_prefix(corpus)
+                .unwrap_or(&file)
+                .display()
+                .to_string();
+            (id, file)
+        })
+        .collect()
 }
 
 fn collect_yaml(dir: &Path, out: &mut Vec<PathBuf>) {
