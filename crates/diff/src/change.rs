@@ -163,11 +163,29 @@ impl FileText {
 
 /// The 1-based numbers of `new`'s lines that git's xdiff counts as added against `old`.
 fn added_between(path: &Path, old: &[u8], new: &[u8]) -> Result<Vec<usize>, Diagnostic> {
-    let mut opts = DiffOptions::new();
-    opts.force_text(true).context_lines(0).interhunk_lines(0);
+    let mut opts = added_line_options();
     let patch = git2::Patch::from_buffers(old, None, new, None, Some(&mut opts))
         .map_err(|e| git_err(&e).with_path(path))?;
     added_lines(&patch).map_err(|e| git_err(&e).with_path(path))
+}
+
+/// [`added_between`] with the old text a blob.
+fn added_against_blob(
+    path: &Path,
+    old: &git2::Blob<'_>,
+    new: &[u8],
+) -> Result<Vec<usize>, Diagnostic> {
+    let mut opts = added_line_options();
+    let patch = git2::Patch::from_blob_and_buffer(old, None, new, None, Some(&mut opts))
+        .map_err(|e| git_err(&e).with_path(path))?;
+    added_lines(&patch).map_err(|e| git_err(&e).with_path(path))
+}
+
+/// The options of a patch read only for its added lines (text whatever the bytes, no context).
+fn added_line_options() -> DiffOptions {
+    let mut opts = DiffOptions::new();
+    opts.force_text(true).context_lines(0).interhunk_lines(0);
+    opts
 }
 
 fn added_lines(patch: &git2::Patch<'_>) -> Result<Vec<usize>, git2::Error> {
@@ -943,24 +961,10 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
                 } else {
                     // Diffing against the blob spares libgit2 re-hashing the old text.
                     let blob = repo.find_blob(old_id).map_err(|e| git_err(&e))?;
-                    if let Some(added) = infx_git::appended_lines(blob.content(), &new) {
-                        texts.push(FileText {
-                            path,
-                            old: blob.content().to_vec(),
-                            new,
-                            rule,
-                            marker_size,
-                            added,
-                        });
-                        continue;
-                    }
-                    let mut o = DiffOptions::new();
-                    o.force_text(true).context_lines(0).interhunk_lines(0);
-                    let patch =
-                        git2::Patch::from_blob_and_buffer(&blob, None, &new, None, Some(&mut o))
-                            .map_err(|e| git_err(&e).with_path(&path))?;
-                    let added = added_lines(&patch).map_err(|e| git_err(&e).with_path(&path))?;
-                    drop(patch);
+                    let added = match infx_git::appended_lines(blob.content(), &new) {
+                        Some(added) => added,
+                        None => added_against_blob(&path, &blob, &new)?,
+                    };
                     (blob.content().to_vec(), new, added)
                 }
             }
