@@ -523,20 +523,8 @@ mod tests {
     use super::*;
     use crate::masters::Usage;
     use crate::recipe::variants;
+    use crate::test_support::{doc, parse};
 
-    fn parse(t: &str) -> Node {
-        match infx_yaml::parse_str(Path::new("r.yaml"), t) {
-            Ok(n) => n,
-            Err(d) => panic!("{d}"),
-        }
-    }
-    fn doc(t: &str) -> infx_yaml::Document {
-        infx_yaml::Document {
-            path: Path::new("r.yaml").to_path_buf(),
-            text: std::sync::Arc::from(t),
-            root: parse(t),
-        }
-    }
     fn golden() -> Golden {
         let mut g = Golden::new();
         let q = "qwen3.5-397b-a17b-nvfp4:\n  thinking_on:\n    3: 3.39\n    6: 4.80\n    7: 5.04\n  thinking_off:\n    6: 4.48\n";
@@ -570,7 +558,7 @@ mod tests {
         };
         check_recipe(
             Path::new("r.yaml"),
-            &variants(&doc(t)),
+            &variants(&doc("r.yaml", t)),
             &ctx,
             &golden(),
             mode,
@@ -627,7 +615,7 @@ mod tests {
         assert!(
             check_recipe(
                 Path::new("r.yaml"),
-                &variants(&doc(VLLM_MTP2)),
+                &variants(&doc("r.yaml", VLLM_MTP2)),
                 &ctx,
                 &golden(),
                 Mode::Pinned

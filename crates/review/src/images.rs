@@ -208,19 +208,9 @@ mod tests {
     use super::*;
     use crate::masters::entries;
     use infx_yaml::Document;
-    use std::path::PathBuf;
-    use std::sync::Arc;
 
     fn doc(t: &str) -> Document {
-        let path = PathBuf::from("configs/nvidia-master.yaml");
-        match infx_yaml::parse_str(&path, t) {
-            Ok(root) => Document {
-                path,
-                text: Arc::from(t),
-                root,
-            },
-            Err(d) => panic!("{d}"),
-        }
+        crate::test_support::doc("configs/nvidia-master.yaml", t)
     }
 
     #[test]

@@ -17,6 +17,8 @@ pub mod pareto_plot;
 pub mod patches;
 pub mod recipe;
 pub mod signoff;
+#[cfg(test)]
+mod test_support;
 
 use infx_report::Diagnostic;
 use infx_yaml::Document;
@@ -265,7 +267,7 @@ pub fn review_variants(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
+    use crate::test_support::doc;
 
     proptest::proptest! {
         /// The one-walk pick gives what indexing a vector of all lines gives, for any numbers.
@@ -289,17 +291,6 @@ mod tests {
                 .filter_map(|&n| Some((n, all.get(n.checked_sub(1)?)?.to_string())))
                 .collect();
             proptest::prop_assert_eq!(numbered_lines(&text, &numbers), expected);
-        }
-    }
-
-    fn doc(path: &str, text: &str) -> Document {
-        match infx_yaml::parse_str(std::path::Path::new(path), text) {
-            Ok(root) => Document {
-                path: path.into(),
-                text: Arc::from(text),
-                root,
-            },
-            Err(d) => panic!("{d}"),
         }
     }
 

@@ -487,20 +487,8 @@ pub fn file_span() -> Span {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::doc;
 
-    fn parse(t: &str) -> Node {
-        match infx_yaml::parse_str(Path::new("r.yaml"), t) {
-            Ok(n) => n,
-            Err(d) => panic!("{d}"),
-        }
-    }
-    fn doc(path: &str, t: &str) -> Document {
-        Document {
-            path: Path::new(path).to_path_buf(),
-            text: std::sync::Arc::from(t),
-            root: parse(t),
-        }
-    }
     fn check_text(path: &str, t: &str) -> Vec<Diagnostic> {
         check_recipe(&doc(path, t))
     }
