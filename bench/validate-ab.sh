@@ -12,6 +12,8 @@
 #   git archive main | tar -x -C /tmp/main-src && (cd /tmp/main-src && CARGO_TARGET_DIR=/tmp/main-target cargo build --release -p xtask)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=bench/one-config-change.sh
+. "$here/bench/one-config-change.sh"
 before="${1:?before binary}"
 after="${2:?after binary}"
 runs="${3:-31}"
@@ -22,26 +24,7 @@ aug="$corpus/inferencex-aug2026"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 repo="$work/repo"
-mkdir -p "$repo"
-cp -r "$aug" "$repo/inferencex-e2e"
-git -C "$repo" init -q -b main
-git -C "$repo" -c user.email=b@example.com -c user.name=bench add -A
-git -C "$repo" -c user.email=b@example.com -c user.name=bench commit -q -m base
-git -C "$repo" checkout -q -b change
-python3 - "$repo/inferencex-e2e" <<'PY'
-import re, sys
-root = sys.argv[1]
-p = root + "/configs/nvidia-master.yaml"
-text = open(p).read()
-m = re.search(r"conc-list: \[([0-9, ]+)\]", text)
-new = m.group(0)[:-1] + ", 512]"
-text = text[: m.start()] + new + text[m.end():]
-open(p, "w").write(text)
-key = next(l[:-1] for l in text.splitlines() if l and not l[0].isspace() and not l.startswith("#") and l.endswith(":"))
-cl = root + "/perf-changelog.yaml"
-with open(cl, "a") as f:
-    f.write(f"\n- config-keys:\n    - {key}\n  description:\n    - Add a point\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/9999\n")
-PY
+one_config_change_repo "$aug" "$repo"
 tree="$repo/inferencex-e2e"
 what="one-config change"
 if [ "${WHOLE_TREE:-0}" = 1 ]; then

@@ -20,6 +20,8 @@
 # Needs: python3, cc and libyaml-dev (apt-get install libyaml-dev) for the floor.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=bench/one-config-change.sh
+. "$here/bench/one-config-change.sh"
 runs="${1:-15}"
 corpus="${INFX_CORPUS:-$here/../shared/corpus}"
 aug="$corpus/inferencex-aug2026"
@@ -97,27 +99,7 @@ cc -O2 -o "$work/floor" "$work/floor.c" -lyaml
 find "$aug" -type f \( -name '*.yaml' -o -name '*.yml' \) | sort >"$work/files.txt"
 # 2. A git repository holding the August tree under inferencex-e2e/, then a one-config change.
 repo="$work/repo"
-mkdir -p "$repo"
-cp -r "$aug" "$repo/inferencex-e2e"
-git -C "$repo" init -q -b main
-git -C "$repo" -c user.email=b@example.com -c user.name=bench add -A
-git -C "$repo" -c user.email=b@example.com -c user.name=bench commit -q -m base
-git -C "$repo" checkout -q -b change
-python3 - "$repo/inferencex-e2e" <<'PY'
-import re, sys
-root = sys.argv[1]
-p = root + "/configs/nvidia-master.yaml"
-text = open(p).read()
-# Edit the first concurrency list of the first entry: the typical "add a point" change.
-m = re.search(r"conc-list: \[([0-9, ]+)\]", text)
-new = m.group(0)[:-1] + ", 512]"
-text = text[: m.start()] + new + text[m.end():]
-open(p, "w").write(text)
-key = next(l[:-1] for l in text.splitlines() if l and not l[0].isspace() and not l.startswith("#") and l.endswith(":"))
-cl = root + "/perf-changelog.yaml"
-with open(cl, "a") as f:
-    f.write(f"\n- config-keys:\n    - {key}\n  description:\n    - Add a point\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/9999\n")
-PY
+one_config_change_repo "$aug" "$repo"
 
 printf 'machine: %s cores, load average %s\n' "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$bin" "$aug" "$repo/inferencex-e2e" "$here/inferencex-e2e" "$runs" "$work" "$parse_speed" <<'PY'
