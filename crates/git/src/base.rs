@@ -110,11 +110,7 @@ impl BaseError {
 
 impl std::fmt::Display for BaseError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)?;
-        if let Some(h) = &self.help {
-            write!(f, " (help: {h})")?;
-        }
-        Ok(())
+        crate::write_with_help(f, &self.message, self.help.as_deref())
     }
 }
 

@@ -60,12 +60,18 @@ impl GitError {
 
 impl fmt::Display for GitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)?;
-        if let Some(h) = &self.help {
-            write!(f, " (help: {h})")?;
-        }
-        Ok(())
+        write_with_help(f, &self.message, self.help.as_deref())
     }
+}
+
+/// The text of this crate's errors ([`GitError`], [`BaseError`]): the message, then the help in
+/// parentheses.
+fn write_with_help(f: &mut fmt::Formatter<'_>, message: &str, help: Option<&str>) -> fmt::Result {
+    f.write_str(message)?;
+    if let Some(h) = help {
+        write!(f, " (help: {h})")?;
+    }
+    Ok(())
 }
 
 impl std::error::Error for GitError {}
