@@ -264,7 +264,6 @@ pub fn check_line(line: &[u8], rule: WsRule) -> Vec<LineError> {
     if rule.has(CR_AT_EOL) && len > 0 && line[len - 1] == b'\r' {
         len -= 1;
     }
-    let mut out = Vec::new();
     let mut trailing = len;
     if rule.has(BLANK_AT_EOL) {
         while trailing > 0 && is_git_space(line[trailing - 1]) {
@@ -295,31 +294,15 @@ pub fn check_line(line: &[u8], rule: WsRule) -> Vec<LineError> {
     let indent_non_tab =
         (rule.has(INDENT_WITH_NON_TAB) && i - written >= rule.tab_width()).then_some(written);
 
-    if let Some(b) = trailing_err {
-        out.push(LineError {
-            kind: WsKind::TrailingWhitespace,
-            byte: b,
-        });
-    }
-    if let Some(b) = space_before_tab {
-        out.push(LineError {
-            kind: WsKind::SpaceBeforeTab,
-            byte: b,
-        });
-    }
-    if let Some(b) = indent_non_tab {
-        out.push(LineError {
-            kind: WsKind::IndentWithNonTab,
-            byte: b,
-        });
-    }
-    if let Some(b) = tab_in_indent {
-        out.push(LineError {
-            kind: WsKind::TabInIndent,
-            byte: b,
-        });
-    }
-    out
+    [
+        (WsKind::TrailingWhitespace, trailing_err),
+        (WsKind::SpaceBeforeTab, space_before_tab),
+        (WsKind::IndentWithNonTab, indent_non_tab),
+        (WsKind::TabInIndent, tab_in_indent),
+    ]
+    .into_iter()
+    .filter_map(|(kind, byte)| Some(LineError { kind, byte: byte? }))
+    .collect()
 }
 
 /// Git's conflict-marker test on an added line: `marker_size` copies of one of `<=>|`, then a
