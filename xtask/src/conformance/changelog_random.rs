@@ -109,15 +109,20 @@ const STRICT_EDITS: &[&str] = &[
     "append-not-first-key",
 ];
 
+/// The `pr-link` of the first entry of a changelog text the generator wrote ("" when none).
+fn first_pr_link(changelog: &str) -> String {
+    changelog
+        .lines()
+        .find_map(|l| l.strip_prefix("  pr-link: "))
+        .unwrap_or("")
+        .to_string()
+}
+
 fn strict_case(rng: &mut Rng) -> Case {
     let base = base_file(rng);
     let what = STRICT_EDITS[rng.below(STRICT_EDITS.len())];
     let new = entry(rng, "new-b200-sglang", PR_LINK);
-    let first_link = base
-        .lines()
-        .find_map(|l| l.strip_prefix("  pr-link: "))
-        .unwrap_or("")
-        .to_string();
+    let first_link = first_pr_link(&base);
     let head: Vec<u8> = match what {
         "append" => format!("{base}\n{new}").into_bytes(),
         "append-placeholder" => format!("{base}\n{}", new.replace(PR_LINK, "XXX")).into_bytes(),
@@ -247,11 +252,7 @@ fn merge_case(rng: &mut Rng) -> Option<Case> {
     }
     let what = PR_SIDES[rng.below(PR_SIDES.len())];
     let new = entry(rng, "pr-b200-sglang", PR_LINK);
-    let first_link = base
-        .lines()
-        .find_map(|l| l.strip_prefix("  pr-link: "))
-        .unwrap_or("")
-        .to_string();
+    let first_link = first_pr_link(&base);
     let corrected = "https://github.com/SemiAnalysisAI/InferenceX/pull/77";
     let pr = match what {
         "append" => format!("{base}\n{new}"),
