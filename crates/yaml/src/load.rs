@@ -264,26 +264,10 @@ impl<'a> Builder<'a> {
                     self.push_node(node, 0, &mut root)?;
                 }
                 Event::SequenceStart(anchor, tag) => {
-                    if let Some(t) = tag.as_deref()
-                        && !(t.is_yaml_core_schema() && t.suffix == "seq")
-                    {
-                        return Err(self.unknown_tag(start, Some(t)));
-                    }
-                    if self.stack.len() >= self.opts.max_depth {
-                        return Err(self.too_deep(start));
-                    }
-                    self.open(FrameKind::Seq, start, anchor);
+                    self.open_collection(FrameKind::Seq, start, anchor, tag.as_deref())?;
                 }
                 Event::MappingStart(anchor, tag) => {
-                    if let Some(t) = tag.as_deref()
-                        && !(t.is_yaml_core_schema() && t.suffix == "map")
-                    {
-                        return Err(self.unknown_tag(start, Some(t)));
-                    }
-                    if self.stack.len() >= self.opts.max_depth {
-                        return Err(self.too_deep(start));
-                    }
-                    self.open(FrameKind::Map, start, anchor);
+                    self.open_collection(FrameKind::Map, start, anchor, tag.as_deref())?;
                 }
                 Event::SequenceEnd => {
                     let Some(frame) = self.stack.pop_if(|f| f.kind == FrameKind::Seq) else {
@@ -377,6 +361,31 @@ impl<'a> Builder<'a> {
             pos,
             format!("could not determine a constructor for the tag '{shown}' (safe loading allows only standard YAML tags)"),
         )
+    }
+
+    /// A sequence or mapping starts: a tag must be the core schema's for its kind, and the
+    /// nesting must stay within the depth limit.
+    fn open_collection(
+        &mut self,
+        kind: FrameKind,
+        start: Pos,
+        anchor: usize,
+        tag: Option<&Tag>,
+    ) -> Result<(), Diagnostic> {
+        let core_suffix = match kind {
+            FrameKind::Seq => "seq",
+            FrameKind::Map => "map",
+        };
+        if let Some(t) = tag
+            && !(t.is_yaml_core_schema() && t.suffix == core_suffix)
+        {
+            return Err(self.unknown_tag(start, Some(t)));
+        }
+        if self.stack.len() >= self.opts.max_depth {
+            return Err(self.too_deep(start));
+        }
+        self.open(kind, start, anchor);
+        Ok(())
     }
 
     fn open(&mut self, kind: FrameKind, start: Pos, anchor: usize) {
