@@ -69,38 +69,34 @@ pub(crate) fn to_json(n: &Node) -> J {
 pub fn seeds(corpus: &Path) -> Vec<(String, Map<String, J>)> {
     let mut out: Vec<(String, Map<String, J>)> = Vec::new();
     for golden in golden_dry_run_recipes(corpus) {
-        let Ok(root) = infx_yaml::parse_str(Path::new(&golden.file), &golden.text) else {
-            continue;
-        };
-        let tree = root.get("base").unwrap_or(&root);
-        if root.get("sweep").is_some() || tree.get("sweep").is_some() {
-            continue;
-        }
-        if let J::Object(m) = to_json(tree)
-            && !out.iter().any(|(_, seen)| *seen == m)
-        {
-            out.push((golden.id, m));
+        if let Ok(root) = infx_yaml::parse_str(Path::new(&golden.file), &golden.text) {
+            push_seed(&mut out, golden.id, &root);
         }
     }
     // The August InferenceX recipes widen the vLLM and TRT-LLM share of the seeds.
     for (id, file) in inferencex_recipe_files(corpus) {
-        let Some(root) = std::fs::read_to_string(&file)
+        if let Some(root) = std::fs::read_to_string(&file)
             .ok()
             .and_then(|text| infx_yaml::parse_str(&file, &text).ok())
-        else {
-            continue;
-        };
-        let tree = root.get("base").unwrap_or(&root);
-        if root.get("sweep").is_some() || tree.get("sweep").is_some() {
-            continue;
-        }
-        if let J::Object(m) = to_json(tree)
-            && !out.iter().any(|(_, seen)| *seen == m)
         {
-            out.push((id, m));
+            push_seed(&mut out, id, &root);
         }
     }
     out
+}
+
+/// One recipe's seed: its `base` (a plain recipe: the root) as JSON, unless the recipe sweeps
+/// or an equal seed is already there.
+fn push_seed(out: &mut Vec<(String, Map<String, J>)>, id: String, root: &Node) {
+    let tree = root.get("base").unwrap_or(root);
+    if root.get("sweep").is_some() || tree.get("sweep").is_some() {
+        return;
+    }
+    if let J::Object(m) = to_json(tree)
+        && !out.iter().any(|(_, seen)| *seen == m)
+    {
+        out.push((id, m));
+    }
 }
 
 /// The srt-slurm recipes of the August InferenceX tree, under the corpus.
