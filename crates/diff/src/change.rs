@@ -163,6 +163,9 @@ impl FileText {
 
 /// The 1-based numbers of `new`'s lines that git's xdiff counts as added against `old`.
 fn added_between(path: &Path, old: &[u8], new: &[u8]) -> Result<Vec<usize>, Diagnostic> {
+    if let Some(added) = infx_git::appended_lines(old, new) {
+        return Ok(added);
+    }
     let mut opts = added_line_options();
     let patch = git2::Patch::from_buffers(old, None, new, None, Some(&mut opts))
         .map_err(|e| git_err(&e).with_path(path))?;

@@ -359,7 +359,8 @@ pub fn layout_candidates(path: &str) -> Vec<String> {
 /// `git diff` (Myers with the indent heuristic, which is git's default). `None` = the file
 /// does not exist on that side. Comparing blobs, not trees, makes a pure move an empty diff.
 pub fn diff_lines(old: Option<&[u8]>, new: Option<&[u8]>) -> Result<LineDiff, GitError> {
-    if let (Some(old), Some(new)) = (old, new)
+    // A missing old side diffs as an empty one (libgit2's buffers below).
+    if let (old, Some(new)) = (old.unwrap_or(b""), new)
         && let Some(added) = appended_lines(old, new)
     {
         let tail = &new[old.len()..];
@@ -420,12 +421,21 @@ fn libgit2_diff_lines(old: Option<&[u8]>, new: Option<&[u8]>) -> Result<LineDiff
 /// inserted block up while the line above it equals the block's last line, and the indent
 /// heuristic only chooses within that range; when old's last line differs from new's, the
 /// block cannot move and is exactly the appended lines (docs/diff.md, "What is checked").
-/// Spares hashing and diffing the whole file, which is most of a small change's diff time.
+/// An empty `old` (a new file) has every line added: nothing is above the block. Spares
+/// hashing and diffing the whole file, which is most of a small change's diff time.
 pub fn appended_lines(old: &[u8], new: &[u8]) -> Option<Vec<usize>> {
-    if old.is_empty() || new.len() <= old.len() || !new.starts_with(old) || !old.ends_with(b"\n") {
+    if new.len() <= old.len() || !new.starts_with(old) {
         return None;
     }
     let tail = &new[old.len()..];
+    let tail_lines =
+        tail.iter().filter(|&&b| b == b'\n').count() + usize::from(!tail.ends_with(b"\n"));
+    if old.is_empty() {
+        return Some((1..=tail_lines).collect());
+    }
+    if !old.ends_with(b"\n") {
+        return None;
+    }
     let last_line = |t: &[u8]| -> Vec<u8> {
         let t = t.strip_suffix(b"\n").unwrap_or(t);
         t[t.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)..].to_vec()
@@ -434,8 +444,6 @@ pub fn appended_lines(old: &[u8], new: &[u8]) -> Option<Vec<usize>> {
         return None;
     }
     let old_lines = old.iter().filter(|&&b| b == b'\n').count();
-    let tail_lines =
-        tail.iter().filter(|&&b| b == b'\n').count() + usize::from(!tail.ends_with(b"\n"));
     Some((old_lines + 1..=old_lines + tail_lines).collect())
 }
 
@@ -468,6 +476,12 @@ mod tests {
             let fail = |e: GitError| proptest::test_runner::TestCaseError::fail(e.to_string());
             let full = libgit2_diff_lines(Some(old), Some(new)).map_err(fail)?;
             proptest::prop_assert_eq!(&diff_lines(Some(old), Some(new)).map_err(fail)?, &full);
+            if old.is_empty() {
+                proptest::prop_assert_eq!(
+                    diff_lines(None, Some(new)).map_err(fail)?,
+                    libgit2_diff_lines(None, Some(new)).map_err(fail)?
+                );
+            }
             let Some(fast) = appended_lines(old, new) else {
                 return Ok(());
             };
@@ -511,6 +525,9 @@ mod tests {
         // The block could slide up a line: libgit2 decides.
         assert_eq!(appended_lines(b"x\ny\n", b"x\ny\nz\ny\n"), None);
         assert_eq!(appended_lines(b"x\n", b"y\nx\n"), None);
+        // A new file: every line, the unterminated last one too.
+        assert_eq!(appended_lines(b"", b"a\n\nb"), Some(vec![1, 2, 3]));
+        assert_eq!(appended_lines(b"", b""), None);
     }
 
     /// Every kind GitError is built with has its code.
