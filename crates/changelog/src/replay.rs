@@ -80,19 +80,10 @@ fn master_ids<H: History>(
         .collect()
 }
 
-/// Replays every commit of `head`'s first-parent history that touched `CHANGELOG_PATH`, in
-/// order, on `threads` threads (each takes a contiguous slice of the history).
-pub fn replay<H: History>(
-    repo: &H,
-    head: Oid,
-    dialect: Dialect,
-    threads: usize,
-) -> Result<Vec<CommitVerdict>, H::Error> {
-    replay_tree(repo, head, "", dialect, threads)
-}
-
-/// [`replay`] of the benchmark tree at `tree` (repository-relative, e.g. `inferencex-e2e`; empty
-/// = the repository itself): its `perf-changelog.yaml` and its `configs/`.
+/// Replays every commit of `head`'s first-parent history that touched the changelog of the
+/// benchmark tree at `tree` (repository-relative, e.g. `inferencex-e2e`; empty = the repository
+/// itself: its `perf-changelog.yaml` and its `configs/`), in order, on `threads` threads (each
+/// takes a contiguous slice of the history).
 pub fn replay_tree<H: History>(
     repo: &H,
     head: Oid,

@@ -178,6 +178,9 @@ fn added_against_blob(
     old: &git2::Blob<'_>,
     new: &[u8],
 ) -> Result<Vec<usize>, Diagnostic> {
+    if let Some(added) = infx_git::appended_lines(old.content(), new) {
+        return Ok(added);
+    }
     let mut opts = added_line_options();
     let patch = git2::Patch::from_blob_and_buffer(old, None, new, None, Some(&mut opts))
         .map_err(|e| git_err(&e).with_path(path))?;
@@ -964,10 +967,7 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
                 } else {
                     // Diffing against the blob spares libgit2 re-hashing the old text.
                     let blob = repo.find_blob(old_id).map_err(|e| git_err(&e))?;
-                    let added = match infx_git::appended_lines(blob.content(), &new) {
-                        Some(added) => added,
-                        None => added_against_blob(&path, &blob, &new)?,
-                    };
+                    let added = added_against_blob(&path, &blob, &new)?;
                     (blob.content().to_vec(), new, added)
                 }
             }

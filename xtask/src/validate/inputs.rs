@@ -162,9 +162,7 @@ impl Inputs {
                 .flatten();
             contribution::plan_appended(&mut configs, base, &changelog.scope, modifiers)
         };
-        let mut review_load_findings = Vec::new();
-        let (review, docs) =
-            review_inputs(&root, review_side, parsed.docs, &mut review_load_findings);
+        let (review, docs, review_load_findings) = review_inputs(&root, review_side, parsed.docs);
         Inputs {
             opts: opts.clone(),
             root,
@@ -254,7 +252,6 @@ impl ReviewLoad {
         let pr = load_pr(&opts, &change);
         let configs = load_configs(&root, &mut parsed.docs);
         let changelog = steps::load_changelog(&root, &change, &configs);
-        let mut review_load_findings = Vec::new();
         let side = ReviewSide::load(
             &root,
             &change,
@@ -262,7 +259,7 @@ impl ReviewLoad {
             changelog.scope.append_only,
             pr.number,
         );
-        let (review, docs) = review_inputs(&root, side, parsed.docs, &mut review_load_findings);
+        let (review, docs, review_load_findings) = review_inputs(&root, side, parsed.docs);
         ReviewLoad {
             root,
             change,
@@ -444,13 +441,14 @@ impl ReviewSide {
 }
 
 /// The reviewer checks' inputs: `side` with the recipes, lane blocks and golden curves from
-/// the parsed documents; the other documents are handed back.
+/// the parsed documents; the other documents are handed back, then the findings of loading
+/// the inputs (golden curves first, then CODEOWNERS: the report's order).
 fn review_inputs(
     root: &Path,
     side: ReviewSide,
     docs: Vec<Document>,
-    findings: &mut Vec<Diagnostic>,
-) -> (infx_review::ReviewInputs, Vec<Document>) {
+) -> (infx_review::ReviewInputs, Vec<Document>, Vec<Diagnostic>) {
+    let mut findings = Vec::new();
     // The master configs stay in `configs` (the review check passes them); a copy of the two
     // largest documents would cost more than some whole checks.
     let mut inputs = side.inputs;
@@ -462,10 +460,9 @@ fn review_inputs(
             None => rest.push(d),
         }
     }
-    inputs.golden = infx_review::load::load_golden_in(root, &DocIndex::new(&rest), findings);
-    // In the order they were read before the split: golden curves, then CODEOWNERS.
+    inputs.golden = infx_review::load::load_golden_in(root, &DocIndex::new(&rest), &mut findings);
     findings.extend(side.findings);
-    (inputs, rest)
+    (inputs, rest, findings)
 }
 
 /// Detects the change and parses the YAML in its scope: (change, its time, the files in scope,
