@@ -69,8 +69,8 @@ fn august_tree_findings() {
     };
     let root = c.join("inferencex-aug2026");
     let (load, d) = review(&root);
-    // Eight recipes repeat a key: validate's parse rejects them (yaml/duplicate-key), so
-    // review does not read them the way PyYAML silently would.
+    // Eight recipes repeat a key: each is a yaml/duplicate-key error, and review still reads
+    // it the way PyYAML does (the last value wins), so all 469 recipes are reviewed.
     let load_diags = load_findings(&load);
     assert_eq!(load_diags.len(), 8, "{:#?}", summary(&load_diags));
     assert!(
@@ -82,7 +82,16 @@ fn august_tree_findings() {
     );
     let inputs = &load.review;
     assert_eq!(load.configs.masters.len(), 2);
-    assert_eq!(inputs.recipes.len(), 461);
+    assert_eq!(inputs.recipes.len(), 469);
+    // One of them is reviewed as PyYAML reads it: Check 10 still sees its DP decode budget.
+    assert!(
+        by_code(&d, codes::DP_CUDA_GRAPH).iter().any(|f| f
+            .path
+            .as_ref()
+            .is_some_and(|p| p.ends_with("mtp/1p1d-tp4-dep4-eagle3-8k1k.yaml"))),
+        "{:#?}",
+        summary(&d)
+    );
     assert_eq!(inputs.golden.len(), 9);
     // Auto: no lane blocks in the August layout, so pinned mode.
     assert_eq!(inputs.golden_mode, GoldenMode::Auto);

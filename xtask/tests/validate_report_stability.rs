@@ -167,9 +167,9 @@ struct Pinned {
 const CORPUS_TREES: &[Pinned] = &[
     Pinned {
         tree: "inferencex-aug2026",
-        human_sha256: "e177aa03dce3a20627725a1f87285f641b479eacac4a5a5c191ccb13d0128c4c",
-        json_sha256: "bd2fe5fada3a1b0f2970641cc106c9052d2660b6e080ac6f3f017864c5dc73b8",
-        counts: "changelog/no-history 1\nconfig/X5 8\nimage/unpinned 1049\nreview/dp-cuda-graph 37\nreview/draft-precision-env 19\nreview/event-publication 13\nreview/golden-al 13\nreview/upstream-image 2\nyaml/duplicate-key 8\n",
+        human_sha256: "5c59b9f193827e3dd899c80cc356308da9825a3d8df69c11cae2d5498b032989",
+        json_sha256: "ae9ff1b1a7808b4bc73241e12b8a93368105366c5c8a82ce2b5861d6bff730a5",
+        counts: "changelog/no-history 1\nconfig/X5 8\nimage/unpinned 1059\nreview/dp-cuda-graph 38\nreview/draft-precision-env 19\nreview/event-publication 13\nreview/golden-al 13\nreview/upstream-image 2\nyaml/duplicate-key 8\n",
     },
     Pinned {
         tree: "inferencex-oct2026/inferencex-e2e",

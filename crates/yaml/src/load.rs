@@ -49,13 +49,7 @@ impl Default for LoadOptions {
 /// parses a file. Errors: unreadable file (`yaml/io`), refused file (`fs/…`), not UTF-8
 /// (`yaml/encoding`), and every parse error of [`parse_str`].
 pub fn load_file(path: &Path) -> Result<Document, Diagnostic> {
-    let bytes = infx_fs::read(path).map_err(|e| {
-        let mut d = e.to_diagnostic();
-        if e.kind == infx_fs::FsErrorKind::Unreadable {
-            d.code = codes::IO;
-        }
-        d
-    })?;
+    let bytes = infx_fs::read(path).map_err(fs_error)?;
     let text = decode(path, bytes)?;
     let root = parse_str(path, &text)?;
     Ok(Document {
@@ -63,6 +57,64 @@ pub fn load_file(path: &Path) -> Result<Document, Diagnostic> {
         text: Arc::from(text),
         root,
     })
+}
+
+/// A file read as PyYAML reads it, with what it silently loses reported: see
+/// [`load_file_as_pyyaml`].
+#[derive(Debug)]
+pub struct Loaded {
+    /// The document PyYAML's `safe_load` returns (a key written twice: the last value wins at
+    /// the first position); `None` when the file cannot be read or does not parse.
+    pub document: Option<Document>,
+    /// Every `yaml/duplicate-key` error in source order, then the error that stopped the load.
+    pub findings: Vec<Diagnostic>,
+}
+
+/// Like [`load_file`], but a key written twice does not stop the load: each one is a
+/// `yaml/duplicate-key` error and the document is kept as PyYAML reads it, so the checks that
+/// read the file still see what upstream's tools would run (docs/yaml.md).
+pub fn load_file_as_pyyaml(path: &Path) -> Loaded {
+    let failed = |d: Diagnostic| Loaded {
+        document: None,
+        findings: vec![d],
+    };
+    let bytes = match infx_fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return failed(fs_error(e)),
+    };
+    let text = match decode(path, bytes) {
+        Ok(t) => t,
+        Err(d) => return failed(d),
+    };
+    crate::parse_count::record(path);
+    let opts = LoadOptions::default();
+    let mut b = Builder::new(path, &text, &opts);
+    b.duplicates = Some(Vec::new());
+    let parsed = b.run();
+    let mut findings = b.duplicates.take().unwrap_or_default();
+    // Recorded as mappings close, inner ones first: into source order.
+    findings.sort_by_key(|d| d.span.map(|s| (s.start.line, s.start.col)));
+    let document = match parsed {
+        Ok(root) => Some(Document {
+            path: path.to_path_buf(),
+            text: Arc::from(text),
+            root,
+        }),
+        Err(d) => {
+            findings.push(d);
+            None
+        }
+    };
+    Loaded { document, findings }
+}
+
+/// infx-fs's refusal or read error as this crate's finding (`yaml/io` for a read error).
+fn fs_error(e: infx_fs::FsError) -> Diagnostic {
+    let mut d = e.to_diagnostic();
+    if e.kind == infx_fs::FsErrorKind::Unreadable {
+        d.code = codes::IO;
+    }
+    d
 }
 
 fn decode(path: &Path, bytes: Vec<u8>) -> Result<String, Diagnostic> {
@@ -143,6 +195,9 @@ struct Builder<'a> {
     /// doubling was a tenth of the loader's time in allocation and copying
     /// (docs/performance.md).
     children: Vec<Node>,
+    /// `Some`: a key written twice is recorded here and the last value wins, instead of
+    /// stopping the load ([`load_file_as_pyyaml`]).
+    duplicates: Option<Vec<Diagnostic>>,
 }
 
 impl<'a> Builder<'a> {
@@ -164,6 +219,7 @@ impl<'a> Builder<'a> {
             alias_nodes: 0,
             stack: Vec::new(),
             children: Vec::new(),
+            duplicates: None,
         }
     }
 
@@ -601,7 +657,7 @@ impl<'a> Builder<'a> {
     /// PyYAML's `flatten_mapping` + `construct_mapping`: `<<` values (a mapping, or a list of
     /// mappings where earlier ones win) are placed before the mapping's own pairs, then pairs
     /// are inserted in order with later ones winning and the first position kept.
-    fn build_mapping(&self, pairs: Vec<(Node, Node)>) -> Result<Mapping, Diagnostic> {
+    fn build_mapping(&mut self, pairs: Vec<(Node, Node)>) -> Result<Mapping, Diagnostic> {
         if !pairs.iter().any(|(k, _)| is_merge_key(k)) {
             return self.plain_mapping(pairs);
         }
@@ -668,7 +724,8 @@ impl<'a> Builder<'a> {
                 && self.opts.reject_duplicate_keys
                 && let Some((first, _)) = out.pair_mut(idx)
             {
-                return Err(self.duplicate_key(first, &k));
+                let d = self.duplicate_key(first, &k);
+                self.reject_or_record(d)?;
             }
             if let Some(seen) = own_seen.get_mut(idx) {
                 *seen = true;
@@ -683,7 +740,7 @@ impl<'a> Builder<'a> {
     }
 
     /// A mapping without merge keys (nearly all of them): the pairs as written, in order.
-    fn plain_mapping(&self, pairs: Vec<(Node, Node)>) -> Result<Mapping, Diagnostic> {
+    fn plain_mapping(&mut self, pairs: Vec<(Node, Node)>) -> Result<Mapping, Diagnostic> {
         let pairs = match Mapping::from_distinct_pairs(pairs) {
             Ok(mapping) => return Ok(mapping),
             Err(pairs) => pairs,
@@ -696,12 +753,24 @@ impl<'a> Builder<'a> {
                 continue;
             };
             if self.opts.reject_duplicate_keys {
-                return Err(self.duplicate_key(&slot.0, &k));
+                let d = self.duplicate_key(&slot.0, &k);
+                self.reject_or_record(d)?;
             }
             // The last value wins at the first position, as in a Python dict.
             *slot = (k, v);
         }
         Ok(out)
+    }
+
+    /// A duplicate key stops the load, or is recorded when the load keeps PyYAML's last value.
+    fn reject_or_record(&mut self, d: Diagnostic) -> Result<(), Diagnostic> {
+        match &mut self.duplicates {
+            Some(recorded) => {
+                recorded.push(d);
+                Ok(())
+            }
+            None => Err(d),
+        }
     }
 
     fn duplicate_key(&self, first: &Node, again: &Node) -> Diagnostic {

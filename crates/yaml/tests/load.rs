@@ -80,6 +80,53 @@ fn duplicate_key_is_an_error_with_both_positions() {
 }
 
 #[test]
+fn pyyaml_load_reports_every_duplicate_and_keeps_the_last_value() {
+    let dir = std::env::temp_dir().join(format!("infx-yaml-dup-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("dup.yaml");
+    // One duplicate in a plain mapping, one overriding an own key beside a merge key.
+    std::fs::write(
+        &p,
+        "a: 1\nb: &b {x: 1}\na: 3\nm:\n  <<: *b\n  y: 1\n  y: 2\n",
+    )
+    .unwrap();
+    let loaded = infx_yaml::load_file_as_pyyaml(&p);
+    let lines: Vec<_> = loaded
+        .findings
+        .iter()
+        .map(|d| (d.code, d.span.unwrap().start.line))
+        .collect();
+    assert_eq!(
+        lines,
+        [(codes::DUPLICATE_KEY, 3), (codes::DUPLICATE_KEY, 7)],
+        "{:#?}",
+        loaded.findings
+    );
+    let doc = loaded.document.expect("the last-wins document is kept");
+    let root = &doc.root;
+    assert_eq!(root.get("a").unwrap().as_i64(), Some(3));
+    assert_eq!(root.get_path(&["m", "y"]).unwrap().as_i64(), Some(2));
+    assert_eq!(root.get_path(&["m", "x"]).unwrap().as_i64(), Some(1));
+    // The last value at the first position, as in a Python dict.
+    let keys: Vec<_> = root.as_map().unwrap().keys().collect();
+    assert_eq!(keys, ["a", "b", "m"]);
+    // load_file still stops at the first one.
+    assert_eq!(
+        infx_yaml::load_file(&p).unwrap_err().code,
+        codes::DUPLICATE_KEY
+    );
+
+    // A later syntax error: the duplicate in the mapping closed before it, then the error;
+    // no document.
+    std::fs::write(&p, "m:\n  a: 1\n  a: 2\nb: [\n").unwrap();
+    let loaded = infx_yaml::load_file_as_pyyaml(&p);
+    assert!(loaded.document.is_none());
+    let codes_seen: Vec<_> = loaded.findings.iter().map(|d| d.code).collect();
+    assert_eq!(codes_seen, [codes::DUPLICATE_KEY, codes::SYNTAX]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn billion_laughs_fails_fast() {
     let mut text = String::from(
         "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",

@@ -7,7 +7,7 @@ use super::{Options, contribution, pr};
 use infx_changelog::impact::Impact;
 use infx_changelog::labels::PrContext;
 use infx_report::Diagnostic;
-use infx_yaml::{DocIndex, Document};
+use infx_yaml::{DocIndex, Document, Loaded, load_file_as_pyyaml};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -512,7 +512,7 @@ fn detect_and_parse(
             .unwrap_or_else(|_| (failed_parses(&always), Duration::ZERO));
         let waited = waiting.elapsed();
         // Back into the scope's order: the report lists files in walk order.
-        let mut by_path: std::collections::HashMap<&Path, Result<Document, Diagnostic>> = always
+        let mut by_path: std::collections::HashMap<&Path, Loaded> = always
             .iter()
             .map(PathBuf::as_path)
             .zip(early_loaded)
@@ -559,15 +559,18 @@ fn review_yaml_files(root: &Path, diags: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
 }
 
 /// The result of a parser thread that panicked (a bug): one internal finding per file.
-fn failed_parses(files: &[PathBuf]) -> Vec<Result<Document, Diagnostic>> {
+fn failed_parses(files: &[PathBuf]) -> Vec<Loaded> {
     files
         .iter()
-        .map(|f| {
-            Err(Diagnostic::error(
-                infx_yaml::codes::INTERNAL,
-                "the YAML loader failed on this file",
-            )
-            .with_path(f))
+        .map(|f| Loaded {
+            document: None,
+            findings: vec![
+                Diagnostic::error(
+                    infx_yaml::codes::INTERNAL,
+                    "the YAML loader failed on this file",
+                )
+                .with_path(f),
+            ],
         })
         .collect()
 }
@@ -589,15 +592,17 @@ impl Parsed {
         }
     }
 
-    fn add(&mut self, file: &Path, loaded: Result<Document, Diagnostic>) {
+    /// A file's parse: its findings, and its document as PyYAML reads it (a file with a
+    /// duplicate key too: its errors are reported and its last-wins document still checked).
+    fn add(&mut self, file: &Path, loaded: Loaded) {
         self.files += 1;
-        match loaded {
-            Ok(doc) => self.docs.push(doc),
-            Err(d) => {
+        self.findings.extend(loaded.findings);
+        match loaded.document {
+            Some(doc) => self.docs.push(doc),
+            None => {
                 if let Ok(text) = infx_fs::read_to_string(file) {
                     self.raw.push((file.to_path_buf(), text));
                 }
-                self.findings.push(d);
             }
         }
     }
@@ -636,7 +641,7 @@ fn scoped_yaml_files(
 }
 
 /// Parses files on every core (they are independent); results in input order.
-fn parse_all(files: &[PathBuf]) -> Vec<Result<Document, Diagnostic>> {
+fn parse_all(files: &[PathBuf]) -> Vec<Loaded> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8);
@@ -650,7 +655,7 @@ fn parse_all(files: &[PathBuf]) -> Vec<Result<Document, Diagnostic>> {
     const WORTH_A_THREAD: u64 = 64 * 1024;
     let threads = threads.min((sizes.iter().sum::<u64>() / WORTH_A_THREAD).max(1) as usize);
     if threads < 2 || files.len() < 2 {
-        return files.iter().map(|f| infx_yaml::load_file(f)).collect();
+        return files.iter().map(|f| load_file_as_pyyaml(f)).collect();
     }
     let parts = byte_balanced_ranges(&sizes, threads);
     std::thread::scope(|scope| {
@@ -660,7 +665,7 @@ fn parse_all(files: &[PathBuf]) -> Vec<Result<Document, Diagnostic>> {
                 let part = &files[range.clone()];
                 scope.spawn(move || {
                     part.iter()
-                        .map(|f| infx_yaml::load_file(f))
+                        .map(|f| load_file_as_pyyaml(f))
                         .collect::<Vec<_>>()
                 })
             })
