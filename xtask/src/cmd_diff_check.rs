@@ -52,7 +52,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         target: args.rev.clone().map_or(Target::WorkTree, Target::Rev),
         untracked: args.untracked,
     };
-    let change = match infx_diff::load_change(&args.repo, &opts) {
+    let mut change = match infx_diff::load_change(&args.repo, &opts) {
         Ok(c) => c,
         Err(d) => {
             print!("{}", output::render(&[d], &SourceMap::new(), args.format));
@@ -60,14 +60,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     };
     let diags = infx_diff::whitespace_errors(&change);
+    let checked = change.texts.len();
     let mut sources = SourceMap::new();
     // Only the human format shows source lines; skip indexing big files for the others.
     // A set: a tree-wide change has tens of thousands of files and findings (docs/performance.md).
     let with_findings: std::collections::HashSet<&std::path::Path> =
         diags.iter().filter_map(|d| d.path.as_deref()).collect();
-    for t in change.texts.iter().filter(|_| args.format == Format::Human) {
+    let texts = std::mem::take(&mut change.texts);
+    for t in texts.into_iter().filter(|_| args.format == Format::Human) {
         if with_findings.contains(t.path.as_path()) {
-            sources.insert(&t.path, String::from_utf8_lossy(&t.new).into_owned());
+            // The new text moves into the map: no copy of a whole master config per finding file.
+            let text = String::from_utf8(t.new)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+            sources.insert(&t.path, text);
         }
     }
     print!("{}", output::render(&diags, &sources, args.format));
@@ -82,7 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         diags.len(),
         files_with,
         change.set.files.len(),
-        change.texts.len(),
+        checked,
         change.binary.len(),
         describe_base(&change),
     );

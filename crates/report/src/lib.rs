@@ -207,12 +207,10 @@ pub struct LineIndex {
 
 impl LineIndex {
     pub fn new(text: &str) -> Self {
+        // Every file read is indexed (the loader's positions, the report's source lines); a
+        // SIMD search is several times faster than a byte loop on a 300 KB master config.
         let mut line_starts = vec![0];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                line_starts.push(i + 1);
-            }
-        }
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         LineIndex {
             line_starts,
             ascii: text.is_ascii(),
