@@ -49,8 +49,7 @@ impl Default for LoadOptions {
 /// parses a file. Errors: unreadable file (`yaml/io`), refused file (`fs/…`), not UTF-8
 /// (`yaml/encoding`), and every parse error of [`parse_str`].
 pub fn load_file(path: &Path) -> Result<Document, Diagnostic> {
-    let bytes = infx_fs::read(path).map_err(fs_error)?;
-    let text = decode(path, bytes)?;
+    let text = read_text(path)?;
     let root = parse_str(path, &text)?;
     Ok(Document {
         path: path.to_path_buf(),
@@ -72,19 +71,16 @@ pub struct Loaded {
 
 /// Like [`load_file`], but a key written twice does not stop the load: each one is a
 /// `yaml/duplicate-key` error and the document is kept as PyYAML reads it, so the checks that
-/// read the file still see what upstream's tools would run (docs/yaml.md).
+/// read the file still see what upstream's tools would run (README, the yaml step).
 pub fn load_file_as_pyyaml(path: &Path) -> Loaded {
-    let failed = |d: Diagnostic| Loaded {
-        document: None,
-        findings: vec![d],
-    };
-    let bytes = match infx_fs::read(path) {
-        Ok(b) => b,
-        Err(e) => return failed(fs_error(e)),
-    };
-    let text = match decode(path, bytes) {
+    let text = match read_text(path) {
         Ok(t) => t,
-        Err(d) => return failed(d),
+        Err(d) => {
+            return Loaded {
+                document: None,
+                findings: vec![d],
+            };
+        }
     };
     crate::parse_count::record(path);
     let opts = LoadOptions::default();
@@ -108,13 +104,17 @@ pub fn load_file_as_pyyaml(path: &Path) -> Loaded {
     Loaded { document, findings }
 }
 
-/// infx-fs's refusal or read error as this crate's finding (`yaml/io` for a read error).
-fn fs_error(e: infx_fs::FsError) -> Diagnostic {
-    let mut d = e.to_diagnostic();
-    if e.kind == infx_fs::FsErrorKind::Unreadable {
-        d.code = codes::IO;
-    }
-    d
+/// A file's text, read through infx-fs and decoded: the refusal or read error (`yaml/io` for
+/// a read error) or the encoding error as this crate's finding.
+fn read_text(path: &Path) -> Result<String, Diagnostic> {
+    let bytes = infx_fs::read(path).map_err(|e| {
+        let mut d = e.to_diagnostic();
+        if e.kind == infx_fs::FsErrorKind::Unreadable {
+            d.code = codes::IO;
+        }
+        d
+    })?;
+    decode(path, bytes)
 }
 
 fn decode(path: &Path, bytes: Vec<u8>) -> Result<String, Diagnostic> {
