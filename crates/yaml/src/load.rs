@@ -154,6 +154,49 @@ pub fn parse_str_with(path: &Path, text: &str, opts: &LoadOptions) -> Result<Nod
     b.run()
 }
 
+/// Character index → byte offset for a text, stored sparsely: one entry per multi-byte
+/// character, so a master config with ten non-ASCII characters in 320 KB costs ten entries, not
+/// a 2.6 MB table (that table was 4 % of the one-config change's CPU; docs/performance.md).
+struct CharOffsets {
+    /// For each multi-byte character in text order: its character index, and the extra bytes
+    /// (UTF-8 length − 1) of it and every multi-byte character before it.
+    wide: Vec<(usize, usize)>,
+    /// Characters in the text (the index one past the last is valid too).
+    chars: usize,
+}
+
+impl CharOffsets {
+    fn new(text: &str) -> Self {
+        let mut wide = Vec::new();
+        if !text.is_ascii() {
+            let mut extra = 0;
+            for (i, (byte, c)) in text.char_indices().enumerate() {
+                debug_assert_eq!(byte, i + extra);
+                if c.len_utf8() > 1 {
+                    extra += c.len_utf8() - 1;
+                    wide.push((i, extra));
+                }
+            }
+        }
+        let extra = wide.last().map_or(0, |&(_, e)| e);
+        CharOffsets {
+            wide,
+            chars: text.len() - extra,
+        }
+    }
+
+    /// The byte offset of character `i` (`i` may be one past the last character).
+    fn byte_of(&self, i: usize) -> Option<usize> {
+        if i > self.chars {
+            return None;
+        }
+        // The wide characters before `i` are those with a smaller index.
+        let before = self.wide.partition_point(|&(c, _)| c < i);
+        let extra = before.checked_sub(1).map_or(0, |k| self.wide[k].1);
+        Some(i + extra)
+    }
+}
+
 /// An open collection. Its children so far are the tail of [`Builder::children`] from `first`
 /// on (a mapping's alternate key, value), so no collection grows a vector of its own.
 struct Frame {
@@ -184,8 +227,8 @@ struct Builder<'a> {
     path: &'a Path,
     text: &'a str,
     opts: &'a LoadOptions,
-    /// Byte offset of each char index, only built for non-ASCII text.
-    char_to_byte: Option<Vec<usize>>,
+    /// The parser's character indices as byte offsets.
+    char_to_byte: CharOffsets,
     line_index: LineIndex,
     anchors: HashMap<usize, Anchored>,
     alias_nodes: usize,
@@ -202,13 +245,7 @@ struct Builder<'a> {
 
 impl<'a> Builder<'a> {
     fn new(path: &'a Path, text: &'a str, opts: &'a LoadOptions) -> Self {
-        let char_to_byte = if text.is_ascii() {
-            None
-        } else {
-            let mut v: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
-            v.push(text.len());
-            Some(v)
-        };
+        let char_to_byte = CharOffsets::new(text);
         Builder {
             path,
             text,
@@ -225,10 +262,7 @@ impl<'a> Builder<'a> {
 
     fn pos(&self, m: &Marker) -> Pos {
         // The parser counts characters; the byte offset of character `i`, when it exists.
-        let byte_of = |i: usize| match &self.char_to_byte {
-            None => (i <= self.text.len()).then_some(i),
-            Some(v) => v.get(i).copied(),
-        };
+        let byte_of = |i: usize| self.char_to_byte.byte_of(i);
         let exact = byte_of(m.index());
         // Every event has two positions, and a line search each was the loader's top cost after
         // the scanner (docs/performance.md). The marker's own line and column are used when
@@ -801,4 +835,25 @@ fn owned_without_underscores(text: Cow<'_, str>) -> String {
 /// A plain `<<` key: YAML 1.1's merge key.
 fn is_merge_key(k: &Node) -> bool {
     k.style == ScalarStyle::Plain && matches!(&k.value, Value::Str(s) if s == "<<")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CharOffsets;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The sparse map names the same byte as the full table it replaced, for every
+        /// character index and one past the end, and nothing beyond.
+        #[test]
+        fn char_offsets_match_char_indices(text in "[a-z\\n é€😀\\t]{0,60}") {
+            let map = CharOffsets::new(&text);
+            let mut table: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+            table.push(text.len());
+            for (i, byte) in table.iter().enumerate() {
+                prop_assert_eq!(map.byte_of(i), Some(*byte));
+            }
+            prop_assert_eq!(map.byte_of(table.len()), None);
+        }
+    }
 }
