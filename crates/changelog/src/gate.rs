@@ -192,7 +192,7 @@ pub fn parse_added(
         return Err(e);
     }
     let opts = LoadOptions {
-        reject_duplicate_keys: false,
+        duplicate_keys: infx_yaml::DuplicateKeys::KeepLast,
         ..LoadOptions::default()
     };
     let root = infx_yaml::parse_str_with(Path::new("<added lines>"), text, &opts).map_err(|d| {

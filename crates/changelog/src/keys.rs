@@ -38,7 +38,7 @@ impl MasterKeys {
     pub fn load(files: &[(&str, &str)]) -> Result<MasterKeys, KeyError> {
         let mut out = MasterKeys::default();
         let opts = LoadOptions {
-            reject_duplicate_keys: false,
+            duplicate_keys: infx_yaml::DuplicateKeys::KeepLast,
             ..LoadOptions::default()
         };
         for (path, text) in files {
@@ -399,7 +399,7 @@ mod tests {
         for c in cases {
             let fast = scan_top_keys(c);
             let opts = LoadOptions {
-                reject_duplicate_keys: false,
+                duplicate_keys: infx_yaml::DuplicateKeys::KeepLast,
                 ..LoadOptions::default()
             };
             let full = infx_yaml::parse_str_with(Path::new("f"), c, &opts);

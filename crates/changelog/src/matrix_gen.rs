@@ -25,7 +25,7 @@ fn parse_doc(path: &str, bytes: Vec<u8>) -> Result<Document, String> {
     let text = String::from_utf8(bytes).map_err(|_| format!("{path} is not UTF-8"))?;
     // PyYAML `safe_load` keeps the last of duplicate keys; so do we here.
     let opts = LoadOptions {
-        reject_duplicate_keys: false,
+        duplicate_keys: infx_yaml::DuplicateKeys::KeepLast,
         ..LoadOptions::default()
     };
     let root = infx_yaml::parse_str_with(std::path::Path::new(path), &text, &opts)

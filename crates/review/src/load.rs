@@ -25,7 +25,7 @@ pub fn load_doc(abs: &Path, rel: &Path) -> Result<Document, Diagnostic> {
     // Duplicate keys are the YAML check's finding; here PyYAML's reading (last value wins) is
     // what the launcher sees.
     let opts = infx_yaml::LoadOptions {
-        reject_duplicate_keys: false,
+        duplicate_keys: infx_yaml::DuplicateKeys::KeepLast,
         ..Default::default()
     };
     let root = infx_yaml::parse_str_with(rel, &text, &opts)?;

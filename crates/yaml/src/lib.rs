@@ -18,8 +18,8 @@ pub use edit::{Edit, apply_edits};
 pub use infx_fs::{FsError, Walk, walk_yaml, yaml_files};
 pub use infx_report::{Pos, Span};
 pub use load::{
-    DEFAULT_ALIAS_BUDGET, LoadOptions, Loaded, MAX_NESTING_DEPTH, load_file, load_file_as_pyyaml,
-    parse_str, parse_str_with,
+    DEFAULT_ALIAS_BUDGET, DuplicateKeys, LoadOptions, Loaded, MAX_NESTING_DEPTH, load_file,
+    load_file_as_pyyaml, parse_str, parse_str_with,
 };
 pub use value::{Float, Mapping, Node, ScalarStyle, Value};
 

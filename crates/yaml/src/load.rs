@@ -31,8 +31,23 @@ pub struct LoadOptions {
     pub alias_budget: usize,
     /// Deepest nesting of lists and mappings accepted (see [`MAX_NESTING_DEPTH`]).
     pub max_depth: usize,
-    /// Reject a key written twice in one mapping (PyYAML keeps the last silently).
-    pub reject_duplicate_keys: bool,
+    /// What a key written twice in one mapping does (PyYAML keeps the last silently).
+    pub duplicate_keys: DuplicateKeys,
+}
+
+/// What the loader does with a key written twice in one mapping (README, the yaml step).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DuplicateKeys {
+    /// The load fails with a `yaml/duplicate-key` error naming the first duplicate in source
+    /// order (not the first whose mapping closes: inner mappings close first).
+    #[default]
+    Reject,
+    /// The last value wins at the first position, silently, as in PyYAML's `safe_load`.
+    KeepLast,
+    /// The last value wins, and every duplicate is a `yaml/duplicate-key` error in
+    /// [`Loaded::findings`] ([`load_file_as_pyyaml`]). [`parse_str_with`] has one error to
+    /// give, so there `Record` fails as `Reject` does rather than lose them silently.
+    Record,
 }
 
 impl Default for LoadOptions {
@@ -40,7 +55,7 @@ impl Default for LoadOptions {
         LoadOptions {
             alias_budget: DEFAULT_ALIAS_BUDGET,
             max_depth: MAX_NESTING_DEPTH,
-            reject_duplicate_keys: true,
+            duplicate_keys: DuplicateKeys::Reject,
         }
     }
 }
@@ -83,13 +98,11 @@ pub fn load_file_as_pyyaml(path: &Path) -> Loaded {
         }
     };
     crate::parse_count::record(path);
-    let opts = LoadOptions::default();
-    let mut b = Builder::new(path, &text, &opts);
-    b.duplicates = Some(Vec::new());
-    let parsed = b.run();
-    let mut findings = b.duplicates.take().unwrap_or_default();
-    // Recorded as mappings close, inner ones first: into source order.
-    findings.sort_by_key(|d| d.span.map(|s| (s.start.line, s.start.col)));
+    let opts = LoadOptions {
+        duplicate_keys: DuplicateKeys::Record,
+        ..LoadOptions::default()
+    };
+    let (parsed, mut findings) = build(path, &text, &opts);
     let document = match parsed {
         Ok(root) => Some(Document {
             path: path.to_path_buf(),
@@ -150,8 +163,28 @@ pub fn parse_str(path: &Path, text: &str) -> Result<Node, Diagnostic> {
 
 pub fn parse_str_with(path: &Path, text: &str, opts: &LoadOptions) -> Result<Node, Diagnostic> {
     crate::parse_count::record(path);
+    let (parsed, duplicates) = build(path, text, opts);
+    // A duplicate met before the load ended is the error (it would have stopped the load
+    // there), and of those the earliest in source order.
+    match duplicates.into_iter().next() {
+        Some(first) => Err(first),
+        None => parsed,
+    }
+}
+
+/// Runs the builder: the root or the error that stopped it, and the duplicate keys it met
+/// (under [`DuplicateKeys::Reject`] and [`DuplicateKeys::Record`]) in source order.
+fn build(
+    path: &Path,
+    text: &str,
+    opts: &LoadOptions,
+) -> (Result<Node, Diagnostic>, Vec<Diagnostic>) {
     let mut b = Builder::new(path, text, opts);
-    b.run()
+    let parsed = b.run();
+    let mut duplicates = b.duplicates.take().unwrap_or_default();
+    // Recorded as mappings close, inner ones first: into source order.
+    duplicates.sort_by_key(|d| d.span.map(|s| (s.start.line, s.start.col)));
+    (parsed, duplicates)
 }
 
 /// Character index → byte offset for a text, stored sparsely: one entry per multi-byte
@@ -238,8 +271,9 @@ struct Builder<'a> {
     /// doubling was a tenth of the loader's time in allocation and copying
     /// (docs/performance.md).
     children: Vec<Node>,
-    /// `Some`: a key written twice is recorded here and the last value wins, instead of
-    /// stopping the load ([`load_file_as_pyyaml`]).
+    /// The keys written twice so far, unless [`DuplicateKeys::KeepLast`] (`None` until the
+    /// first). The load goes on past them (the last value wins) and [`build`] puts them in
+    /// source order.
     duplicates: Option<Vec<Diagnostic>>,
 }
 
@@ -693,7 +727,7 @@ impl<'a> Builder<'a> {
     /// are inserted in order with later ones winning and the first position kept.
     fn build_mapping(&mut self, pairs: Vec<(Node, Node)>) -> Result<Mapping, Diagnostic> {
         if !pairs.iter().any(|(k, _)| is_merge_key(k)) {
-            return self.plain_mapping(pairs);
+            return Ok(self.plain_mapping(pairs));
         }
         let mut merged: Vec<(Node, Node)> = Vec::new();
         let mut own: Vec<(Node, Node)> = Vec::with_capacity(pairs.len());
@@ -755,11 +789,11 @@ impl<'a> Builder<'a> {
                 continue;
             };
             if own_seen.get(idx).copied().unwrap_or(true)
-                && self.opts.reject_duplicate_keys
+                && self.opts.duplicate_keys != DuplicateKeys::KeepLast
                 && let Some((first, _)) = out.pair_mut(idx)
             {
                 let d = self.duplicate_key(first, &k);
-                self.reject_or_record(d)?;
+                self.record_duplicate(d);
             }
             if let Some(seen) = own_seen.get_mut(idx) {
                 *seen = true;
@@ -774,37 +808,33 @@ impl<'a> Builder<'a> {
     }
 
     /// A mapping without merge keys (nearly all of them): the pairs as written, in order.
-    fn plain_mapping(&mut self, pairs: Vec<(Node, Node)>) -> Result<Mapping, Diagnostic> {
+    fn plain_mapping(&mut self, pairs: Vec<(Node, Node)>) -> Mapping {
         let pairs = match Mapping::from_distinct_pairs(pairs) {
-            Ok(mapping) => return Ok(mapping),
+            Ok(mapping) => return mapping,
             Err(pairs) => pairs,
         };
-        // A key written twice: an error, or the last value wins at the first position.
+        // A key written twice: the last value wins at the first position (recorded unless
+        // `KeepLast`).
         let mut out = Mapping::with_capacity(pairs.len());
         for (k, v) in pairs {
             let Some(slot) = out.position_of(&k).and_then(|i| out.pair_mut(i)) else {
                 out.push_new(k, v);
                 continue;
             };
-            if self.opts.reject_duplicate_keys {
+            if self.opts.duplicate_keys != DuplicateKeys::KeepLast {
                 let d = self.duplicate_key(&slot.0, &k);
-                self.reject_or_record(d)?;
+                self.record_duplicate(d);
             }
             // The last value wins at the first position, as in a Python dict.
             *slot = (k, v);
         }
-        Ok(out)
+        out
     }
 
-    /// A duplicate key stops the load, or is recorded when the load keeps PyYAML's last value.
-    fn reject_or_record(&mut self, d: Diagnostic) -> Result<(), Diagnostic> {
-        match &mut self.duplicates {
-            Some(recorded) => {
-                recorded.push(d);
-                Ok(())
-            }
-            None => Err(d),
-        }
+    /// Keeps a duplicate key's error for the end of the load: stopping at the first one met
+    /// would name an inner mapping's duplicate before an earlier one in an outer mapping.
+    fn record_duplicate(&mut self, d: Diagnostic) {
+        self.duplicates.get_or_insert_with(Vec::new).push(d);
     }
 
     fn duplicate_key(&self, first: &Node, again: &Node) -> Diagnostic {

@@ -1,5 +1,5 @@
 use infx_yaml::codes;
-use infx_yaml::{LoadOptions, ScalarStyle, Value, parse_str, parse_str_with};
+use infx_yaml::{DuplicateKeys, LoadOptions, ScalarStyle, Value, parse_str, parse_str_with};
 use std::path::Path;
 
 fn parse(text: &str) -> Result<infx_yaml::Node, infx_report::Diagnostic> {
@@ -72,7 +72,7 @@ fn duplicate_key_is_an_error_with_both_positions() {
     assert!(e.message.contains("first at line 1:1"), "{}", e.message);
     // PyYAML semantics are still available.
     let opts = LoadOptions {
-        reject_duplicate_keys: false,
+        duplicate_keys: DuplicateKeys::KeepLast,
         ..Default::default()
     };
     let root = parse_str_with(Path::new("t"), "a: 1\na: 3\n", &opts).unwrap();
@@ -110,7 +110,7 @@ fn pyyaml_load_reports_every_duplicate_and_keeps_the_last_value() {
     // The last value at the first position, as in a Python dict.
     let keys: Vec<_> = root.as_map().unwrap().keys().collect();
     assert_eq!(keys, ["a", "b", "m"]);
-    // load_file still stops at the first one.
+    // load_file still fails, with the first one.
     assert_eq!(
         infx_yaml::load_file(&p).unwrap_err().code,
         codes::DUPLICATE_KEY
@@ -124,6 +124,37 @@ fn pyyaml_load_reports_every_duplicate_and_keeps_the_last_value() {
     let codes_seen: Vec<_> = loaded.findings.iter().map(|d| d.code).collect();
     assert_eq!(codes_seen, [codes::DUPLICATE_KEY, codes::SYNTAX]);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Mappings close innermost first, so the loader meets the nested duplicate (line 4) before
+/// the outer one (line 2); the error names the first in source order.
+#[test]
+fn reject_names_the_first_duplicate_in_source_order() {
+    let text = "a: 1\na:\n  x: 1\n  x: 2\n";
+    let e = parse(text).unwrap_err();
+    assert_eq!(e.code, codes::DUPLICATE_KEY);
+    assert_eq!(e.span.unwrap().start.line, 2, "{}", e.message);
+    assert!(e.message.contains("duplicate key a "), "{}", e.message);
+    // parse_str_with has one error to give: under Record it fails as Reject does.
+    let record = LoadOptions {
+        duplicate_keys: DuplicateKeys::Record,
+        ..Default::default()
+    };
+    let e = parse_str_with(Path::new("t.yaml"), text, &record).unwrap_err();
+    assert_eq!(e.span.unwrap().start.line, 2, "{}", e.message);
+    // The other order: the nested one is also first in source order.
+    let e = parse("a:\n  x: 1\n  x: 2\na: 1\n").unwrap_err();
+    assert!(e.message.contains("duplicate key x "), "{}", e.message);
+}
+
+/// A duplicate in a mapping that closed before a syntax error is still the error (the load
+/// stopped there before); a syntax error inside the open mapping comes first.
+#[test]
+fn reject_keeps_a_duplicate_before_a_later_error() {
+    let e = parse("m:\n  a: 1\n  a: 2\nb: [\n").unwrap_err();
+    assert_eq!(e.code, codes::DUPLICATE_KEY);
+    let e = parse("a: 1\na: 2\nb: [\n").unwrap_err();
+    assert_eq!(e.code, codes::SYNTAX);
 }
 
 #[test]
@@ -264,7 +295,7 @@ fn short_and_long_mappings_keep_python_dict_semantics() {
             let dup = parse(&format!("{text}{again}: x\n")).unwrap_err();
             assert_eq!(dup.code, codes::DUPLICATE_KEY, "{again} after {n} keys");
             let opts = LoadOptions {
-                reject_duplicate_keys: false,
+                duplicate_keys: DuplicateKeys::KeepLast,
                 ..Default::default()
             };
             let last =
