@@ -226,6 +226,30 @@ fn allows_need_a_reason_a_warning_and_a_finding() {
     insta::assert_snapshot!("allow_faults", masked(&out));
 }
 
+/// A file that does not parse still shows its source line, from the text the load read (no
+/// second read): with a byte order mark the line is shown without it, and the caret sits
+/// under the column the loader counted without it.
+#[test]
+fn a_file_that_does_not_parse_shows_its_source_line() {
+    let tmp = repo();
+    std::fs::write(
+        tmp.path().join("inferencex-e2e/notes.yaml"),
+        "\u{feff}team: a: b\n",
+    )
+    .unwrap();
+    let (out, code) = validate(tmp.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    let expected = [
+        "error[yaml/syntax]: YAML syntax error: mapping values are not allowed in this context",
+        " --> inferencex-e2e/notes.yaml:1:8",
+        "  |",
+        "1 | team: a: b",
+        "  |        ^",
+    ]
+    .join("\n");
+    assert!(out.starts_with(&expected), "{out:?}");
+}
+
 const MASTER: &str = "inferencex-e2e/configs/nvidia-master.yaml";
 const DIGEST: &str = "7cfd4dd8e0e902d2a3c0560565963c4e172091e1586aaed15ff5a0a131394d34";
 

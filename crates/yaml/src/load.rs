@@ -82,6 +82,10 @@ pub struct Loaded {
     pub document: Option<Document>,
     /// Every `yaml/duplicate-key` error in source order, then the error that stopped the load.
     pub findings: Vec<Diagnostic>,
+    /// The text as read and decoded (what every finding's position counts in), whether or not
+    /// it parses, so a failed file's findings still show their source line without a second
+    /// read; `None` when the file cannot be read or decoded.
+    pub text: Option<Arc<str>>,
 }
 
 /// Like [`load_file`], but a key written twice does not stop the load: each one is a
@@ -94,6 +98,7 @@ pub fn load_file_as_pyyaml(path: &Path) -> Loaded {
             return Loaded {
                 document: None,
                 findings: vec![d],
+                text: None,
             };
         }
     };
@@ -103,10 +108,11 @@ pub fn load_file_as_pyyaml(path: &Path) -> Loaded {
         ..LoadOptions::default()
     };
     let (parsed, mut findings) = build(path, &text, &opts);
+    let text: Arc<str> = Arc::from(text);
     let document = match parsed {
         Ok(root) => Some(Document {
             path: path.to_path_buf(),
-            text: Arc::from(text),
+            text: text.clone(),
             root,
         }),
         Err(d) => {
@@ -114,7 +120,11 @@ pub fn load_file_as_pyyaml(path: &Path) -> Loaded {
             None
         }
     };
-    Loaded { document, findings }
+    Loaded {
+        document,
+        findings,
+        text: Some(text),
+    }
 }
 
 /// A file's text, read through infx-fs and decoded: the refusal or read error (`yaml/io` for

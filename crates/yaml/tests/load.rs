@@ -157,6 +157,29 @@ fn reject_keeps_a_duplicate_before_a_later_error() {
     assert_eq!(e.code, codes::SYNTAX);
 }
 
+/// A file that does not parse still gives the text it was read as (a byte order mark
+/// removed: the positions count without it), so its findings can show the source line.
+#[test]
+fn pyyaml_load_keeps_the_text_of_a_failed_file() {
+    let dir = std::env::temp_dir().join(format!("infx-yaml-text-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("bad.yaml");
+    std::fs::write(&p, "\u{feff}a: b: c\n").unwrap();
+    let loaded = infx_yaml::load_file_as_pyyaml(&p);
+    assert!(loaded.document.is_none());
+    assert_eq!(loaded.findings[0].code, codes::SYNTAX);
+    assert_eq!(loaded.text.as_deref(), Some("a: b: c\n"));
+    // A file that parses: the same text as its document's.
+    std::fs::write(&p, "a: 1\n").unwrap();
+    let loaded = infx_yaml::load_file_as_pyyaml(&p);
+    let doc = loaded.document.expect("parses");
+    assert_eq!(loaded.text.as_deref(), Some(&*doc.text));
+    // Unreadable: no text.
+    let loaded = infx_yaml::load_file_as_pyyaml(&dir.join("missing.yaml"));
+    assert!(loaded.text.is_none());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn billion_laughs_fails_fast() {
     let mut text = String::from(

@@ -10,6 +10,7 @@ use infx_report::Diagnostic;
 use infx_yaml::{DocIndex, Document, Loaded, load_file_as_pyyaml};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Everything the checks of one run look at.
@@ -24,7 +25,7 @@ pub struct Inputs {
     /// Parsed YAML that is neither a master config, runners.yaml, a recipe nor a lane block.
     pub docs: Vec<Document>,
     /// Text of the files that failed to parse (their findings still show the source line).
-    pub raw_sources: Vec<(PathBuf, String)>,
+    pub raw_sources: Vec<(PathBuf, Arc<str>)>,
     pub configs: infx_config::LoadedConfigs,
     /// The config check's findings: they gate the checks that need sound configs.
     pub config_findings: Vec<Diagnostic>,
@@ -571,6 +572,7 @@ fn failed_parses(files: &[PathBuf]) -> Vec<Loaded> {
                 )
                 .with_path(f),
             ],
+            text: None,
         })
         .collect()
 }
@@ -580,7 +582,7 @@ fn failed_parses(files: &[PathBuf]) -> Vec<Loaded> {
 struct Parsed {
     docs: Vec<Document>,
     findings: Vec<Diagnostic>,
-    raw: Vec<(PathBuf, String)>,
+    raw: Vec<(PathBuf, Arc<str>)>,
     files: usize,
 }
 
@@ -599,8 +601,10 @@ impl Parsed {
         self.findings.extend(loaded.findings);
         match loaded.document {
             Some(doc) => self.docs.push(doc),
+            // The text the loader read: the positions count in it (a byte order mark already
+            // removed), and the file is not read a second time (docs/architecture.md, Load).
             None => {
-                if let Ok(text) = infx_fs::read_to_string(file) {
+                if let Some(text) = loaded.text {
                     self.raw.push((file.to_path_buf(), text));
                 }
             }
