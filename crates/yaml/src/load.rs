@@ -193,8 +193,13 @@ fn build(
     let parsed = b.run();
     let mut duplicates = b.duplicates.take().unwrap_or_default();
     // Recorded as mappings close, inner ones first: into source order.
-    duplicates.sort_by_key(|d| d.span.map(|s| (s.start.line, s.start.col)));
+    duplicates.sort_by_key(source_order);
     (parsed, duplicates)
+}
+
+/// Where a finding sits, for sorting findings into source order.
+fn source_order(d: &Diagnostic) -> Option<(usize, usize)> {
+    d.span.map(|s| (s.start.line, s.start.col))
 }
 
 /// Character index → byte offset for a text, stored sparsely: one entry per multi-byte
@@ -282,8 +287,8 @@ struct Builder<'a> {
     /// (docs/performance.md).
     children: Vec<Node>,
     /// The keys written twice so far, unless [`DuplicateKeys::KeepLast`] (`None` until the
-    /// first). The load goes on past them (the last value wins) and [`build`] puts them in
-    /// source order.
+    /// first; under `Reject` only the earliest). The load goes on past them (the last value
+    /// wins) and [`build`] puts them in source order.
     duplicates: Option<Vec<Diagnostic>>,
 }
 
@@ -844,7 +849,19 @@ impl<'a> Builder<'a> {
     /// Keeps a duplicate key's error for the end of the load: stopping at the first one met
     /// would name an inner mapping's duplicate before an earlier one in an outer mapping.
     fn record_duplicate(&mut self, d: Diagnostic) {
-        self.duplicates.get_or_insert_with(Vec::new).push(d);
+        let recorded = self.duplicates.get_or_insert_with(Vec::new);
+        // Reject reports one: only the earliest so far is kept, so a file of many duplicates
+        // costs one finding, as when the first one stopped the load.
+        if self.opts.duplicate_keys == DuplicateKeys::Reject {
+            if recorded
+                .first()
+                .is_some_and(|kept| source_order(kept) <= source_order(&d))
+            {
+                return;
+            }
+            recorded.clear();
+        }
+        recorded.push(d);
     }
 
     fn duplicate_key(&self, first: &Node, again: &Node) -> Diagnostic {
