@@ -163,7 +163,9 @@ fn removing_the_allow_shows_the_warning_again() {
 /// acknowledged) and the error stays; an allow that matches nothing is a warning.
 /// A recipe with a key written twice is an error, and it is still checked as PyYAML reads it
 /// (the last value wins): its DP4 warning is found, so its allow comment still acknowledges
-/// it instead of being reported as unused.
+/// it instead of being reported as unused. The change's impact reads it the same way, so a
+/// duplicate that repeats the value changes no variant and needs no changelog entry (README,
+/// "Impact").
 #[test]
 fn a_duplicate_key_recipe_is_still_reviewed() {
     let tmp = repo();
@@ -176,19 +178,35 @@ fn a_duplicate_key_recipe_is_still_reviewed() {
     });
     let (out, code) = validate(tmp.path(), &[]);
     assert_eq!(code, 1, "{out}");
-    // The change's impact compares the recipe's variants through the recipe parser, which
-    // rejects the duplicate, so the edit counts as a change that needs an entry (conservative;
-    // README, "Impact").
     assert_eq!(
         headers(&out),
         [
-            "error[changelog/entry-required]: 'dsv41flash-fp4-b300-sglang-agentic-dspark' can benchmark differently (recipe benchmarks/single_node/srt-slurm-recipes/dsv41flash/sglang/b300-fp4-mtp/agentic.yaml resolves to different variants), and no appended perf-changelog entry names it",
             "error[yaml/duplicate-key]: duplicate key gpus_per_node in this mapping (first at line 22:5); PyYAML would silently keep only the last value",
         ],
         "{out}"
     );
     assert!(
-        out.contains("validate: FAILED (2 errors, 0 warnings, 1 acknowledged)"),
+        out.contains("validate: FAILED (1 error, 0 warnings, 1 acknowledged)"),
+        "{out}"
+    );
+}
+
+/// When the last of the duplicate values differs from what the base ran, the variants change
+/// and the config needs an entry, as for any recipe edit.
+#[test]
+fn a_duplicate_keys_last_value_is_its_impact() {
+    let tmp = repo();
+    edit(tmp.path(), RECIPE, |t| {
+        t.replacen(
+            "    gpus_per_node: 8\n",
+            "    gpus_per_node: 8\n    gpus_per_node: 4\n",
+            1,
+        )
+    });
+    let (out, _) = validate(tmp.path(), &[]);
+    let headers = headers(&out);
+    assert!(
+        headers.contains(&"error[changelog/entry-required]: 'dsv41flash-fp4-b300-sglang-agentic-dspark' can benchmark differently (recipe benchmarks/single_node/srt-slurm-recipes/dsv41flash/sglang/b300-fp4-mtp/agentic.yaml resolves to different variants), and no appended perf-changelog entry names it"),
         "{out}"
     );
 }

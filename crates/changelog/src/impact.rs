@@ -7,10 +7,11 @@
 //! runners.yaml facts of an entry's runner. Pure: callers hand in the texts of both sides.
 
 use infx_recipe::{ExpandOptions, Lane, RecipeFile, compose_lane};
-use infx_yaml::{Document, Node};
-use std::collections::BTreeSet;
+use infx_yaml::{Document, LoadOptions, Node};
+use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// One changed line that makes a config's benchmark change.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -228,16 +229,26 @@ pub struct RecipeUse<'a> {
 /// Reads a file of one side of the change (tree-relative path); `None` = absent.
 pub type ReadSide<'a> = &'a dyn Fn(&str) -> Option<String>;
 
+/// The document validate's load already parsed from a working-tree file (tree-relative path),
+/// if it holds one; `None` = parse the side's text (docs/architecture.md, "Parse once").
+pub type ParsedSide<'a, 'd> = &'a dyn Fn(&str) -> Option<&'d Document>;
+
 /// Impact of changed recipe files and lane blocks: every use whose recipe file or lane block
 /// changed and whose resolved variants (lane block merged under the fragment, every variant
-/// expanded) differ between the sides. `changed` holds the tree-relative changed paths.
-pub fn recipe_impact(
+/// expanded) differ between the sides. `changed` holds the tree-relative changed paths;
+/// `head_parsed` gives the head side's documents the caller already parsed (used only when
+/// their text is the head text), the rest of each side is parsed here, once per file.
+pub fn recipe_impact<'a, 'd>(
     uses: &[RecipeUse<'_>],
     changed: &BTreeSet<PathBuf>,
-    base: ReadSide<'_>,
-    head: ReadSide<'_>,
+    base: ReadSide<'a>,
+    head: ReadSide<'a>,
+    head_parsed: ParsedSide<'a, 'd>,
     out: &mut Impact,
 ) {
+    let no_documents = |_: &str| None;
+    let mut base_side = Side::new(base, &no_documents);
+    let mut head_side = Side::new(head, head_parsed);
     let mut done: Vec<(&str, Lane, bool)> = Vec::new();
     for u in uses {
         let block = u.lane.block_path();
@@ -249,7 +260,7 @@ pub fn recipe_impact(
         let verdict = match done.iter().find(|(r, l, _)| *r == u.rel && *l == u.lane) {
             Some((_, _, v)) => *v,
             None => {
-                let v = variants(u.rel, u.lane, &base) != variants(u.rel, u.lane, &head);
+                let v = base_side.variants(u.rel, u.lane) != head_side.variants(u.rel, u.lane);
                 done.push((u.rel, u.lane, v));
                 v
             }
@@ -279,30 +290,80 @@ pub fn recipe_impact(
     }
 }
 
-/// The resolved variants of `rel` in `lane` on one side: (label, tree) in expansion order;
-/// `None` when the file or block is absent or does not resolve (then any text change counts).
-fn variants(
-    rel: &str,
-    lane: Lane,
-    side: ReadSide<'_>,
-) -> Option<Result<Vec<(String, Node)>, String>> {
-    let file_text = side(rel)?;
-    let block_text = side(lane.block_path())?;
-    let resolve = || -> Option<Vec<(String, Node)>> {
-        let file = RecipeFile::parse(Path::new(rel), file_text.clone()).ok()?;
-        let block = RecipeFile::parse(Path::new(lane.block_path()), block_text.clone()).ok()?;
-        let composed = compose_lane(&file, lane, &block);
-        Some(
-            composed
-                .expand_with(None, ExpandOptions::inferencex())
-                .ok()?
-                .into_iter()
-                .map(|v| (v.label, v.tree))
-                .collect(),
-        )
-    };
-    // An unresolvable side is compared by its text, so an edit of a broken recipe still counts.
-    Some(resolve().ok_or_else(|| format!("{file_text}\u{0}{block_text}")))
+/// How a recipe side is parsed: as PyYAML reads it (a key written twice: the last value
+/// wins), which is what upstream's tools run and what validate's other checks read (README,
+/// the yaml step); the duplicate itself is the yaml step's error, not an impact.
+fn as_pyyaml() -> LoadOptions {
+    LoadOptions {
+        reject_duplicate_keys: false,
+        ..LoadOptions::default()
+    }
+}
+
+/// A side's text and its recipe (`None`: it does not parse or is no mapping).
+type SideFile = (String, Option<RecipeFile>);
+
+/// One side of the change read as recipes: each file read and parsed at most once (a lane
+/// block is shared by every fragment of its lane), or taken from `parsed`.
+struct Side<'a, 'd> {
+    read: ReadSide<'a>,
+    parsed: ParsedSide<'a, 'd>,
+    /// Tree-relative path → the file, `None` when absent on this side.
+    files: HashMap<String, Option<SideFile>>,
+}
+
+impl<'a, 'd> Side<'a, 'd> {
+    fn new(read: ReadSide<'a>, parsed: ParsedSide<'a, 'd>) -> Self {
+        Side {
+            read,
+            parsed,
+            files: HashMap::new(),
+        }
+    }
+
+    fn load(&mut self, rel: &str) {
+        if self.files.contains_key(rel) {
+            return;
+        }
+        let file = (self.read)(rel).map(|text| {
+            let path = Path::new(rel);
+            let recipe = match (self.parsed)(rel) {
+                // The load's document of this very text: no second parse.
+                Some(doc) if *doc.text == *text => {
+                    RecipeFile::from_parsed(path, doc.text.clone(), doc.root.clone()).ok()
+                }
+                _ => infx_yaml::parse_str_with(path, &text, &as_pyyaml())
+                    .ok()
+                    .and_then(|root| RecipeFile::from_parsed(path, Arc::from(&*text), root).ok()),
+            };
+            (text, recipe)
+        });
+        self.files.insert(rel.to_string(), file);
+    }
+
+    /// The resolved variants of `rel` in `lane`: (label, tree) in expansion order; `None`
+    /// when the file or block is absent; the texts when either does not resolve (then any
+    /// text change counts).
+    fn variants(&mut self, rel: &str, lane: Lane) -> Option<Result<Vec<(String, Node)>, String>> {
+        self.load(rel);
+        self.load(lane.block_path());
+        let (file_text, file) = self.files.get(rel)?.as_ref()?;
+        let (block_text, block) = self.files.get(lane.block_path())?.as_ref()?;
+        let resolve = || -> Option<Vec<(String, Node)>> {
+            let composed = compose_lane(file.as_ref()?, lane, block.as_ref()?);
+            Some(
+                composed
+                    .expand_with(None, ExpandOptions::inferencex())
+                    .ok()?
+                    .into_iter()
+                    .map(|v| (v.label, v.tree))
+                    .collect(),
+            )
+        };
+        // An unresolvable side is compared by its text, so an edit of a broken recipe still
+        // counts.
+        Some(resolve().ok_or_else(|| format!("{file_text}\u{0}{block_text}")))
+    }
 }
 
 /// Impact of a runners.yaml change: every entry whose runner's facts differ — its label's node
@@ -373,7 +434,6 @@ fn runner_facts(root: &Node, runner: &str) -> Vec<Option<Node>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
 
     fn doc(path: &str, text: &str) -> Document {
         Document {
@@ -439,5 +499,71 @@ mod tests {
         let keys: Vec<&str> = out.keys.iter().map(|k| k.key.as_str()).collect();
         assert_eq!(keys, ["k1", "k3"]);
         assert_eq!(out.keys[0].causes[0].line, 6);
+    }
+
+    const RECIPE: &str = "benchmarks/single_node/srt-slurm-recipes/m/fixed.yaml";
+    const BLOCK: &str = "benchmark:\n  type: custom\n";
+    const FRAGMENT: &str = "base:\n  name: m\n  resources:\n    gpus_per_node: 8\noverride_tp4:\n  resources:\n    gpus_per_node: 4\n";
+
+    /// The keys `recipe_impact` finds when the recipe goes from `base` to `head` (lane block
+    /// unchanged), the head side read from `head_doc` when given.
+    fn recipe_keys(base: &str, head: &str, head_doc: Option<&Document>) -> Vec<String> {
+        let uses = [RecipeUse {
+            key: "m-fp4",
+            rel: RECIPE,
+            lane: Lane::FixedSeqSingle,
+        }];
+        let changed = BTreeSet::from([PathBuf::from(RECIPE)]);
+        let side = |recipe: &str| {
+            let recipe = recipe.to_string();
+            move |rel: &str| match rel {
+                RECIPE => Some(recipe.clone()),
+                _ if rel == Lane::FixedSeqSingle.block_path() => Some(BLOCK.to_string()),
+                _ => None,
+            }
+        };
+        let (base_side, head_side) = (side(base), side(head));
+        let parsed = |rel: &str| head_doc.filter(|_| rel == RECIPE);
+        let mut out = Impact::default();
+        recipe_impact(&uses, &changed, &base_side, &head_side, &parsed, &mut out);
+        out.keys.into_iter().map(|k| k.key).collect()
+    }
+
+    #[test]
+    fn a_recipe_value_change_impacts_its_config() {
+        let head = FRAGMENT.replace("gpus_per_node: 4", "gpus_per_node: 2");
+        assert_eq!(recipe_keys(FRAGMENT, &head, None), ["m-fp4"]);
+        assert!(recipe_keys(FRAGMENT, &format!("# why\n{FRAGMENT}"), None).is_empty());
+    }
+
+    /// Both sides are read as PyYAML reads them (README, "Impact"): a key written twice keeps
+    /// its last value, so an edit that leaves the last value alone impacts nothing.
+    #[test]
+    fn a_duplicate_key_recipe_resolves_to_its_last_values() {
+        let twice = FRAGMENT.replace("  name: m\n", "  name: old\n  name: m\n");
+        // The duplicate added, then the overridden first value edited: same variants.
+        assert!(recipe_keys(FRAGMENT, &twice, None).is_empty());
+        let edited = twice.replace("name: old", "name: older");
+        assert!(recipe_keys(&twice, &edited, None).is_empty());
+        assert!(recipe_keys(&twice, &format!("# why\n{twice}"), None).is_empty());
+        // The last value changed: a different variant.
+        let last = twice.replace("name: m\n", "name: n\n");
+        assert_eq!(recipe_keys(&twice, &last, None), ["m-fp4"]);
+    }
+
+    /// The head document validate's load parsed is used as it is (no second parse of the
+    /// file); the base text is parsed once. Counted under the recipe's tree-relative path.
+    #[test]
+    fn the_head_side_reuses_the_loaded_document() {
+        let head_text = FRAGMENT.replace("gpus_per_node: 4", "gpus_per_node: 2");
+        let head = doc(RECIPE, &head_text);
+        infx_yaml::parse_count::start();
+        let keys = recipe_keys(FRAGMENT, &head_text, Some(&head));
+        let counts = infx_yaml::parse_count::take();
+        assert_eq!(keys, ["m-fp4"]);
+        assert_eq!(counts.get(Path::new(RECIPE)), Some(&1), "{counts:?}");
+        // A document of another text (the file changed since it was loaded) is not used.
+        let stale = doc(RECIPE, FRAGMENT);
+        assert_eq!(recipe_keys(FRAGMENT, &head_text, Some(&stale)), ["m-fp4"]);
     }
 }

@@ -19,6 +19,7 @@ pub fn change_impact(
     root: &Path,
     change: &ChangeInfo,
     loaded: &infx_config::LoadedConfigs,
+    parsed: &infx_yaml::DocIndex<'_>,
 ) -> Impact {
     let mut impact = Impact::default();
     if !matches!(change.mode, ChangeMode::Change | ChangeMode::Fallback) {
@@ -60,7 +61,16 @@ pub fn change_impact(
             }
         };
         let head = |rel: &str| text(change.head_bytes(&root.join(rel)));
-        recipe_impact(&uses, &changed, &base, &head, &mut impact);
+        // The load's documents are of the working tree: the head side only when no commit
+        // stands in for the change (README, "validate", the change step).
+        let head_parsed = |rel: &str| {
+            if change.head_rev.is_some() {
+                None
+            } else {
+                parsed.get(&root.join(rel))
+            }
+        };
+        recipe_impact(&uses, &changed, &base, &head, &head_parsed, &mut impact);
     }
     let runners_rel = Path::new("configs/runners.yaml");
     if changed.contains(runners_rel)

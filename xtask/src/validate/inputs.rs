@@ -93,15 +93,16 @@ impl Inputs {
         // the review inputs that need no documents only read the configs: they run side by
         // side (docs/performance.md). The impact is worked out before the check's verdict is
         // known and dropped when the configs are unsound.
+        // One index of the parsed documents for SR4 and the impact's head side.
+        let documents = DocIndex::new(&parsed.docs);
         let (config_findings, config_check_elapsed, changelog, impact, touched, review_side) =
             std::thread::scope(|scope| {
                 let check = scope.spawn(|| {
                     let t = Instant::now();
-                    let documents = DocIndex::new(&parsed.docs);
                     (infx_config::check_in(&configs, &documents), t.elapsed())
                 });
                 let changelog = steps::load_changelog(&root, &change, &configs);
-                let impact = contribution::change_impact(&root, &change, &configs);
+                let impact = contribution::change_impact(&root, &change, &configs, &documents);
                 let touched =
                     steps::touched_keys(&root, &change, &configs, &changelog.scope.keys, opts.all);
                 let review_side = ReviewSide::load(
