@@ -28,7 +28,7 @@ pub struct Check {
     pub name: &'static str,
     /// Why it does not run on these inputs, if it does not.
     pub skip: fn(&Inputs) -> Option<&'static str>,
-    pub run: fn(&Inputs) -> Checked,
+    pub run: fn(&Checking<'_>) -> Checked,
 }
 
 const NEEDS_SOUND_CONFIGS: &str = "master configs have errors; fix those first";
@@ -95,12 +95,16 @@ pub const CHECKS: &[Check] = &[
 /// only it uses). One after the other: on their own threads they cost more CPU (fresh
 /// allocator arenas and page faults) than they saved in wall time (docs/diff.md, "One load").
 pub fn run_all(inputs: &Inputs) -> Vec<Checked> {
+    let checking = Checking {
+        inputs,
+        recipes: inputs.recipe_documents(),
+    };
     CHECKS
         .iter()
         .map(|check| {
             // A panicking check is a bug; it fails the run with a finding, not an abort. The
             // inputs are only read, so nothing half-updated is seen afterwards.
-            let run = std::panic::AssertUnwindSafe(|| run_one(check, inputs));
+            let run = std::panic::AssertUnwindSafe(|| run_one(check, &checking));
             std::panic::catch_unwind(run).unwrap_or_else(|_| {
                 let d = Diagnostic::error(
                     crate::codes::VALIDATE_INTERNAL,
@@ -112,7 +116,22 @@ pub fn run_all(inputs: &Inputs) -> Vec<Checked> {
         .collect()
 }
 
-fn run_one(check: &Check, inputs: &Inputs) -> Checked {
+/// What every check reads: the loaded inputs, and the index of the parsed recipe files and
+/// lane blocks, built once per run for the binder and the dry-run (docs/architecture.md,
+/// "Parse once"). It derefs to the inputs.
+pub struct Checking<'a> {
+    pub inputs: &'a Inputs,
+    pub recipes: infx_yaml::DocIndex<'a>,
+}
+
+impl std::ops::Deref for Checking<'_> {
+    type Target = Inputs;
+    fn deref(&self) -> &Inputs {
+        self.inputs
+    }
+}
+
+fn run_one(check: &Check, inputs: &Checking<'_>) -> Checked {
     let t = Instant::now();
     let mut checked = match (check.skip)(inputs) {
         Some(why) => skipped(check.name, why).into(),
@@ -131,7 +150,7 @@ fn with_load_time(mut result: CheckResult, load: Duration) -> Checked {
     result.into()
 }
 
-fn change(i: &Inputs) -> Checked {
+fn change(i: &Checking<'_>) -> Checked {
     let result = CheckResult {
         name: "change",
         status: Status::Ran,
@@ -142,7 +161,7 @@ fn change(i: &Inputs) -> Checked {
     with_load_time(result, i.change_elapsed)
 }
 
-fn yaml(i: &Inputs) -> Checked {
+fn yaml(i: &Checking<'_>) -> Checked {
     let scope = format!(
         "{} files{}",
         i.yaml.files,
@@ -155,7 +174,7 @@ fn yaml(i: &Inputs) -> Checked {
     with_load_time(ran("yaml", i.yaml.findings.clone(), scope), i.yaml.elapsed)
 }
 
-fn config(i: &Inputs) -> Checked {
+fn config(i: &Checking<'_>) -> Checked {
     let scope = format!("{} entries", i.configs.entries.len());
     with_load_time(
         ran("config", i.config_findings.clone(), scope),
@@ -163,15 +182,15 @@ fn config(i: &Inputs) -> Checked {
     )
 }
 
-fn changelog(i: &Inputs) -> Checked {
+fn changelog(i: &Checking<'_>) -> Checked {
     steps::check_changelog(&i.changelog, &i.change, &i.configs, i.modifiers).into()
 }
 
-fn coverage(i: &Inputs) -> Checked {
+fn coverage(i: &Checking<'_>) -> Checked {
     contribution::check_coverage(&i.planned, &i.changelog.scope, &i.impact, i.pr.number).into()
 }
 
-fn labels(i: &Inputs) -> Checked {
+fn labels(i: &Checking<'_>) -> Checked {
     let mut result = contribution::check_pr_labels(
         i.pr.context.as_ref(),
         !i.changelog.scope.appended.is_empty(),
@@ -197,17 +216,16 @@ fn matrix_skip(i: &Inputs) -> Option<&'static str> {
 
 /// Rows for the touched configs; every point binds exactly one recipe variant. The bindings of
 /// the configs the change impacts or its entries name are recorded for the report.
-fn matrix(i: &Inputs) -> Checked {
+fn matrix(i: &Checking<'_>) -> Checked {
     let Some(rdoc) = i.configs.runners.as_ref() else {
         return skipped("matrix", "no configs/runners.yaml").into();
     };
     let keys = i.touched.as_deref();
     match infx_matrix::MasterConfigs::from_documents(&i.configs.masters) {
         Ok(configs) => {
-            let parsed = i.recipe_documents();
             let mut runners = infx_matrix::Runners::from_node(&rdoc.root);
             runners.tree_root = Some(i.root.clone());
-            runners.parsed = Some(&parsed);
+            runners.parsed = Some(&i.recipes);
             let (d, bindings) = bind_with_records(&configs, &runners, keys, i);
             let scope = scope_of_keys(keys, i.configs.entries.len());
             Checked {
@@ -225,7 +243,7 @@ fn bind_with_records(
     configs: &infx_matrix::MasterConfigs<'_>,
     runners: &infx_matrix::Runners<'_>,
     keys: Option<&[String]>,
-    i: &Inputs,
+    i: &Checking<'_>,
 ) -> (Vec<Diagnostic>, Vec<BindingRecord>) {
     let selection = match keys {
         Some(k) => infx_matrix::Selection::TestConfig(infx_matrix::TestConfig {
@@ -241,9 +259,7 @@ fn bind_with_records(
         scenario_types: None,
     };
     match infx_matrix::expand_with_origins(configs, runners, &opts) {
-        Ok(points) => {
-            super::binding::bind_and_record(&points, &i.root, &i.recipe_documents(), &i.shown)
-        }
+        Ok(points) => super::binding::bind_and_record(&points, &i.root, &i.recipes, &i.shown),
         Err(d) => (vec![d], Vec::new()),
     }
 }
@@ -257,18 +273,12 @@ fn scope_of_keys(keys: Option<&[String]>, total: usize) -> String {
 }
 
 /// Every variant of every recipe the touched configs use passes the dry-run.
-fn recipe(i: &Inputs) -> Checked {
-    steps::check_recipes(
-        &i.root,
-        &i.configs,
-        &i.recipe_documents(),
-        i.touched.as_deref(),
-    )
-    .into()
+fn recipe(i: &Checking<'_>) -> Checked {
+    steps::check_recipes(&i.root, &i.configs, &i.recipes, i.touched.as_deref()).into()
 }
 
 /// Every image reference digest-pinned (offline); with `--online` the registry agrees.
-fn image(i: &Inputs) -> Checked {
+fn image(i: &Checking<'_>) -> Checked {
     let mut sites = Vec::new();
     let mut diagnostics = Vec::new();
     let image_bearing = |d: &&infx_yaml::Document| {
@@ -312,13 +322,13 @@ fn image(i: &Inputs) -> Checked {
     ran("image", diagnostics, scope).into()
 }
 
-fn diff_check(i: &Inputs) -> Checked {
+fn diff_check(i: &Checking<'_>) -> Checked {
     steps::check_diff(&i.change).into()
 }
 
 /// The repository-decidable reviewer checks, and Check 3 (docs/review.md): touched configs
 /// that have a cookbook file.
-fn review(i: &Inputs) -> Checked {
+fn review(i: &Checking<'_>) -> Checked {
     let mut diagnostics = i.review_load_findings.clone();
     diagnostics.extend(infx_review::review_tree_of(&i.review, &i.configs.masters));
     let parsed = infx_yaml::DocIndex::new(

@@ -195,7 +195,8 @@ impl Inputs {
     }
 
     /// The parsed recipe files and lane blocks, for the readers that need them as recipes
-    /// (binder, dry-run): they are not read and parsed again.
+    /// (binder, dry-run): they are not read and parsed again. Built once per run, by
+    /// [`super::checks::run_all`], which hands it to every check.
     pub fn recipe_documents(&self) -> infx_yaml::DocIndex<'_> {
         infx_yaml::DocIndex::new(self.review.recipes.iter().chain(&self.review.lanes))
     }
