@@ -148,7 +148,7 @@ pub fn master_impact(rel: &Path, base: Option<&str>, head: &Document, out: &mut 
     let base_root: std::cell::OnceCell<Option<Node>> = std::cell::OnceCell::new();
     let base_entry = |key: &str| {
         base_root
-            .get_or_init(|| infx_yaml::parse_str(rel, base).ok())
+            .get_or_init(|| infx_yaml::parse_str_with(rel, base, &as_pyyaml()).ok())
             .as_ref()
             .and_then(|r| r.get(key).cloned())
     };
@@ -171,7 +171,9 @@ pub fn master_impact(rel: &Path, base: Option<&str>, head: &Document, out: &mut 
             None
         } else {
             let alone = (!whole_file)
-                .then(|| base_section.and_then(|s| infx_yaml::parse_str(rel, s).ok()))
+                .then(|| {
+                    base_section.and_then(|s| infx_yaml::parse_str_with(rel, s, &as_pyyaml()).ok())
+                })
                 .flatten();
             match alone {
                 Some(root) => root.get(key).cloned(),
@@ -290,12 +292,12 @@ pub fn recipe_impact<'a, 'd>(
     }
 }
 
-/// How a recipe side is parsed: as PyYAML reads it (a key written twice: the last value
+/// How a base side (master, runners, recipe) is parsed: as PyYAML reads it (a key written twice: the last value
 /// wins), which is what upstream's tools run and what validate's other checks read (README,
 /// the yaml step); the duplicate itself is the yaml step's error, not an impact.
 fn as_pyyaml() -> LoadOptions {
     LoadOptions {
-        reject_duplicate_keys: false,
+        duplicate_keys: infx_yaml::DuplicateKeys::KeepLast,
         ..LoadOptions::default()
     }
 }
@@ -377,7 +379,7 @@ pub fn runners_impact(
     entries: &[(&str, &str)],
     out: &mut Impact,
 ) {
-    let base_root = base.and_then(|b| infx_yaml::parse_str(rel, b).ok());
+    let base_root = base.and_then(|b| infx_yaml::parse_str_with(rel, b, &as_pyyaml()).ok());
     let changed_lines = added_lines(base, &head.text);
     for (key, runner) in entries {
         let before = base_root.as_ref().map(|r| runner_facts(r, runner));
@@ -472,6 +474,30 @@ mod tests {
         let head =
             "# header\na:\n  image: x@sha256:1\n  conc: [1, 4]\nb:\n  image: y\nc:\n  image: z\n";
         assert_eq!(master(head), vec![("c".to_string(), vec![7])]);
+    }
+
+    /// A base entry with a key written twice is read as PyYAML reads it (last value wins),
+    /// not dropped as unparsable: an unchanged entry stays unchanged, not a "new config".
+    #[test]
+    fn a_base_entry_with_a_duplicate_key_is_compared_by_its_last_value() {
+        let base = "a:\n  image: old\n  image: x\nb:\n  image: y\n";
+        let head = "a:\n  image: x\nb:\n  image: y\n";
+        let mut out = Impact::default();
+        master_impact(Path::new("m"), Some(base), &doc("m", head), &mut out);
+        assert!(
+            out.keys.is_empty(),
+            "{:?}",
+            out.keys.iter().map(|k| &k.key).collect::<Vec<_>>()
+        );
+        let head = "a:\n  image: z\nb:\n  image: y\n";
+        let mut out = Impact::default();
+        master_impact(Path::new("m"), Some(base), &doc("m", head), &mut out);
+        assert_eq!(out.keys.len(), 1);
+        assert!(
+            out.keys[0].causes[0].why.contains("changed"),
+            "{}",
+            out.keys[0].causes[0].why
+        );
     }
 
     #[test]
