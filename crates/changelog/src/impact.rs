@@ -63,15 +63,22 @@ impl Impact {
 /// key line to the next key line). A line scan, not a parse: master configs write one `key:`
 /// per entry at column 0; comments and blank lines between entries belong to the section before.
 pub fn top_level_sections(text: &str) -> Vec<(&str, Range<usize>)> {
+    let bytes = text.as_bytes();
     let mut out: Vec<(&str, Range<usize>)> = Vec::new();
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        let start = offset;
-        offset += line.len();
-        let first = line.as_bytes().first().copied().unwrap_or(b' ');
-        if matches!(first, b' ' | b'\t' | b'#' | b'-' | b'\n' | b'\r') || line.starts_with("...") {
+    // Only a line's first byte decides whether it can start a section; one SIMD pass over the
+    // line breaks instead of a split per line (the scan runs on both sides of each changed
+    // master config; docs/performance.md).
+    let line_starts = std::iter::once(0).chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
+    for start in line_starts.take_while(|&s| s < bytes.len()) {
+        let rest = &bytes[start..];
+        if matches!(rest[0], b' ' | b'\t' | b'#' | b'-' | b'\n' | b'\r') || rest.starts_with(b"...")
+        {
             continue;
         }
+        let end = memchr::memchr(b'\n', rest).map_or(bytes.len(), |i| start + i + 1);
+        let Some(line) = text.get(start..end) else {
+            continue;
+        };
         let Some(colon) = line.find(':') else {
             continue;
         };
@@ -88,12 +95,23 @@ pub fn top_level_sections(text: &str) -> Vec<(&str, Range<usize>)> {
 /// file are not independent (an alias elsewhere can change with them), so they are compared on
 /// whole-file parses. Conservative: a `&` in a quoted value also counts.
 fn may_define_anchor(text: &str) -> bool {
-    text.lines().any(|l| {
-        let code = l.split(" #").next().unwrap_or(l);
-        let b = code.as_bytes();
-        b.windows(2).enumerate().any(|(i, w)| {
-            w[0] == b'&' && w[1].is_ascii_alphanumeric() && (i == 0 || b[i - 1] == b' ')
-        })
+    let b = text.as_bytes();
+    // Only the lines holding a `&` can define one: found with one SIMD pass. Each such line's
+    // bounds and comment start are found once, so a long line of `&`s stays linear.
+    let mut line_end = 0;
+    let mut line_start = 0;
+    let mut comment_at = usize::MAX;
+    memchr::memchr_iter(b'&', b).any(|at| {
+        if at >= line_end {
+            line_start = memchr::memrchr(b'\n', &b[..at]).map_or(0, |i| i + 1);
+            line_end = memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |i| at + i);
+            // ` #` starts a comment; what follows it on the line defines nothing.
+            comment_at = memchr::memmem::find(&b[line_start..line_end], b" #")
+                .map_or(usize::MAX, |i| line_start + i);
+        }
+        let named = b.get(at + 1).is_some_and(u8::is_ascii_alphanumeric);
+        let spaced = at == line_start || b[at - 1] == b' ';
+        named && spaced && at < comment_at.saturating_add(2)
     })
 }
 
@@ -442,6 +460,50 @@ mod tests {
             path: PathBuf::from(path),
             text: Arc::from(text),
             root: infx_yaml::parse_str(Path::new(path), text).unwrap(),
+        }
+    }
+
+    /// The line-split scans these replaced, kept as oracles for the SIMD ones.
+    fn sections_by_split(text: &str) -> Vec<(&str, Range<usize>)> {
+        let mut out: Vec<(&str, Range<usize>)> = Vec::new();
+        let mut offset = 0;
+        for line in text.split_inclusive('\n') {
+            let start = offset;
+            offset += line.len();
+            let first = line.as_bytes().first().copied().unwrap_or(b' ');
+            if matches!(first, b' ' | b'\t' | b'#' | b'-' | b'\n' | b'\r')
+                || line.starts_with("...")
+            {
+                continue;
+            }
+            let Some(colon) = line.find(':') else {
+                continue;
+            };
+            let key = line[..colon].trim().trim_matches(|c| c == '"' || c == '\'');
+            if let Some(last) = out.last_mut() {
+                last.1.end = start;
+            }
+            out.push((key, start..text.len()));
+        }
+        out
+    }
+
+    fn anchor_by_split(text: &str) -> bool {
+        text.lines().any(|l| {
+            let code = l.split(" #").next().unwrap_or(l);
+            let b = code.as_bytes();
+            b.windows(2).enumerate().any(|(i, w)| {
+                w[0] == b'&' && w[1].is_ascii_alphanumeric() && (i == 0 || b[i - 1] == b' ')
+            })
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        #[test]
+        fn line_scans_match_the_split_scans(text in "([a-c&# :\"'.\t\r-]|\n|é){0,80}") {
+            proptest::prop_assert_eq!(top_level_sections(&text), sections_by_split(&text));
+            proptest::prop_assert_eq!(may_define_anchor(&text), anchor_by_split(&text));
         }
     }
 
