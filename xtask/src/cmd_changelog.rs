@@ -80,6 +80,26 @@ pub enum ChangelogCommand {
     },
 }
 
+/// The eval-modifier PR labels (`Modifiers`), which `check` and `plan` both take.
+#[derive(clap::Args, Debug)]
+pub struct LabelArgs {
+    /// The PR carries the `all-evals` label (eval rows for every eligible point).
+    #[arg(long)]
+    pub all_evals: bool,
+    /// The PR carries the `evals-only` label (only the eval rows run).
+    #[arg(long)]
+    pub evals_only: bool,
+}
+
+impl LabelArgs {
+    fn modifiers(&self) -> Modifiers {
+        Modifiers {
+            all_evals: self.all_evals,
+            evals_only: self.evals_only,
+        }
+    }
+}
+
 /// `changelog check`.
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
@@ -101,12 +121,8 @@ pub struct CheckArgs {
     /// Judge as a commit on main: appended entries need canonical links.
     #[arg(long)]
     pub main: bool,
-    /// The PR carries the `all-evals` label (eval rows for every eligible point).
-    #[arg(long)]
-    pub all_evals: bool,
-    /// The PR carries the `evals-only` label (only the eval rows run).
-    #[arg(long)]
-    pub evals_only: bool,
+    #[command(flatten)]
+    pub labels: LabelArgs,
     /// Output format for diagnostics.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -127,14 +143,10 @@ pub struct PlanArgs {
     pub base: Option<String>,
     /// Head revision (default: HEAD; the plan is computed from commits, so uncommitted
     /// changelog edits are not in it).
-    #[arg(long)]
-    pub head: Option<String>,
-    /// The PR carries the `all-evals` label (eval rows for every eligible point).
-    #[arg(long)]
-    pub all_evals: bool,
-    /// The PR carries the `evals-only` label (only the eval rows run).
-    #[arg(long)]
-    pub evals_only: bool,
+    #[arg(long, default_value = "HEAD", hide_default_value = true)]
+    pub head: String,
+    #[command(flatten)]
+    pub labels: LabelArgs,
     /// Keep only the concurrencies the new entries name (upstream's `--trim-conc`).
     #[arg(long)]
     pub trim_conc: bool,
@@ -288,10 +300,7 @@ fn check_options(a: &CheckArgs) -> CheckOptions {
             (None, false) => LinkMode::Local,
         }),
         dialect: a.repo.dialect.into(),
-        modifiers: Modifiers {
-            all_evals: a.all_evals,
-            evals_only: a.evals_only,
-        },
+        modifiers: a.labels.modifiers(),
     }
 }
 
@@ -390,10 +399,7 @@ fn write_check_plan(
     head_path: &Path,
 ) -> anyhow::Result<Result<(), infx_report::Diagnostic>> {
     let opts = PlanOptions {
-        modifiers: Modifiers {
-            all_evals: a.all_evals,
-            evals_only: a.evals_only,
-        },
+        modifiers: a.labels.modifiers(),
         trim_conc: false,
     };
     let base_label = a.base.clone().unwrap_or_else(|| base_id.to_string());
@@ -429,8 +435,7 @@ fn write_check_plan(
 /// `changelog plan`.
 fn plan(a: PlanArgs) -> anyhow::Result<ExitCode> {
     let r = open(&a.repo.repo)?;
-    let head = a.head.unwrap_or_else(|| "HEAD".to_string());
-    let h = commit(&r, &head)?;
+    let h = commit(&r, &a.head)?;
     let (b, base) = match a.base {
         Some(base) => (commit(&r, &base)?, base),
         None => {
@@ -439,14 +444,11 @@ fn plan(a: PlanArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let opts = PlanOptions {
-        modifiers: Modifiers {
-            all_evals: a.all_evals,
-            evals_only: a.evals_only,
-        },
+        modifiers: a.labels.modifiers(),
         trim_conc: a.trim_conc,
     };
     let dialect = a.repo.dialect.into();
-    match crate::history::plan_between(&r, b, h, &base, &head, opts, dialect, None) {
+    match crate::history::plan_between(&r, b, h, &base, &a.head, opts, dialect, None) {
         Ok(v) => {
             println!("{}", serde_json::to_string(&v)?);
             Ok(ExitCode::SUCCESS)
@@ -579,6 +581,12 @@ fn branch_short_name(name: &str) -> &str {
     name.rsplit('/').next().unwrap_or(name)
 }
 
+/// Master keys from the master configs' texts, by repository-relative path.
+fn load_master_keys(texts: &[(&str, String)]) -> Result<MasterKeys, String> {
+    let borrowed: Vec<_> = texts.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    MasterKeys::load(&borrowed).map_err(|e| e.message)
+}
+
 /// Master keys at a revision (layout-aware, legacy `.github/configs/` too), top keys only.
 fn master_keys_at(r: &Repo, commit: Oid) -> Result<MasterKeys, String> {
     let mut texts = Vec::new();
@@ -592,13 +600,7 @@ fn master_keys_at(r: &Repo, commit: Oid) -> Result<MasterKeys, String> {
         let b = blob.ok_or_else(|| format!("Input file '{m}' does not exist."))?;
         texts.push((m, String::from_utf8_lossy(&b.data).into_owned()));
     }
-    MasterKeys::load(
-        &texts
-            .iter()
-            .map(|(p, t)| (*p, t.as_str()))
-            .collect::<Vec<_>>(),
-    )
-    .map_err(|e| e.message)
+    load_master_keys(&texts)
 }
 
 /// Master keys from a checkout directory (`<dir>/configs/*-master.yaml`).
@@ -610,13 +612,7 @@ fn master_keys_from_dir(dir: &Path) -> Result<MasterKeys, String> {
             .map_err(|e| format!("Input file '{m}' does not exist. ({e})"))?;
         texts.push((m, t));
     }
-    MasterKeys::load(
-        &texts
-            .iter()
-            .map(|(p, t)| (*p, t.as_str()))
-            .collect::<Vec<_>>(),
-    )
-    .map_err(|e| e.message)
+    load_master_keys(&texts)
 }
 
 /// The `.gitattributes` line that routes the changelog through the driver.
