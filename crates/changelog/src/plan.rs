@@ -294,120 +294,110 @@ enum Model {
     MultiNodeAgentic,
 }
 
-/// `(alias, default)` per model field, in declaration order; a default is what pydantic fills
-/// in when the row lacks the field (`None` = no default or a null default).
-fn fields(m: Model) -> &'static [(&'static str, Option<Fill>)] {
-    use Fill::*;
+/// A model field: `(alias, default)`; a default is what pydantic fills in when the row lacks
+/// the field (`None` = no default or a null default).
+type Field = (&'static str, Option<Fill>);
+
+// The groups of fields the models share, each written once; a model is its groups in order,
+// and the order is upstream's declaration order (the JSON key order of a plan).
+/// What is served: every model starts with it.
+const SERVED: &[Field] = &[
+    ("image", None),
+    ("model", None),
+    ("model-prefix", None),
+    ("precision", None),
+    ("framework", None),
+];
+const SPEC_RUNNER: &[Field] = &[("spec-decoding", None), ("runner", None)];
+const SEQ_LENS: &[Field] = &[("isl", None), ("osl", None)];
+/// A single-node engine's parallelism.
+const PARALLELISM: &[Field] = &[
+    ("tp", None),
+    ("pp", None),
+    ("dcp-size", None),
+    ("pcp-size", None),
+    ("ep", None),
+    ("dp-attn", None),
+];
+/// A multi-node run's worker pools (each a [`WORKER`]).
+const WORKERS: &[Field] = &[("prefill", None), ("decode", None)];
+/// A fixed-sequence (non-agentic) run.
+const FIXED_RUN: &[Field] = &[
+    ("conc", None),
+    ("max-model-len", None),
+    ("exp-name", None),
+    ("disagg", None),
+];
+/// An agentic run's load and KV offloading.
+const AGENTIC_LOAD: &[Field] = &[
+    ("conc", None),
+    ("kv-offloading", None),
+    ("kv-offload-backend", None),
+    ("router", None),
+];
+const AGENTIC_RUN: &[Field] = &[
+    ("total-cpu-dram-gb", None),
+    ("duration", None),
+    ("exp-name", None),
+];
+/// Non-agentic models default `eval-only` to false; agentic ones have a null default.
+const FIXED_RUN_EVAL: &[Field] = &[("run-eval", None), ("eval-only", Some(Fill::False))];
+const AGENTIC_RUN_EVAL: &[Field] = &[("run-eval", None), ("eval-only", None)];
+const EVAL_TOOL: &[Field] = &[("eval-framework", None), ("eval-suite", None)];
+const FINGERPRINT: &[Field] = &[("recipe-fingerprint", None)];
+
+/// The groups of a model's fields, in declaration order.
+fn fields(m: Model) -> &'static [&'static [Field]] {
     match m {
         Model::SingleNode => &[
-            ("image", None),
-            ("model", None),
-            ("model-prefix", None),
-            ("precision", None),
-            ("framework", None),
-            ("spec-decoding", None),
-            ("runner", None),
-            ("isl", None),
-            ("osl", None),
-            ("tp", None),
-            ("pp", None),
-            ("dcp-size", None),
-            ("pcp-size", None),
-            ("ep", None),
-            ("dp-attn", None),
-            ("conc", None),
-            ("max-model-len", None),
-            ("exp-name", None),
-            ("disagg", None),
-            ("run-eval", None),
-            ("eval-only", Some(False)),
-            ("eval-framework", None),
-            ("eval-suite", None),
-            ("router", None),
-            ("recipe-fingerprint", None),
+            SERVED,
+            SPEC_RUNNER,
+            SEQ_LENS,
+            PARALLELISM,
+            FIXED_RUN,
+            FIXED_RUN_EVAL,
+            EVAL_TOOL,
+            &[("router", None)],
+            FINGERPRINT,
         ],
         Model::MultiNode => &[
-            ("image", None),
-            ("model", None),
-            ("model-prefix", None),
-            ("precision", None),
-            ("framework", None),
-            ("spec-decoding", None),
-            ("runner", None),
-            ("node-count", None),
-            ("isl", None),
-            ("osl", None),
-            ("prefill", None),
-            ("decode", None),
-            ("conc", None),
-            ("max-model-len", None),
-            ("exp-name", None),
-            ("disagg", None),
-            ("run-eval", None),
-            ("eval-only", Some(False)),
-            ("eval-conc", None),
-            ("eval-all-concs", Some(False)),
-            ("eval-framework", None),
-            ("eval-suite", None),
-            ("router", None),
-            ("kv-p2p-transfer", None),
-            ("recipe-fingerprint", None),
+            SERVED,
+            SPEC_RUNNER,
+            &[("node-count", None)],
+            SEQ_LENS,
+            WORKERS,
+            FIXED_RUN,
+            FIXED_RUN_EVAL,
+            &[("eval-conc", None), ("eval-all-concs", Some(Fill::False))],
+            EVAL_TOOL,
+            &[("router", None), ("kv-p2p-transfer", None)],
+            FINGERPRINT,
         ],
         Model::SingleNodeAgentic => &[
-            ("image", None),
-            ("model", None),
-            ("model-prefix", None),
-            ("precision", None),
-            ("framework", None),
-            ("runner", None),
-            ("tp", None),
-            ("pp", None),
-            ("dcp-size", None),
-            ("pcp-size", None),
-            ("ep", None),
-            ("dp-attn", None),
-            ("spec-decoding", Some(NoneStr)),
-            ("conc", None),
-            ("kv-offloading", None),
-            ("kv-offload-backend", None),
-            ("router", None),
-            ("total-cpu-dram-gb", None),
-            ("duration", None),
-            ("exp-name", None),
-            ("scenario-type", None),
-            ("run-eval", None),
-            ("eval-only", None),
-            ("eval-framework", None),
-            ("eval-suite", None),
-            ("recipe-fingerprint", None),
+            SERVED,
+            &[("runner", None)],
+            PARALLELISM,
+            &[("spec-decoding", Some(Fill::NoneStr))],
+            AGENTIC_LOAD,
+            AGENTIC_RUN,
+            &[("scenario-type", None)],
+            AGENTIC_RUN_EVAL,
+            EVAL_TOOL,
+            FINGERPRINT,
         ],
         Model::MultiNodeAgentic => &[
-            ("image", None),
-            ("model", None),
-            ("model-prefix", None),
-            ("precision", None),
-            ("framework", None),
-            ("spec-decoding", None),
-            ("runner", None),
-            ("node-count", None),
-            ("prefill", None),
-            ("decode", None),
-            ("conc", None),
-            ("kv-offloading", None),
-            ("kv-offload-backend", None),
-            ("router", None),
-            ("kv-p2p-transfer", None),
-            ("total-cpu-dram-gb", None),
-            ("duration", None),
-            ("exp-name", None),
-            ("disagg", None),
-            ("scenario-type", None),
-            ("run-eval", None),
-            ("eval-only", None),
-            ("eval-conc", None),
-            ("eval-framework", None),
-            ("eval-suite", None),
-            ("recipe-fingerprint", None),
+            SERVED,
+            SPEC_RUNNER,
+            &[("node-count", None)],
+            WORKERS,
+            AGENTIC_LOAD,
+            &[("kv-p2p-transfer", None)],
+            AGENTIC_RUN,
+            &[("disagg", None), ("scenario-type", None)],
+            AGENTIC_RUN_EVAL,
+            &[("eval-conc", None)],
+            EVAL_TOOL,
+            FINGERPRINT,
         ],
     }
 }
@@ -431,7 +421,7 @@ impl Fill {
     }
 }
 
-const WORKER: &[(&str, Option<Fill>)] = &[
+const WORKER: &[Field] = &[
     ("num-worker", None),
     ("tp", None),
     ("pp", Some(Fill::One)),
@@ -442,14 +432,15 @@ const WORKER: &[(&str, Option<Fill>)] = &[
     ("hardware", None),
     ("additional-settings", Some(Fill::EmptyList)),
 ];
-const COMPONENT: &[(&str, Option<Fill>)] = &[("name", None), ("version", None)];
+const COMPONENT: &[Field] = &[("name", None), ("version", None)];
 
 /// `model_dump(by_alias=True, exclude_none=True)` of a row validated as its model: fields in
 /// model order, defaults filled in, nulls dropped; keys the model does not know are kept at
 /// the end (upstream would reject them, so they show up in comparisons).
-fn dump_model(r: &Row, fields: &[(&str, Option<Fill>)], nested: bool) -> Row {
+fn dump_model(r: &Row, groups: &[&[Field]], nested: bool) -> Row {
+    let fields = || groups.iter().flat_map(|g| g.iter());
     let mut out = Row::new();
-    for (k, d) in fields {
+    for (k, d) in fields() {
         let v = match r.get(*k) {
             Some(v) => v.clone(),
             None => match d {
@@ -462,17 +453,17 @@ fn dump_model(r: &Row, fields: &[(&str, Option<Fill>)], nested: bool) -> Row {
         }
         let v = match (nested, *k, v) {
             (true, "prefill" | "decode", Value::Object(o)) => {
-                Value::Object(dump_model(&o, WORKER, false))
+                Value::Object(dump_model(&o, &[WORKER], false))
             }
             (true, "router" | "kv-offload-backend", Value::Object(o)) => {
-                Value::Object(dump_model(&o, COMPONENT, false))
+                Value::Object(dump_model(&o, &[COMPONENT], false))
             }
             (_, _, v) => v,
         };
         out.insert((*k).to_string(), v);
     }
     for (k, v) in r {
-        if !out.contains_key(k) && !fields.iter().any(|(f, _)| f == k) && !v.is_null() {
+        if !out.contains_key(k) && !fields().any(|(f, _)| f == k) && !v.is_null() {
             out.insert(k.clone(), v.clone());
         }
     }
@@ -832,6 +823,24 @@ mod tests {
             eval_min_prefill_ep: None,
             scenario_type: st,
             span: infx_report::Span::line(1),
+        }
+    }
+
+    /// The models are compositions of shared groups: a field in two groups of one model would
+    /// be dumped at its first place only, hiding a group put in the wrong place.
+    #[test]
+    fn composed_models_name_each_field_once() {
+        let models = [
+            Model::SingleNode,
+            Model::SingleNodeAgentic,
+            Model::MultiNode,
+            Model::MultiNodeAgentic,
+        ];
+        for m in models {
+            let mut seen = std::collections::BTreeSet::new();
+            for (name, _) in fields(m).iter().flat_map(|g| g.iter()) {
+                assert!(seen.insert(*name), "{m:?} names `{name}` twice");
+            }
         }
     }
 
