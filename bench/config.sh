@@ -19,6 +19,8 @@
 # Needs: python3 with pyyaml and pydantic (pip install pyyaml pydantic), cargo.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=bench/lib.sh
+. "$here/bench/lib.sh"
 corpus="${1:-$here/../shared/corpus/inferencex-aug2026}"
 runs="${2:-15}"
 [ -f "$corpus/configs/nvidia-master.yaml" ] || { echo "no configs/ under $corpus" >&2; exit 2; }
@@ -84,7 +86,8 @@ class Conc(Strict):
 
 SPEC = Literal["mtp", "draft_model", "none"]
 
-class SingleRow(Conc):
+class EngineRow(Conc):
+    """The engine fields a single-node row and an agentic row share (in this order)."""
     tp: int
     pp: int = Field(default=1, gt=0, strict=True)
     dcp_size: int = Field(default=1, alias="dcp-size", gt=0, strict=True)
@@ -92,6 +95,8 @@ class SingleRow(Conc):
     ep: Optional[int] = None
     dp_attn: Optional[bool] = Field(default=None, alias="dp-attn")
     spec_decoding: SPEC = Field(default="none", alias="spec-decoding")
+
+class SingleRow(EngineRow):
     router: Optional[Component] = None
     _t = model_validator(mode="after")(lambda s: _t1(s))
 
@@ -125,14 +130,9 @@ def _agentic(s):
     if b is None and s.kv_offloading == "dram": raise ValueError("dram requires kv-offload-backend")
     return s
 
-class AgenticRow(Conc):
+class AgenticRow(EngineRow):
+    # An agentic row has tp (single node) or prefill and decode (multinode): _agentic checks.
     tp: Optional[int] = None
-    pp: int = Field(default=1, gt=0, strict=True)
-    dcp_size: int = Field(default=1, alias="dcp-size", gt=0, strict=True)
-    pcp_size: int = Field(default=1, alias="pcp-size", gt=0, strict=True)
-    ep: Optional[int] = None
-    dp_attn: Optional[bool] = Field(default=None, alias="dp-attn")
-    spec_decoding: SPEC = Field(default="none", alias="spec-decoding")
     prefill: Optional[Worker] = None
     decode: Optional[Worker] = None
     kv_offloading: Optional[Literal["none", "dram"]] = Field(default=None, alias="kv-offloading")
@@ -254,9 +254,9 @@ t2 = time.perf_counter()
 print(f"{(t2 - t1) * 1000:.3f} {len(merged)} entries {errors} invalid {unknown} unknown-runner imports_ms={(t1 - t0) * 1000:.1f}")
 PY
 
-echo "building the Rust side (release)…" >&2
-(cd "$here" && cargo build -q --release -p infx-config --example config_check)
-bin="$here/target/release/examples/config_check"
+[ -n "${NO_BUILD:-}" ] || echo "building the Rust side (release)…" >&2
+release_build -p infx-config --example config_check
+bin="$(release_dir)/examples/config_check"
 
 now_ms() { date +%s%N | awk '{printf "%.3f", $1/1e6}'; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }

@@ -11,13 +11,13 @@
 #                                          ../shared/corpus; NO_BUILD=1 skips the release build)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=bench/lib.sh
+. "$here/bench/lib.sh"
 n="${1:-10000}"
 runs="${2:-5}"
-corpus="${INFX_CORPUS:-$here/../shared/corpus}"
-aug="$corpus/inferencex-aug2026"
-[ -f "$aug/configs/nvidia-master.yaml" ] || { echo "no August corpus under $corpus" >&2; exit 2; }
-if [ -z "${NO_BUILD:-}" ]; then (cd "$here" && cargo build --quiet --release -p xtask); fi
-bin="$here/target/release/xtask"
+august_corpus
+release_build -p xtask
+bin="$(release_dir)/xtask"
 work="$(mktemp -d)"
 # KEEP_WORK=1 keeps the two repositories (for profiling); they are printed at the end.
 if [ -z "${KEEP_WORK:-}" ]; then trap 'rm -rf "$work"' EXIT; fi

@@ -27,16 +27,17 @@
 #      golden rows. Upstream also validates (pydantic) and generates, so the real ratio is higher.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=bench/lib.sh
+. "$here/bench/lib.sh"
 ref="${1:--}"
 runs="${2:-11}"
-corpus="${INFX_CORPUS:-$here/../shared/corpus}"
-tree="$corpus/inferencex-aug2026"
+august_corpus
+tree="$aug"
 golden="$corpus/goldens/matrix/a-full-sweep/stdout.json"
-[ -f "$tree/configs/nvidia-master.yaml" ] || { echo "no August corpus under $corpus" >&2; exit 2; }
 
 # NO_BUILD=1 reuses an existing target/release/xtask (e.g. while the workspace is mid-edit).
-if [ -z "${NO_BUILD:-}" ]; then (cd "$here" && cargo build --quiet --release -p xtask); fi
-ours="$here/target/release/xtask"
+release_build -p xtask
+ours="$(release_dir)/xtask"
 args=(full-sweep --config-files configs/nvidia-master.yaml configs/amd-master.yaml --runner-config configs/runners.yaml)
 
 python3 - "$ours" "$tree" "$golden" "$ref" "$runs" "$corpus/goldens/timings.tsv" "${args[@]}" <<'PY'

@@ -11,14 +11,14 @@
 #                                         corpus: $INFX_CORPUS or ../shared/corpus; NO_BUILD=1)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=bench/lib.sh
+. "$here/bench/lib.sh"
 runs="${1:-5}"
 svg="${2:-$here/docs/perf-scaling.svg}"
-corpus="${INFX_CORPUS:-$here/../shared/corpus}"
-aug="$corpus/inferencex-aug2026"
-[ -f "$aug/configs/nvidia-master.yaml" ] || { echo "no August corpus under $corpus" >&2; exit 2; }
+august_corpus
 [ -x /usr/bin/time ] || { echo "bench/scaling.sh needs GNU time (/usr/bin/time) for peak RSS" >&2; exit 2; }
-if [ -z "${NO_BUILD:-}" ]; then (cd "$here" && cargo build --quiet --release -p xtask); fi
-bin="$here/target/release/xtask"
+release_build -p xtask
+bin="$(release_dir)/xtask"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 

@@ -12,14 +12,12 @@
 #   git archive main | tar -x -C /tmp/main-src && (cd /tmp/main-src && CARGO_TARGET_DIR=/tmp/main-target cargo build --release -p xtask)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-# shellcheck source=bench/one-config-change.sh
-. "$here/bench/one-config-change.sh"
+# shellcheck source=bench/lib.sh
+. "$here/bench/lib.sh"
 before="${1:?before binary}"
 after="${2:?after binary}"
 runs="${3:-31}"
-corpus="${INFX_CORPUS:-$here/../shared/corpus}"
-aug="$corpus/inferencex-aug2026"
-[ -f "$aug/configs/nvidia-master.yaml" ] || { echo "no August corpus under $corpus" >&2; exit 2; }
+august_corpus
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -20,17 +20,13 @@
 # Needs: python3, cc and libyaml-dev (apt-get install libyaml-dev) for the floor.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-# shellcheck source=bench/one-config-change.sh
-. "$here/bench/one-config-change.sh"
+# shellcheck source=bench/lib.sh
+. "$here/bench/lib.sh"
 runs="${1:-15}"
-corpus="${INFX_CORPUS:-$here/../shared/corpus}"
-aug="$corpus/inferencex-aug2026"
-[ -f "$aug/configs/nvidia-master.yaml" ] || { echo "no August corpus under $corpus" >&2; exit 2; }
-if [ -z "${NO_BUILD:-}" ]; then
-  (cd "$here" && cargo build --quiet --release -p xtask -p infx-yaml --bins --examples)
-fi
-bin="$here/target/release/xtask"
-parse_speed="$here/target/release/examples/parse_speed"
+august_corpus
+release_build -p xtask -p infx-yaml --bins --examples
+bin="$(release_dir)/xtask"
+parse_speed="$(release_dir)/examples/parse_speed"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
