@@ -585,23 +585,24 @@ fn cookbook_keys(root: &Path) -> Vec<String> {
     keys
 }
 
-/// One cookbook comparison per config: the report and the tree's sources for rendering.
-pub(crate) fn cookbook_reports(
+/// One cookbook comparison per config. The binder and the cookbook reader take the files
+/// `load` parsed (each parsed once per run, docs/architecture.md "Parse once"); the cookbook
+/// files themselves are parsed when looked up.
+fn cookbook_reports(
     root: &Path,
+    load: &crate::validate::ConfigLoad,
     keys: &[String],
 ) -> anyhow::Result<Vec<(cookbook::Cookbook, cookbook::Report)>> {
-    // The master configs and runners.yaml as the config crate loads them; the binder reads the
-    // recipes the points use (each file parsed once).
-    let configs = infx_config::load_tree(root);
-    let Some(runners) = configs.runners.as_ref() else {
+    let Some(runners) = load.configs.runners.as_ref() else {
         bail!(
             "cannot read {}",
             root.join("configs/runners.yaml").display()
         );
     };
+    let parsed = infx_yaml::DocIndex::new(load.documents());
     let mut out = Vec::new();
     for key in keys {
-        let cb = match cookbook::load_cookbook(root, key) {
+        let cb = match cookbook::load_cookbook_in(&load.root, key, &parsed) {
             None => bail!(
                 "{key}: no cookbook file {}",
                 cookbook::cookbook_path(root, key).display()
@@ -614,10 +615,10 @@ pub(crate) fn cookbook_reports(
             Some(Ok(c)) => c,
         };
         let (points, mut bind_diags) = cookbook::load_points(
-            root,
-            &configs.masters,
+            &load.root,
+            &load.configs.masters,
             &runners.root,
-            &Default::default(),
+            &parsed,
             key,
         );
         let mut report = cookbook::compare(&cb, &points);
@@ -642,10 +643,12 @@ fn run_cookbook(a: CookbookArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let t0 = std::time::Instant::now();
-    let reports = cookbook_reports(&root, &keys)?;
+    // The configs and runners.yaml through review's parse, then the recipes of these keys.
+    let load = crate::validate::ConfigLoad::load(&crate::validate::Options::new(&root), &keys);
+    let reports = cookbook_reports(&root, &load, &keys)?;
     let elapsed = t0.elapsed();
-    let mut diags = Vec::new();
-    let mut sources = SourceMap::new();
+    // A file that does not parse drops out of the comparison: say why, as review check does.
+    let mut diags: Vec<Diagnostic> = load.yaml_findings.clone();
     for (cb, report) in &reports {
         for p in &report.points {
             match a.format {
@@ -702,15 +705,20 @@ fn run_cookbook(a: CookbookArgs) -> anyhow::Result<ExitCode> {
         }
         diags.extend(report.diagnostics());
     }
-    for d in &diags {
-        if let Some(p) = &d.path
-            && !sources.contains(p)
-            && let Ok(text) = std::fs::read_to_string(root.join(p))
-        {
-            sources.insert(p, text);
-        }
+    // Paths and snippets as review check shows them: relative to the repository, from the
+    // parsed texts (a file no document holds, the cookbook file, is read for its snippet).
+    let paths = crate::output::RepositoryPaths::new(&load.root);
+    let mut sources = SourceMap::new();
+    for d in load.documents() {
+        sources.insert(paths.shown(&d.path), d.text.clone());
     }
-    let total = diags.len();
+    crate::output::repository_relative(&load.root, &mut diags, &mut sources);
+    // The allow comments of those files, applied as review check applies them. Only Check 3 of
+    // the review step runs here, so no check counts as run: an allow for another review
+    // finding is not reported unused.
+    let allowed = crate::validate::acknowledge_allowed(std::iter::once(&mut diags), &sources, &[]);
+    let failed = !diags.is_empty() || allowed.problems.iter().any(Diagnostic::is_error);
+    diags.extend(allowed.problems);
     print(&mut diags, &sources, a.format);
     for (cb, report) in &reports {
         let source = cb
@@ -727,11 +735,12 @@ fn run_cookbook(a: CookbookArgs) -> anyhow::Result<ExitCode> {
         );
     }
     eprintln!(
-        "review cookbook: {} config(s) loaded, bound, rendered and compared in {:.1} ms",
+        "review cookbook: {} config(s) loaded, bound, rendered and compared in {:.1} ms{}",
         reports.len(),
-        elapsed.as_secs_f64() * 1e3
+        elapsed.as_secs_f64() * 1e3,
+        crate::validate::acknowledged_suffix(allowed.acknowledged.len()),
     );
-    Ok(if total > 0 {
+    Ok(if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -14,8 +14,9 @@ mod inputs;
 pub mod pr;
 mod steps;
 use inputs::Inputs;
-// The review commands' load: validate's, over the whole tree (docs/architecture.md).
-pub use inputs::{ReviewChange, ReviewLoad};
+// The review commands' load: validate's, over the whole tree or, for the cookbook comparison,
+// the configs and their recipes (docs/architecture.md).
+pub use inputs::{ConfigLoad, ReviewChange, ReviewLoad};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};

@@ -1,7 +1,8 @@
 //! One `validate --all` run parses each YAML file once: the documents the load step holds are
 //! what the later checks read (docs/architecture.md). So does one `review check` run, which
-//! loads through validate's load, and one `review signoff` run of the bundled tree. Counted on
-//! the bundled tree and on the August and October corpus trees (skipped, visibly, when
+//! loads through validate's load, one `review signoff` run of the bundled tree, and one
+//! `review cookbook` run of the bundled tree and of a copy of it with a second cookbook file
+//! (two compared configs share a lane block). Counted on the bundled tree and on the August and October corpus trees (skipped, visibly, when
 //! ../shared is absent). The counter sits in infx-yaml's parse entry point; this binary holds a
 //! single test, so no other run touches it.
 //!
@@ -12,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use xtask::cmd_review::{self, CheckArgs, ReviewCommand, SignoffArgs};
+use xtask::cmd_review::{self, CheckArgs, CookbookArgs, ReviewCommand, SignoffArgs};
 use xtask::output::Format;
 use xtask::validate::{Options, validate};
 
@@ -80,6 +81,50 @@ fn review_signoff(tree: &Path) {
     assert_eq!(code, ExitCode::SUCCESS);
 }
 
+/// `cargo xtask review cookbook --root <tree> --format json`, in this process: every config
+/// with a cookbook file.
+fn review_cookbook(tree: &Path) {
+    let args = CookbookArgs {
+        root: Some(tree.to_path_buf()),
+        config_keys: Vec::new(),
+        format: Format::Json,
+    };
+    let code = cmd_review::run(ReviewCommand::Cookbook(args)).expect("review cookbook runs");
+    // Exit 1 is a difference found, not a failed run.
+    assert!(code == ExitCode::SUCCESS || code == ExitCode::from(1));
+}
+
+/// A copy of `tree` with a second cookbook file, for a config whose rows use the same lane
+/// block as the bundled cookbook's config: the run compares two configs. The commands need
+/// not match (differences are findings, not a failed run).
+fn with_second_cookbook(tree: &Path, into: &Path) -> PathBuf {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).expect("create a folder of the copy");
+        for entry in std::fs::read_dir(from).expect("read the bundled tree") {
+            let entry = entry.expect("read the bundled tree");
+            let target = to.join(entry.file_name());
+            if entry.path().is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), &target).expect("copy a file of the tree");
+            }
+        }
+    }
+    let copied = into.join("inferencex-e2e");
+    copy(tree, &copied);
+    let key = "qwen3.5-fp8-b300-sglang-agentic-hicache";
+    std::fs::write(
+        copied.join(format!("infx/cookbook/{key}.yaml")),
+        format!(
+            "config-key: {key}\nsource: {{page: a test's}}\ndeployments:\n  - name: Agg TP8\n    \
+             worker: python3 -m sglang.launch_server --tensor-parallel-size 8\n    \
+             points:\n      - {{conc: 1}}\n"
+        ),
+    )
+    .expect("write the second cookbook file");
+    copied
+}
+
 #[test]
 fn each_yaml_file_is_parsed_once_per_run() {
     let mut trees = vec![xtask::paths::workspace_root().join("inferencex-e2e")];
@@ -93,7 +138,16 @@ fn each_yaml_file_is_parsed_once_per_run() {
         }
     }
     let bundled = trees[0].clone();
-    let mut runs: Vec<(&str, PathBuf, Run)> = Vec::new();
+    let scratch = tempfile::tempdir().expect("a temporary folder");
+    // Cookbook reads no change, so no history is needed.
+    let mut runs: Vec<(&str, PathBuf, Run)> = vec![
+        ("review cookbook", bundled.clone(), review_cookbook),
+        (
+            "review cookbook (two configs)",
+            with_second_cookbook(&bundled, scratch.path()),
+            review_cookbook,
+        ),
+    ];
     for tree in trees {
         runs.push(("validate --all", tree.clone(), validate_all));
         runs.push(("review check", tree, review_check));

@@ -296,6 +296,53 @@ impl ReviewLoad {
     }
 }
 
+/// What `review cookbook` reads: the master configs and runners.yaml parsed and loaded as
+/// [`ReviewLoad`] loads them, then only the recipes of the configs it compares and the lane
+/// blocks. No change is detected and no changelog is read: the comparison is of the tree as it
+/// is (docs/architecture.md, "Parse once").
+pub struct ConfigLoad {
+    /// The tree, canonical.
+    pub root: PathBuf,
+    /// The YAML step's findings over the files parsed (parse errors, walk problems).
+    pub yaml_findings: Vec<Diagnostic>,
+    pub configs: infx_config::LoadedConfigs,
+    /// The recipes of the configs asked for, and the lane blocks.
+    pub recipes: Vec<Document>,
+}
+
+impl ConfigLoad {
+    pub fn load(opts: &Options, keys: &[String]) -> ConfigLoad {
+        let root = canonical_root(opts);
+        let mut parsed = Parsed::default();
+        parsed.parse(&existing_config_files(&root));
+        let configs = load_configs(&root, &mut parsed.docs);
+        // The recipe set depends on the configs, so it is a second parse over other files.
+        let mut files: Vec<PathBuf> = steps::recipe_paths(&root, &configs, Some(keys))
+            .into_iter()
+            .filter(|p| p.is_file())
+            .collect();
+        files.extend(yaml_files(
+            &root.join("configs/srt-recipes"),
+            &mut parsed.findings,
+        ));
+        parsed.parse(&files);
+        ConfigLoad {
+            root,
+            yaml_findings: parsed.findings,
+            configs,
+            recipes: parsed.docs,
+        }
+    }
+
+    /// Every parsed document: the recipes and lane blocks, the master configs, runners.yaml.
+    pub fn documents(&self) -> impl Iterator<Item = &Document> {
+        self.recipes
+            .iter()
+            .chain(&self.configs.masters)
+            .chain(self.configs.runners.as_ref())
+    }
+}
+
 /// Every parsed document of a load, wherever it was moved to: the other YAML, the recipes and
 /// lane blocks, the master configs, runners.yaml.
 fn parsed_documents<'a>(
