@@ -267,8 +267,8 @@ pub fn recipe_impact<'a, 'd>(
     out: &mut Impact,
 ) {
     let no_documents = |_: &str| None;
-    let mut base_side = Side::new(base, &no_documents);
-    let mut head_side = Side::new(head, head_parsed);
+    let mut base_side = Side::new(base, &no_documents, true);
+    let mut head_side = Side::new(head, head_parsed, false);
     let mut done: Vec<(&str, Lane, bool)> = Vec::new();
     for u in uses {
         let block = u.lane.block_path();
@@ -320,6 +320,9 @@ fn as_pyyaml() -> LoadOptions {
     }
 }
 
+/// The prefix naming a base-side parse (`<base>/benchmarks/…`): never a working-tree path.
+pub const BASE_SIDE: &str = "<base>/";
+
 /// A side's text and its recipe (`None`: it does not parse or is no mapping).
 type SideFile = (String, Option<RecipeFile>);
 
@@ -330,14 +333,18 @@ struct Side<'a, 'd> {
     parsed: ParsedSide<'a, 'd>,
     /// Tree-relative path → the file, `None` when absent on this side.
     files: HashMap<String, Option<SideFile>>,
+    /// What a parse of this side is named: the base side's texts are not the working tree's
+    /// files, so their parses are named apart (the parse count, docs/architecture.md).
+    base: bool,
 }
 
 impl<'a, 'd> Side<'a, 'd> {
-    fn new(read: ReadSide<'a>, parsed: ParsedSide<'a, 'd>) -> Self {
+    fn new(read: ReadSide<'a>, parsed: ParsedSide<'a, 'd>, base: bool) -> Self {
         Side {
             read,
             parsed,
             files: HashMap::new(),
+            base,
         }
     }
 
@@ -345,8 +352,14 @@ impl<'a, 'd> Side<'a, 'd> {
         if self.files.contains_key(rel) {
             return;
         }
+        let base_name;
+        let path = if self.base {
+            base_name = PathBuf::from(format!("{BASE_SIDE}{rel}"));
+            base_name.as_path()
+        } else {
+            Path::new(rel)
+        };
         let file = (self.read)(rel).map(|text| {
-            let path = Path::new(rel);
             let recipe = match (self.parsed)(rel) {
                 // The load's document of this very text: no second parse.
                 Some(doc) if *doc.text == *text => {
@@ -649,7 +662,10 @@ mod tests {
         let keys = recipe_keys(FRAGMENT, &head_text, Some(&head));
         let counts = infx_yaml::parse_count::take();
         assert_eq!(keys, ["m-fp4"]);
-        assert_eq!(counts.get(Path::new(RECIPE)), Some(&1), "{counts:?}");
+        // The head side is not parsed again; the base side's one parse is named apart.
+        assert_eq!(counts.get(Path::new(RECIPE)), None, "{counts:?}");
+        let base_name = format!("{BASE_SIDE}{RECIPE}");
+        assert_eq!(counts.get(Path::new(&base_name)), Some(&1), "{counts:?}");
         // A document of another text (the file changed since it was loaded) is not used.
         let stale = doc(RECIPE, FRAGMENT);
         assert_eq!(recipe_keys(FRAGMENT, &head_text, Some(&stale)), ["m-fp4"]);
