@@ -10,6 +10,8 @@
 //! recipe dry-run, review's golden curves and cookbooks) take it from the parsed documents
 //! (`infx_yaml::DocIndex`); the changelog check parses only what was appended.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -49,6 +51,57 @@ fn validate_all(tree: &Path) {
         ..Options::new(tree)
     });
     assert!(report.check("yaml").is_some(), "the run parsed the tree");
+}
+
+/// `validate --all` of a change against the committed tree (`--base HEAD`): the base side of
+/// each changed file is parsed too, under its own name (`<base>/…`), never as the working
+/// tree's file.
+fn validate_all_against_head(tree: &Path) {
+    let report = validate(&Options {
+        all: true,
+        hermetic: true,
+        base: Some("HEAD".into()),
+        ..Options::new(tree)
+    });
+    assert!(report.check("yaml").is_some(), "the run parsed the tree");
+    assert!(
+        report.check("changelog").is_some(),
+        "the run read the change"
+    );
+}
+
+/// The bundled tree committed in a throwaway repository, then a master config, runners.yaml, a
+/// recipe and a lane block edited in the working tree (the change the impact reads both sides of).
+fn with_changed_files() -> (tempfile::TempDir, PathBuf) {
+    let repo = support::bundled_repo();
+    let tree = repo.path().join("inferencex-e2e");
+    support::edit(&tree, "configs/nvidia-master.yaml", |t| {
+        t.replacen("conc-end: 64,", "conc-end: 128,", 1)
+    });
+    support::edit(&tree, "configs/runners.yaml", |t| {
+        t.replacen(
+            "    - b300-dsxe_03\n",
+            "    - b300-dsxe_03\n    - b300-dsxe_04\n",
+            1,
+        )
+    });
+    support::edit(
+        &tree,
+        "benchmarks/single_node/srt-slurm-recipes/dsr1/sglang/b300-fp4/fixed.yaml",
+        |t| {
+            t.replacen(
+                "chunked-prefill-size: 16384",
+                "chunked-prefill-size: 8192",
+                1,
+            )
+        },
+    );
+    support::edit(
+        &tree,
+        "configs/srt-recipes/fixed-sequence-single.yaml",
+        |t| format!("{t}# a comment: the block's text changed\n"),
+    );
+    (repo, tree)
 }
 
 /// `cargo xtask review check --root <tree> --format json`, in this process (the counter is),
@@ -139,6 +192,7 @@ fn each_yaml_file_is_parsed_once_per_run() {
     }
     let bundled = trees[0].clone();
     let scratch = tempfile::tempdir().expect("a temporary folder");
+    let (_changed_repo, changed) = with_changed_files();
     // Cookbook reads no change, so no history is needed.
     let mut runs: Vec<(&str, PathBuf, Run)> = vec![
         ("review cookbook", bundled.clone(), review_cookbook),
@@ -146,6 +200,11 @@ fn each_yaml_file_is_parsed_once_per_run() {
             "review cookbook (two configs)",
             with_second_cookbook(&bundled, scratch.path()),
             review_cookbook,
+        ),
+        (
+            "validate --all --base HEAD (master, runners, recipe, lane block changed)",
+            changed,
+            validate_all_against_head,
         ),
     ];
     for tree in trees {

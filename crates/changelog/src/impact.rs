@@ -166,7 +166,7 @@ pub fn master_impact(rel: &Path, base: Option<&str>, head: &Document, out: &mut 
     let base_root: std::cell::OnceCell<Option<Node>> = std::cell::OnceCell::new();
     let base_entry = |key: &str| {
         base_root
-            .get_or_init(|| infx_yaml::parse_str_with(rel, base, &as_pyyaml()).ok())
+            .get_or_init(|| parse_base(rel, base))
             .as_ref()
             .and_then(|r| r.get(key).cloned())
     };
@@ -189,9 +189,7 @@ pub fn master_impact(rel: &Path, base: Option<&str>, head: &Document, out: &mut 
             None
         } else {
             let alone = (!whole_file)
-                .then(|| {
-                    base_section.and_then(|s| infx_yaml::parse_str_with(rel, s, &as_pyyaml()).ok())
-                })
+                .then(|| base_section.and_then(|s| parse_base(rel, s)))
                 .flatten();
             match alone {
                 Some(root) => root.get(key).cloned(),
@@ -323,6 +321,20 @@ fn as_pyyaml() -> LoadOptions {
 /// The prefix naming a base-side parse (`<base>/benchmarks/…`): never a working-tree path.
 pub const BASE_SIDE: &str = "<base>/";
 
+/// What a parse of `rel`'s base text is named. The base texts are not the working tree's files,
+/// so their parses are named apart from the load's (the parse count, docs/architecture.md); the
+/// name reaches no finding (a base side that does not parse is compared by its text).
+fn base_name(rel: &Path) -> PathBuf {
+    let mut name = std::ffi::OsString::from(BASE_SIDE);
+    name.push(rel);
+    PathBuf::from(name)
+}
+
+/// `rel`'s base text (or a section of it) parsed as PyYAML reads it; `None` when it does not parse.
+fn parse_base(rel: &Path, text: &str) -> Option<Node> {
+    infx_yaml::parse_str_with(&base_name(rel), text, &as_pyyaml()).ok()
+}
+
 /// A side's text and its recipe (`None`: it does not parse or is no mapping).
 type SideFile = (String, Option<RecipeFile>);
 
@@ -333,8 +345,7 @@ struct Side<'a, 'd> {
     parsed: ParsedSide<'a, 'd>,
     /// Tree-relative path → the file, `None` when absent on this side.
     files: HashMap<String, Option<SideFile>>,
-    /// What a parse of this side is named: the base side's texts are not the working tree's
-    /// files, so their parses are named apart (the parse count, docs/architecture.md).
+    /// The base side: its parses are named by [`base_name`].
     base: bool,
 }
 
@@ -352,13 +363,12 @@ impl<'a, 'd> Side<'a, 'd> {
         if self.files.contains_key(rel) {
             return;
         }
-        let base_name;
         let path = if self.base {
-            base_name = PathBuf::from(format!("{BASE_SIDE}{rel}"));
-            base_name.as_path()
+            base_name(Path::new(rel))
         } else {
-            Path::new(rel)
+            PathBuf::from(rel)
         };
+        let path = path.as_path();
         let file = (self.read)(rel).map(|text| {
             let recipe = match (self.parsed)(rel) {
                 // The load's document of this very text: no second parse.
@@ -410,7 +420,7 @@ pub fn runners_impact(
     entries: &[(&str, &str)],
     out: &mut Impact,
 ) {
-    let base_root = base.and_then(|b| infx_yaml::parse_str_with(rel, b, &as_pyyaml()).ok());
+    let base_root = base.and_then(|b| parse_base(rel, b));
     let changed_lines = added_lines(base, &head.text);
     for (key, runner) in entries {
         let before = base_root.as_ref().map(|r| runner_facts(r, runner));
