@@ -121,18 +121,31 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The one place an entry's error is built.
+    fn push(
+        &mut self,
+        code: infx_report::Code,
+        field: &str,
+        span: Span,
+        message: String,
+        help: Option<String>,
+    ) {
+        self.errors.push(EntryError {
+            code,
+            field: field.to_string(),
+            message,
+            span,
+            help,
+        });
+    }
+
     fn err(&mut self, field: &str, node: &Node, message: impl Into<String>) {
         let (code, help) = match trap_hint(node, self.text) {
             Some(h) => (codes::YAML11_TRAP, Some(h)),
             None => (codes::ENTRY_SCHEMA, None),
         };
-        self.errors.push(EntryError {
-            code,
-            field: field.to_string(),
-            message: format!("{field}: {}", message.into()),
-            span: node.span,
-            help,
-        });
+        let message = format!("{field}: {}", message.into());
+        self.push(code, field, node.span, message, help);
     }
 }
 
@@ -174,18 +187,16 @@ pub fn validate_entry(
         text,
     };
     let Some(map) = node.as_map() else {
-        cx.errors.push(EntryError {
-            code: codes::ENTRY_SCHEMA,
-            field: String::new(),
-            message: format!(
+        cx.push(
+            codes::ENTRY_SCHEMA,
+            "",
+            node.span,
+            format!(
                 "an entry must be a mapping, found {}",
                 node.value.type_name()
             ),
-            span: node.span,
-            help: Some(
-                "each entry is `- config-keys: [...]` followed by description and pr-link".into(),
-            ),
-        });
+            Some("each entry is `- config-keys: [...]` followed by description and pr-link".into()),
+        );
         return Err(cx.errors);
     };
     unknown_keys(&mut cx, map, dialect);
@@ -257,21 +268,18 @@ fn unknown_keys(cx: &mut Ctx<'_>, map: &infx_yaml::Mapping, dialect: Dialect) {
             .as_str()
             .map(str::to_string)
             .unwrap_or_else(|| format!("{:?}", k.value));
-        cx.errors.push(EntryError {
-            code: codes::ENTRY_SCHEMA,
-            field: shown.clone(),
-            message: format!("unknown key `{shown}` (extra inputs are not permitted)"),
-            span: k.span,
-            help: Some(format!(
-                "allowed keys: {}",
-                FIELDS
-                    .iter()
-                    .filter(|(a, _)| dialect == Dialect::Oct || *a != "no-evals")
-                    .map(|(a, _)| *a)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-        });
+        let allowed: Vec<&str> = FIELDS
+            .iter()
+            .filter(|(a, _)| dialect == Dialect::Oct || *a != "no-evals")
+            .map(|(a, _)| *a)
+            .collect();
+        cx.push(
+            codes::ENTRY_SCHEMA,
+            &shown,
+            k.span,
+            format!("unknown key `{shown}` (extra inputs are not permitted)"),
+            Some(format!("allowed keys: {}", allowed.join(", "))),
+        );
     }
 }
 
@@ -374,28 +382,28 @@ fn exclusive_fields(cx: &mut Ctx<'_>, entry: &Entry) {
         ("no-evals", entry.no_evals),
     ] {
         if set {
-            cx.errors.push(EntryError {
-                code: codes::ENTRY_EXCLUSIVE,
-                field: field.into(),
-                message: format!("{field} cannot be combined with eval selection fields"),
-                span: entry.span,
-                help: Some(format!(
+            cx.push(
+                codes::ENTRY_EXCLUSIVE,
+                field,
+                entry.span,
+                format!("{field} cannot be combined with eval selection fields"),
+                Some(format!(
                     "drop evals-only / all-evals / eval-min-prefill-ep, or drop {field}"
                 )),
-            });
+            );
         }
     }
 }
 
 impl Ctx<'_> {
     fn err_missing(&mut self, field: &str, entry: &Node) {
-        self.errors.push(EntryError {
-            code: codes::ENTRY_SCHEMA,
-            field: field.to_string(),
-            message: format!("{field}: field required"),
-            span: entry.span,
-            help: Some(format!("add `{field}:` to the entry")),
-        });
+        self.push(
+            codes::ENTRY_SCHEMA,
+            field,
+            entry.span,
+            format!("{field}: field required"),
+            Some(format!("add `{field}:` to the entry")),
+        );
     }
 }
 
@@ -464,13 +472,13 @@ fn lax_bool(cx: &mut Ctx<'_>, field: &str, n: Option<&Node>) -> Option<bool> {
         _ => None,
     };
     if v.is_none() {
-        cx.errors.push(EntryError {
-            code: codes::ENTRY_SCHEMA,
-            field: field.to_string(),
-            message: format!("{field}: must be a boolean, found {}", n.value.type_name()),
-            span: n.span,
-            help: Some(format!("write `{field}: true` or `{field}: false`")),
-        });
+        cx.push(
+            codes::ENTRY_SCHEMA,
+            field,
+            n.span,
+            format!("{field}: must be a boolean, found {}", n.value.type_name()),
+            Some(format!("write `{field}: true` or `{field}: false`")),
+        );
     }
     v
 }

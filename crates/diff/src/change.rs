@@ -150,14 +150,30 @@ impl FileText {
     ) -> Result<FileText, Diagnostic> {
         let path = path.into();
         let added = added_between(&path, &old, &new)?;
-        Ok(FileText {
+        Ok(FileText::from_texts(
+            path,
+            rule,
+            marker_size,
+            (old, new, added),
+        ))
+    }
+
+    /// A file text whose added lines the caller already has (a whole-file patch's line
+    /// classification, or its own xdiff run): `(old, new, added)`.
+    fn from_texts(
+        path: PathBuf,
+        rule: WsRule,
+        marker_size: usize,
+        (old, new, added): (Vec<u8>, Vec<u8>, Vec<usize>),
+    ) -> FileText {
+        FileText {
             path,
             old,
             new,
             rule,
             marker_size,
             added,
-        })
+        }
     }
 }
 
@@ -945,7 +961,7 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
         }
         let rule = settings.rule(repo, &path)?;
         let marker_size = settings.marker_size(repo, &path);
-        let (old, new, added) = match &opts.target {
+        let texts_of_path = match &opts.target {
             // Unmerged: git checks the working-tree file (markers and all) against the base.
             Target::WorkTree if conflicted => {
                 let old = match resolved.tree.as_ref().and_then(|t| t.get_path(&path).ok()) {
@@ -980,14 +996,7 @@ pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnost
                 (old, new, added)
             }
         };
-        texts.push(FileText {
-            path,
-            old,
-            new,
-            rule,
-            marker_size,
-            added,
-        });
+        texts.push(FileText::from_texts(path, rule, marker_size, texts_of_path));
     }
     Ok(Change {
         set: ChangeSet {
