@@ -321,18 +321,23 @@ fn as_pyyaml() -> LoadOptions {
 /// The prefix naming a base-side parse (`<base>/benchmarks/…`): never a working-tree path.
 pub const BASE_SIDE: &str = "<base>/";
 
-/// What a parse of `rel`'s base text is named. The base texts are not the working tree's files,
-/// so their parses are named apart from the load's (the parse count, docs/architecture.md); the
-/// name reaches no finding (a base side that does not parse is compared by its text).
-fn base_name(rel: &Path) -> PathBuf {
-    let mut name = std::ffi::OsString::from(BASE_SIDE);
+/// The prefix naming a head-side parse of a text other than the loaded working-tree file's
+/// (a commit standing in for the change whose file was edited since): never a working-tree path.
+pub const HEAD_SIDE: &str = "<head>/";
+
+/// What a parse of `rel`'s text of one side (`prefix`: [`BASE_SIDE`] or [`HEAD_SIDE`]) is
+/// named. Those texts are not the working tree's files, so their parses are named apart from
+/// the load's (the parse count, docs/architecture.md); the name reaches no finding (a side that
+/// does not parse is compared by its text).
+fn side_name(prefix: &str, rel: &Path) -> PathBuf {
+    let mut name = std::ffi::OsString::from(prefix);
     name.push(rel);
     PathBuf::from(name)
 }
 
 /// `rel`'s base text (or a section of it) parsed as PyYAML reads it; `None` when it does not parse.
 fn parse_base(rel: &Path, text: &str) -> Option<Node> {
-    infx_yaml::parse_str_with(&base_name(rel), text, &as_pyyaml()).ok()
+    infx_yaml::parse_str_with(&side_name(BASE_SIDE, rel), text, &as_pyyaml()).ok()
 }
 
 /// A side's text and its recipe (`None`: it does not parse or is no mapping).
@@ -345,7 +350,7 @@ struct Side<'a, 'd> {
     parsed: ParsedSide<'a, 'd>,
     /// Tree-relative path → the file, `None` when absent on this side.
     files: HashMap<String, Option<SideFile>>,
-    /// The base side: its parses are named by [`base_name`].
+    /// The base side: its parses are named apart ([`BASE_SIDE`]).
     base: bool,
 }
 
@@ -363,21 +368,27 @@ impl<'a, 'd> Side<'a, 'd> {
         if self.files.contains_key(rel) {
             return;
         }
-        let path = if self.base {
-            base_name(Path::new(rel))
-        } else {
-            PathBuf::from(rel)
-        };
-        let path = path.as_path();
         let file = (self.read)(rel).map(|text| {
-            let recipe = match (self.parsed)(rel) {
+            let loaded = (self.parsed)(rel);
+            let recipe = match loaded {
                 // The load's document of this very text: no second parse.
                 Some(doc) if *doc.text == *text => {
-                    RecipeFile::from_parsed(path, doc.text.clone(), doc.root.clone()).ok()
+                    RecipeFile::from_parsed(Path::new(rel), doc.text.clone(), doc.root.clone()).ok()
                 }
-                _ => infx_yaml::parse_str_with(path, &text, &as_pyyaml())
-                    .ok()
-                    .and_then(|root| RecipeFile::from_parsed(path, Arc::from(&*text), root).ok()),
+                _ => {
+                    // A text other than the loaded file's (the base, or a commit standing in
+                    // for the change) is no working-tree file: its parse is named apart.
+                    let path = match (self.base, loaded) {
+                        (true, _) => side_name(BASE_SIDE, Path::new(rel)),
+                        (false, Some(_)) => side_name(HEAD_SIDE, Path::new(rel)),
+                        (false, None) => PathBuf::from(rel),
+                    };
+                    infx_yaml::parse_str_with(&path, &text, &as_pyyaml())
+                        .ok()
+                        .and_then(|root| {
+                            RecipeFile::from_parsed(&path, Arc::from(&*text), root).ok()
+                        })
+                }
             };
             (text, recipe)
         });
@@ -619,22 +630,37 @@ mod tests {
     /// The keys `recipe_impact` finds when the recipe goes from `base` to `head` (lane block
     /// unchanged), the head side read from `head_doc` when given.
     fn recipe_keys(base: &str, head: &str, head_doc: Option<&Document>) -> Vec<String> {
+        recipe_keys_at(RECIPE, base, head, head_doc)
+    }
+
+    /// [`recipe_keys`] of a recipe at `recipe_rel` (a path no other test parses, so a test
+    /// counting parses is not disturbed by tests running beside it in the process).
+    fn recipe_keys_at(
+        recipe_rel: &str,
+        base: &str,
+        head: &str,
+        head_doc: Option<&Document>,
+    ) -> Vec<String> {
         let uses = [RecipeUse {
             key: "m-fp4",
-            rel: RECIPE,
+            rel: recipe_rel,
             lane: Lane::FixedSeqSingle,
         }];
-        let changed = BTreeSet::from([PathBuf::from(RECIPE)]);
+        let changed = BTreeSet::from([PathBuf::from(recipe_rel)]);
         let side = |recipe: &str| {
             let recipe = recipe.to_string();
-            move |rel: &str| match rel {
-                RECIPE => Some(recipe.clone()),
-                _ if rel == Lane::FixedSeqSingle.block_path() => Some(BLOCK.to_string()),
-                _ => None,
+            move |rel: &str| {
+                if rel == recipe_rel {
+                    Some(recipe.clone())
+                } else if rel == Lane::FixedSeqSingle.block_path() {
+                    Some(BLOCK.to_string())
+                } else {
+                    None
+                }
             }
         };
         let (base_side, head_side) = (side(base), side(head));
-        let parsed = |rel: &str| head_doc.filter(|_| rel == RECIPE);
+        let parsed = |rel: &str| head_doc.filter(|_| rel == recipe_rel);
         let mut out = Impact::default();
         recipe_impact(&uses, &changed, &base_side, &head_side, &parsed, &mut out);
         out.keys.into_iter().map(|k| k.key).collect()
@@ -666,18 +692,28 @@ mod tests {
     /// file); the base text is parsed once. Counted under the recipe's tree-relative path.
     #[test]
     fn the_head_side_reuses_the_loaded_document() {
+        const COUNTED: &str = "benchmarks/single_node/srt-slurm-recipes/counted/fixed.yaml";
         let head_text = FRAGMENT.replace("gpus_per_node: 4", "gpus_per_node: 2");
-        let head = doc(RECIPE, &head_text);
+        let head = doc(COUNTED, &head_text);
         infx_yaml::parse_count::start();
-        let keys = recipe_keys(FRAGMENT, &head_text, Some(&head));
+        let keys = recipe_keys_at(COUNTED, FRAGMENT, &head_text, Some(&head));
         let counts = infx_yaml::parse_count::take();
         assert_eq!(keys, ["m-fp4"]);
         // The head side is not parsed again; the base side's one parse is named apart.
-        assert_eq!(counts.get(Path::new(RECIPE)), None, "{counts:?}");
-        let base_name = format!("{BASE_SIDE}{RECIPE}");
+        assert_eq!(counts.get(Path::new(COUNTED)), None, "{counts:?}");
+        let base_name = format!("{BASE_SIDE}{COUNTED}");
         assert_eq!(counts.get(Path::new(&base_name)), Some(&1), "{counts:?}");
-        // A document of another text (the file changed since it was loaded) is not used.
-        let stale = doc(RECIPE, FRAGMENT);
-        assert_eq!(recipe_keys(FRAGMENT, &head_text, Some(&stale)), ["m-fp4"]);
+        // A document of another text (a commit stands in for the change and the file was
+        // edited since) is not used; that head text's parse is named apart too.
+        let stale = doc(COUNTED, FRAGMENT);
+        infx_yaml::parse_count::start();
+        assert_eq!(
+            recipe_keys_at(COUNTED, FRAGMENT, &head_text, Some(&stale)),
+            ["m-fp4"]
+        );
+        let counts = infx_yaml::parse_count::take();
+        assert_eq!(counts.get(Path::new(COUNTED)), None, "{counts:?}");
+        let head_name = format!("{HEAD_SIDE}{COUNTED}");
+        assert_eq!(counts.get(Path::new(&head_name)), Some(&1), "{counts:?}");
     }
 }

@@ -61,15 +61,9 @@ pub fn change_impact(
             }
         };
         let head = |rel: &str| text(change.head_bytes(&root.join(rel)));
-        // The load's documents are of the working tree: the head side only when no commit
-        // stands in for the change (README, "validate", the change step).
-        let head_parsed = |rel: &str| {
-            if change.head_rev.is_some() {
-                None
-            } else {
-                parsed.get(&root.join(rel))
-            }
-        };
+        // The load's documents are of the working tree; the impact uses one only where its
+        // text is the head side's (a commit standing in for the change may differ from it).
+        let head_parsed = |rel: &str| parsed.get(&root.join(rel));
         recipe_impact(&uses, &changed, &base, &head, &head_parsed, &mut impact);
     }
     let runners_rel = Path::new("configs/runners.yaml");
