@@ -147,24 +147,40 @@ fn review_cookbook(tree: &Path) {
     assert!(code == ExitCode::SUCCESS || code == ExitCode::from(1));
 }
 
+/// A copy of the folder `from` at `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create a folder of the copy");
+    for entry in std::fs::read_dir(from).expect("read the bundled tree") {
+        let entry = entry.expect("read the bundled tree");
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy a file of the tree");
+        }
+    }
+}
+
+/// A copy of `tree` (outside git) whose recipe of two rows' configs does not parse: the
+/// config rules, the binder and the dry-run that read it again must take the load's error,
+/// not parse the file a second time.
+fn with_a_broken_recipe(tree: &Path, into: &Path) -> PathBuf {
+    let copied = into.join("inferencex-e2e");
+    copy_tree(tree, &copied);
+    support::edit(
+        &copied,
+        "benchmarks/single_node/srt-slurm-recipes/dsr1/sglang/b300-fp4/fixed.yaml",
+        |t| format!("{t}base: [unclosed\n"),
+    );
+    copied
+}
+
 /// A copy of `tree` with a second cookbook file, for a config whose rows use the same lane
 /// block as the bundled cookbook's config: the run compares two configs. The commands need
 /// not match (differences are findings, not a failed run).
 fn with_second_cookbook(tree: &Path, into: &Path) -> PathBuf {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).expect("create a folder of the copy");
-        for entry in std::fs::read_dir(from).expect("read the bundled tree") {
-            let entry = entry.expect("read the bundled tree");
-            let target = to.join(entry.file_name());
-            if entry.path().is_dir() {
-                copy(&entry.path(), &target);
-            } else {
-                std::fs::copy(entry.path(), &target).expect("copy a file of the tree");
-            }
-        }
-    }
     let copied = into.join("inferencex-e2e");
-    copy(tree, &copied);
+    copy_tree(tree, &copied);
     let key = "qwen3.5-fp8-b300-sglang-agentic-hicache";
     std::fs::write(
         copied.join(format!("infx/cookbook/{key}.yaml")),
@@ -192,6 +208,8 @@ fn each_yaml_file_is_parsed_once_per_run() {
     }
     let bundled = trees[0].clone();
     let scratch = tempfile::tempdir().expect("a temporary folder");
+    let broken_scratch = tempfile::tempdir().expect("a temporary folder");
+    let broken = with_a_broken_recipe(&bundled, broken_scratch.path());
     let (_changed_repo, changed) = with_changed_files();
     // Cookbook reads no change, so no history is needed.
     let mut runs: Vec<(&str, PathBuf, Run)> = vec![
@@ -205,6 +223,21 @@ fn each_yaml_file_is_parsed_once_per_run() {
             "validate --all --base HEAD (master, runners, recipe, lane block changed)",
             changed,
             validate_all_against_head,
+        ),
+        (
+            "validate --all (a recipe that does not parse)",
+            broken.clone(),
+            validate_all,
+        ),
+        (
+            "review check (a recipe that does not parse)",
+            broken.clone(),
+            review_check,
+        ),
+        (
+            "review cookbook (a recipe that does not parse)",
+            broken,
+            review_cookbook,
         ),
     ];
     for tree in trees {

@@ -69,12 +69,7 @@ pub(crate) fn check_ref(
     let doc = cache
         .files
         .entry(full.clone())
-        .or_insert_with(|| match parsed.get(&full) {
-            Some(doc) => Ok(Cow::Borrowed(doc)),
-            None => infx_yaml::load_file(&full)
-                .map(Cow::Owned)
-                .map_err(|d| d.to_string()),
-        });
+        .or_insert_with(|| parsed.load(&full).map_err(|d| d.to_string()));
     let doc = match doc {
         Ok(d) => d,
         Err(e) => {

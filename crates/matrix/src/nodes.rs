@@ -136,14 +136,11 @@ pub fn recipe_node_count(
     if !path.is_file() {
         return Ok(None);
     }
-    let loaded;
-    let doc = match parsed.and_then(|p| p.get(&path)) {
-        Some(doc) => doc,
-        None => {
-            loaded = infx_yaml::load_file(&path).map_err(|d| d.message)?;
-            &loaded
-        }
-    };
+    let no_documents = infx_yaml::DocIndex::default();
+    let doc = parsed
+        .unwrap_or(&no_documents)
+        .load(&path)
+        .map_err(|d| d.message)?;
     let Json::Object(mut recipe) = Json::from_node(&doc.root)? else {
         return Err(format!("srt-slurm recipes must be a mapping: {rel}"));
     };

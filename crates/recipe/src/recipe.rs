@@ -178,13 +178,11 @@ pub fn load_recipe_in(
             canon.display()
         )));
     }
-    if let Some(doc) = parsed.get(&full) {
-        return RecipeFile::from_parsed(&shown, doc.text.clone(), doc.root.clone());
-    }
-    let doc = infx_yaml::load_file(&full).map_err(|mut d| {
+    let doc = parsed.load(&full).map_err(|mut d| {
         d.path = Some(shown.clone());
         d
     })?;
+    let doc = doc.into_owned();
     RecipeFile::from_parsed(&shown, doc.text, doc.root)
 }
 

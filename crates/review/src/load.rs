@@ -45,7 +45,11 @@ pub fn load_doc_in(abs: &Path, rel: &Path, parsed: &DocIndex<'_>) -> Result<Docu
             text: doc.text.clone(),
             root: doc.root.clone(),
         }),
-        None => load_doc(abs, rel),
+        // The run's load already met this file's error: not read and parsed again.
+        None => match parsed.failure(abs) {
+            Some(d) => Err(d.clone().with_path(rel)),
+            None => load_doc(abs, rel),
+        },
     }
 }
 

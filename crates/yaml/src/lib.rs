@@ -60,16 +60,41 @@ impl Document {
 
 /// Documents this run already parsed, found by the path they were read from: a reader handed
 /// one uses the parsed document instead of reading and parsing the file again (each file is
-/// parsed once per run; docs/architecture.md). A path not in it is simply read from disk.
+/// parsed once per run; docs/architecture.md). It also knows the files the run failed to read
+/// or parse, so a reader of one gets that error rather than a second parse. A path in neither
+/// is simply read from disk.
 #[derive(Debug, Default)]
 pub struct DocIndex<'a> {
     by_path: std::collections::HashMap<&'a Path, &'a Document>,
+    failed: std::collections::HashMap<&'a Path, &'a Diagnostic>,
 }
 
 impl<'a> DocIndex<'a> {
     pub fn new(docs: impl IntoIterator<Item = &'a Document>) -> DocIndex<'a> {
         DocIndex {
             by_path: docs.into_iter().map(|d| (d.path.as_path(), d)).collect(),
+            failed: Default::default(),
+        }
+    }
+    /// The index also holding `failures`: (path as read, the error that stopped its load).
+    pub fn with_failures(mut self, failures: &'a [(PathBuf, Diagnostic)]) -> DocIndex<'a> {
+        self.failed
+            .extend(failures.iter().map(|(p, d)| (p.as_path(), d)));
+        self
+    }
+    /// The error this run's load of `path` stopped with, if it failed.
+    pub fn failure(&self, path: &Path) -> Option<&'a Diagnostic> {
+        self.failed.get(path).copied()
+    }
+    /// The document of `path`: the one already parsed, the error its load already met, or
+    /// else the file read and parsed now ([`load_file`]).
+    pub fn load(&self, path: &Path) -> Result<std::borrow::Cow<'a, Document>, Diagnostic> {
+        if let Some(doc) = self.get(path) {
+            return Ok(std::borrow::Cow::Borrowed(doc));
+        }
+        match self.failure(path) {
+            Some(d) => Err(d.clone()),
+            None => load_file(path).map(std::borrow::Cow::Owned),
         }
     }
     /// The document read from `path` (compared as written: callers join the same root).

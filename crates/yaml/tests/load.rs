@@ -371,3 +371,29 @@ fn long_mapping_edits_keep_lookups_in_step() {
     assert_ne!(a, root);
     assert_eq!(short, parse("k0: 0\nk1: 1\n").unwrap());
 }
+
+/// A file the run failed to parse is answered from the index with the load's error: it is not
+/// read or parsed again (docs/architecture.md, "Parse once"); a path the index does not know
+/// is read from disk.
+#[test]
+fn the_index_answers_a_failed_file_with_its_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("broken.yaml");
+    std::fs::write(&broken, "a: [unclosed\n").unwrap();
+    let loaded = infx_yaml::load_file_as_pyyaml(&broken);
+    assert!(loaded.document.is_none());
+    let stop = loaded.findings.last().cloned().unwrap();
+    let failures = vec![(broken.clone(), stop.clone())];
+    let index = infx_yaml::DocIndex::default().with_failures(&failures);
+    // Rewrite the file: an index that read it again would now return a document.
+    std::fs::write(&broken, "a: 1\n").unwrap();
+    infx_yaml::parse_count::start();
+    let again = index.load(&broken);
+    let counts = infx_yaml::parse_count::take();
+    assert_eq!(again.unwrap_err().to_string(), stop.to_string());
+    assert_eq!(counts.get(&broken), None, "{counts:?}");
+    // Unknown to the index: read and parsed now.
+    let other = dir.path().join("other.yaml");
+    std::fs::write(&other, "b: 2\n").unwrap();
+    assert!(index.load(&other).is_ok());
+}

@@ -336,7 +336,8 @@ fn review(i: &Checking<'_>) -> Checked {
             .iter()
             .chain(&i.review.recipes)
             .chain(&i.review.lanes),
-    );
+    )
+    .with_failures(&i.parse_failures);
     diagnostics.extend(infx_review::cookbook::check_configs(
         &i.root,
         &i.configs.masters,

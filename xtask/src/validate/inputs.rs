@@ -26,6 +26,9 @@ pub struct Inputs {
     pub docs: Vec<Document>,
     /// Text of the files that failed to parse (their findings still show the source line).
     pub raw_sources: Vec<(PathBuf, Arc<str>)>,
+    /// The files that failed to read or parse, with the error that stopped each: a later
+    /// reader of one takes this error (`DocIndex::with_failures`), not a second parse.
+    pub parse_failures: Vec<(PathBuf, Diagnostic)>,
     pub configs: infx_config::LoadedConfigs,
     /// The config check's findings: they gate the checks that need sound configs.
     pub config_findings: Vec<Diagnostic>,
@@ -94,7 +97,7 @@ impl Inputs {
         // side (docs/performance.md). The impact is worked out before the check's verdict is
         // known and dropped when the configs are unsound.
         // One index of the parsed documents for SR4 and the impact's head side.
-        let documents = DocIndex::new(&parsed.docs);
+        let documents = DocIndex::new(&parsed.docs).with_failures(&parsed.failures);
         let (config_findings, config_check_elapsed, changelog, impact, touched, review_side) =
             std::thread::scope(|scope| {
                 let check = scope.spawn(|| {
@@ -179,6 +182,7 @@ impl Inputs {
             },
             docs,
             raw_sources: parsed.raw,
+            parse_failures: parsed.failures,
             configs,
             config_findings,
             config_failed,
@@ -199,6 +203,7 @@ impl Inputs {
     /// [`super::checks::run_all`], which hands it to every check.
     pub fn recipe_documents(&self) -> infx_yaml::DocIndex<'_> {
         infx_yaml::DocIndex::new(self.review.recipes.iter().chain(&self.review.lanes))
+            .with_failures(&self.parse_failures)
     }
 
     /// Every parsed document (for the source map and the allow comments).
@@ -632,6 +637,8 @@ struct Parsed {
     docs: Vec<Document>,
     findings: Vec<Diagnostic>,
     raw: Vec<(PathBuf, Arc<str>)>,
+    /// The files that failed to read or parse, with the error that stopped each.
+    failures: Vec<(PathBuf, Diagnostic)>,
     files: usize,
 }
 
@@ -647,6 +654,11 @@ impl Parsed {
     /// duplicate key too: its errors are reported and its last-wins document still checked).
     fn add(&mut self, file: &Path, loaded: Loaded) {
         self.files += 1;
+        if loaded.document.is_none()
+            && let Some(stop) = loaded.findings.last()
+        {
+            self.failures.push((file.to_path_buf(), stop.clone()));
+        }
         self.findings.extend(loaded.findings);
         match loaded.document {
             Some(doc) => self.docs.push(doc),
