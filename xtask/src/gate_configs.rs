@@ -32,16 +32,16 @@ pub fn planned_entry_findings(
     );
     // (file path, first line, last line) of every entry, planned or not.
     let extents: Vec<(&std::path::Path, usize, usize, bool)> = loaded
-        .entries
-        .iter()
-        .filter_map(|e| {
-            let node = loaded.node(e)?;
-            Some((
-                loaded.master_path(e),
-                e.key_span.start.line,
-                node.span.end.line.max(e.key_span.start.line),
-                planned.contains(&e.key),
-            ))
+        .views()
+        .into_iter()
+        .map(|e| {
+            let first = e.key_node.span.start.line;
+            (
+                e.path(),
+                first,
+                e.node.span.end.line.max(first),
+                planned.iter().any(|p| p == e.key),
+            )
         })
         .collect();
     let in_entry = |d: &Diagnostic| -> Option<bool> {

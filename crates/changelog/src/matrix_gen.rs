@@ -6,7 +6,9 @@ use crate::MASTER_CONFIGS;
 use crate::entry::ScenarioType;
 use crate::keys::{MasterKeys, resolve_keys};
 use crate::plan::{GenEvals, GenRequest, Generator, Revision, Row};
-use infx_matrix::{EvalMode, Json, MasterConfigs, Options, Runners, Selection, TestConfig};
+use infx_matrix::{
+    ConfigEntry, EvalMode, Json, MasterConfigs, Options, Runners, Selection, TestConfig,
+};
 use infx_yaml::{Document, LoadOptions, Node};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -142,19 +144,7 @@ impl Generator for MatrixGenerator {
             .ok_or("append-only base revision is missing generation inputs")?;
         let base = base_inputs.configs()?;
         let head = self.head.configs()?;
-        check_scope(
-            &base
-                .entries
-                .iter()
-                .map(|e| (e.key, e.value))
-                .collect::<Vec<_>>(),
-            &head
-                .entries
-                .iter()
-                .map(|e| (e.key, e.value))
-                .collect::<Vec<_>>(),
-            selected,
-        )
+        check_scope(&base.entries, &head.entries, selected)
     }
 }
 
@@ -170,12 +160,18 @@ fn py_list(v: &[&str]) -> String {
 
 /// Upstream `validate_append_only_scope` plus the base-existence check.
 pub fn check_scope(
-    base: &[(&str, &Node)],
-    head: &[(&str, &Node)],
+    base: &[ConfigEntry<'_>],
+    head: &[ConfigEntry<'_>],
     selected: &[(String, BTreeSet<ScenarioType>)],
 ) -> Result<(), String> {
-    fn get<'n>(m: &[(&str, &'n Node)], k: &str) -> Option<&'n Node> {
-        m.iter().find(|(x, _)| *x == k).map(|(_, n)| *n)
+    fn get<'n>(m: &[ConfigEntry<'n>], k: &str) -> Option<&'n Node> {
+        m.iter().find(|e| e.key == k).map(|e| e.node)
+    }
+    fn entry<'n>(m: &[ConfigEntry<'n>], k: &str) -> Option<ConfigEntry<'n>> {
+        m.iter().find(|e| e.key == k).copied()
+    }
+    fn scenario<'n>(m: &[(&str, &'n Node)], name: &str) -> Option<&'n Node> {
+        m.iter().find(|(k, _)| *k == name).map(|(_, v)| *v)
     }
     let is_sel = |k: &str| selected.iter().any(|(s, _)| s == k);
     let mut missing: Vec<&str> = selected
@@ -190,7 +186,7 @@ pub fn check_scope(
             py_list(&missing)
         ));
     }
-    let mut all: Vec<&str> = base.iter().chain(head).map(|(k, _)| *k).collect();
+    let mut all: Vec<&str> = base.iter().chain(head).map(|e| e.key).collect();
     all.sort_unstable();
     all.dedup();
     let mut unrelated: Vec<&str> = all
@@ -205,21 +201,15 @@ pub fn check_scope(
         ));
     }
     for (config, allowed) in selected {
-        let (Some(b), Some(h)) = (get(base, config), get(head, config)) else {
+        let (Some(b), Some(h)) = (entry(base, config), entry(head, config)) else {
             return Err(format!(
                 "append-only requires every selected config to exist in the base revision; missing: ['{config}']"
             ));
         };
-        let empty = infx_yaml::Mapping::new();
-        let scen = |n: &Node| {
-            n.get("scenarios")
-                .and_then(Node::as_map)
-                .cloned()
-                .unwrap_or_else(|| empty.clone())
-        };
-        let (bs, hs) = (scen(b), scen(h));
-        let bk: BTreeSet<&str> = bs.keys().collect();
-        let hk: BTreeSet<&str> = hs.keys().collect();
+        let bs: Vec<(&str, &Node)> = b.scenarios().collect();
+        let hs: Vec<(&str, &Node)> = h.scenarios().collect();
+        let bk: BTreeSet<&str> = bs.iter().map(|(k, _)| *k).collect();
+        let hk: BTreeSet<&str> = hs.iter().map(|(k, _)| *k).collect();
         if bk != hk {
             return Err(format!(
                 "append-only added or removed a scenario in config '{config}'"
@@ -242,7 +232,7 @@ pub fn check_scope(
                 .unwrap_or_default()
         };
         let same_top = {
-            let (bt, ht) = (top(b), top(h));
+            let (bt, ht) = (top(b.node), top(h.node));
             bt.len() == ht.len()
                 && bt
                     .iter()
@@ -254,7 +244,7 @@ pub fn check_scope(
             ));
         }
         for s in bk {
-            if !allowed_names.contains(s) && bs.get(s) != hs.get(s) {
+            if !allowed_names.contains(s) && scenario(&bs, s) != scenario(&hs, s) {
                 return Err(format!(
                     "append-only changed a scenario outside its changelog scope: '{config}' / '{s}'"
                 ));
@@ -347,28 +337,25 @@ mod tests {
     use super::*;
     use std::path::Path;
 
-    fn map(src: &str) -> Node {
-        infx_yaml::parse_str(Path::new("m"), src).unwrap()
+    fn doc(src: &str) -> infx_yaml::Document {
+        infx_yaml::Document {
+            path: "m".into(),
+            root: infx_yaml::parse_str(Path::new("m"), src).unwrap(),
+            text: src.into(),
+        }
     }
 
     #[test]
     fn scope_rules() {
-        let base = map(
+        let base = doc(
             "a:\n  image: x\n  scenarios:\n    fixed-seq-len: [1]\n    agentic-coding: [2]\nb:\n  image: y\n",
         );
-        let ok_head = map(
+        let ok_head = doc(
             "a:\n  image: x\n  scenarios:\n    fixed-seq-len: [1]\n    agentic-coding: [2, 3]\nb:\n  image: y\n",
         );
-        let pairs = |n: &Node| -> Vec<(String, Node)> {
-            n.as_map()
-                .unwrap()
-                .iter()
-                .map(|(k, _, v)| (k.to_string(), v.clone()))
-                .collect()
-        };
-        let (bp, hp) = (pairs(&base), pairs(&ok_head));
-        let b: Vec<(&str, &Node)> = bp.iter().map(|(k, v)| (k.as_str(), v)).collect();
-        let h: Vec<(&str, &Node)> = hp.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let (base, ok_head) = ([base], [ok_head]);
+        let b = MasterConfigs::from_documents(&base).unwrap().entries;
+        let h = MasterConfigs::from_documents(&ok_head).unwrap().entries;
         let agentic = vec![(
             "a".to_string(),
             BTreeSet::from([ScenarioType::AgenticCoding]),

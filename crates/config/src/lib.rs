@@ -20,9 +20,13 @@ pub mod model;
 mod recipes;
 mod runners;
 mod schema;
+mod view;
 
 pub use layout::{RecipeDir, checkout_recipe_path, is_multinode, recipes_root, truthy};
 pub use model::*;
+pub use view::{
+    EntryView, ScenarioRow, SrtReference, entries_in, entries_of, is_selector, legacy_recipe_path,
+};
 
 use infx_report::{Diagnostic, Span};
 use infx_yaml::{Document, Node};
@@ -74,6 +78,10 @@ impl LoadedConfigs {
     /// finds it; the tree is not copied).
     pub fn node(&self, e: &Entry) -> Option<&Node> {
         self.masters.get(e.file)?.root.get(&e.key)
+    }
+    /// Every entry as written, file order then key order.
+    pub fn views(&self) -> Vec<EntryView<'_>> {
+        entries_of(&self.masters)
     }
     pub fn master_path(&self, e: &Entry) -> &Path {
         self.masters

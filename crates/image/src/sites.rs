@@ -61,11 +61,9 @@ pub fn sites_in(doc: &Document) -> (Vec<ImageSite>, Vec<Diagnostic>) {
 pub fn master_sites(doc: &Document) -> (Vec<ImageSite>, Vec<Diagnostic>) {
     let mut sites = Vec::new();
     let mut diags = Vec::new();
-    let Some(root) = doc.root.as_map() else {
-        return (sites, diags);
-    };
-    for (key, _k, entry) in root.iter() {
-        let Some(image) = entry.get("image") else {
+    for entry in infx_config::entries_in(doc) {
+        let key = entry.key;
+        let Some(image) = entry.image() else {
             continue;
         };
         match site(

@@ -5,7 +5,7 @@ use crate::codes;
 use crate::decimal::dram_budget_gb;
 use crate::inputs::{ConfigEntry, MasterConfigs, Runners};
 use crate::json::{Json, Object};
-use infx_config::{RecipeDir, is_multinode, truthy};
+use infx_config::truthy;
 use infx_report::Diagnostic;
 use infx_yaml::{Node, Value};
 
@@ -294,7 +294,7 @@ fn check_new_rows(rows: &[Object], origins: &[RowOrigin]) -> Result<(), Diagnost
 }
 
 fn full_sweep_selects(entry: &ConfigEntry<'_>, fs: &FullSweep) -> bool {
-    let field = |k: &str| entry.value.get(k).map(|n| &n.value);
+    let field = |k: &str| entry.node.get(k).map(|n| &n.value);
     let in_list = |list: &Option<Vec<String>>, k: &str| match list {
         None => true,
         Some(l) if l.is_empty() => true,
@@ -378,7 +378,7 @@ struct Cx<'e, 'a> {
 
 impl<'e, 'a> Cx<'e, 'a> {
     fn err(&self, node: &Node, code: infx_report::Code, msg: impl Into<String>) -> Diagnostic {
-        Diagnostic::error(code, msg).at(self.entry.path, node.span)
+        Diagnostic::error(code, msg).at(self.entry.path(), node.span)
     }
     fn malformed(&self, node: &Node, what: &str) -> Diagnostic {
         self.err(
@@ -410,12 +410,12 @@ impl<'e, 'a> Cx<'e, 'a> {
     }
     /// The entry's multinode flag and its `disagg` as written (`false` when absent).
     fn multinode_and_disagg(&self) -> Result<(bool, Json), Diagnostic> {
-        let config = self.entry.value;
+        let config = self.entry.node;
         let disagg = match config.get("disagg") {
             Some(n) => self.json(n)?,
             None => Json::Bool(false),
         };
-        Ok((is_multinode(config), disagg))
+        Ok((self.entry.is_multinode(), disagg))
     }
 }
 
@@ -510,16 +510,16 @@ fn expand_config(
         while origins.len() < rows.len() {
             origins.push(RowOrigin {
                 key: entry.key.to_string(),
-                path: entry.path.to_path_buf(),
+                path: entry.path().to_path_buf(),
                 span: benchmark.span,
             });
         }
     };
-    let config = entry.value;
+    let config = entry.node;
     if config.as_map().is_none() {
         return Err(cx.malformed(config, "an entry must be a mapping"));
     }
-    let multinode = is_multinode(config);
+    let multinode = entry.is_multinode();
     let runner_node = cx.req(config, "runner")?;
     let runner = runner_node.as_str().unwrap_or_default();
     let runner_list = runner_values(
@@ -768,7 +768,7 @@ fn component_metadata(
     for field in ["router", "kv-p2p-transfer"] {
         let v = match benchmark.get(field) {
             Some(n) => n,
-            None => match cx.entry.value.get(field) {
+            None => match cx.entry.node.get(field) {
                 Some(n) => n,
                 None => continue,
             },
@@ -783,7 +783,7 @@ fn component_metadata(
 /// `srt-recipe` / `eval-srt-recipe` as written, or [Oct-newest] (with `srt-recipe-dir`) the
 /// project-relative path `<recipes root>/<dir>/<file>` with the selector kept (SR3).
 fn srt_fields(cx: &Cx<'_, '_>, benchmark: &Node, row: &mut Object) -> Result<(), Diagnostic> {
-    let dir = RecipeDir::of_entry(cx.entry.value);
+    let dir = cx.entry.recipe_dir();
     for field in ["srt-recipe", "eval-srt-recipe"] {
         if let Some(v) = get_some(benchmark, field) {
             match (dir, v.as_str()) {
@@ -798,7 +798,7 @@ fn srt_fields(cx: &Cx<'_, '_>, benchmark: &Node, row: &mut Object) -> Result<(),
 }
 
 fn head(cx: &Cx<'_, '_>, runner: &str) -> Result<Object, Diagnostic> {
-    let config = cx.entry.value;
+    let config = cx.entry.node;
     let mut row = Object::new();
     for k in ["image", "model", "model-prefix", "precision", "framework"] {
         row.set(k, cx.str_field(config, k)?);
@@ -818,7 +818,7 @@ fn fixed_rows(
     runner_list: &[String],
     rows: &mut Vec<Object>,
 ) -> Result<(), Diagnostic> {
-    let config = cx.entry.value;
+    let config = cx.entry.node;
     let (multinode, disagg) = cx.multinode_and_disagg()?;
     let isl_node = cx.req(sequence, "isl")?;
     let osl_node = cx.req(sequence, "osl")?;
@@ -978,7 +978,7 @@ fn agentic_rows(
     runner_list: &[String],
     rows: &mut Vec<Object>,
 ) -> Result<(), Diagnostic> {
-    let config = cx.entry.value;
+    let config = cx.entry.node;
     let (multinode, disagg) = cx.multinode_and_disagg()?;
     let model_prefix = cx.str_field(config, "model-prefix")?;
     let runner = config

@@ -8,15 +8,10 @@ use infx_report::Diagnostic;
 use infx_yaml::{Document, Mapping, Node, Value};
 use std::path::{Path, PathBuf};
 
-/// One master-config entry, borrowed from its loaded document.
-#[derive(Debug, Clone, Copy)]
-pub struct ConfigEntry<'a> {
-    pub key: &'a str,
-    pub key_node: &'a Node,
-    pub value: &'a Node,
-    /// The file as named on the command line.
-    pub path: &'a Path,
-}
+/// One master-config entry as written (infx-config's view; the generator echoes values as
+/// written, as upstream's generator reads the dict). Its document's path is the file as named
+/// on the command line.
+pub use infx_config::EntryView as ConfigEntry;
 
 /// Every entry of the given master configs, in argument order then key order.
 #[derive(Debug, Clone, Default)]
@@ -66,14 +61,9 @@ impl<'a> MasterConfigs<'a> {
                 }
                 return Err(d);
             }
-            for (key, key_node, value) in map.iter() {
-                seen.insert(key);
-                entries.push(ConfigEntry {
-                    key,
-                    key_node,
-                    value,
-                    path: &doc.path,
-                });
+            for entry in infx_config::entries_in(doc) {
+                seen.insert(entry.key);
+                entries.push(entry);
             }
         }
         for e in &entries {
@@ -85,7 +75,7 @@ impl<'a> MasterConfigs<'a> {
                         e.key
                     ),
                 )
-                .at(e.path, e.key_node.span)
+                .at(e.path(), e.key_node.span)
                 .with_help("'*' is reserved for changelog config-key patterns; rename the key"));
             }
         }

@@ -2,116 +2,42 @@
 //! model prefix, scenarios, referenced recipes). The schema rules live in `infx-config`.
 
 use crate::recipe::walk_strings;
+use infx_config::legacy_recipe_path;
 use infx_yaml::{Document, Node};
 use std::collections::BTreeMap;
 
-#[derive(Clone, Debug)]
-pub struct Entry<'a> {
-    pub key: &'a str,
-    pub key_node: &'a Node,
-    pub node: &'a Node,
-    pub doc: &'a Document,
-}
+/// A master-config entry as review reads it: infx-config's view of the entry as written
+/// (review also inspects entries the schema rules reject).
+pub type Entry<'a> = infx_config::EntryView<'a>;
 
-impl<'a> Entry<'a> {
-    pub fn str_field(&self, k: &str) -> Option<&'a str> {
-        self.node.get(k).and_then(Node::as_str)
-    }
-    pub fn image(&self) -> Option<&'a Node> {
-        self.node.get("image")
-    }
-    pub fn framework(&self) -> Option<&'a str> {
-        self.str_field("framework")
-    }
-    pub fn runner(&self) -> Option<&'a str> {
-        self.str_field("runner")
-    }
-    pub fn model_prefix(&self) -> Option<&'a str> {
-        self.str_field("model-prefix")
-    }
-    pub fn is_agentic(&self) -> bool {
-        self.node
-            .get("scenarios")
-            .and_then(|s| s.get("agentic-coding"))
-            .is_some()
-    }
-    /// A row's `srt-recipe` file as a tree path: under `srt-recipe-dir`, which is relative to the
-    /// single-node or multinode recipe root ([Oct-newest]); without it, as written.
-    pub fn srt_recipe_path(&self, file: &str) -> String {
-        match infx_config::RecipeDir::of_entry(self.node) {
-            Some(dir) => dir.file_path(file),
-            None => config_file_path(file),
+/// Tree-relative recipe paths an entry references (`CONFIG_FILE=`, `EVAL_CONFIG_FILE=`,
+/// `srt-recipe:`, `eval-srt-recipe:`), selectors stripped, de-duplicated.
+pub fn recipe_refs(e: &Entry<'_>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |p: String| {
+        if !out.contains(&p) {
+            out.push(p)
         }
-    }
-
-    /// Tree-relative recipe paths this entry references (`CONFIG_FILE=`, `EVAL_CONFIG_FILE=`,
-    /// `srt-recipe:`, `eval-srt-recipe:`), selectors stripped, de-duplicated.
-    pub fn recipe_refs(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        let mut add = |p: String| {
-            if !out.contains(&p) {
-                out.push(p)
-            }
-        };
-        walk_strings(self.node, &mut |s, _| {
-            for prefix in ["CONFIG_FILE=", "EVAL_CONFIG_FILE="] {
-                if let Some(v) = s.strip_prefix(prefix) {
-                    add(config_file_path(v));
-                }
-            }
-        });
-        crate::recipe::walk(self.node, &mut |k, _, v| {
-            if matches!(k, "srt-recipe" | "eval-srt-recipe")
-                && let Some(s) = v.as_str()
-            {
-                let file = s.split_once(':').map(|(p, _)| p).unwrap_or(s);
-                add(self.srt_recipe_path(file));
-            }
-        });
-        out
-    }
-}
-
-/// `recipes/<x>` → the in-tree srt-slurm recipe dir; a bare name → llm-d recipes; a full path as is.
-pub fn config_file_path(v: &str) -> String {
-    let v = v.trim();
-    let file = match v.rsplit_once(':') {
-        Some((p, sel))
-            if sel.starts_with("override_")
-                || sel.starts_with("zip_override_")
-                || sel == "base" =>
-        {
-            p
-        }
-        _ => v,
     };
-    if let Some(path) = infx_config::checkout_recipe_path(file) {
-        path
-    } else if !file.contains('/') {
-        format!("benchmarks/multi_node/llm-d-recipes/{file}")
-    } else {
-        file.to_string()
-    }
-}
-
-/// Every entry of the master configs, in file order.
-pub fn entries(masters: &[Document]) -> Vec<Entry<'_>> {
-    let mut out = Vec::new();
-    for doc in masters {
-        if let Some(m) = doc.root.as_map() {
-            for (k, kn, v) in m.iter() {
-                if v.as_map().is_some() {
-                    out.push(Entry {
-                        key: k,
-                        key_node: kn,
-                        node: v,
-                        doc,
-                    });
-                }
+    walk_strings(e.node, &mut |s, _| {
+        for prefix in ["CONFIG_FILE=", "EVAL_CONFIG_FILE="] {
+            if let Some(v) = s.strip_prefix(prefix) {
+                add(legacy_recipe_path(v));
             }
         }
+    });
+    for r in e.srt_references() {
+        add(e.recipe_path(r.file));
     }
     out
+}
+
+/// Every entry of the master configs whose value is a mapping, in file order.
+pub fn entries(masters: &[Document]) -> Vec<Entry<'_>> {
+    infx_config::entries_of(masters)
+        .into_iter()
+        .filter(|e| e.node.as_map().is_some())
+        .collect()
 }
 
 /// One row's use of a recipe: the scenario and the legacy synthetic-acceptance settings of the
@@ -154,11 +80,9 @@ fn settings_usages(e: &Entry<'_>, agentic: bool, list: &[Node], out: &mut Vec<(S
         let selector = v
             .rsplit_once(':')
             .map(|(_, sel)| sel.to_string())
-            .filter(|sel| {
-                sel.starts_with("override_") || sel.starts_with("zip_override_") || sel == "base"
-            });
+            .filter(|sel| infx_config::is_selector(sel));
         out.push((
-            config_file_path(v),
+            legacy_recipe_path(v),
             Usage {
                 key: e.key.to_string(),
                 master: e.doc.path.clone(),
@@ -175,38 +99,30 @@ fn settings_usages(e: &Entry<'_>, agentic: bool, list: &[Node], out: &mut Vec<(S
 /// excluded).
 pub fn usages(e: &Entry<'_>) -> Vec<(String, Usage)> {
     let mut out = Vec::new();
-    let Some(scen) = e.node.get("scenarios").and_then(Node::as_map) else {
-        return out;
-    };
-    for (name, _, rows) in scen.iter() {
+    for (name, blocks) in e.scenarios() {
         let agentic = name == "agentic-coding";
-        crate::recipe::walk(rows, &mut |k, _, v| {
+        // Settings sit on a row or inside its prefill/decode workers: any depth.
+        crate::recipe::walk(blocks, &mut |k, _, v| {
             if k == "additional-settings"
                 && let Some(list) = v.as_seq()
             {
                 settings_usages(e, agentic, list, &mut out);
             }
-            // Eval-only references are not benchmark points (they measure real acceptance).
-            if k == "srt-recipe"
-                && let Some(r) = v.as_str()
-            {
-                let (file, selector) = match r.split_once(':') {
-                    Some((f, sel)) => (f, Some(sel.to_string())),
-                    None => (r, None),
-                };
-                out.push((
-                    e.srt_recipe_path(file),
-                    Usage {
-                        key: e.key.to_string(),
-                        master: e.doc.path.clone(),
-                        selector,
-                        agentic,
-                        synthetic: false,
-                        length: None,
-                    },
-                ));
-            }
         });
+    }
+    // Eval-only references are not benchmark points (they measure real acceptance).
+    for r in e.srt_references().filter(|r| !r.is_eval()) {
+        out.push((
+            e.recipe_path(r.file),
+            Usage {
+                key: e.key.to_string(),
+                master: e.doc.path.clone(),
+                selector: r.selector.map(str::to_string),
+                agentic: r.scenario == "agentic-coding",
+                synthetic: false,
+                length: None,
+            },
+        ));
     }
     out
 }
@@ -215,7 +131,7 @@ pub fn usages(e: &Entry<'_>) -> Vec<(String, Usage)> {
 pub fn bindings(entries: &[Entry<'_>]) -> BTreeMap<String, Binding> {
     let mut out: BTreeMap<String, Binding> = BTreeMap::new();
     for e in entries {
-        for r in e.recipe_refs() {
+        for r in recipe_refs(e) {
             let b = out.entry(r).or_default();
             b.keys.push(e.key.to_string());
             if b.model_prefix.is_none() {
@@ -226,7 +142,7 @@ pub fn bindings(entries: &[Entry<'_>]) -> BTreeMap<String, Binding> {
             }
         }
         let us = usages(e);
-        for r in e.recipe_refs() {
+        for r in recipe_refs(e) {
             // Rows say which scenario uses the recipe; without rows, the entry's scenarios.
             let mine: Vec<&Usage> = us.iter().filter(|(p, _)| *p == r).map(|(_, u)| u).collect();
             let b = out.entry(r).or_default();
@@ -247,26 +163,6 @@ pub fn bindings(entries: &[Entry<'_>]) -> BTreeMap<String, Binding> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn config_file_paths() {
-        assert_eq!(
-            config_file_path("recipes/a/b.yaml"),
-            "benchmarks/multi_node/srt-slurm-recipes/a/b.yaml"
-        );
-        assert_eq!(
-            config_file_path("recipes/a/b.yaml:override_x"),
-            "benchmarks/multi_node/srt-slurm-recipes/a/b.yaml"
-        );
-        assert_eq!(
-            config_file_path("x.yaml"),
-            "benchmarks/multi_node/llm-d-recipes/x.yaml"
-        );
-        assert_eq!(
-            config_file_path("benchmarks/multi_node/srt-slurm-recipes/t.yaml"),
-            "benchmarks/multi_node/srt-slurm-recipes/t.yaml"
-        );
-    }
-
     /// The entry's recipe folder follows infx-config's reading: a truthy `multinode` selects the
     /// multinode recipes root (docs/config.md, "Recipe files").
     #[test]
@@ -280,11 +176,11 @@ mod tests {
         let docs = [doc];
         let entries = entries(&docs);
         assert_eq!(
-            entries[0].srt_recipe_path("f.yaml"),
+            entries[0].recipe_path("f.yaml"),
             "benchmarks/multi_node/srt-slurm-recipes/d/e/f.yaml"
         );
         assert_eq!(
-            entries[1].srt_recipe_path("f.yaml"),
+            entries[1].recipe_path("f.yaml"),
             "benchmarks/single_node/srt-slurm-recipes/d/e/f.yaml"
         );
     }

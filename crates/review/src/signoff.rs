@@ -455,7 +455,7 @@ pub fn review_recipes(inputs: &ReviewInputs, config_keys: &[String]) -> Vec<Reci
     let refs: BTreeSet<String> = entries
         .iter()
         .filter(|e| config_keys.iter().any(|k| k == e.key))
-        .flat_map(|e| e.recipe_refs())
+        .flat_map(masters::recipe_refs)
         .collect();
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
@@ -533,7 +533,7 @@ fn recipe_facts(s: &SignoffInputs<'_>, entry: &masters::Entry<'_>) -> RecipeFact
         hard_coded: 0,
         variants: 0,
     };
-    let refs: BTreeSet<String> = entry.recipe_refs().into_iter().collect();
+    let refs: BTreeSet<String> = masters::recipe_refs(entry).into_iter().collect();
     for review in s.recipes.iter().filter(|r| refs.contains(&r.key)) {
         for d in &review.findings {
             facts.findings.push(describe(d, s.tree));

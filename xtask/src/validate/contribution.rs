@@ -10,7 +10,6 @@ use infx_changelog::labels::{PrContext, check_labels};
 use infx_changelog::matrix_gen::{MatrixGenerator, RevisionInputs};
 use infx_changelog::plan::PlanError;
 use infx_report::Diagnostic;
-use infx_yaml::Node;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -76,12 +75,9 @@ pub fn change_impact(
             None
         };
         let entries: Vec<(&str, &str)> = loaded
-            .entries
-            .iter()
-            .filter_map(|e| {
-                let runner = loaded.node(e)?.get("runner").and_then(Node::as_str)?;
-                Some((e.key.as_str(), runner))
-            })
+            .views()
+            .into_iter()
+            .filter_map(|e| Some((e.key, e.runner()?)))
             .collect();
         runners_impact(runners_rel, base.as_deref(), doc, &entries, &mut impact);
     }

@@ -3,7 +3,6 @@
 
 use super::{CheckResult, Options, ran, relative_to, skipped};
 use infx_report::Diagnostic;
-use infx_yaml::Node;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -563,8 +562,8 @@ pub fn touched_keys(
         }
     }
     // Entries whose recipe directory holds a changed file.
-    for e in &loaded.entries {
-        let Some(dir) = loaded.node(e).and_then(infx_config::RecipeDir::of_entry) else {
+    for e in loaded.views() {
+        let Some(dir) = e.recipe_dir() else {
             continue;
         };
         let hit = paths.iter().any(|p| {
@@ -578,7 +577,7 @@ pub fn touched_keys(
             })
         });
         if hit {
-            keys.insert(e.key.clone());
+            keys.insert(e.key.to_string());
         }
     }
     let ordered: Vec<String> = loaded
@@ -608,40 +607,22 @@ pub(super) fn recipe_uses<'a>(
     keys: Option<&[String]>,
 ) -> Vec<RecipeUse<'a>> {
     let mut out = Vec::new();
-    for e in &loaded.entries {
-        if keys.is_some_and(|k| !k.contains(&e.key)) {
+    for e in loaded.views() {
+        if keys.is_some_and(|k| !k.iter().any(|k| k == e.key)) {
             continue;
         }
-        let Some(n) = loaded.node(e) else { continue };
-        let Some(dir) = infx_config::RecipeDir::of_entry(n) else {
+        let Some(dir) = e.recipe_dir() else {
             continue;
         };
-        let field = |k: &str| n.get(k).and_then(Node::as_str).unwrap_or_default();
-        let multinode = dir.multinode;
-        let Some(scenarios) = n.get("scenarios").and_then(Node::as_map) else {
-            continue;
-        };
-        for (scenario, _, list) in scenarios.iter() {
-            let lane = infx_recipe::Lane::of(scenario == "agentic-coding", multinode);
-            for block in list.as_seq().unwrap_or_default() {
-                let rows = block.get("search-space").and_then(Node::as_seq);
-                for row in rows.unwrap_or_default() {
-                    for reference in ["srt-recipe", "eval-srt-recipe"]
-                        .iter()
-                        .filter_map(|f| row.get(f).and_then(Node::as_str))
-                    {
-                        let file = reference.split(':').next().unwrap_or(reference);
-                        out.push(RecipeUse {
-                            key: &e.key,
-                            rel: dir.file_path(file),
-                            lane,
-                            model: field("model"),
-                            image: field("image"),
-                            precision: field("precision"),
-                        });
-                    }
-                }
-            }
+        for reference in e.srt_references() {
+            out.push(RecipeUse {
+                key: e.key,
+                rel: dir.file_path(reference.file),
+                lane: infx_recipe::Lane::of(reference.scenario == "agentic-coding", dir.multinode),
+                model: e.model().unwrap_or_default(),
+                image: e.str_field("image").unwrap_or_default(),
+                precision: e.precision().unwrap_or_default(),
+            });
         }
     }
     out
