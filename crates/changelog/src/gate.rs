@@ -334,7 +334,7 @@ fn pyyaml_reader_rejects(text: &str) -> Option<(usize, String)> {
     None
 }
 
-/// Cross-entry rules checked before any generation (`changelog.md` §8.2).
+/// Cross-entry rules checked before any generation (docs/changelog.md, "Cross-entry rules").
 pub fn check_preconditions(entries: &[Entry], m: Modifiers) -> Result<(), GateError> {
     let any_ao = entries.iter().any(|e| e.append_only);
     if any_ao && !entries.iter().all(|e| e.append_only) {

@@ -1,4 +1,4 @@
-//! Rules on one master-config entry: fields (§2–§5), concurrency (C1–C5), topology (T1, H1, W1,
+//! Rules on one master-config entry (docs/config.md, "Diagnostic codes"): fields, concurrency (C1–C5), topology (T1, H1, W1,
 //! A1–A5), KV offload (K1, K2), scope (M1–M3), cross rules (X1–X4), R0 and the reference grammar
 //! (SR1, SR2). X5 and the on-disk recipe checks (SR3, SR4) need other inputs and are applied by
 //! the caller with what this module returns.

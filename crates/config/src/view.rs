@@ -55,19 +55,14 @@ impl ScenarioRow<'_> {
 
 const AGENTIC: &str = "agentic-coding";
 
-/// A row's `srt-recipe` / `eval-srt-recipe` reference (`<file>[:<selector>]`).
+/// A row's `srt-recipe` / `eval-srt-recipe` reference, `<file>[:<selector>]` split at the
+/// first `:`, with the scenario of its row and the field (`srt-recipe` or `eval-srt-recipe`).
 #[derive(Debug, Clone, Copy)]
 pub struct SrtReference<'a> {
     pub scenario: &'a str,
-    /// `srt-recipe` or `eval-srt-recipe`.
     pub field: &'a str,
-    /// The reference as written.
-    pub text: &'a str,
-    /// `<file>`: the text before the first `:`.
     pub file: &'a str,
-    /// `<selector>`: the text after the first `:`, when there is one.
     pub selector: Option<&'a str>,
-    pub node: &'a Node,
 }
 
 impl SrtReference<'_> {
@@ -149,8 +144,7 @@ impl<'a> EntryView<'a> {
             ["srt-recipe", "eval-srt-recipe"]
                 .into_iter()
                 .filter_map(move |field| {
-                    let node = r.row.get(field)?;
-                    let text = node.as_str()?;
+                    let text = r.row.get(field)?.as_str()?;
                     let (file, selector) = match text.split_once(':') {
                         Some((file, selector)) => (file, Some(selector)),
                         None => (text, None),
@@ -158,10 +152,8 @@ impl<'a> EntryView<'a> {
                     Some(SrtReference {
                         scenario: r.scenario,
                         field,
-                        text,
                         file,
                         selector,
-                        node,
                     })
                 })
         })

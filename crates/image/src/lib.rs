@@ -1,5 +1,5 @@
 //! infx-image: OCI image references, a small registry client, tag → multi-arch index digest
-//! resolution, verification of pins, and the pin rewrite itself (images.md).
+//! resolution, verification of pins, and the pin rewrite itself (docs/image.md).
 //!
 //! Offline checks ([`check_offline`]) are pure functions of the loaded files; only
 //! [`Client`] touches the network, and a hermetic client refuses to.

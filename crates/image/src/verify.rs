@@ -1,4 +1,5 @@
-//! Tag → index digest resolution (for pinning) and verification of existing pins (images.md §7).
+//! Tag → index digest resolution (for pinning) and verification of existing pins
+//! (docs/image.md: "Resolution (creating a pin)" and "Verification" under "Commands").
 
 use crate::client::{Client, RegistryError};
 use crate::manifest::{self, Kind, Platform};

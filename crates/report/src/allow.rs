@@ -205,15 +205,13 @@ fn not_a_warning(a: &Allow, d: &Diagnostic) -> Diagnostic {
     } else {
         "a"
     };
-    Diagnostic::error(
-        NOT_A_WARNING,
-        format!(
-            "only warnings can be acknowledged; `{}` on line {} is {article} {}",
-            d.code, a.target_line, d.severity
-        ),
-    )
-    .at(&a.path, a.span)
-    .with_help("fix the finding instead, and remove this allow comment")
+    let message = format!(
+        "only warnings can be acknowledged; `{}` on line {} is {article} {}",
+        d.code, a.target_line, d.severity
+    );
+    Diagnostic::error(NOT_A_WARNING, message)
+        .at(&a.path, a.span)
+        .with_help("fix the finding instead, and remove this allow comment")
 }
 
 fn matches(a: &Allow, d: &Diagnostic) -> bool {

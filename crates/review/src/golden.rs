@@ -129,7 +129,8 @@ pub fn parse_curve(stem: &str, path: &Path, root: &Node) -> Result<Curve, Diagno
     })
 }
 
-/// The curve stem for (model prefix, method, draft model, draft sampling method) per §4.3.
+/// The curve stem for (model prefix, method, draft model, draft sampling method)
+/// (docs/review.md, "Golden curve names").
 pub fn curve_stem(
     prefix: &str,
     method: &str,

@@ -65,7 +65,7 @@ fn eligible(v: Option<f64>) -> Option<f64> {
     v.filter(|x| x.is_finite() && *x > 0.0)
 }
 
-/// The frontier of one curve (§5 steps 2–4).
+/// The frontier of one curve (docs/review.md, "The Pareto frontier").
 pub fn assess(curve: &Curve) -> Assessment {
     let canonical = curve.points.iter().any(|p| p.canonical.is_some());
     let mut pts: Vec<(f64, f64, &Point)> = curve

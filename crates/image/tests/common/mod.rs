@@ -156,7 +156,7 @@ pub fn agent() -> ureq::Agent {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Deterministic image fixture (images.md §10.4): per platform one gzip'd USTAR layer, one
+// Deterministic image fixture (docs/image.md, "Tests"): per platform one gzip'd USTAR layer, one
 // config and one manifest; one index or manifest list over both. JSON is written canonically
 // (sorted keys, no whitespace).
 
