@@ -648,9 +648,10 @@ fn json_text(j: &infx_matrix::Json) -> String {
     }
 }
 
-/// Writes the point's `benchmark.env` values the launcher binds (matrix.md's binding step, see
-/// docs/recipe.md "Dry-run"): for a single-node point MODEL and CONC, then KV_OFFLOADING (and
-/// TOTAL_CPU_DRAM_GB with `dram`) for an agentic one, ISL/OSL for a fixed-sequence one.
+/// Writes the point's `benchmark.env` values the launcher binds (docs/matrix.md, "Binding";
+/// docs/recipe.md, "Dry-run as the launcher runs it"): for a single-node point MODEL and CONC,
+/// then KV_OFFLOADING (and TOTAL_CPU_DRAM_GB with `dram`) for an agentic one, ISL/OSL for a
+/// fixed-sequence one.
 /// Multinode points get none (their launch-time binding is not modelled; the output says so).
 /// Returns the names written, in that order.
 fn bind_point_env(v: &mut Variant, row: &Object, lane: Lane) -> Vec<&'static str> {

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 pub enum MatrixCommand {
     /// Every config (filters as upstream's full-sweep).
     // The command line is read as argparse reads upstream's: a repeated option replaces the
-    // earlier one and an unambiguous prefix names its option (docs/matrix.md, "Command line").
+    // earlier one and an unambiguous prefix names its option (docs/matrix.md, "Commands").
     #[command(infer_long_args = true, args_override_self = true)]
     FullSweep(Box<FullSweepArgs>),
     /// Selected config keys (as upstream's test-config).

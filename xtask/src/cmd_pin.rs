@@ -1,7 +1,7 @@
 //! `cargo xtask pin [--only REF|KEY…] [--refresh] [--check] [PATHS…]`: pin image references to
 //! their multi-arch index digests, or verify existing pins.
 //!
-//! Which references a run pins (docs/image.md, "pin"): those named by `--only`; else those not
+//! Which references a run pins (docs/image.md, "Commands"): those named by `--only`; else those not
 //! pinned yet or changed since the base (the change validate checks), plus, with `--refresh`,
 //! every pinned reference whose tag moved. A reference that cannot be pinned is reported and
 //! the others are still written, all files of the run as one set (docs/security.md, "Pinning").

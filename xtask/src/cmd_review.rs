@@ -282,7 +282,7 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
         check_time.as_secs_f64() * 1e3,
     );
     // The process ends right after printing: the OS reclaims the parsed tree at once
-    // (docs/performance.md, "where the time goes").
+    // (docs/performance.md, "Whole tree and one-config change").
     std::mem::forget(load);
     Ok(if errors > 0 {
         ExitCode::from(1)

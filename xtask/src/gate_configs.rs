@@ -2,7 +2,7 @@
 //! validation on before it generates the planned rows, so a planned entry that breaks a config
 //! rule fails the gate. Here every config rule runs on the entries the appended changelog
 //! entries select, and its findings are reported as `matrix` reports them: the rule's code at
-//! the line in the master file (docs/changelog.md, "Gate mode").
+//! the line in the master file (docs/changelog.md, "Diagnostic codes": gate mode).
 
 use infx_changelog::matrix_gen::RevisionInputs;
 use infx_report::{Diagnostic, Span};

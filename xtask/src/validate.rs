@@ -203,7 +203,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let (report, inputs) = validate_keeping_inputs(&opts);
     // The process ends right after printing: the OS reclaims the parsed tree at once, far
-    // faster than dropping it node by node (docs/performance.md, "where the time goes").
+    // faster than dropping it node by node (docs/performance.md, "Whole tree and one-config change").
     std::mem::forget(inputs);
     let diags = report.diagnostics();
     let rendered = match args.format {

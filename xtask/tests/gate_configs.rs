@@ -1,4 +1,4 @@
-//! Gate mode validates the master config entries it plans (docs/changelog.md, "Gate mode"): a
+//! Gate mode validates the master config entries it plans (docs/changelog.md, "Diagnostic codes": gate mode): a
 //! planned entry with `tp: eight` fails `changelog check --mode gate` with the config rule's
 //! code at the entry's line, as `matrix` fails on it; an unplanned broken entry does not.
 

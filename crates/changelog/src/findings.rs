@@ -1,4 +1,4 @@
-//! Every strict-mode fault of a change in one run (docs/changelog.md, "strict"). Upstream's
+//! Every strict-mode fault of a change in one run (docs/changelog.md, "Diagnostic codes": strict mode). Upstream's
 //! strict check (strict.rs models it) stops at its first failure, so a branch with five faults
 //! needs five runs; validate and `changelog check` keep going: every tab, CR and NUL (at its
 //! column), every edited or reordered historical entry, every appended entry's schema errors,

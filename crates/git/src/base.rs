@@ -86,7 +86,7 @@ impl BaseError {
     }
 
     /// The diagnostic code: the codes `validate` and `diff-check` always printed for these
-    /// faults (docs/diff.md, "Errors").
+    /// faults (docs/diff.md, "Base").
     pub fn code(&self) -> infx_report::Code {
         match self.fault {
             BaseFault::NotFound => crate::codes::BASE_NOT_FOUND,

@@ -1,5 +1,5 @@
 //! Tag → index digest resolution (for pinning) and verification of existing pins
-//! (docs/image.md: "Resolution (creating a pin)" and "Verification" under "Commands").
+//! (docs/image.md, "Commands": its resolution and verification paragraphs).
 
 use crate::client::{Client, RegistryError};
 use crate::manifest::{self, Kind, Platform};

@@ -113,8 +113,8 @@ fn index_list_and_single_platform() {
 
 #[test]
 fn accept_header_pitfall_is_real() {
-    // The registry behaviour our four-type Accept protects against (docs/image.md, "The
-    // Accept pitfall").
+    // The registry behaviour our four-type Accept protects against (docs/image.md,
+    // "Commands": the Accept pitfall).
     let Some(bin) = require_registry("accept_header_pitfall_is_real") else {
         return;
     };

@@ -1,5 +1,5 @@
-//! Binding every generated point to exactly one srt-recipe variant (`matrix.md` §11.3 B2–B6,
-//! §11.4), at matrix time instead of when a GPU job launches.
+//! Binding every generated point to exactly one srt-recipe variant, at matrix time instead of
+//! when a GPU job launches (docs/matrix.md, "Binding" and "Lanes and fragments").
 //!
 //! [`load_recipes`] reads every recipe file and lane block the rows name (I/O);
 //! [`bind_points`] is a pure function of the rows and those files. A single-node point must
@@ -35,7 +35,7 @@ impl RecipeSet {
     }
 }
 
-/// Project-relative recipe path of a row reference (§7: `recipes/…` is a multinode recipe).
+/// Project-relative recipe path of a row reference (`recipes/…` is a multinode recipe).
 pub fn recipe_path(reference_path: &str) -> String {
     infx_config::checkout_recipe_path(reference_path).unwrap_or_else(|| reference_path.to_string())
 }
@@ -208,8 +208,9 @@ struct FoundVariants<'c> {
 }
 
 impl VariantCache {
-    /// Parses the point's reference, finds its file and lane block, composes (B3, B2) and
-    /// expands (B4) them; `None` when a finding was reported instead.
+    /// Parses the point's reference, finds its file and lane block, checks the fragment,
+    /// composes it over the block and expands the variants; `None` when a finding was reported
+    /// instead.
     fn variants_of(
         &mut self,
         point: &Point<'_>,
@@ -231,7 +232,7 @@ impl VariantCache {
         let lane = lane_of(point.row);
         let file = out.recipe_file(recipes, &path, point, reference)?;
         let block = out.lane_block(recipes, lane)?;
-        // B3 then B2, once per (file, lane).
+        // Fragment check, then composition over the lane block, once per (file, lane).
         let composed_file = self
             .composed
             .entry((path.clone(), lane))
@@ -247,7 +248,7 @@ impl VariantCache {
             })
             .as_ref()
             .ok()?;
-        // B4.
+        // Variant expansion for the selector.
         let selector_key = format!("{:?}", r.selector);
         let expanded = self
             .expanded
@@ -326,7 +327,7 @@ impl BindState {
         }
     }
 
-    /// B5: a single-node point binds to exactly one of the variants.
+    /// Single-node selection: a single-node point binds to exactly one of the variants.
     fn bind_single_node(
         &mut self,
         index: usize,
@@ -390,8 +391,8 @@ impl BindState {
         self.diags.push(d.at(&point.origin.path, point.origin.span));
     }
 
-    /// B6: the multinode reference itself must name exactly one variant, and the point needs a
-    /// concurrency.
+    /// Multinode binding: the reference itself must name exactly one variant, and the point
+    /// needs a concurrency.
     fn check_multinode(&mut self, point: &Point<'_>, reference: &str, variants: &[Variant]) {
         let d = if variants.len() != 1 {
             let mut d = Diagnostic::error(
@@ -547,7 +548,8 @@ fn spec_label(args: Option<&Node>, env: Option<&Node>) -> Result<String, String>
     }
 }
 
-/// B5 for one variant: bind the point, then validate it against the engine rules.
+/// Single-node selection for one variant: bind the point, then validate it against the engine
+/// rules.
 fn check_single_node(v: &Variant, p: &Point<'_>, lane: Lane) -> Result<(), String> {
     let tree = &v.tree;
     let row = p.row;

@@ -1,5 +1,5 @@
-//! The agentic DRAM budget (§6) in exact decimal arithmetic: the utilization is read from its
-//! source text (`0.80`), never through binary floating point.
+//! The agentic DRAM budget in exact decimal arithmetic: the utilization is read from its source
+//! text (`0.80`), never through binary floating point (docs/matrix.md, "Agentic DRAM budget").
 
 use infx_yaml::{Node, Value};
 

@@ -1,5 +1,6 @@
-//! Eval selection after expansion (§9), as the [Aug] generator does it: default marking,
-//! `--evals-only` (the picks, agentic included) and `--all-evals`.
+//! Eval selection after expansion, as the [Aug] generator does it: default marking,
+//! `--evals-only` (the picks, agentic included) and `--all-evals` (docs/matrix.md, "Eval
+//! selection").
 
 use crate::generate::EvalMode;
 use crate::json::{Json, Object};
@@ -112,7 +113,7 @@ fn first_max(items: &[(usize, i64)]) -> Option<(usize, i64)> {
     best
 }
 
-/// Default marking (§9.1). `agentic` adds the agentic picks the eval flags enable.
+/// Default marking. `agentic` adds the agentic picks the eval flags enable.
 pub fn mark_eval_entries(mut rows: Vec<Object>, agentic: bool) -> Vec<Object> {
     let mut marked = vec![false; rows.len()];
     let mut eval_conc: HashMap<usize, i64> = HashMap::new();
@@ -233,7 +234,8 @@ fn fold_concs(kept: &mut Object, concs: Vec<i64>) -> Vec<i64> {
     merged
 }
 
-/// `--all-evals` (§9.2).
+/// `--all-evals`: widens the picks to every eligible row, merging multinode rows of one
+/// parallelism (docs/matrix.md, "Eval selection").
 pub fn mark_all_eval_entries(rows: Vec<Object>) -> Vec<Object> {
     let mut out: Vec<Object> = Vec::with_capacity(rows.len());
     let mut mn_fixed: HashMap<String, usize> = HashMap::new();

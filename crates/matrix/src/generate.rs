@@ -1,5 +1,5 @@
-//! Expanding master-config entries into matrix rows (`matrix.md` §2–§8), row for row and key for
-//! key as upstream's generator builds them.
+//! Expanding master-config entries into matrix rows, row for row and key for key as upstream's
+//! generator builds them (docs/matrix.md, "How rows are generated").
 
 use crate::codes;
 use crate::decimal::dram_budget_gb;
@@ -48,7 +48,7 @@ impl ScenarioType {
     }
 }
 
-/// How evals are selected after expansion (§9).
+/// How evals are selected after expansion (docs/matrix.md, "Eval selection").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum EvalMode {
     /// Default marking (`run-eval` on the picks).
@@ -316,8 +316,9 @@ pub(crate) fn py_repr_str(s: &str) -> String {
     infx_recipe::pystr::py_str_repr(s)
 }
 
-/// The CLI matcher (`expand_config_keys`, §2): `*`/`?` make a glob matched in file order;
-/// otherwise the key must exist. De-duplicated in first-seen order.
+/// The CLI matcher (`expand_config_keys`): `*`/`?` make a glob matched in file order;
+/// otherwise the key must exist. De-duplicated in first-seen order (docs/matrix.md,
+/// "Config-key selection").
 pub fn expand_config_keys<'a>(
     patterns: &[String],
     configs: &MasterConfigs<'a>,
@@ -424,7 +425,8 @@ fn get_some<'n>(node: &'n Node, k: &str) -> Option<&'n Node> {
     node.get(k).filter(|n| !n.is_null())
 }
 
-/// Concurrency range expansion (§3.1): multiply by `step`, clamp to the end, stop at the end.
+/// Concurrency range expansion: multiply by `step`, clamp to the end, stop at the end
+/// (docs/matrix.md, "Concurrency ranges and filters").
 pub fn concurrency_range(start: i64, end: i64, step: i64) -> Vec<i64> {
     let mut values = Vec::new();
     let mut c = start;
@@ -466,7 +468,7 @@ pub(crate) fn py_str(v: &Json) -> String {
     }
 }
 
-/// Runner values for one config (§8).
+/// Runner values for one config (docs/matrix.md, "Runner values and row order").
 fn runner_values(
     runner: &str,
     runners: &Runners<'_>,
@@ -645,7 +647,8 @@ fn expand_config(
     Ok(())
 }
 
-/// §3.2: `None` skips the row.
+/// The concurrencies of a fixed-seq-len search-space row after the sweep's bounds and the
+/// `--conc` filter; `None` skips the row (docs/matrix.md, "Concurrency ranges and filters").
 fn fixed_concurrencies(
     cx: &Cx<'_, '_>,
     benchmark: &Node,
@@ -733,7 +736,7 @@ fn worker_with_defaults(cx: &Cx<'_, '_>, worker: &Node) -> Result<Object, Diagno
 }
 
 /// `(prefill, decode)` for a multinode row: the disaggregated pair, or [Oct] the aggregate
-/// `worker` as prefill plus a zero-worker decode copy (§4.4).
+/// `worker` as prefill plus a zero-worker decode copy (docs/matrix.md, "Multinode workers").
 fn worker_pair(cx: &Cx<'_, '_>, benchmark: &Node) -> Result<(Object, Object), Diagnostic> {
     if let Some(worker) = get_some(benchmark, "worker")
         && benchmark.get("prefill").is_none()
@@ -1012,7 +1015,8 @@ fn agentic_rows(
         return Ok(());
     }
 
-    // Single-node points are point-major, runner-minor; multinode runner-major (§8).
+    // Single-node points are point-major, runner-minor; multinode runner-major (docs/matrix.md,
+    // "Runner values and row order").
     let points: Vec<(&String, i64)> = if multinode {
         runner_list
             .iter()
@@ -1199,8 +1203,8 @@ fn agentic_row(
     Ok(Some(row))
 }
 
-/// [Oct] `node-count` (§7), only for the October inventory shape (the August generator
-/// has no such key).
+/// [Oct] `node-count`, only for the October inventory shape (the August generator has no such
+/// key; docs/matrix.md, "Node count").
 fn add_node_count(
     cx: &Cx<'_, '_>,
     benchmark: &Node,
@@ -1220,7 +1224,8 @@ fn add_node_count(
     Ok(())
 }
 
-/// §6: the DRAM budget in GB, 0 unless `kv-offloading: dram`.
+/// The DRAM budget in GB, 0 unless `kv-offloading: dram` (docs/matrix.md, "Agentic DRAM
+/// budget").
 fn agentic_dram(
     cx: &Cx<'_, '_>,
     runners: &Runners<'_>,
@@ -1310,8 +1315,8 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// §3.1: starts at start, ends at end, strictly increasing, never above end, and each
-        /// value is the previous times the step unless clamped to the end.
+        /// Range expansion: starts at start, ends at end, strictly increasing, never above end,
+        /// and each value is the previous times the step unless clamped to the end.
         #[test]
         fn range_expansion_invariants(start in 1i64..5000, len in 0i64..100_000, step in 2i64..9) {
             let end = start + len;

@@ -131,7 +131,8 @@ fn load_named(file: &Path, base: &Path, what: &str, help: &str) -> Result<Docume
 pub struct Runners<'a> {
     pub labels: Vec<(&'a str, Vec<&'a str>)>,
     pub hardware: Vec<(String, &'a Mapping)>,
-    /// [Oct] inventory shape (`clusters`): multinode rows then carry `node-count` (§7).
+    /// [Oct] inventory shape (`clusters`): multinode rows then carry `node-count`
+    /// (docs/matrix.md, "Node count").
     pub oct: bool,
     /// The benchmark tree, for recipe-derived node counts; without it the topology fallback
     /// is used for every row.

@@ -1,5 +1,6 @@
-//! `node-count` of [Oct] multinode rows (`matrix.md` §7): `num-nodes` of an aggregated row, else
-//! the count a checked-in schema-2 recipe declares, else the topology per side.
+//! `node-count` of [Oct] multinode rows: `num-nodes` of an aggregated row, else the count a
+//! checked-in schema-2 recipe declares, else the topology per side (docs/matrix.md, "Node
+//! count").
 
 use crate::inputs::Runners;
 use crate::json::{Json, Object};

@@ -1,8 +1,9 @@
-//! Binding (matrix.md §11.3/§12.3) on real data: the DeepSeek-V4.1-Flash B300 SGLang agentic
-//! entry (nvidia-master @0c2f4541) against its recipe (@524fa704) and the agentic-single lane
-//! block. The nine points bind one-to-one to the nine overrides; changing one override's CONC
-//! breaks exactly that point. Files are copied from ../shared/corpus into a temp tree at run
-//! time (skips without the corpus). A second test runs the bundled inferencex-e2e entry.
+//! Binding on real data: the DeepSeek-V4.1-Flash B300 SGLang agentic entry (nvidia-master
+//! @0c2f4541) against its recipe (@524fa704) and the agentic-single lane block. The nine points
+//! bind one-to-one to the nine overrides; changing one override's CONC breaks exactly that point
+//! (docs/matrix.md, "Example: the DeepSeek-V4.1-Flash B300 agentic entry"). Files are copied
+//! from ../shared/corpus into a temp tree at run time (skips without the corpus). A second test
+//! runs the bundled inferencex-e2e entry.
 
 use infx_matrix::bind::{bind, load_recipes};
 use infx_matrix::{EvalMode, MasterConfigs, Options, Runners, Selection, TestConfig};

@@ -1,6 +1,6 @@
 //! marshmallow 4 (non-strict) coercion of loaded YAML values, shared by schema 1 and 2
-//! (recipes-schema1.md §3.2). Each function returns the JSON value marshmallow would dump, or
-//! marshmallow's message.
+//! (docs/recipe.md, "Value coercion (both schemas)"). Each function returns the JSON value
+//! marshmallow would dump, or marshmallow's message.
 
 use crate::pystr::py_str;
 use infx_yaml::{Node, Value};

@@ -1,5 +1,6 @@
-//! Lanes and fragments (matrix.md §11.3 B2/B3): an InferenceX recipe is a fragment merged over
-//! its lane's shared block; a fragment may not set the keys the launcher binds.
+//! Lanes and fragments: an InferenceX recipe is a fragment merged over its lane's shared block;
+//! a fragment may not set the keys the launcher binds (docs/recipe.md, "Lanes and the bundled
+//! recipe").
 
 use crate::codes;
 use crate::merge::{NullMode, merge_into};
@@ -108,7 +109,7 @@ const DRAM_KEYS: &[&str] = &[
     "--l1-size-gb",
 ];
 
-/// Composes a fragment with its lane's shared block (B2): the fragment wins, mappings merge
+/// Composes a fragment with its lane's shared block: the fragment wins, mappings merge
 /// recursively, anything else replaces, no null deletion. For a bundle the block goes under
 /// `base` only; override blocks are untouched. Values from the block keep the block's file as
 /// their origin.
@@ -163,7 +164,7 @@ pub fn compose_lane(fragment: &RecipeFile, lane: Lane, lane_block: &RecipeFile) 
     }
 }
 
-/// The fragment check (B3): binder-owned keys and `'@dram.*'` references. Pure; one diagnostic
+/// The fragment check: binder-owned keys and `'@dram.*'` references. Pure; one diagnostic
 /// per offending key, located where it is written.
 pub fn check_fragment(fragment: &RecipeFile, lane: Lane) -> Vec<Diagnostic> {
     let mut out = Vec::new();
@@ -372,11 +373,11 @@ fn json_dram(
     }
 }
 
-/// Binds the model of a point into a variant the way the launcher does (matrix.md §11.3 B5,
-/// model part only): `model` = existing model keys plus `path: hf:<model>`, `container: <image>`,
-/// `precision`, placed right after `schema`/`name`; `identity.model.repo` and
-/// `identity.container.image` (first `#` → `/`) when those sub-mappings exist. Values written
-/// here have the origin block `binder`.
+/// Binds the model of a point into a variant the way the launcher does (model part only;
+/// docs/recipe.md, "Lanes and the bundled recipe"): `model` = existing model keys plus
+/// `path: hf:<model>`, `container: <image>`, `precision`, placed right after `schema`/`name`;
+/// `identity.model.repo` and `identity.container.image` (first `#` → `/`) when those
+/// sub-mappings exist. Values written here have the origin block `binder`.
 pub fn bind_model(v: &mut crate::recipe::Variant, model: &str, image: &str, precision: &str) {
     use infx_yaml::Mapping;
     let span = v.tree.span;

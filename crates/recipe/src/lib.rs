@@ -16,12 +16,12 @@
 //! RecipeFile::parse(path: &Path, text: String) -> Result<RecipeFile, Diagnostic>
 //! RecipeFile::kind(&self) -> RecipeKind                                   // Plain | Bundle | Sweep
 //!
-//! // lanes and fragments (matrix.md §11.3 B2/B3)
+//! // lanes and fragments (docs/recipe.md, "Lanes and the bundled recipe")
 //! Lane::{FixedSeqSingle, FixedSeqMulti, AgenticSingle, AgenticMulti}; Lane::of(agentic, multinode)
 //! Lane::block_path(self) -> &'static str                                  // relative to inferencex-e2e/
 //! compose_lane(fragment: &RecipeFile, lane: Lane, lane_block: &RecipeFile) -> RecipeFile
 //! check_fragment(fragment: &RecipeFile, lane: Lane) -> Vec<Diagnostic>
-//! bind_model(v: &mut Variant, model: &str, image: &str, precision: &str)  // B5, model part only
+//! bind_model(v: &mut Variant, model: &str, image: &str, precision: &str)  // the model part only
 //!
 //! // expansion
 //! RecipeFile::expand(&self, selector: Option<&Selector>) -> Result<Vec<Variant>, Diagnostic>  // srtctl rules

@@ -10,7 +10,7 @@ pub enum NullMode {
     /// `null` deletes the key (srtctl `deep_merge`, `override_*` variants).
     Delete,
     /// `null` leaves the base value in place (what srtctl c88ef731 actually validates for
-    /// `zip_override_*` variants, recipes-schema1.md §6.6).
+    /// `zip_override_*` variants; docs/recipe.md, "Zip variants").
     KeepBase,
     /// `null` is an ordinary value that replaces (lane composition: no null deletion).
     Replace,
@@ -103,7 +103,7 @@ pub fn drop_nulls(node: &mut Node, path: &str, origins: &mut Origins) {
 
 /// srtctl c88ef731 builds a zip variant as a plain-dict merge of base and slice, merges that
 /// back into the comment-preserving base, dumps it and re-reads the text with PyYAML (see
-/// docs/recipe.md, "zip variants"). Two things change on the way, and this applies both to
+/// docs/recipe.md, "Zip variants"). Two things change on the way, and this applies both to
 /// `tree` (the base with the slice merged in, slice nulls keeping the base value):
 /// - a `null` the base wrote and the slice did not touch is deleted, so the default returns;
 /// - every string scalar outside the subtrees kept verbatim (keys the slice set to `null`) is

@@ -43,7 +43,7 @@ pub enum ZipNulls {
     #[default]
     KeepBase,
     /// What InferenceX's own expander does (and srtctl documents): zip variants drop every
-    /// null-valued key after the merge (matrix.md §11.1).
+    /// null-valued key after the merge (docs/recipe.md, "Zip variants").
     Drop,
 }
 

@@ -1,5 +1,6 @@
 //! Schema 1 (srt-slurm c88ef731, `srtctl` 0.3.0): typed load with every default filled in,
-//! exactly as marshmallow dumps it (recipes-schema1.md §3–§4), then the post-init rules.
+//! exactly as marshmallow dumps it, then the post-init rules (docs/recipe.md, "Schema 1: how a
+//! recipe is read").
 
 use crate::coerce::*;
 use crate::pystr::py_str;
@@ -1366,7 +1367,7 @@ fn frontend_type_rules(c: &J, tree: &Node, backend: &str, disagg: bool) -> Resul
     let r = &c["resources"];
     let fe = &c["frontend"];
     let agg_workers = int(&r["agg_workers"]);
-    // 7. trtllm_serve
+    // trtllm_serve frontend
     if fe["type"] == "trtllm_serve" {
         if backend != "trtllm" {
             return Err(rule(
@@ -1392,7 +1393,7 @@ fn frontend_type_rules(c: &J, tree: &Node, backend: &str, disagg: bool) -> Resul
             ));
         }
     }
-    // 8. vllm frontend
+    // vllm frontend
     if fe["type"] == "vllm" {
         if backend != "vllm" {
             return Err(rule(

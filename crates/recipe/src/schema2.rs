@@ -1,6 +1,6 @@
 //! Schema 2 (`schema: 2`; engine + roles): structural checks driven by the recipe JSON Schema's
 //! object shapes (srt-slurm 1c3080e), marshmallow coercion, and the loader's rules that decide
-//! whether a variant can launch (recipes-schema2.md §3–§10, §17).
+//! whether a variant can launch (docs/recipe.md, "Schema 2: launch rules").
 
 use crate::codes;
 use crate::coerce::*;
@@ -852,7 +852,7 @@ pub fn validate(v: &Variant) -> Vec<Diagnostic> {
     let mut c = Checker { v, out: Vec::new() };
     let migrate =
         "run `srtctl migrate` or rewrite the recipe in the schema-2 layout (engine + roles)";
-    // Schema gate (§17.1).
+    // Schema gate: `schema: 2` and no pre-2.0 key.
     match t.get("schema") {
         None => {
             c.err(codes::SCHEMA_GATE, "", t.span, "recipe has no `schema:` key, which marks the pre-2.0 layout; schema 1 recipes no longer load.", Some(migrate));
@@ -905,7 +905,7 @@ pub fn validate(v: &Variant) -> Vec<Diagnostic> {
         }
         return c.out;
     }
-    // Structure (§17.2).
+    // Structure: closed objects, field types, required keys.
     c.obj(RECIPE, t, "");
     for (key, sub) in [("name", None), ("model", None), ("resources", None)] {
         let _: Option<()> = sub;
@@ -943,7 +943,8 @@ fn int_of(n: Option<&Node>) -> Option<i64> {
     n.and_then(|x| to_int(x).ok()).and_then(|j| j.as_i64())
 }
 
-/// Recipe-level rules (§16.2 step 5, the subset that decides single-node launches).
+/// Recipe-level rules, in srtctl's order: the subset that decides single-node launches
+/// (docs/recipe.md, "Recipe-level rules").
 fn rules(c: &mut Checker) {
     let t = &c.v.tree;
     let roles: Vec<(&str, &Node)> = t
@@ -969,8 +970,8 @@ fn role_engine(role: &Node, top_engine: Option<&Node>) -> String {
         .unwrap_or_else(|| "sglang".into())
 }
 
-/// Roles → engine binding (§5.3); true when the binding is wrong and the other rules would
-/// only repeat it.
+/// Roles → engine binding (one top-level engine or one per role); true when the binding is
+/// wrong and the other rules would only repeat it.
 fn engine_binding_rules(
     c: &mut Checker,
     t: &Node,
@@ -1075,7 +1076,7 @@ fn role_rules(c: &mut Checker, t: &Node, roles: &[(&str, &Node)], top_engine: Op
                 None,
             );
         }
-        // GPUs of a worker must fit the allocation (§6.3).
+        // The role's workers must fit its nodes: workers × gpus ≤ nodes × gpus_per_node.
         let gpn = int_of(t.get_path(&["resources", "gpus_per_node"])).unwrap_or(4);
         if let (Some(g), Some(nodes)) = (int_of(r.get("gpus")), int_of(r.get("nodes")))
             && let Some(w) = int_of(r.get("workers"))
@@ -1093,7 +1094,8 @@ fn role_rules(c: &mut Checker, t: &Node, roles: &[(&str, &Node)], top_engine: Op
     }
 }
 
-/// The frontend type against the roles' engines and layout (§9, §17.4).
+/// The frontend type against the roles' engines and layout (docs/recipe.md, "Recipe-level
+/// rules").
 fn frontend_rules(c: &mut Checker, t: &Node, roles: &[(&str, &Node)], top_engine: Option<&Node>) {
     let engine_of = |role: &Node| role_engine(role, top_engine);
     let has = |k: &str| roles.iter().any(|(n, _)| *n == k);
@@ -1182,7 +1184,7 @@ fn frontend_rules(c: &mut Checker, t: &Node, roles: &[(&str, &Node)], top_engine
     }
 }
 
-/// The benchmark type and the fields it uses (§10.1).
+/// The benchmark type and the fields it uses (docs/recipe.md, "Recipe-level rules").
 fn benchmark_rules(c: &mut Checker, t: &Node) {
     if let Some(b) = t.get("benchmark").and_then(Node::as_map) {
         let bt = b.get("type").map(py_str).unwrap_or_else(|| "manual".into());

@@ -53,7 +53,8 @@ pub fn dry_run(file: &RecipeFile, selector: Option<&Selector>, cluster: Option<&
     };
     for mut v in variants {
         if kind == RecipeKind::Plain {
-            // Plain path only: lock stripping and observability expansion (§2, §6.6).
+            // Plain path only: lock stripping and observability expansion; srtctl's override
+            // path skips both (docs/recipe.md, "srtctl's file-level steps").
             if let Some(m) = v.tree.as_map_mut() {
                 m.shift_remove("lock");
             }
@@ -77,7 +78,8 @@ pub fn dry_run(file: &RecipeFile, selector: Option<&Selector>, cluster: Option<&
     run
 }
 
-/// File-level sweep (§4.5): Cartesian product over every key of `sweep:`, strings templated.
+/// File-level sweep: Cartesian product over every key of `sweep:`, strings templated
+/// (docs/recipe.md, "File-level sweeps").
 pub fn sweep_variants(file: &RecipeFile) -> Vec<Variant> {
     let Some(sweep) = file.root.get("sweep") else {
         return vec![];
@@ -187,7 +189,7 @@ fn template(n: &mut Node, params: &[(&str, &Node)]) {
     }
 }
 
-/// Applies cluster defaults from an `srtslurm.yaml` tree (§5).
+/// Applies cluster defaults from an `srtslurm.yaml` tree (docs/recipe.md, "Cluster defaults").
 pub fn apply_cluster(tree: &mut Node, cluster: &Node) {
     let span = tree.span;
     let s = |x: &str| Node::new(Value::Str(x.into()), span);

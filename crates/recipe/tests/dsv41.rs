@@ -1,5 +1,6 @@
-//! The bundled DSV4.1 B300 agentic bundle: every variant renders the worker command with the
-//! per-point settings of matrix.md §12.2, and the DP4 variant the sglang-router command.
+//! The bundled DSV4.1 B300 agentic bundle (docs/recipe.md, "Lanes and the bundled recipe"):
+//! every variant renders the worker command with its point's settings (`TABLE`), and the DP4
+//! variant the sglang-router command.
 
 use infx_recipe::{
     Lane, Variant, bind_model, check_fragment, compose_lane, load_recipe, render, validate,
@@ -42,7 +43,7 @@ fn flag<'a>(argv: &'a [String], f: &str) -> Option<&'a str> {
 }
 
 /// (override, gpus, tp, ep, mem-frac, swa-prefix-tails, max-running, prefill-decode-interval,
-/// CONC, warmup grace) — matrix.md §12.2.
+/// CONC, warmup grace): the settings each override of the bundled recipe is meant to have.
 type Row = (
     &'static str,
     usize,

@@ -1,5 +1,5 @@
-//! Schema 2: the worked example of recipes-schema2.md §18 (expansion and launch commands) and
-//! the rejections of §17.
+//! Schema 2: a worked example, a Qwen3-32B bundle (its expansion and launch commands), and the
+//! rejections of docs/recipe.md, "Schema 2: launch rules".
 
 use infx_recipe::codes;
 use infx_recipe::{RecipeFile, Selector, render, validate};

@@ -585,7 +585,7 @@ pub struct Ours {
 pub fn ours(case: &Case) -> anyhow::Result<Ours> {
     let dir = tempfile::tempdir()?;
     // `matrix` reads below the tree it is given; in a process already confined to other trees
-    // (docs/security.md, "What each command reads") the case's tree is registered as one more.
+    // (docs/security.md, "What each command may read") the case's tree is registered as one more.
     // An unconfined process (conformance) stays unconfined.
     if infx_fs::is_confining() {
         infx_fs::confine_to(dir.path()).map_err(|e| anyhow!("{e}"))?;

@@ -715,7 +715,7 @@ fn compare_counting(
         Ok(f) => f,
         Err(_) if theirs.exit != 0 => return Ok(None),
         // PyYAML keeps the last of two equal keys without a word; infx refuses the file, since
-        // one of the two values is lost either way (docs/recipe.md, "Differences from srtctl").
+        // one of the two values is lost either way (docs/recipe.md, "Where infx follows srtctl's code").
         Err(d) if d.code == infx_yaml::codes::DUPLICATE_KEY => {
             return Ok(Some(format!(
                 "infx rejects a duplicate key srtctl silently overrides: {}",

@@ -1,5 +1,5 @@
 //! Launch commands of a variant, built offline the way srtctl builds them at run time
-//! (recipes-schema2.md §7, §9; recipes-schema1.md §10). Node addresses are placeholders
+//! (docs/recipe.md, "Rendering (launch commands)"). Node addresses are placeholders
 //! (`<ip0>`, `<ip1>`, …); ports are the first allocations srtctl's port plan hands out.
 
 mod frontend;
@@ -121,8 +121,9 @@ impl Rendered {
     }
 }
 
-/// Engine `args` → argv tokens (§7.1): keys sorted, `_` → `-`, `true` → bare flag,
-/// `false`/`null` → nothing, list → flag then every item, mapping → Python repr.
+/// Engine `args` → argv tokens (docs/recipe.md, "Engine and router arguments"): keys sorted,
+/// `_` → `-`, `true` → bare flag, `false`/`null` → nothing, list → flag then every item,
+/// mapping → Python repr.
 pub fn engine_args(args: &Mapping, skip: &[&str]) -> Vec<String> {
     let mut keys: Vec<(String, &Node)> = args.iter_nodes().map(|(k, v)| (py_str(k), v)).collect();
     keys.sort_by(|a, b| a.0.cmp(&b.0));
@@ -152,7 +153,8 @@ pub fn engine_args(args: &Mapping, skip: &[&str]) -> Vec<String> {
     out
 }
 
-/// Router/frontend `args` (§9.3): insertion order, `_` → `-`, lists repeat the flag.
+/// Router/frontend `args` (docs/recipe.md, "Engine and router arguments"): insertion order,
+/// `_` → `-`, lists repeat the flag.
 pub fn router_args(args: &Mapping) -> Vec<String> {
     let mut out = Vec::new();
     for (k, v) in args.iter_nodes() {

@@ -63,7 +63,7 @@ impl VllmJob<'_> {
     }
     /// srtctl's GPU check of a data-parallel endpoint, on the sizes as written: data × tensor ×
     /// pipeline parallel must equal the endpoint's GPUs (`total`). A negative size makes the
-    /// product negative, and the launch fails there (docs/recipe.md, "Launch commands").
+    /// product negative, and the launch fails there (docs/recipe.md, "Rendering").
     fn written_sizes_fit(&self, mode: &str, total: usize) -> Result<(), String> {
         let tp = self.signed_size(mode, "tensor-parallel-size").unwrap_or(1);
         let pp = self
@@ -87,7 +87,7 @@ impl VllmJob<'_> {
     /// fraction.
     /// srtctl multiplies the sizes as written when it checks a data-parallel endpoint's GPU
     /// count, so such a product (a repeated string or list) never equals the count and the
-    /// launch fails (docs/recipe.md, "Launch commands").
+    /// launch fails (docs/recipe.md, "Rendering").
     pub(super) fn unmultipliable_size(&self, mode: &str) -> Option<String> {
         let a = self.args(mode)?;
         [
