@@ -1038,8 +1038,10 @@ pub fn last_commit_touching(
         return Ok(None);
     };
     let boundary = shallow_boundary(repo);
+    // The version at `cur`; a parent followed below has the same one, so it is looked up once
+    // per commit (each lookup reads the trees along the path).
+    let here = entry_at(&cur, path);
     loop {
-        let here = entry_at(&cur, path);
         let parents: Vec<git2::Commit<'_>> = cur.parents().collect();
         if parents.is_empty() {
             if here.is_none() {

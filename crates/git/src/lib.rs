@@ -344,8 +344,20 @@ impl Repo {
 
 /// Objects are read from the local repository without re-hashing them (as the `git` CLI
 /// does); libgit2's default re-hashes every object read, which dominated history replays.
+/// Set up for every repository handle this crate makes (all three `Repo` constructors), and
+/// counted.
 fn no_hash_verification() {
+    REPOSITORIES_OPENED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     git2::opts::strict_hash_verification(false);
+}
+
+static REPOSITORIES_OPENED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many repository handles this process has made. Opening one reads the config files and
+/// maps every pack index, so validate holds a run to a few (docs/performance.md, "One
+/// repository handle").
+pub fn repositories_opened() -> usize {
+    REPOSITORIES_OPENED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// The repository paths probed for `path`, nested layout first.

@@ -36,6 +36,38 @@ pub struct ChangeInfo {
     /// The change with its old and new texts, loaded once here for diff-check and review
     /// (docs/diff.md); `Err` is diff-check's finding. `None` when there is no change to check.
     pub loaded: Option<Result<infx_diff::Change, Diagnostic>>,
+    /// The run's one handle on the repository for the reads after change detection.
+    repo: SharedRepo,
+}
+
+/// One repository handle shared by the load's threads, opened on first use. Opening a libgit2
+/// repository reads its config files and maps every pack index; reopening it for each base or
+/// head file made a stand-in run open the repository 26 times (docs/performance.md, "One
+/// repository handle").
+#[derive(Clone, Default)]
+struct SharedRepo(std::sync::Arc<std::sync::Mutex<Option<infx_git::Repo>>>);
+
+impl std::fmt::Debug for SharedRepo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SharedRepo")
+    }
+}
+
+impl SharedRepo {
+    /// `read` on the repository at `root` (opened on the first call); `None` when it cannot be
+    /// opened or `read` finds nothing. Calls from several threads take turns.
+    fn read<T>(&self, root: &Path, read: impl FnOnce(&infx_git::Repo) -> Option<T>) -> Option<T> {
+        // A panic while another thread held the handle leaves it usable: it holds no state of
+        // its own beyond libgit2's caches.
+        let mut handle = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if handle.is_none() {
+            *handle = Some(infx_git::Repo::open(root).ok()?);
+        }
+        read(handle.as_ref()?)
+    }
 }
 
 impl ChangeInfo {
@@ -78,15 +110,16 @@ impl ChangeInfo {
     }
     /// The base revision's generation inputs (append-only plans compare against them).
     pub(super) fn base_inputs(&self) -> Option<infx_changelog::matrix_gen::RevisionInputs> {
-        crate::history::revision_inputs(&self.repo()?, self.base_oid()?).ok()
+        let base = self.base_oid()?;
+        self.with_repo(|repo| crate::history::revision_inputs(repo, base).ok())
     }
     /// The head commit message of `sha` (the PR's head), if this repository has it.
     pub(super) fn commit_message(&self, sha: &str) -> Option<String> {
         let oid = infx_git::Oid::from_str(sha).ok()?;
-        self.repo()?.commit_message(oid).ok()
+        self.with_repo(|repo| repo.commit_message(oid).ok())
     }
-    fn repo(&self) -> Option<infx_git::Repo> {
-        infx_git::Repo::open(self.repo_root.as_ref()?).ok()
+    fn with_repo<T>(&self, read: impl FnOnce(&infx_git::Repo) -> Option<T>) -> Option<T> {
+        self.repo.read(self.repo_root.as_ref()?, read)
     }
     /// The loaded text of `rel` (repository-relative) when the change modified it in place
     /// (same path on both sides, diffed against this run's base): its old and new bytes are
@@ -111,10 +144,9 @@ impl ChangeInfo {
         if let Some(text) = self.modified_text(&rel) {
             return Some(text.old.clone());
         }
-        let repo = self.repo()?;
-        let blob = repo
-            .blob_at_layout(self.base_oid()?, &rel.to_string_lossy())
-            .ok()??;
+        let base = self.base_oid()?;
+        let blob =
+            self.with_repo(|repo| repo.blob_at_layout(base, &rel.to_string_lossy()).ok())??;
         Some(blob.data)
     }
     /// The bytes of `file` (absolute) on the new side: the fallback commit or the working tree
@@ -134,10 +166,8 @@ impl ChangeInfo {
             },
             Some(rev) => {
                 let rel = relative_to(self.repo_root.as_ref()?, file);
-                let repo = self.repo()?;
                 let oid = infx_git::Oid::from_str(rev).ok()?;
-                repo.blob_at(oid, &rel.to_string_lossy())
-                    .ok()?
+                self.with_repo(|repo| repo.blob_at(oid, &rel.to_string_lossy()).ok())?
                     .map(|b| b.data)
             }
         }
@@ -170,6 +200,7 @@ fn in_repository(root: &Path) -> (ChangeInfo, Option<PathBuf>) {
         diagnostics: Vec::new(),
         base_label: String::new(),
         loaded: None,
+        repo: SharedRepo::default(),
     };
     if let Ok(repo) = infx_git::Repo::discover(root) {
         info.repo_root = repo.workdir();
