@@ -339,7 +339,63 @@ pub fn validate_in(loaded: &LoadedConfigs, parsed: &infx_yaml::DocIndex<'_>) -> 
     let mut diags = loaded.load_errors.clone();
     let dialect = loaded.dialect;
 
-    // File-level rules: L1 (root mapping), L2, L3, L4.
+    file_rules(loaded, &mut diags);
+
+    // Runners.
+    let mut inventory = None;
+    if let Some(rdoc) = &loaded.runners {
+        let mut ctx = Ctx {
+            path: &rdoc.path,
+            key: "",
+            dialect,
+            diags: &mut diags,
+        };
+        inventory = runners::check_runners(&mut ctx, &rdoc.root);
+    }
+
+    // Entries.
+    let mut typed = Vec::new();
+    let mut cache = recipes::RecipeCache::new(parsed);
+    for e in &loaded.entries {
+        let Some(doc) = loaded.masters.get(e.file) else {
+            continue;
+        };
+        let mut ctx = Ctx {
+            path: &doc.path,
+            key: &e.key,
+            dialect,
+            diags: &mut diags,
+        };
+        let key_node = Node::new(infx_yaml::Value::Str(e.key.clone()), e.key_span);
+        let Some(node) = loaded.node(e) else { continue };
+        let res = entry::check_entry(&mut ctx, e.file, &key_node, node);
+        // X5: the runner label must exist in runners.yaml (upstream never checks it directly).
+        let mut ok = res.typed.is_some();
+        if let (Some((runner, span)), Some(inv)) = (&res.runner, &inventory)
+            && !inv.has_label(runner)
+        {
+            ok = false;
+            unknown_runner(&mut ctx, runner, *span, inv, loaded);
+        }
+        for r in &res.refs {
+            let before = ctx.diags.len();
+            recipes::check_ref(&mut ctx, &loaded.project_root, r, &mut cache);
+            ok &= ctx.diags.len() == before;
+        }
+        if ok && let Some(t) = res.typed {
+            typed.push(t);
+        }
+    }
+    Checked {
+        diagnostics: diags,
+        entries: typed,
+        runners: inventory,
+    }
+}
+
+/// The file-level rules: L1 (the root is a mapping), L2 (string keys), L3 (no `*` in a key), L4
+/// (a key in one master file only).
+fn file_rules(loaded: &LoadedConfigs, diags: &mut Vec<Diagnostic>) {
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for (fi, doc) in loaded.masters.iter().enumerate() {
         let Some(m) = doc.root.as_map() else {
@@ -401,87 +457,48 @@ pub fn validate_in(loaded: &LoadedConfigs, parsed: &infx_yaml::DocIndex<'_>) -> 
             }
         }
     }
+}
 
-    // Runners.
-    let mut inventory = None;
-    if let Some(rdoc) = &loaded.runners {
-        let mut ctx = Ctx {
-            path: &rdoc.path,
-            key: "",
-            dialect,
-            diags: &mut diags,
-        };
-        inventory = runners::check_runners(&mut ctx, &rdoc.root);
+/// X5: the entry's runner is not a label of runners.yaml (upstream never checks it directly);
+/// the help names labels of the same family, else the cluster labels.
+fn unknown_runner(
+    ctx: &mut Ctx<'_>,
+    runner: &str,
+    span: Span,
+    inv: &RunnerInventory,
+    loaded: &LoadedConfigs,
+) {
+    let mut close: Vec<&str> = inv
+        .labels
+        .iter()
+        .map(|(l, _)| l.as_str())
+        .filter(|l| l.starts_with(runner.split('-').next().unwrap_or(runner)))
+        .take(6)
+        .collect();
+    if close.is_empty() {
+        close = inv
+            .labels
+            .iter()
+            .map(|(l, _)| l.as_str())
+            .filter(|l| l.starts_with("cluster:"))
+            .take(6)
+            .collect();
     }
-
-    // Entries.
-    let mut typed = Vec::new();
-    let mut cache = recipes::RecipeCache::new(parsed);
-    for e in &loaded.entries {
-        let Some(doc) = loaded.masters.get(e.file) else {
-            continue;
-        };
-        let mut ctx = Ctx {
-            path: &doc.path,
-            key: &e.key,
-            dialect,
-            diags: &mut diags,
-        };
-        let key_node = Node::new(infx_yaml::Value::Str(e.key.clone()), e.key_span);
-        let Some(node) = loaded.node(e) else { continue };
-        let res = entry::check_entry(&mut ctx, e.file, &key_node, node);
-        // X5: the runner label must exist in runners.yaml (upstream never checks it directly).
-        let mut ok = res.typed.is_some();
-        if let (Some((runner, span)), Some(inv)) = (&res.runner, &inventory)
-            && !inv.has_label(runner)
-        {
-            ok = false;
-            let mut close: Vec<&str> = inv
-                .labels
-                .iter()
-                .map(|(l, _)| l.as_str())
-                .filter(|l| l.starts_with(runner.split('-').next().unwrap_or(runner)))
-                .take(6)
-                .collect();
-            if close.is_empty() {
-                close = inv
-                    .labels
-                    .iter()
-                    .map(|(l, _)| l.as_str())
-                    .filter(|l| l.starts_with("cluster:"))
-                    .take(6)
-                    .collect();
-            }
-            let rpath = loaded
-                .runners
-                .as_ref()
-                .map(|d| d.path.display().to_string())
-                .unwrap_or_default();
-            ctx.error_help(
-                "X5",
-                *span,
-                "runner",
-                format!("runner '{runner}' is not a label in {rpath}"),
-                format!(
-                    "use a label defined under 'labels:' (e.g. {}) or add it there",
-                    close.join(", ")
-                ),
-            );
-        }
-        for r in &res.refs {
-            let before = ctx.diags.len();
-            recipes::check_ref(&mut ctx, &loaded.project_root, r, &mut cache);
-            ok &= ctx.diags.len() == before;
-        }
-        if ok && let Some(t) = res.typed {
-            typed.push(t);
-        }
-    }
-    Checked {
-        diagnostics: diags,
-        entries: typed,
-        runners: inventory,
-    }
+    let rpath = loaded
+        .runners
+        .as_ref()
+        .map(|d| d.path.display().to_string())
+        .unwrap_or_default();
+    ctx.error_help(
+        "X5",
+        span,
+        "runner",
+        format!("runner '{runner}' is not a label in {rpath}"),
+        format!(
+            "use a label defined under 'labels:' (e.g. {}) or add it there",
+            close.join(", ")
+        ),
+    );
 }
 
 #[cfg(test)]

@@ -508,15 +508,6 @@ fn expand_config(
     origins: &mut Vec<RowOrigin>,
 ) -> Result<(), Diagnostic> {
     let cx = Cx { entry };
-    let note = |rows: &Vec<Object>, benchmark: &Node, origins: &mut Vec<RowOrigin>| {
-        while origins.len() < rows.len() {
-            origins.push(RowOrigin {
-                key: entry.key.to_string(),
-                path: entry.path().to_path_buf(),
-                span: benchmark.span,
-            });
-        }
-    };
     let config = entry.node;
     if config.as_map().is_none() {
         return Err(cx.malformed(config, "an entry must be a mapping"));
@@ -539,112 +530,172 @@ fn expand_config(
             .is_none_or(|ts| ts.is_empty() || ts.contains(&t))
     };
     let scenarios = cx.req(config, "scenarios")?;
-    let node_allowed = match full_sweep {
-        None => true,
-        Some(fs) => {
+    let x = Expansion {
+        cx,
+        runners,
+        full_sweep,
+        concurrencies,
+        multinode,
+        runner_list,
+        node_allowed: full_sweep.is_none_or(|fs| {
             if multinode {
                 fs.multi_node
             } else {
                 fs.single_node
             }
-        }
+        }),
     };
-    let seq_filter: Option<Vec<(i64, i64)>> = seq_lens
-        .filter(|s| !s.is_empty())
-        .map(|s| s.iter().map(|x| x.lengths()).collect());
-
     if wants(ScenarioType::FixedSeqLen)
         && let Some(fixed) = get_some(scenarios, "fixed-seq-len")
     {
+        let seq_filter: Option<Vec<(i64, i64)>> = seq_lens
+            .filter(|s| !s.is_empty())
+            .map(|s| s.iter().map(|x| x.lengths()).collect());
+        x.fixed_seq_len(fixed, seq_filter.as_deref(), rows, origins)?;
+    }
+    if !x.node_allowed || !wants(ScenarioType::AgenticCoding) {
+        return Ok(());
+    }
+    if let Some(agentic) = get_some(scenarios, "agentic-coding") {
+        let list = agentic
+            .as_seq()
+            .ok_or_else(|| x.cx.malformed(agentic, "'agentic-coding' must be a list"))?;
+        for scenario in list {
+            for benchmark in x.search_space(scenario)? {
+                agentic_rows(
+                    &x.cx,
+                    runners,
+                    scenario,
+                    benchmark,
+                    full_sweep,
+                    concurrencies,
+                    &x.runner_list,
+                    rows,
+                )?;
+                x.note(rows, benchmark, origins);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What every scenario of one entry's expansion shares.
+struct Expansion<'e, 'a> {
+    cx: Cx<'e, 'a>,
+    runners: &'e Runners<'a>,
+    full_sweep: Option<&'e FullSweep>,
+    concurrencies: Option<&'e [i64]>,
+    multinode: bool,
+    runner_list: Vec<String>,
+    /// `full-sweep`'s `--single-node` / `--multi-node` admit the entry's node type.
+    node_allowed: bool,
+}
+
+impl Expansion<'_, '_> {
+    /// Records the search-space row each new row came from.
+    fn note(&self, rows: &[Object], benchmark: &Node, origins: &mut Vec<RowOrigin>) {
+        let entry = self.cx.entry;
+        while origins.len() < rows.len() {
+            origins.push(RowOrigin {
+                key: entry.key.to_string(),
+                path: entry.path().to_path_buf(),
+                span: benchmark.span,
+            });
+        }
+    }
+
+    /// A scenario block's `search-space` list.
+    fn search_space<'n>(&self, block: &'n Node) -> Result<&'n [Node], Diagnostic> {
+        let space = self.cx.req(block, "search-space")?;
+        space
+            .as_seq()
+            .ok_or_else(|| self.cx.malformed(space, "'search-space' must be a list"))
+    }
+
+    /// The rows of the entry's `fixed-seq-len` scenarios (those of `seq_filter`'s lengths, when
+    /// given).
+    fn fixed_seq_len(
+        &self,
+        fixed: &Node,
+        seq_filter: Option<&[(i64, i64)]>,
+        rows: &mut Vec<Object>,
+        origins: &mut Vec<RowOrigin>,
+    ) -> Result<(), Diagnostic> {
+        let cx = &self.cx;
         let seqs = fixed
             .as_seq()
             .ok_or_else(|| cx.malformed(fixed, "'fixed-seq-len' must be a list"))?;
         for sequence in seqs {
             let isl_node = cx.req(sequence, "isl")?;
             let osl_node = cx.req(sequence, "osl")?;
-            if let Some(filter) = &seq_filter {
+            if let Some(filter) = seq_filter {
                 let pair = (isl_node.as_i64(), osl_node.as_i64());
                 if !filter.iter().any(|(i, o)| pair == (Some(*i), Some(*o))) {
                     continue;
                 }
             }
-            let space = cx.req(sequence, "search-space")?;
-            let space = space
-                .as_seq()
-                .ok_or_else(|| cx.malformed(space, "'search-space' must be a list"))?;
-            for benchmark in space {
-                if !node_allowed {
+            for benchmark in self.search_space(sequence)? {
+                if !self.node_allowed {
                     continue;
                 }
-                let mut ep_override: Option<Option<i64>> = None;
-                if let Some(fs) = full_sweep
-                    && !multinode
-                {
-                    let tp_node = cx.req(benchmark, "tp")?;
-                    if let Some(max_tp) = fs.max_tp
-                        && (max_tp <= 0 || cx.int(tp_node, "tp")? > max_tp)
-                    {
-                        continue;
-                    }
-                    if let Some(max_ep) = fs.max_ep {
-                        if max_ep <= 0 {
-                            continue;
-                        }
-                        let ep = match get_some(benchmark, "ep") {
-                            Some(n) => Some(cx.int(n, "ep")?.min(max_ep)),
-                            None => None,
-                        };
-                        ep_override = Some(ep);
-                    }
-                }
-                let Some(values) =
-                    fixed_concurrencies(&cx, benchmark, multinode, full_sweep, concurrencies)?
+                let ep_override = match (self.full_sweep, self.multinode) {
+                    (Some(fs), false) => match sweep_caps(cx, benchmark, fs)? {
+                        Some(ep) => ep,
+                        None => continue,
+                    },
+                    _ => None,
+                };
+                let Some(values) = fixed_concurrencies(
+                    cx,
+                    benchmark,
+                    self.multinode,
+                    self.full_sweep,
+                    self.concurrencies,
+                )?
                 else {
                     continue;
                 };
                 fixed_rows(
-                    &cx,
-                    runners,
+                    cx,
+                    self.runners,
                     sequence,
                     benchmark,
                     ep_override,
                     &values,
-                    &runner_list,
+                    &self.runner_list,
                     rows,
                 )?;
-                note(rows, benchmark, origins);
+                self.note(rows, benchmark, origins);
             }
         }
+        Ok(())
     }
+}
 
-    if !node_allowed || !wants(ScenarioType::AgenticCoding) {
-        return Ok(());
+/// `--max-tp` and `--max-ep` on a single-node fixed-seq-len row: `None` skips the row; else the
+/// `ep` the row gets (`Some(Some(e))` capped, `Some(None)` no `ep` written) or `None` (as written).
+fn sweep_caps(
+    cx: &Cx<'_, '_>,
+    benchmark: &Node,
+    fs: &FullSweep,
+) -> Result<Option<Option<Option<i64>>>, Diagnostic> {
+    let tp_node = cx.req(benchmark, "tp")?;
+    if let Some(max_tp) = fs.max_tp
+        && (max_tp <= 0 || cx.int(tp_node, "tp")? > max_tp)
+    {
+        return Ok(None);
     }
-    if let Some(agentic) = get_some(scenarios, "agentic-coding") {
-        let list = agentic
-            .as_seq()
-            .ok_or_else(|| cx.malformed(agentic, "'agentic-coding' must be a list"))?;
-        for scenario in list {
-            let space = cx.req(scenario, "search-space")?;
-            let space = space
-                .as_seq()
-                .ok_or_else(|| cx.malformed(space, "'search-space' must be a list"))?;
-            for benchmark in space {
-                agentic_rows(
-                    &cx,
-                    runners,
-                    scenario,
-                    benchmark,
-                    full_sweep,
-                    concurrencies,
-                    &runner_list,
-                    rows,
-                )?;
-                note(rows, benchmark, origins);
-            }
-        }
+    let Some(max_ep) = fs.max_ep else {
+        return Ok(Some(None));
+    };
+    if max_ep <= 0 {
+        return Ok(None);
     }
-    Ok(())
+    let ep = match get_some(benchmark, "ep") {
+        Some(n) => Some(cx.int(n, "ep")?.min(max_ep)),
+        None => None,
+    };
+    Ok(Some(Some(ep)))
 }
 
 /// The concurrencies of a fixed-seq-len search-space row after the sweep's bounds and the
