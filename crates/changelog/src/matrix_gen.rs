@@ -164,9 +164,6 @@ pub fn check_scope(
     head: &[ConfigEntry<'_>],
     selected: &[(String, BTreeSet<ScenarioType>)],
 ) -> Result<(), String> {
-    fn get<'n>(m: &[ConfigEntry<'n>], k: &str) -> Option<&'n Node> {
-        m.iter().find(|e| e.key == k).map(|e| e.node)
-    }
     fn entry<'n>(m: &[ConfigEntry<'n>], k: &str) -> Option<ConfigEntry<'n>> {
         m.iter().find(|e| e.key == k).copied()
     }
@@ -177,7 +174,7 @@ pub fn check_scope(
     let mut missing: Vec<&str> = selected
         .iter()
         .map(|(s, _)| s.as_str())
-        .filter(|k| get(base, k).is_none())
+        .filter(|k| entry(base, k).is_none())
         .collect();
     if !missing.is_empty() {
         missing.sort_unstable();
@@ -191,7 +188,7 @@ pub fn check_scope(
     all.dedup();
     let mut unrelated: Vec<&str> = all
         .into_iter()
-        .filter(|k| !is_sel(k) && get(base, k) != get(head, k))
+        .filter(|k| !is_sel(k) && entry(base, k).map(|e| e.node) != entry(head, k).map(|e| e.node))
         .collect();
     if !unrelated.is_empty() {
         unrelated.sort_unstable();

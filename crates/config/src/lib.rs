@@ -25,7 +25,8 @@ mod view;
 pub use layout::{RecipeDir, checkout_recipe_path, is_multinode, recipes_root, truthy};
 pub use model::*;
 pub use view::{
-    EntryView, ScenarioRow, SrtReference, entries_in, entries_of, is_selector, legacy_recipe_path,
+    EntryView, ScenarioRow, SrtReference, entries_in, entries_of, is_agentic_scenario, is_selector,
+    legacy_recipe_path,
 };
 
 use infx_report::{Diagnostic, Span};

@@ -47,10 +47,9 @@ pub struct ScenarioRow<'a> {
     pub row: &'a Node,
 }
 
-impl ScenarioRow<'_> {
-    pub fn is_agentic(&self) -> bool {
-        self.scenario == AGENTIC
-    }
+/// Whether a scenario (a key of an entry's `scenarios`) is the agentic one.
+pub fn is_agentic_scenario(name: &str) -> bool {
+    name == AGENTIC
 }
 
 const AGENTIC: &str = "agentic-coding";
@@ -68,6 +67,9 @@ pub struct SrtReference<'a> {
 impl SrtReference<'_> {
     pub fn is_eval(&self) -> bool {
         self.field == "eval-srt-recipe"
+    }
+    pub fn is_agentic(&self) -> bool {
+        is_agentic_scenario(self.scenario)
     }
 }
 
@@ -119,10 +121,9 @@ impl<'a> EntryView<'a> {
             .flat_map(|m| m.iter())
             .map(|(name, _, value)| (name, value))
     }
+    /// Whether the entry has an agentic scenario (written, whatever its value).
     pub fn is_agentic(&self) -> bool {
-        self.field("scenarios")
-            .and_then(|s| s.get(AGENTIC))
-            .is_some()
+        self.scenarios().any(|(name, _)| is_agentic_scenario(name))
     }
     /// Every search-space row, scenario by scenario, block by block (`scenarios.<name>[i]
     /// .search-space[j]`); a part of the wrong shape contributes none.

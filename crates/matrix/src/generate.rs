@@ -638,10 +638,10 @@ impl Expansion<'_, '_> {
                 if !self.node_allowed {
                     continue;
                 }
-                let ep_override = match (self.full_sweep, self.multinode) {
+                let capped_ep = match (self.full_sweep, self.multinode) {
                     (Some(fs), false) => match sweep_caps(cx, benchmark, fs)? {
-                        Some(ep) => ep,
-                        None => continue,
+                        SweepCap::Skip => continue,
+                        SweepCap::Keep { capped_ep } => capped_ep,
                     },
                     _ => None,
                 };
@@ -660,7 +660,7 @@ impl Expansion<'_, '_> {
                     self.runners,
                     sequence,
                     benchmark,
-                    ep_override,
+                    capped_ep,
                     &values,
                     &self.runner_list,
                     rows,
@@ -672,30 +672,32 @@ impl Expansion<'_, '_> {
     }
 }
 
-/// `--max-tp` and `--max-ep` on a single-node fixed-seq-len row: `None` skips the row; else the
-/// `ep` the row gets (`Some(Some(e))` capped, `Some(None)` no `ep` written) or `None` (as written).
-fn sweep_caps(
-    cx: &Cx<'_, '_>,
-    benchmark: &Node,
-    fs: &FullSweep,
-) -> Result<Option<Option<Option<i64>>>, Diagnostic> {
+/// What `--max-tp` and `--max-ep` do to a single-node fixed-seq-len row.
+enum SweepCap {
+    Skip,
+    /// `capped_ep`: the row's written `ep` lowered to `--max-ep` (`None`: `ep` as written, or
+    /// the default 1 when none is).
+    Keep {
+        capped_ep: Option<i64>,
+    },
+}
+
+fn sweep_caps(cx: &Cx<'_, '_>, benchmark: &Node, fs: &FullSweep) -> Result<SweepCap, Diagnostic> {
     let tp_node = cx.req(benchmark, "tp")?;
     if let Some(max_tp) = fs.max_tp
         && (max_tp <= 0 || cx.int(tp_node, "tp")? > max_tp)
     {
-        return Ok(None);
+        return Ok(SweepCap::Skip);
     }
-    let Some(max_ep) = fs.max_ep else {
-        return Ok(Some(None));
-    };
-    if max_ep <= 0 {
-        return Ok(None);
-    }
-    let ep = match get_some(benchmark, "ep") {
-        Some(n) => Some(cx.int(n, "ep")?.min(max_ep)),
+    let capped_ep = match fs.max_ep {
         None => None,
+        Some(max_ep) if max_ep <= 0 => return Ok(SweepCap::Skip),
+        Some(max_ep) => match get_some(benchmark, "ep") {
+            Some(n) => Some(cx.int(n, "ep")?.min(max_ep)),
+            None => None,
+        },
     };
-    Ok(Some(Some(ep)))
+    Ok(SweepCap::Keep { capped_ep })
 }
 
 /// The concurrencies of a fixed-seq-len search-space row after the sweep's bounds and the
@@ -867,7 +869,7 @@ fn fixed_rows(
     runners: &Runners<'_>,
     sequence: &Node,
     benchmark: &Node,
-    ep_override: Option<Option<i64>>,
+    capped_ep: Option<i64>,
     values: &[i64],
     runner_list: &[String],
     rows: &mut Vec<Object>,
@@ -914,13 +916,10 @@ fn fixed_rows(
     let single = if multinode {
         None
     } else {
-        let ep = match ep_override {
-            Some(Some(e)) => Json::Int(e),
-            Some(None) => Json::Int(1),
-            None => match get_some(benchmark, "ep") {
-                Some(n) => cx.json(n)?,
-                None => Json::Int(1),
-            },
+        let ep = match (capped_ep, get_some(benchmark, "ep")) {
+            (Some(e), _) => Json::Int(e),
+            (None, Some(n)) => cx.json(n)?,
+            (None, None) => Json::Int(1),
         };
         let dp_attn = match get_some(benchmark, "dp-attn") {
             Some(n) => cx.json(n)?,

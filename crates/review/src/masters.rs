@@ -100,7 +100,7 @@ fn settings_usages(e: &Entry<'_>, agentic: bool, list: &[Node], out: &mut Vec<(S
 pub fn usages(e: &Entry<'_>) -> Vec<(String, Usage)> {
     let mut out = Vec::new();
     for (name, blocks) in e.scenarios() {
-        let agentic = name == "agentic-coding";
+        let agentic = infx_config::is_agentic_scenario(name);
         // Settings sit on a row or inside its prefill/decode workers: any depth.
         crate::recipe::walk(blocks, &mut |k, _, v| {
             if k == "additional-settings"
@@ -118,7 +118,7 @@ pub fn usages(e: &Entry<'_>) -> Vec<(String, Usage)> {
                 key: e.key.to_string(),
                 master: e.doc.path.clone(),
                 selector: r.selector.map(str::to_string),
-                agentic: r.scenario == "agentic-coding",
+                agentic: r.is_agentic(),
                 synthetic: false,
                 length: None,
             },

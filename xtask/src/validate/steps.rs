@@ -649,9 +649,12 @@ pub(super) fn recipe_uses<'a>(
             out.push(RecipeUse {
                 key: e.key,
                 rel: dir.file_path(reference.file),
-                lane: infx_recipe::Lane::of(reference.scenario == "agentic-coding", dir.multinode),
+                lane: infx_recipe::Lane::of(reference.is_agentic(), dir.multinode),
                 model: e.model().unwrap_or_default(),
-                image: e.str_field("image").unwrap_or_default(),
+                image: e
+                    .image()
+                    .and_then(infx_yaml::Node::as_str)
+                    .unwrap_or_default(),
                 precision: e.precision().unwrap_or_default(),
             });
         }
