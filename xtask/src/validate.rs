@@ -17,6 +17,7 @@ use inputs::Inputs;
 // The review commands' load: validate's, over the whole tree or, for the cookbook comparison,
 // the configs and their recipes (docs/architecture.md).
 pub use inputs::{ConfigLoad, ReviewChange, ReviewLoad};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -558,6 +559,7 @@ fn show_repository_paths(inputs: &Inputs, checks: &mut [CheckResult]) -> SourceM
             }
         }
     };
+    let mut shown_paths: HashMap<PathBuf, PathBuf> = HashMap::new();
     for c in checks {
         for d in &mut c.diagnostics {
             unprefix(&mut d.message);
@@ -567,30 +569,45 @@ fn show_repository_paths(inputs: &Inputs, checks: &mut [CheckResult]) -> SourceM
             d.notes.iter_mut().for_each(&unprefix);
             d.labels.iter_mut().for_each(|l| unprefix(&mut l.message));
             if let Some(p) = &d.path {
-                // Relative paths are tree-relative (most checks) or repository-relative
-                // (diff-check): whichever names a file, so its source lines are shown.
-                let abs = if p.is_absolute() {
-                    p.clone()
-                } else if root.join(p).exists() {
-                    root.join(p)
-                } else {
-                    display_base.join(p)
+                // Hundreds of findings name the same few files: each path is resolved (two
+                // `stat`s) and its text read once.
+                let shown = match shown_paths.get(p) {
+                    Some(shown) => shown.clone(),
+                    None => {
+                        let shown = shown_path(root, &display_base, p, &mut sources);
+                        shown_paths.insert(p.clone(), shown.clone());
+                        shown
+                    }
                 };
-                let shown = if abs.exists() || p.is_absolute() {
-                    relative_to(&display_base, &abs)
-                } else {
-                    p.clone()
-                };
-                if !sources.contains(&shown)
-                    && let Ok(text) = infx_fs::read_to_string(&abs)
-                {
-                    sources.insert(&shown, text);
-                }
                 d.path = Some(shown);
             }
         }
     }
     sources
+}
+
+/// How a finding's path is shown, and its text added to `sources` when the file is readable.
+/// Relative paths are tree-relative (most checks) or repository-relative (diff-check):
+/// whichever names a file, so its source lines are shown.
+fn shown_path(root: &Path, display_base: &Path, p: &Path, sources: &mut SourceMap) -> PathBuf {
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else if root.join(p).exists() {
+        root.join(p)
+    } else {
+        display_base.join(p)
+    };
+    let shown = if abs.exists() || p.is_absolute() {
+        relative_to(display_base, &abs)
+    } else {
+        p.to_path_buf()
+    };
+    if !sources.contains(&shown)
+        && let Ok(text) = infx_fs::read_to_string(&abs)
+    {
+        sources.insert(&shown, text);
+    }
+    shown
 }
 
 fn ran(name: &'static str, diagnostics: Vec<Diagnostic>, scope: String) -> CheckResult {
