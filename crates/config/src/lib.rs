@@ -337,6 +337,14 @@ pub fn validate(loaded: &LoadedConfigs) -> Checked {
 
 /// [`validate`], reading the recipe files SR4 opens from `parsed` when this run parsed them.
 pub fn validate_in(loaded: &LoadedConfigs, parsed: &infx_yaml::DocIndex<'_>) -> Checked {
+    rules_before_recipes(loaded).finish_in(loaded, parsed)
+}
+
+/// Every rule but the two that open recipe files (SR3, SR4), so a caller can run them before it
+/// knows which recipes it parses: validate runs them while it is still working out the change
+/// (docs/performance.md). [`RulesBeforeRecipes::finish_in`] adds SR3/SR4 and gives exactly
+/// what [`validate_in`] gives, findings in the same order.
+pub fn rules_before_recipes(loaded: &LoadedConfigs) -> RulesBeforeRecipes {
     let mut diags = loaded.load_errors.clone();
     let dialect = loaded.dialect;
 
@@ -355,9 +363,8 @@ pub fn validate_in(loaded: &LoadedConfigs, parsed: &infx_yaml::DocIndex<'_>) -> 
     }
 
     // Entries.
-    let mut typed = Vec::new();
-    let mut cache = recipes::RecipeCache::new(parsed);
-    for e in &loaded.entries {
+    let mut entries = Vec::new();
+    for (index, e) in loaded.entries.iter().enumerate() {
         let Some(doc) = loaded.masters.get(e.file) else {
             continue;
         };
@@ -378,19 +385,81 @@ pub fn validate_in(loaded: &LoadedConfigs, parsed: &infx_yaml::DocIndex<'_>) -> 
             ok = false;
             unknown_runner(&mut ctx, runner, *span, inv, loaded);
         }
-        for r in &res.refs {
-            let before = ctx.diags.len();
-            recipes::check_ref(&mut ctx, &loaded.project_root, r, &mut cache);
-            ok &= ctx.diags.len() == before;
-        }
-        if ok && let Some(t) = res.typed {
-            typed.push(t);
-        }
+        entries.push(EntryChecked {
+            index,
+            findings_end: diags.len(),
+            refs: res.refs,
+            typed: res.typed.filter(|_| ok),
+        });
     }
-    Checked {
+    RulesBeforeRecipes {
         diagnostics: diags,
-        entries: typed,
+        entries,
         runners: inventory,
+    }
+}
+
+/// What [`rules_before_recipes`] found; [`Self::finish_in`] completes the check.
+#[derive(Debug)]
+pub struct RulesBeforeRecipes {
+    diagnostics: Vec<Diagnostic>,
+    entries: Vec<EntryChecked>,
+    runners: Option<RunnerInventory>,
+}
+
+/// One entry after the rules that read only the loaded files.
+#[derive(Debug)]
+struct EntryChecked {
+    /// Its place in [`LoadedConfigs::entries`].
+    index: usize,
+    /// Where its findings end in [`RulesBeforeRecipes::diagnostics`]: its SR3/SR4 findings go
+    /// there, as [`validate_in`] has always ordered them.
+    findings_end: usize,
+    /// [Oct-newest] resolved references to check on disk (SR3/SR4).
+    refs: Vec<RecipeRef>,
+    /// The typed entry when every rule so far passed.
+    typed: Option<MasterEntry>,
+}
+
+impl RulesBeforeRecipes {
+    /// Adds SR3/SR4 (each reference's recipe file, read from `parsed` when this run parsed
+    /// it): [`validate_in`]'s result.
+    pub fn finish_in(self, loaded: &LoadedConfigs, parsed: &infx_yaml::DocIndex<'_>) -> Checked {
+        let mut cache = recipes::RecipeCache::new(parsed);
+        let mut diags = Vec::with_capacity(self.diagnostics.len());
+        let mut earlier = self.diagnostics.into_iter();
+        let mut moved = 0;
+        let mut typed = Vec::new();
+        for e in self.entries {
+            diags.extend(earlier.by_ref().take(e.findings_end - moved));
+            moved = e.findings_end;
+            let (Some(entry), mut ok) = (loaded.entries.get(e.index), e.typed.is_some()) else {
+                continue;
+            };
+            let Some(doc) = loaded.masters.get(entry.file) else {
+                continue;
+            };
+            let mut ctx = Ctx {
+                path: &doc.path,
+                key: &entry.key,
+                dialect: loaded.dialect,
+                diags: &mut diags,
+            };
+            for r in &e.refs {
+                let before = ctx.diags.len();
+                recipes::check_ref(&mut ctx, &loaded.project_root, r, &mut cache);
+                ok &= ctx.diags.len() == before;
+            }
+            if ok && let Some(t) = e.typed {
+                typed.push(t);
+            }
+        }
+        diags.extend(earlier);
+        Checked {
+            diagnostics: diags,
+            entries: typed,
+            runners: self.runners,
+        }
     }
 }
 

@@ -1163,3 +1163,62 @@ fn short_rules_map_to_their_codes_and_unknown_ones_say_so() {
     assert_eq!(code_of_rule("runners-inventory"), codes::RUNNERS_INVENTORY);
     assert_eq!(code_of_rule("Z9"), codes::UNREGISTERED);
 }
+
+/// The check in two parts (the rules before the recipe files, then SR3/SR4) keeps every
+/// entry's reference findings right after its own, as one pass always ordered them, and
+/// keeps from the typed entries only those whose every rule passed.
+#[test]
+fn recipe_findings_follow_their_entry_after_the_split() {
+    let second = GEN3
+        .replace("g1:", "g2:")
+        .replace("srt-recipe: agentic.yaml", "srt-recipe: gone.yaml")
+        .replace("  model: org/m\n", "  model: org/m\n  bogus-key: 1\n");
+    let first = GEN3
+        .replace("srt-recipe: agentic.yaml", "srt-recipe: missing.yaml")
+        .replace("  model: org/m\n", "  model: org/m\n  bogus-key: 1\n");
+    let third = GEN3.replace("g1:", "g3:");
+    let master = format!("{first}{second}{third}");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("configs")).unwrap();
+    let rdir = root.join("benchmarks/single_node/srt-slurm-recipes/m/sglang/b300");
+    std::fs::create_dir_all(&rdir).unwrap();
+    std::fs::write(rdir.join("agentic.yaml"), BUNDLE).unwrap();
+    std::fs::write(root.join("configs/nvidia-master.yaml"), &master).unwrap();
+    std::fs::write(root.join("configs/amd-master.yaml"), "{}\n").unwrap();
+    std::fs::write(root.join("configs/runners.yaml"), RUNNERS_OCT).unwrap();
+    let l = load_tree(root);
+    let early = rules_before_recipes(&l);
+    let checked = early.finish_in(&l, &infx_yaml::DocIndex::default());
+    let keys_and_codes: Vec<(String, &str)> = checked
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let key = ["g1", "g2", "g3"]
+                .into_iter()
+                .find(|k| d.message.contains(&format!("'{k}'")))
+                .unwrap_or("?");
+            (key.to_string(), d.code.as_str())
+        })
+        .collect();
+    let sr4_of = |key: &str| {
+        keys_and_codes
+            .iter()
+            .position(|(k, c)| k == key && *c == codes::SR4.as_str())
+            .unwrap_or_else(|| panic!("no SR4 for {key}: {keys_and_codes:?}"))
+    };
+    let last_other_of = |key: &str| {
+        keys_and_codes
+            .iter()
+            .rposition(|(k, c)| k == key && *c != codes::SR4.as_str())
+            .unwrap_or_else(|| panic!("no other finding for {key}: {keys_and_codes:?}"))
+    };
+    // g1's reference finding follows g1's own and comes before anything of g2's.
+    assert_eq!(sr4_of("g1"), last_other_of("g1") + 1, "{keys_and_codes:?}");
+    assert_eq!(sr4_of("g2"), last_other_of("g2") + 1, "{keys_and_codes:?}");
+    assert!(sr4_of("g1") < last_other_of("g2"));
+    assert_eq!(checked.diagnostics, check(&l));
+    // Only the clean entry is typed.
+    let typed: Vec<&str> = checked.entries.iter().map(|e| e.key.as_str()).collect();
+    assert_eq!(typed, ["g3"]);
+}

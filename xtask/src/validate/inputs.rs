@@ -82,17 +82,23 @@ impl Inputs {
     /// Reads everything one run needs. Never panics on repository content.
     pub fn load(opts: &Options) -> Inputs {
         let root = canonical_root(opts);
-        let (change, change_elapsed, files, mut parsed, mut yaml_elapsed) =
-            detect_and_parse(&root, opts, ParseScope::Run, || {
-                steps::detect_change(&root, opts)
-            });
+        let DetectedAndParsed {
+            change,
+            change_elapsed,
+            files,
+            mut parsed,
+            mut yaml_elapsed,
+            mut configs,
+            config_load_elapsed,
+            early_rules,
+        } = detect_and_parse(&root, opts, ParseScope::Run, || {
+            steps::detect_change(&root, opts)
+        });
         let pr = load_pr(opts, &change);
         let whole_tree = opts.all || change.mode != ChangeMode::Change;
 
-        let t = Instant::now();
-        let mut configs = load_configs(&root, &mut parsed.docs);
-        let config_load_elapsed = t.elapsed();
-        // The config check, the changelog's gate, the change's impact, the touched keys and
+        // The config rules that read only the configs ran beside change detection; SR3/SR4
+        // (the recipe files), the changelog's gate, the change's impact, the touched keys and
         // the review inputs that need no documents only read the configs: they run side by
         // side (docs/performance.md). The impact is worked out before the check's verdict is
         // known and dropped when the configs are unsound.
@@ -102,7 +108,11 @@ impl Inputs {
             std::thread::scope(|scope| {
                 let check = scope.spawn(|| {
                     let t = Instant::now();
-                    (infx_config::check_in(&configs, &documents), t.elapsed())
+                    let (rules, early_elapsed) = early_rules.unwrap_or_else(|| {
+                        (infx_config::rules_before_recipes(&configs), Duration::ZERO)
+                    });
+                    let findings = rules.finish_in(&configs, &documents).diagnostics;
+                    (findings, early_elapsed + t.elapsed())
                 });
                 let changelog = steps::load_changelog(&root, &change, &configs);
                 let impact = contribution::change_impact(&root, &change, &configs, &documents);
@@ -255,10 +265,13 @@ impl ReviewLoad {
             ReviewChange::AsValidate => steps::detect_change(&root, &opts),
             ReviewChange::LastChangelogCommit => steps::detect_stand_in(&root),
         };
-        let (change, _, _, mut parsed, _) =
-            detect_and_parse(&root, &opts, ParseScope::Review, detect);
+        let DetectedAndParsed {
+            change,
+            parsed,
+            configs,
+            ..
+        } = detect_and_parse(&root, &opts, ParseScope::Review, detect);
         let pr = load_pr(&opts, &change);
-        let configs = load_configs(&root, &mut parsed.docs);
         let changelog = steps::load_changelog(&root, &change, &configs);
         let side = ReviewSide::load(
             &root,
@@ -319,8 +332,10 @@ impl ConfigLoad {
     pub fn load(opts: &Options, keys: &[String]) -> ConfigLoad {
         let root = canonical_root(opts);
         let mut parsed = Parsed::default();
-        parsed.parse(&existing_config_files(&root));
-        let configs = load_configs(&root, &mut parsed.docs);
+        let ConfigParse { configs, files, .. } = parse_configs(&root);
+        for (f, parse) in files {
+            parsed.add_parse(&f, parse);
+        }
         // The recipe set depends on the configs, so it is a second parse over other files.
         let mut files: Vec<PathBuf> = steps::recipe_paths(&root, &configs, Some(keys))
             .into_iter()
@@ -412,20 +427,64 @@ fn load_pr(opts: &Options, change: &ChangeInfo) -> PrInputs {
 
 /// The master configs and runners.yaml, taken out of the parsed documents; a tree missing any
 /// of them is loaded by the config crate itself (which reports what is missing).
-fn load_configs(root: &Path, docs: &mut Vec<Document>) -> infx_config::LoadedConfigs {
-    let masters: Vec<Document> = MASTERS
-        .iter()
-        .filter_map(|r| take_doc(docs, &root.join(r)))
-        .collect();
-    let runners = take_doc(docs, &root.join(RUNNERS));
-    let missing = MASTERS
-        .iter()
-        .chain([&RUNNERS])
-        .any(|r| !root.join(r).is_file());
-    if missing {
+/// The master configs and runners.yaml, parsed, and the configs loaded from them: each
+/// document moves into the configs; the rest of each file's parse (its findings, a failed
+/// file's text) stays for the YAML step, which counts the file as parsed.
+struct ConfigParse {
+    configs: infx_config::LoadedConfigs,
+    files: Vec<(PathBuf, FileParse)>,
+    parse_elapsed: Duration,
+    load_elapsed: Duration,
+}
+
+/// One file's parse, as the YAML step takes it.
+enum FileParse {
+    /// A config file whose document is in the configs: its findings (duplicate keys) stay
+    /// with the YAML step.
+    InConfigs(Vec<Diagnostic>),
+    /// Any other file, or a config file that did not parse.
+    Parsed(Loaded),
+}
+
+fn parse_configs(root: &Path) -> ConfigParse {
+    let t = Instant::now();
+    let paths = existing_config_files(root);
+    let mut parses = parse_all(&paths);
+    let parse_elapsed = t.elapsed();
+    let t = Instant::now();
+    let mut taken = vec![false; paths.len()];
+    let mut take = |rel: &str| {
+        let at = paths.iter().position(|p| *p == root.join(rel))?;
+        let doc = parses.get_mut(at)?.document.take()?;
+        taken[at] = true;
+        Some(doc)
+    };
+    let masters: Vec<Document> = MASTERS.iter().filter_map(|r| take(r)).collect();
+    let runners = take(RUNNERS);
+    let configs = if paths.len() < MASTERS.len() + 1 {
+        // A config file is missing: the loader reports which (what was parsed here is
+        // dropped; `load_tree` reads what exists again).
         infx_config::load_tree(root)
     } else {
         infx_config::from_documents(masters, runners, root.to_path_buf())
+    };
+    let files = paths
+        .into_iter()
+        .zip(parses.into_iter().zip(taken))
+        .map(|(path, (parse, taken))| {
+            let parse = if taken {
+                FileParse::InConfigs(parse.findings)
+            } else {
+                FileParse::Parsed(parse)
+            };
+            (path, parse)
+        })
+        .collect();
+    ConfigParse {
+        configs,
+        files,
+        parse_elapsed,
+        load_elapsed: t.elapsed(),
     }
 }
 
@@ -524,17 +583,41 @@ fn review_inputs(
 /// their parse, the parse time). The master configs and runners.yaml are in every scope and
 /// are the largest files of a tree, so they are parsed on other threads while git works out
 /// the change (a one-config change spends about as long in each; docs/performance.md).
+/// What [`detect_and_parse`] hands back.
+struct DetectedAndParsed {
+    change: ChangeInfo,
+    change_elapsed: Duration,
+    /// The YAML files in scope, in walk order.
+    files: Vec<PathBuf>,
+    /// Their parses; the master configs' and runners.yaml's documents are in `configs`.
+    parsed: Parsed,
+    yaml_elapsed: Duration,
+    configs: infx_config::LoadedConfigs,
+    config_load_elapsed: Duration,
+    /// The config rules that read only the configs ([`ParseScope::Run`]), with their time.
+    early_rules: Option<(infx_config::RulesBeforeRecipes, Duration)>,
+}
+
+/// Detects the change (`detect`, on this thread) while another thread parses the master
+/// configs and runners.yaml, loads the configs from them and, for a run, checks the config
+/// rules that need no recipe file: in every scope those are the largest files, and change
+/// detection is mostly waiting on the file system and libgit2 (docs/performance.md). Then
+/// the rest of the scope is parsed here.
 fn detect_and_parse(
     root: &Path,
     opts: &Options,
     parse_scope: ParseScope,
     detect: impl FnOnce() -> ChangeInfo,
-) -> (ChangeInfo, Duration, Vec<PathBuf>, Parsed, Duration) {
-    let always = existing_config_files(root);
+) -> DetectedAndParsed {
     std::thread::scope(|scope| {
         let early = scope.spawn(|| {
-            let t = Instant::now();
-            (parse_all(&always), t.elapsed())
+            let config_parse = parse_configs(root);
+            let rules = (parse_scope == ParseScope::Run).then(|| {
+                let t = Instant::now();
+                let rules = infx_config::rules_before_recipes(&config_parse.configs);
+                (rules, t.elapsed())
+            });
+            (config_parse, rules)
         });
         let t = Instant::now();
         let change = detect();
@@ -554,6 +637,7 @@ fn detect_and_parse(
         } else {
             scoped_yaml_files(root, &change, &mut walk_findings)
         };
+        let always = existing_config_files(root);
         let early_set: HashSet<&Path> = always.iter().map(PathBuf::as_path).collect();
         let rest: Vec<PathBuf> = files
             .iter()
@@ -562,28 +646,60 @@ fn detect_and_parse(
             .collect();
         let rest_loaded = parse_all(&rest);
         let waiting = Instant::now();
-        let (early_loaded, early_elapsed) = early
-            .join()
-            .unwrap_or_else(|_| (failed_parses(&always), Duration::ZERO));
+        let (config_parse, early_rules) = match early.join() {
+            Ok(early) => early,
+            // A panicking parser thread is a bug: every config file reports it, and the
+            // configs load again here.
+            Err(_) => (
+                ConfigParse {
+                    configs: infx_config::load_tree(root),
+                    files: always
+                        .iter()
+                        .cloned()
+                        .zip(failed_parses(&always).into_iter().map(FileParse::Parsed))
+                        .collect(),
+                    parse_elapsed: Duration::ZERO,
+                    load_elapsed: Duration::ZERO,
+                },
+                None,
+            ),
+        };
         let waited = waiting.elapsed();
+        let ConfigParse {
+            configs,
+            files: config_files,
+            parse_elapsed: early_elapsed,
+            load_elapsed: config_load_elapsed,
+        } = config_parse;
         // Back into the scope's order: the report lists files in walk order.
-        let mut by_path: std::collections::HashMap<&Path, Loaded> = always
-            .iter()
-            .map(PathBuf::as_path)
-            .zip(early_loaded)
-            .chain(rest.iter().map(PathBuf::as_path).zip(rest_loaded))
+        let mut by_path: std::collections::HashMap<PathBuf, FileParse> = config_files
+            .into_iter()
+            .chain(
+                rest.into_iter()
+                    .zip(rest_loaded.into_iter().map(FileParse::Parsed)),
+            )
             .collect();
         let mut parsed = Parsed::default();
         for f in &files {
-            if let Some(loaded) = by_path.remove(f.as_path()) {
-                parsed.add(f, loaded);
+            if let Some(parse) = by_path.remove(f.as_path()) {
+                parsed.add_parse(f, parse);
             }
         }
         parsed.findings.extend(walk_findings);
         // The step's own work: the walk and the rest's parse here, the early parse there (not
-        // the wait for it, which overlaps the parse already counted).
+        // the wait for it, which overlaps the parse already counted; the configs' load is
+        // the config step's).
         let yaml_elapsed = t.elapsed().saturating_sub(waited) + early_elapsed;
-        (change, change_elapsed, files, parsed, yaml_elapsed)
+        DetectedAndParsed {
+            change,
+            change_elapsed,
+            files,
+            parsed,
+            yaml_elapsed,
+            configs,
+            config_load_elapsed,
+            early_rules,
+        }
     })
 }
 
@@ -650,6 +766,17 @@ impl Parsed {
         }
     }
 
+    /// A file's parse, a config file's document already in the configs.
+    fn add_parse(&mut self, file: &Path, parse: FileParse) {
+        match parse {
+            FileParse::InConfigs(findings) => {
+                self.files += 1;
+                self.findings.extend(findings);
+            }
+            FileParse::Parsed(loaded) => self.add(file, loaded),
+        }
+    }
+
     /// A file's parse: its findings, and its document as PyYAML reads it (a file with a
     /// duplicate key too: its errors are reported and its last-wins document still checked).
     fn add(&mut self, file: &Path, loaded: Loaded) {
@@ -671,12 +798,6 @@ impl Parsed {
             }
         }
     }
-}
-
-/// Removes and returns the document parsed from `path`.
-fn take_doc(docs: &mut Vec<Document>, path: &Path) -> Option<Document> {
-    let i = docs.iter().position(|d| d.path == path)?;
-    Some(docs.remove(i))
 }
 
 /// The YAML a change-scoped run parses: the master configs, runners.yaml, the lane blocks, and
