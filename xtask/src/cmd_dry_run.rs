@@ -146,11 +146,7 @@ fn run_one(args: &Args, target: &str) -> FileRun {
             {
                 d = d.at(
                     file,
-                    infx_report::Span::point(infx_report::Pos {
-                        offset: 0,
-                        line: 1,
-                        col: 1,
-                    }),
+                    infx_report::Span::point(infx_report::Pos::new(0, 1, 1)),
                 );
             }
             out.error = Some(d);

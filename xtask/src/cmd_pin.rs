@@ -345,8 +345,8 @@ fn change_line(c: &pin::Change) -> String {
     let line = format!(
         "{}:{}:{}: {} -> {}",
         infx_report::escape_control(&c.path.display().to_string()),
-        c.span.start.line,
-        c.span.start.col,
+        c.span.start.line(),
+        c.span.start.col(),
         c.before,
         c.after
     );

@@ -35,11 +35,11 @@ pub fn planned_entry_findings(
         .views()
         .into_iter()
         .map(|e| {
-            let first = e.key_node.span.start.line;
+            let first = e.key_node.span.start.line();
             (
                 e.path(),
                 first,
-                e.node.span.end.line.max(first),
+                e.node.span.end.line().max(first),
                 planned.iter().any(|p| p == e.key),
             )
         })
@@ -48,7 +48,7 @@ pub fn planned_entry_findings(
         let (path, span): (&std::path::Path, Span) = (d.path.as_deref()?, d.span?);
         extents
             .iter()
-            .find(|(p, first, last, _)| *p == path && (*first..=*last).contains(&span.start.line))
+            .find(|(p, first, last, _)| *p == path && (*first..=*last).contains(&span.start.line()))
             .map(|(_, _, _, planned)| *planned)
     };
     let findings: Vec<Diagnostic> = infx_config::check(&loaded)

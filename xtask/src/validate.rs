@@ -278,11 +278,11 @@ fn acknowledged_json(a: &Acknowledged) -> serde_json::Value {
         "record": "acknowledged",
         "code": d.code,
         "path": d.path.as_ref().map(|p| p.display().to_string()),
-        "line": d.span.map(|s| s.start.line),
-        "col": d.span.map(|s| s.start.col),
+        "line": d.span.map(|s| s.start.line()),
+        "col": d.span.map(|s| s.start.col()),
         "message": d.message,
         "reason": a.reason,
-        "allow_line": a.allow_span.start.line,
+        "allow_line": a.allow_span.start.line(),
     })
 }
 
@@ -357,7 +357,7 @@ pub fn summary_text(report: &Report) -> String {
 /// `diff/blank-at-eof` and the changelog's `changelog/trailing-blank`; the changelog's
 /// (which says what the append contract wants) is kept.
 fn drop_repeated_faults(checks: &mut [CheckResult]) {
-    let at = |d: &Diagnostic| (d.path.clone(), d.span.map(|s| s.start.line));
+    let at = |d: &Diagnostic| (d.path.clone(), d.span.map(|s| s.start.line()));
     let trailing: Vec<_> = checks
         .iter()
         .flat_map(|c| &c.diagnostics)

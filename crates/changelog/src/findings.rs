@@ -162,7 +162,8 @@ fn byte_faults(
                     rule,
                     format!(
                         "perf-changelog.yaml contains {what} (line {}, column {})",
-                        pos.line, pos.col
+                        pos.line(),
+                        pos.col()
                     ),
                     Span {
                         start: pos,
@@ -446,7 +447,7 @@ mod tests {
         .iter()
         .map(|d| {
             let s = d.span.unwrap_or_default();
-            (d.code, s.start.line, s.start.col)
+            (d.code, s.start.line(), s.start.col())
         })
         .collect()
     }

@@ -197,7 +197,7 @@ pub fn parse_added(
     };
     let root = infx_yaml::parse_str_with(Path::new("<added lines>"), text, &opts).map_err(|d| {
         let mut e = GateError::new(GateStage::Yaml, format!("the added lines are not valid YAML: {}", d.message));
-        e.line = d.span.and_then(|s| head_line(s.start.line));
+        e.line = d.span.and_then(|s| head_line(s.start.line()));
         e.help = Some("the added lines on their own must form a YAML list of complete entries: append whole entries at the end instead of editing inside an existing one".into());
         e
     })?;
@@ -217,7 +217,7 @@ pub fn parse_added(
                     root.value.type_name()
                 ),
             );
-            e.line = head_line(root.span.start.line);
+            e.line = head_line(root.span.start.line());
             e.help = Some("append whole entries (`- config-keys: …`) at the end instead of editing inside an existing one".into());
             return Err(e);
         }
@@ -227,11 +227,12 @@ pub fn parse_added(
         match validate_entry(it, dialect, Some(text)) {
             Ok(mut e) => {
                 // Re-anchor the span to head lines for reporting.
-                if let Some(l) = head_line(e.span.start.line) {
-                    e.span.start.line = l;
+                if let Some(l) = head_line(e.span.start.line()) {
+                    e.span.start =
+                        infx_report::Pos::new(e.span.start.offset(), l, e.span.start.col());
                 }
-                if let Some(l) = head_line(e.span.end.line) {
-                    e.span.end.line = l;
+                if let Some(l) = head_line(e.span.end.line()) {
+                    e.span.end = infx_report::Pos::new(e.span.end.offset(), l, e.span.end.col());
                 }
                 out.push(e)
             }
@@ -241,7 +242,7 @@ pub fn parse_added(
                     GateStage::EntrySchema,
                     format!("invalid changelog entry: {}", first.message),
                 );
-                e.line = head_line(first.span.start.line);
+                e.line = head_line(first.span.start.line());
                 e.help = first.help.clone();
                 e.code = Some(first.code);
                 return Err(e);
@@ -427,7 +428,7 @@ mod tests {
         let a = g(E1, &format!("{E1}\n{E2}")).unwrap();
         assert_eq!(a.entries.len(), 1);
         assert_eq!(a.entries[0].config_keys, ["b"]);
-        assert_eq!(a.entries[0].span.start.line, 7);
+        assert_eq!(a.entries[0].span.start.line(), 7);
         // A top insertion passes the gate (not strict mode).
         assert!(g(E1, &format!("{E2}\n{E1}")).is_ok());
     }

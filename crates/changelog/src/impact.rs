@@ -151,7 +151,7 @@ pub fn master_impact(rel: &Path, base: Option<&str>, head: &Document, out: &mut 
     let head_sections = top_level_sections(head_text);
     let section_of = |key: &str| head_sections.iter().find(|(k, _)| *k == key);
     let key_line = |key: &str, fallback: &Node| {
-        section_of(key).map_or(fallback.span.start.line, |(_, r)| {
+        section_of(key).map_or(fallback.span.start.line(), |(_, r)| {
             line_at(head_text, r.start)
         })
     };
@@ -205,7 +205,7 @@ pub fn master_impact(rel: &Path, base: Option<&str>, head: &Document, out: &mut 
         }
         let start = head_range
             .as_ref()
-            .map_or(knode.span.start.line, |r| line_at(head_text, r.start));
+            .map_or(knode.span.start.line(), |r| line_at(head_text, r.start));
         let lines = match head_section {
             Some(h) => added_lines(base_section, h)
                 .into_iter()
@@ -443,7 +443,7 @@ pub fn runners_impact(
         let at = labels
             .as_map()
             .and_then(|m| m.get_entry(runner))
-            .map(|(k, _)| k.span.start.line);
+            .map(|(k, _)| k.span.start.line());
         let why = format!("runners.yaml facts of runner '{runner}' changed");
         match (changed_lines.first(), at) {
             (Some(l), _) => out.add(key, cause(rel, *l, &why)),

@@ -103,7 +103,7 @@ pub fn check_change(
                     } else {
                         findings::all_faults(b, head, path, links, opts.dialect)
                     };
-                    let line = |x: &Diagnostic| x.span.map(|s| s.start.line);
+                    let line = |x: &Diagnostic| x.span.map(|s| s.start.line());
                     if !all
                         .diagnostics
                         .iter()
@@ -141,7 +141,7 @@ pub fn check_change(
         for e in &added {
             if let Err(k) = resolve_keys(&e.config_keys, master) {
                 let mut d = Diagnostic::error(crate::codes::of_rule(k.rule), k.message)
-                    .at(path, Span::line(e.span.start.line));
+                    .at(path, Span::line(e.span.start.line()));
                 if let Some(h) = k.help {
                     d = d.with_help(h);
                 }
@@ -334,14 +334,14 @@ mod tests {
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].code, crate::codes::ENTRY_CHANGED);
         // The edited description line.
-        assert_eq!(d[0].span.map(|s| s.start.line), Some(4));
+        assert_eq!(d[0].span.map(|s| s.start.line()), Some(4));
         let d = check(
             E1,
             &format!("{}\n{E2}", E1.replace("one", "uno")),
             Mode::Gate,
         );
         assert_eq!(d[0].code, crate::codes::DELETED_LINE);
-        assert_eq!(d[0].span.map(|s| s.start.line), Some(4));
+        assert_eq!(d[0].span.map(|s| s.start.line()), Some(4));
     }
 
     #[test]
@@ -367,6 +367,6 @@ mod tests {
         );
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].code, crate::codes::CONFIG_KEY);
-        assert_eq!(d[0].span.map(|s| s.start.line), Some(7));
+        assert_eq!(d[0].span.map(|s| s.start.line()), Some(7));
     }
 }

@@ -93,7 +93,7 @@ pub fn parse_changelog(raw: &[u8], label: &str, dialect: Dialect) -> Result<Pars
         |d| {
             let mut e =
                 StrictError::new("yaml", format!("{label} is not valid YAML: {}", d.message));
-            e.line = d.span.map(|s| s.start.line);
+            e.line = d.span.map(|s| s.start.line());
             e.help = d.help;
             e
         },
@@ -127,7 +127,7 @@ pub fn parse_changelog(raw: &[u8], label: &str, dialect: Dialect) -> Result<Pars
                 "entry-schema",
                 format!("{label} entry {} is not a mapping", i + 1),
             )
-            .line(it.span.start.line));
+            .line(it.span.start.line()));
         }
         if let Err(errs) = validate_entry(it, dialect, Some(text)) {
             let first = &errs[0];
@@ -139,7 +139,7 @@ pub fn parse_changelog(raw: &[u8], label: &str, dialect: Dialect) -> Result<Pars
                     first.message
                 ),
             )
-            .line(first.span.start.line);
+            .line(first.span.start.line());
             e.help = first.help.clone();
             return Err(e);
         }
@@ -172,7 +172,7 @@ pub(crate) fn entry_start_mismatch_line(text: &str, items: &[Node]) -> usize {
         .filter(|(_, l)| l.starts_with("- config-keys:"))
         .map(|(i, _)| i + 1)
         .collect();
-    let item_lines: Vec<usize> = items.iter().map(|it| it.span.start.line).collect();
+    let item_lines: Vec<usize> = items.iter().map(|it| it.span.start.line()).collect();
     let first_item_off = item_lines.iter().find(|l| !starts.contains(l)).copied();
     let first_start_off = starts.iter().find(|l| !item_lines.contains(l)).copied();
     match (first_item_off, first_start_off) {
@@ -254,8 +254,8 @@ pub fn compare_entries(
         // Point at the first entry that no longer matches (or the end of the file).
         let i = first_removed_entry(base, head);
         let line = match head.get(i) {
-            Some(h) => h.span.start.line,
-            None => head.last().map_or(1, |h| h.span.end.line),
+            Some(h) => h.span.start.line(),
+            None => head.last().map_or(1, |h| h.span.end.line()),
         };
         return Err(StrictError::new(
             "entries-deleted",
@@ -276,9 +276,9 @@ pub fn compare_entries(
         // at the entry. Otherwise point at the first value that was edited.
         let same_keys = b.get("config-keys") == h.get("config-keys");
         let line = if same_keys {
-            first_difference(b, h).span.start.line
+            first_difference(b, h).span.start.line()
         } else {
-            h.span.start.line
+            h.span.start.line()
         };
         let same_rest = match (b.as_map(), h.as_map()) {
             (Some(bm), Some(hm)) => eq_without(bm, hm, "pr-link"),
@@ -319,11 +319,11 @@ pub fn compare_entries(
             "mixed-corrections",
             "do not mix historical pr-link corrections with new changelog entries",
         )
-        .line(additions[0].span.start.line)
+        .line(additions[0].span.start.line())
         .help("send the pr-link corrections in a separate change"));
     }
     for e in additions {
-        validate_added_pr_link(&link_of(e), mode).map_err(|err| err.line(e.span.start.line))?;
+        validate_added_pr_link(&link_of(e), mode).map_err(|err| err.line(e.span.start.line()))?;
     }
     Ok(Comparison {
         additions: additions.len(),

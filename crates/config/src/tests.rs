@@ -156,7 +156,7 @@ fn expect_at(diags: &[Diagnostic], code: infx_report::Code, text: &str, needle: 
     let found = diags.iter().any(|d| {
         d.code == code
             && d.span
-                .is_some_and(|s| s.start.line == line && s.start.col == col)
+                .is_some_and(|s| s.start.line() == line && s.start.col() == col)
             && d.path.is_some()
     });
     assert!(
@@ -259,7 +259,7 @@ fn l4_duplicate_key_across_files() {
         Some(Path::new("configs/amd-master.yaml"))
     );
     assert_eq!(
-        dup[0].span.map(|s| (s.start.line, s.start.col)),
+        dup[0].span.map(|s| (s.start.line(), s.start.col())),
         Some((1, 1))
     );
 }
@@ -329,7 +329,7 @@ fn l8_load_tree_then_check_finds_errors() {
     let d = check(&l);
     assert_eq!(codes(&d), [codes::TYPE], "{}", list(&d));
     assert_eq!(
-        d[0].span.map(|s| (s.start.line, s.start.col)),
+        d[0].span.map(|s| (s.start.line(), s.start.col())),
         Some((14, 14))
     );
 }
@@ -748,7 +748,10 @@ fn runners_rules() {
         r[0].path.as_deref(),
         Some(Path::new("configs/runners.yaml"))
     );
-    assert_eq!(r[0].span.map(|s| (s.start.line, s.start.col)), Some((2, 9)));
+    assert_eq!(
+        r[0].span.map(|s| (s.start.line(), s.start.col())),
+        Some((2, 9))
+    );
     // Flat file.
     let d = run_with(SINGLE, "b200: [b200-00]\n", Some(Dialect::Aug));
     assert!(codes(&d).contains(&codes::RUNNERS), "{}", list(&d));
@@ -760,7 +763,7 @@ fn runners_rules() {
         .find(|d| d.code == codes::VALUE)
         .expect("value error");
     assert_eq!(
-        v.span.map(|s| (s.start.line, s.start.col)),
+        v.span.map(|s| (s.start.line(), s.start.col())),
         Some(pos_of(&t, "0\n"))
     );
     // An [Aug] hardware record needs its DRAM figure: absent or null is an error at the record.
@@ -783,7 +786,7 @@ fn runners_rules() {
     assert!(
         d.iter().any(|d| d.code == codes::RUNNERS
             && d.span
-                .is_some_and(|s| (s.start.line, s.start.col) == (2, 19))),
+                .is_some_and(|s| (s.start.line(), s.start.col()) == (2, 19))),
         "{}",
         list(&d)
     );
@@ -809,7 +812,7 @@ fn runners_oct_inventory() {
     assert!(
         d.iter().any(|d| d.code == codes::RUNNERS_INVENTORY
             && d.span
-                .is_some_and(|s| s.start.line == pos_of(&t, "cluster:h100-x").0)),
+                .is_some_and(|s| s.start.line() == pos_of(&t, "cluster:h100-x").0)),
         "{}",
         list(&d)
     );

@@ -108,7 +108,7 @@ fn pos(text: &[u8], line: usize, line_start: usize, byte_in_line: usize) -> Pos 
     let offset = (line_start + byte_in_line).min(text.len());
     let prefix = text.get(line_start.min(offset)..offset).unwrap_or_default();
     let col = String::from_utf8_lossy(prefix).chars().count() + 1;
-    Pos { offset, line, col }
+    Pos::new(offset, line, col)
 }
 
 /// A finding as a diagnostic `diff/<kind>` at file:line:col (col of the offending whitespace).
@@ -185,7 +185,7 @@ mod tests {
         assert_eq!(d[0].code, crate::codes::TRAILING_WHITESPACE);
         assert_eq!(d[0].location(), "a.yaml:1:5");
         let span = d[0].span.unwrap();
-        assert_eq!((span.end.col, span.end.offset), (7, 7));
+        assert_eq!((span.end.col(), span.end.offset()), (7, 7));
     }
 
     #[test]

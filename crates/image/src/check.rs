@@ -160,7 +160,7 @@ mod tests {
         let d = check_offline(&sites(&text));
         let got: Vec<_> = d
             .iter()
-            .map(|d| (d.code, d.span.map(|s| s.start.line).unwrap_or(0)))
+            .map(|d| (d.code, d.span.map(|s| s.start.line()).unwrap_or(0)))
             .collect();
         assert_eq!(
             got,

@@ -163,11 +163,11 @@ fn site(doc: &Document, node: &Node, kind: SiteKind) -> Option<ImageSite> {
                 .and_then(|inner| inner.find(q).filter(|&c| inner[..c] == written));
             if let Some(c) = close {
                 // Trim the span to the quoted scalar (same line: no newline inside).
-                span.end = Pos {
-                    offset: r.start + c + 2,
-                    line: span.start.line,
-                    col: span.start.col + raw[..c + 2].chars().count(),
-                };
+                span.end = Pos::new(
+                    r.start + c + 2,
+                    span.start.line(),
+                    span.start.col() + raw[..c + 2].chars().count(),
+                );
             }
             close.map(|c| r.start + 1..r.start + 1 + c)
         }
@@ -212,13 +212,13 @@ mod tests {
                 ("q/r:2", "q/r:2")
             ]
         );
-        assert_eq!(sites[0].span.start.line, 2);
-        assert_eq!(sites[0].span.start.col, 10);
+        assert_eq!(sites[0].span.start.line(), 2);
+        assert_eq!(sites[0].span.start.col(), 10);
         assert_eq!(
             &d.text[sites[1].span.byte_range()],
             "\"nvcr.io#nvidia/x:1\""
         );
-        assert_eq!(sites[1].span.end.col, 10 + 20);
+        assert_eq!(sites[1].span.end.col(), 10 + 20);
         assert_eq!(diags.len(), 1);
         assert_eq!(diags[0].code, codes::NOT_A_STRING);
     }

@@ -255,7 +255,7 @@ fn online_check_diagnostics() {
     let diags = infx_image::check_online(&c, &sites, &VerifyOptions::default(), 4, &|_, _| {});
     let got: Vec<(infx_report::Code, usize)> = diags
         .iter()
-        .map(|d| (d.code, d.span.map(|s| s.start.line).unwrap_or(0)))
+        .map(|d| (d.code, d.span.map(|s| s.start.line()).unwrap_or(0)))
         .collect();
     assert_eq!(
         got,

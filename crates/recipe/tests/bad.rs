@@ -15,8 +15,8 @@ fn loc(d: &Diagnostic) -> (String, usize, usize) {
     let span = d.span.expect("has a span");
     (
         d.path.as_ref().expect("has a file").display().to_string(),
-        span.start.line,
-        span.start.col,
+        span.start.line(),
+        span.start.col(),
     )
 }
 

@@ -143,7 +143,13 @@ fn errors(text: &str) -> Vec<(infx_report::Code, String, usize)> {
     let v = f.expand(None).unwrap().remove(0);
     validate(&v)
         .into_iter()
-        .map(|d| (d.code, d.message, d.span.map(|s| s.start.line).unwrap_or(0)))
+        .map(|d| {
+            (
+                d.code,
+                d.message,
+                d.span.map(|s| s.start.line()).unwrap_or(0),
+            )
+        })
         .collect()
 }
 
@@ -243,7 +249,7 @@ fn errors_point_into_the_file_and_block_that_wrote_the_value() {
             (
                 d.code,
                 d.path.unwrap().display().to_string(),
-                d.span.unwrap().start.line,
+                d.span.unwrap().start.line(),
             )
         })
         .collect();

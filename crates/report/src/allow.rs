@@ -216,7 +216,7 @@ fn not_a_warning(a: &Allow, d: &Diagnostic) -> Diagnostic {
 
 fn matches(a: &Allow, d: &Diagnostic) -> bool {
     d.path.as_deref() == Some(a.path.as_path())
-        && d.span.is_some_and(|s| s.start.line == a.target_line)
+        && d.span.is_some_and(|s| s.start.line() == a.target_line)
         && a.codes.iter().any(|c| d.code.is_named(c))
 }
 
@@ -250,7 +250,7 @@ mod tests {
         );
         assert_eq!(allows[0].reason, "reviewed in run 1");
         assert_eq!(
-            (allows[0].span.start.line, allows[0].span.start.col),
+            (allows[0].span.start.line(), allows[0].span.start.col()),
             (3, 3)
         );
         assert_eq!(allows[1].target_line, 5);
@@ -264,7 +264,7 @@ mod tests {
         assert!(allows.is_empty());
         let got: Vec<_> = problems
             .iter()
-            .map(|d| (d.code, d.span.map(|s| s.start.line), d.severity))
+            .map(|d| (d.code, d.span.map(|s| s.start.line()), d.severity))
             .collect();
         assert_eq!(
             got,
@@ -301,7 +301,7 @@ mod tests {
         let unused: Vec<_> = out
             .problems
             .iter()
-            .map(|d| (d.code, d.severity, d.span.map(|s| s.start.line)))
+            .map(|d| (d.code, d.severity, d.span.map(|s| s.start.line())))
             .collect();
         assert_eq!(
             unused,

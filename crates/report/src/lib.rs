@@ -20,11 +20,45 @@ use std::path::{Path, PathBuf};
 
 /// A position in a source text. `line` and `col` are 1-based; `col` counts characters
 /// (not bytes), the way editors and GitHub annotations count them. `offset` is the byte offset.
+///
+/// The three are stored as `u32`: every YAML node carries two positions, and a smaller node
+/// makes the loader faster (docs/performance.md). Files are capped at 16 MiB
+/// (docs/security.md), far below `u32::MAX`; [`Pos::new`] saturates rather than wraps in case
+/// a caller passes more.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Pos {
-    pub offset: usize,
-    pub line: usize,
-    pub col: usize,
+    offset: u32,
+    line: u32,
+    col: u32,
+}
+
+/// `n` as a `u32`, or `u32::MAX` when it does not fit.
+fn saturate(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl Pos {
+    /// A position from its byte offset and 1-based line and column (each saturates at
+    /// `u32::MAX`).
+    pub fn new(offset: usize, line: usize, col: usize) -> Pos {
+        Pos {
+            offset: saturate(offset),
+            line: saturate(line),
+            col: saturate(col),
+        }
+    }
+    /// Byte offset in the text.
+    pub fn offset(&self) -> usize {
+        self.offset as usize
+    }
+    /// 1-based line.
+    pub fn line(&self) -> usize {
+        self.line as usize
+    }
+    /// 1-based column, in characters.
+    pub fn col(&self) -> usize {
+        self.col as usize
+    }
 }
 
 /// A half-open byte range `[start, end)` of a source text, with line/column of both ends.
@@ -43,14 +77,10 @@ impl Span {
     }
     /// A span that only knows its line (column 1), for line-based findings (diffs, changelog).
     pub fn line(line: usize) -> Span {
-        Span::point(Pos {
-            offset: 0,
-            line,
-            col: 1,
-        })
+        Span::point(Pos::new(0, line, 1))
     }
     pub fn byte_range(&self) -> std::ops::Range<usize> {
-        self.start.offset..self.end.offset
+        self.start.offset()..self.end.offset()
     }
 }
 
@@ -160,7 +190,7 @@ impl Diagnostic {
             None => String::from("<repository>"),
         };
         if let Some(span) = self.span {
-            s.push_str(&format!(":{}:{}", span.start.line, span.start.col));
+            s.push_str(&format!(":{}:{}", span.start.line(), span.start.col()));
         }
         s
     }
@@ -187,12 +217,12 @@ pub fn sort_for_report(diags: &mut [Diagnostic]) {
         let ka = (
             a.path.is_some(),
             &a.path,
-            a.span.map(|s| (s.start.line, s.start.col)),
+            a.span.map(|s| (s.start.line(), s.start.col())),
         );
         let kb = (
             b.path.is_some(),
             &b.path,
-            b.span.map(|s| (s.start.line, s.start.col)),
+            b.span.map(|s| (s.start.line(), s.start.col())),
         );
         ka.cmp(&kb).then_with(|| a.code.cmp(&b.code))
     });
@@ -232,11 +262,7 @@ impl LineIndex {
                 .unwrap_or(offset - start)
                 + 1
         };
-        Pos {
-            offset,
-            line: line_idx + 1,
-            col,
-        }
+        Pos::new(offset, line_idx + 1, col)
     }
     pub fn span(&self, text: &str, start: usize, end: usize) -> Span {
         Span {
@@ -272,7 +298,7 @@ mod tests {
         let idx = LineIndex::new(text);
         let off = text.find('x').unwrap();
         let p = idx.pos(text, off);
-        assert_eq!((p.line, p.col), (2, 6));
+        assert_eq!((p.line(), p.col()), (2, 6));
         assert_eq!(idx.line_range(text, 2), Some(5..12));
     }
 
@@ -287,6 +313,23 @@ mod tests {
             d.to_string(),
             "configs/nvidia-master.yaml:12:1: error[config/C2]: conc-start must be <= conc-end"
         );
+    }
+
+    #[test]
+    fn pos_saturates_and_serializes_as_before() {
+        let p = Pos::new(7, 2, 3);
+        assert_eq!((p.offset(), p.line(), p.col()), (7, 2, 3));
+        assert_eq!(
+            serde_json::to_string(&p).ok().as_deref(),
+            Some(r#"{"offset":7,"line":2,"col":3}"#)
+        );
+        // Beyond u32 (never reached under the 16 MiB file cap): saturates, no wrap, no panic.
+        let max = u32::MAX as usize;
+        let big = Pos::new(usize::MAX, max.saturating_add(1), max);
+        assert_eq!((big.offset(), big.line(), big.col()), (max, max, max));
+        // Ordering is offset first, then line, then col.
+        assert!(Pos::new(1, 9, 9) < Pos::new(2, 1, 1));
+        assert!(Pos::new(1, 1, 9) < Pos::new(1, 2, 1));
     }
 
     #[test]

@@ -164,14 +164,14 @@ struct Excerpt {
 /// The last line of `span` shown (multi-line spans are capped).
 fn last_shown_line(span: Span) -> usize {
     span.end
-        .line
-        .max(span.start.line)
-        .min(span.start.line + MAX_SPAN_LINES - 1)
+        .line()
+        .max(span.start.line())
+        .min(span.start.line() + MAX_SPAN_LINES - 1)
 }
 
 /// One excerpt covering all `spans`, or `None` when the file or the first line is unknown.
 fn excerpt(sources: &SourceMap, path: &Path, spans: &[Span]) -> Option<Excerpt> {
-    let first = spans.iter().map(|s| s.start.line).min()?;
+    let first = spans.iter().map(|s| s.start.line()).min()?;
     let last = spans.iter().map(|s| last_shown_line(*s)).max()?;
     sources.line(path, first)?;
     let mut text = String::new();
@@ -180,8 +180,8 @@ fn excerpt(sources: &SourceMap, path: &Path, spans: &[Span]) -> Option<Excerpt> 
         let line = sources.line(path, n).unwrap_or("");
         let anchor = spans
             .iter()
-            .filter(|s| s.start.line == n)
-            .map(|s| s.start.col)
+            .filter(|s| s.start.line() == n)
+            .map(|s| s.start.col())
             .min()
             .unwrap_or(1);
         let shown = ShownLine::new(line, anchor);
@@ -194,12 +194,12 @@ fn excerpt(sources: &SourceMap, path: &Path, spans: &[Span]) -> Option<Excerpt> 
     let ranges = spans
         .iter()
         .map(|s| {
-            let (base, shown) = &lines[s.start.line - first];
-            let start = base + shown.offset_of(s.start.col);
+            let (base, shown) = &lines[s.start.line() - first];
+            let start = base + shown.offset_of(s.start.col());
             let end_line = last_shown_line(*s);
             let (ebase, eshown) = &lines[end_line - first];
-            let mut end = if end_line == s.end.line && s.end.col > 0 {
-                ebase + eshown.offset_of(s.end.col)
+            let mut end = if end_line == s.end.line() && s.end.col() > 0 {
+                ebase + eshown.offset_of(s.end.col())
             } else {
                 ebase + eshown.text.len()
             };
@@ -253,18 +253,18 @@ pub fn render_human(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> S
         // Excerpts: the primary span with the labels near it, then each far label on its own.
         let mut excerpts: Vec<(Excerpt, Vec<Option<String>>)> = Vec::new();
         if let (Some(p), Some(span)) = (&d.path, d.span)
-            && sources.line(p, span.start.line).is_some()
+            && sources.line(p, span.start.line()).is_some()
         {
             if snippets < MAX_SNIPPETS {
                 snippets += 1;
                 let labels: Vec<_> = d
                     .labels
                     .iter()
-                    .filter(|l| sources.line(p, l.span.start.line).is_some())
+                    .filter(|l| sources.line(p, l.span.start.line()).is_some())
                     .take(MAX_LABELS)
                     .collect();
                 let near = |l: &&crate::Label| {
-                    l.span.start.line.abs_diff(span.start.line) <= MAX_SHARED_LINES
+                    l.span.start.line().abs_diff(span.start.line()) <= MAX_SHARED_LINES
                 };
                 let mut spans = vec![span];
                 let mut texts = vec![None];
@@ -287,8 +287,8 @@ pub fn render_human(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> S
         if excerpts.is_empty() {
             if let Some(p) = &path {
                 let mut origin = Origin::path(p.as_str());
-                if let Some(span) = d.span.filter(|s| s.start.line > 0) {
-                    origin = origin.line(span.start.line).char_column(span.start.col);
+                if let Some(span) = d.span.filter(|s| s.start.line() > 0) {
+                    origin = origin.line(span.start.line()).char_column(span.start.col());
                 }
                 group = group.element(origin);
             }
@@ -338,10 +338,10 @@ pub fn render_json(diags: &[Diagnostic]) -> String {
             "code": d.code,
             "severity": d.severity,
             "path": d.path.as_ref().map(|p| p.display().to_string()),
-            "line": d.span.map(|s| s.start.line),
-            "col": d.span.map(|s| s.start.col),
-            "end_line": d.span.map(|s| s.end.line),
-            "end_col": d.span.map(|s| s.end.col),
+            "line": d.span.map(|s| s.start.line()),
+            "col": d.span.map(|s| s.start.col()),
+            "end_line": d.span.map(|s| s.end.line()),
+            "end_col": d.span.map(|s| s.end.col()),
             "message": clip(&d.message),
             "help": d.help.as_deref().map(clip),
             "notes": d.notes.iter().map(|n| clip(n)).collect::<Vec<_>>(),
@@ -369,15 +369,15 @@ pub fn render_github(diags: &[Diagnostic]) -> String {
                 escape_property(&clip(&p.display().to_string()))
             ));
             if let Some(s) = d.span {
-                props.push(format!("line={}", s.start.line));
-                props.push(format!("col={}", s.start.col));
-                if s.end.line >= s.start.line && s.end.line > 0 {
-                    props.push(format!("endLine={}", s.end.line.max(s.start.line)));
+                props.push(format!("line={}", s.start.line()));
+                props.push(format!("col={}", s.start.col()));
+                if s.end.line() >= s.start.line() && s.end.line() > 0 {
+                    props.push(format!("endLine={}", s.end.line().max(s.start.line())));
                 }
                 // GitHub's endColumn is the last column of the range (inclusive); infx's end is
                 // the position after it. Only a range within one line has one.
-                if s.end.line == s.start.line && s.end.col > s.start.col + 1 {
-                    props.push(format!("endColumn={}", s.end.col - 1));
+                if s.end.line() == s.start.line() && s.end.col() > s.start.col() + 1 {
+                    props.push(format!("endColumn={}", s.end.col() - 1));
                 }
             }
         }
@@ -465,14 +465,7 @@ mod tests {
     #[test]
     fn github_escapes_and_locates() {
         let d = Diagnostic::warning(crate::Code::warning("x/y", "a test code"), "50% done\nnext")
-            .at(
-                "a,b.yaml",
-                Span::point(Pos {
-                    offset: 0,
-                    line: 3,
-                    col: 4,
-                }),
-            );
+            .at("a,b.yaml", Span::point(Pos::new(0, 3, 4)));
         let out = render_github(&[d]);
         assert_eq!(
             out,

@@ -123,19 +123,19 @@ fn location(uri: &str, span: Option<Span>, message: Option<&str>) -> Value {
 /// SARIF regions are 1-based with an exclusive `endColumn`, which is exactly infx's `end` (the
 /// position after the last character). Line 0 means "unknown line": no region then.
 fn region(span: Span) -> Option<Value> {
-    if span.start.line == 0 {
+    if span.start.line() == 0 {
         return None;
     }
-    let mut r = json!({ "startLine": span.start.line });
-    if span.start.col > 0 {
-        r["startColumn"] = json!(span.start.col);
+    let mut r = json!({ "startLine": span.start.line() });
+    if span.start.col() > 0 {
+        r["startColumn"] = json!(span.start.col());
     }
-    if span.end.line > span.start.line
-        || (span.end.line == span.start.line && span.end.col > span.start.col)
+    if span.end.line() > span.start.line()
+        || (span.end.line() == span.start.line() && span.end.col() > span.start.col())
     {
-        r["endLine"] = json!(span.end.line);
-        if span.end.col > 0 {
-            r["endColumn"] = json!(span.end.col);
+        r["endLine"] = json!(span.end.line());
+        if span.end.col() > 0 {
+            r["endColumn"] = json!(span.end.col());
         }
     }
     Some(r)
@@ -218,14 +218,7 @@ mod tests {
             crate::Code::error("yaml/duplicate-key", "a test code"),
             "again",
         )
-        .at(
-            "d.yaml",
-            Span::point(Pos {
-                offset: 0,
-                line: 3,
-                col: 2,
-            }),
-        );
+        .at("d.yaml", Span::point(Pos::new(0, 3, 2)));
         let v: Value = serde_json::from_str(&render_sarif(&[dup, repo, point], "0.1.0")).unwrap();
         let run = &v["runs"][0];
         let rules = run["tool"]["driver"]["rules"].as_array().unwrap();

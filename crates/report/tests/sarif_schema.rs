@@ -40,14 +40,7 @@ fn findings() -> Vec<Diagnostic> {
             infx_report::Code::warning("matrix/unused-variant", "a test code"),
             "unused\nvariant",
         )
-        .at(
-            "r.yaml",
-            Span::point(Pos {
-                offset: 0,
-                line: 4,
-                col: 1,
-            }),
-        ),
+        .at("r.yaml", Span::point(Pos::new(0, 4, 1))),
         Diagnostic::note(
             infx_report::Code::note("change/no-history", "a test code"),
             "outside git",

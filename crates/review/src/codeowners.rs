@@ -463,7 +463,7 @@ mod tests {
         );
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].code, CODE_SIGNER);
-        assert_eq!(d[0].span.map(|s| s.start.line), Some(7));
+        assert_eq!(d[0].span.map(|s| s.start.line()), Some(7));
         // Pass: catch-all paths only, signer listed elsewhere in the file.
         assert!(
             check_signer(

@@ -707,7 +707,7 @@ fn diff_env(
 }
 
 fn line_of(path: &Path, span: Span) -> String {
-    format!("{}:{}", path.display(), span.start.line)
+    format!("{}:{}", path.display(), span.start.line())
 }
 
 fn role_process(r: &Rendered) -> Option<&Process> {

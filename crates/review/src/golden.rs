@@ -311,7 +311,7 @@ pub fn check_recipe(
         let Some((text, span)) = &u.length else {
             continue;
         };
-        if !reported.insert((u.master.clone(), span.start.offset)) {
+        if !reported.insert((u.master.clone(), span.start.offset())) {
             continue;
         }
         let at = |d: Diagnostic| d.at(&u.master, *span);

@@ -526,7 +526,7 @@ mod tests {
         let d = check(&c, Some(9999), &Waivers::new());
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].code, CODE);
-        assert_eq!(d[0].span.map(|s| s.start.line), Some(2));
+        assert_eq!(d[0].span.map(|s| s.start.line()), Some(2));
     }
 
     #[test]

@@ -153,7 +153,7 @@ pub struct Findings {
 
 impl Findings {
     pub fn push(&mut self, d: Diagnostic, variant: &str) {
-        let key = |x: &Diagnostic| (x.code, x.span.map(|s| (s.start.offset, s.start.line)));
+        let key = |x: &Diagnostic| (x.code, x.span.map(|s| (s.start.offset(), s.start.line())));
         match self.items.iter_mut().find(|(e, _)| key(e) == key(&d)) {
             Some((_, vs)) => {
                 if !vs.iter().any(|v| v == variant) {
@@ -502,7 +502,7 @@ mod tests {
     fn prohibited_draft_env_fails_and_off_passes() {
         let d = check_text("r.yaml", QWEN_FAIL);
         assert_eq!(codes(&d), [CODE_DRAFT_ENV]);
-        assert_eq!(d[0].span.map(|s| s.start.line), Some(3));
+        assert_eq!(d[0].span.map(|s| s.start.line()), Some(3));
         let off = QWEN_FAIL.replace("'1'", "'0'");
         assert!(check_text("r.yaml", &off).is_empty());
         // Without speculative decoding the variable is inert.
@@ -554,7 +554,7 @@ mod tests {
             d[0].message
                 .contains("admits 96 (384 max-running-requests over 4 ranks)")
         );
-        assert_eq!(d[0].span.map(|s| s.start.line), Some(6));
+        assert_eq!(d[0].span.map(|s| s.start.line()), Some(6));
         assert!(d[0].notes.iter().any(|n| n.contains("override_dp4_c192")));
         let ok = DP4.replace("384", "256");
         assert!(check_text("agentic.yaml", &ok).is_empty());

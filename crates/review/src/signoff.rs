@@ -302,7 +302,7 @@ fn pareto_section(out: &mut String, todo: &mut Vec<String>, s: &SignoffInputs<'_
 fn describe(d: &infx_report::Diagnostic, tree: &Path) -> String {
     let shown = |p: &Path| p.strip_prefix(tree).unwrap_or(p).display().to_string();
     let at = match (&d.path, d.span) {
-        (Some(p), Some(sp)) => format!(" ({}:{})", shown(p), sp.start.line),
+        (Some(p), Some(sp)) => format!(" ({}:{})", shown(p), sp.start.line()),
         (Some(p), None) => format!(" ({})", shown(p)),
         _ => String::new(),
     };

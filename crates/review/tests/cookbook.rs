@@ -134,7 +134,7 @@ fn a_changed_point_value_is_reported_at_its_recipe_line() {
     );
     assert_eq!(d.path.as_deref(), Some(Path::new(RECIPE)));
     let span = d.span.unwrap_or_else(|| panic!("a span"));
-    assert_eq!(span.start.line, line);
+    assert_eq!(span.start.line(), line);
     assert_eq!(
         &text
             .lines()

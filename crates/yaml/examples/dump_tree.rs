@@ -11,7 +11,14 @@ fn dump(n: &infx_yaml::Node, depth: usize, out: &mut String) {
     let _ = write!(
         out,
         "{:depth$}{:?} {}:{}:{}-{}:{}:{} ",
-        "", n.style, a.offset, a.line, a.col, b.offset, b.line, b.col
+        "",
+        n.style,
+        a.offset(),
+        a.line(),
+        a.col(),
+        b.offset(),
+        b.line(),
+        b.col()
     );
     match &n.value {
         infx_yaml::Value::Seq(items) => {

@@ -199,7 +199,7 @@ fn build(
 
 /// Where a finding sits, for sorting findings into source order.
 fn source_order(d: &Diagnostic) -> Option<(usize, usize)> {
-    d.span.map(|s| (s.start.line, s.start.col))
+    d.span.map(|s| (s.start.line(), s.start.col()))
 }
 
 /// Character index → byte offset for a text, stored sparsely: one entry per multi-byte
@@ -325,11 +325,7 @@ impl<'a> Builder<'a> {
             && line.start == start
             && offset <= line.end
         {
-            return Pos {
-                offset,
-                line: m.line(),
-                col: m.col() + 1,
-            };
+            return Pos::new(offset, m.line(), m.col() + 1);
         }
         self.line_index
             .pos(self.text, exact.unwrap_or(self.text.len()))
@@ -586,7 +582,7 @@ impl<'a> Builder<'a> {
         if block && !self.text.ends_with('\n') && text.ends_with('\n') && !text.ends_with("\n\n") {
             let tail_blank = self
                 .text
-                .get(span.end.offset..)
+                .get(span.end.offset()..)
                 .is_some_and(|t| t.trim().is_empty());
             if tail_blank {
                 text.pop();
@@ -659,7 +655,7 @@ impl<'a> Builder<'a> {
             _ => return span,
         };
         let bytes = self.text.as_bytes();
-        let start = span.start.offset;
+        let start = span.start.offset();
         if bytes.get(start) != Some(&quote) {
             return span;
         }
@@ -873,7 +869,7 @@ impl<'a> Builder<'a> {
             again.span.start,
             format!(
                 "duplicate key {shown} in this mapping (first at line {}:{}); PyYAML would silently keep only the last value",
-                at.line, at.col
+                at.line(), at.col()
             ),
         )
         .with_help("remove one of the two entries")

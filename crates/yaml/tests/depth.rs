@@ -23,8 +23,8 @@ fn a_million_flow_levels_fail_fast() {
     let text = format!("{}{}\n", "[".repeat(MILLION), "]".repeat(MILLION));
     let span = too_deep_within(&text, Duration::from_secs(2));
     // The first bracket past the limit is where it is reported.
-    assert_eq!(span.start.line, 1);
-    assert_eq!(span.start.col, MAX_NESTING_DEPTH + 1);
+    assert_eq!(span.start.line(), 1);
+    assert_eq!(span.start.col(), MAX_NESTING_DEPTH + 1);
 }
 
 #[test]
@@ -80,7 +80,7 @@ fn the_limit_is_an_option() {
     let e = parse_str_with(Path::new("t"), "a: {b: [[1]]}\n", &opts).unwrap_err();
     assert_eq!(e.code, codes::TOO_DEEP);
     let span = e.span.unwrap();
-    assert_eq!((span.start.line, span.start.col), (1, 9));
+    assert_eq!((span.start.line(), span.start.col()), (1, 9));
 }
 
 #[test]
@@ -97,7 +97,7 @@ fn aliases_count_as_expanded() {
     let deep = "a: &a [[[1]]]\nb: &b [[*a]]\nc: &c [[*b]]\nd: [[[*c]]]\n";
     let e = parse_str_with(Path::new("t"), deep, &opts).unwrap_err();
     assert_eq!(e.code, codes::TOO_DEEP);
-    assert_eq!(e.span.unwrap().start.line, 4);
+    assert_eq!(e.span.unwrap().start.line(), 4);
 }
 
 #[test]

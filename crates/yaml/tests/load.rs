@@ -12,7 +12,7 @@ fn scalar_spans_cover_exactly_the_written_text() {
     let root = parse(text).unwrap();
     let img = root.get_path(&["a", "image"]).unwrap();
     assert_eq!(&text[img.span.byte_range()], "lmsysorg/sglang:v1");
-    assert_eq!((img.span.start.line, img.span.start.col), (2, 10));
+    assert_eq!((img.span.start.line(), img.span.start.col()), (2, 10));
     let q = root.get_path(&["a", "q"]).unwrap();
     assert_eq!(&text[q.span.byte_range()], "'x y'");
     assert_eq!(q.style, ScalarStyle::SingleQuoted);
@@ -26,7 +26,7 @@ fn non_ascii_text_gets_byte_offsets_and_char_columns() {
     let root = parse(text).unwrap();
     let v = root.get("v").unwrap();
     assert_eq!(&text[v.span.byte_range()], "abc");
-    assert_eq!((v.span.start.line, v.span.start.col), (2, 4));
+    assert_eq!((v.span.start.line(), v.span.start.col()), (2, 4));
 }
 
 #[test]
@@ -68,7 +68,7 @@ fn merged_key_overridden_by_own_key_is_not_a_duplicate() {
 fn duplicate_key_is_an_error_with_both_positions() {
     let e = parse("a: 1\nb: 2\na: 3\n").unwrap_err();
     assert_eq!(e.code, codes::DUPLICATE_KEY);
-    assert_eq!(e.span.unwrap().start.line, 3);
+    assert_eq!(e.span.unwrap().start.line(), 3);
     assert!(e.message.contains("first at line 1:1"), "{}", e.message);
     // PyYAML semantics are still available.
     let opts = LoadOptions {
@@ -94,7 +94,7 @@ fn pyyaml_load_reports_every_duplicate_and_keeps_the_last_value() {
     let lines: Vec<_> = loaded
         .findings
         .iter()
-        .map(|d| (d.code, d.span.unwrap().start.line))
+        .map(|d| (d.code, d.span.unwrap().start.line()))
         .collect();
     assert_eq!(
         lines,
@@ -133,7 +133,7 @@ fn reject_names_the_first_duplicate_in_source_order() {
     let text = "a: 1\na:\n  x: 1\n  x: 2\n";
     let e = parse(text).unwrap_err();
     assert_eq!(e.code, codes::DUPLICATE_KEY);
-    assert_eq!(e.span.unwrap().start.line, 2, "{}", e.message);
+    assert_eq!(e.span.unwrap().start.line(), 2, "{}", e.message);
     assert!(e.message.contains("duplicate key a "), "{}", e.message);
     // parse_str_with has one error to give: under Record it fails as Reject does.
     let record = LoadOptions {
@@ -141,7 +141,7 @@ fn reject_names_the_first_duplicate_in_source_order() {
         ..Default::default()
     };
     let e = parse_str_with(Path::new("t.yaml"), text, &record).unwrap_err();
-    assert_eq!(e.span.unwrap().start.line, 2, "{}", e.message);
+    assert_eq!(e.span.unwrap().start.line(), 2, "{}", e.message);
     // The other order: the nested one is also first in source order.
     let e = parse("a:\n  x: 1\n  x: 2\na: 1\n").unwrap_err();
     assert!(e.message.contains("duplicate key x "), "{}", e.message);
@@ -230,7 +230,7 @@ fn syntax_errors_have_positions_and_never_panic() {
     ] {
         let e = parse(text).unwrap_err();
         assert_eq!(e.code, codes::SYNTAX, "{text:?}: {e}");
-        let l = e.span.unwrap().start.line;
+        let l = e.span.unwrap().start.line();
         assert!(l >= line, "{text:?}: {e}");
     }
 }
@@ -244,7 +244,7 @@ fn non_utf8_file_is_reported_with_position() {
     let e = infx_yaml::load_file(&p).unwrap_err();
     assert_eq!(e.code, codes::ENCODING);
     let s = e.span.unwrap();
-    assert_eq!((s.start.line, s.start.col), (2, 4));
+    assert_eq!((s.start.line(), s.start.col()), (2, 4));
     std::fs::remove_dir_all(&dir).ok();
 }
 

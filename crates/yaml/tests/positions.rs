@@ -21,10 +21,10 @@ fn assert_positions_agree(path: &Path, text: &str) -> usize {
         for p in [n.span.start, n.span.end] {
             assert_eq!(
                 p,
-                idx.pos(text, p.offset),
+                idx.pos(text, p.offset()),
                 "{}: position of a node at byte {}",
                 path.display(),
-                p.offset
+                p.offset()
             );
         }
         checked += 1;

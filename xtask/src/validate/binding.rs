@@ -277,7 +277,7 @@ fn explain_root_causes(diags: Vec<Diagnostic>, from: &RecipeSource<'_>) -> Vec<D
             }
             // The copy is the one whose name disagrees with its CONC; else the later one.
             let name_differs = |l: &str, c: &str| conc_in_name(l).is_some_and(|n| n != c);
-            let offset = |l: &str| map.get_entry(l).map(|(k, _)| k.span.start.offset);
+            let offset = |l: &str| map.get_entry(l).map(|(k, _)| k.span.start.offset());
             let (copy, other) = match (name_differs(a, &ca), name_differs(b, &cb)) {
                 (true, false) => (a, b),
                 (false, true) => (b, a),

@@ -436,8 +436,8 @@ fn appended_scope(
             let resolved = infx_changelog::resolve_keys(&e.config_keys, keys).unwrap_or_default();
             selected.extend(resolved.iter().cloned());
             let line = added
-                .head_line(e.span.start.line)
-                .unwrap_or(e.span.start.line);
+                .head_line(e.span.start.line())
+                .unwrap_or(e.span.start.line());
             appended.push((e.clone(), line, resolved));
         }
     }
