@@ -857,7 +857,7 @@ fn resolved_json(n: &infx_yaml::Node) -> serde_json::Value {
         Value::Int(i) => J::from(*i),
         Value::Float(f) => serde_json::Number::from_f64(f.value)
             .map(J::Number)
-            .unwrap_or_else(|| J::String(f.text.clone())),
+            .unwrap_or_else(|| J::String(f.text.to_string())),
         Value::Str(s) | Value::Timestamp(s) => J::String(s.clone()),
         Value::Seq(items) => J::Array(items.iter().map(resolved_json).collect()),
         Value::Map(m) => J::Object(

@@ -503,7 +503,7 @@ pub(crate) fn py_str_or_empty(n: Option<&Node>) -> String {
         Some(Value::Bool(true)) => "True".into(),
         Some(Value::Int(i)) => i.to_string(),
         Some(Value::Float(f)) if f.value == 0.0 => String::new(),
-        Some(Value::Float(f)) => f.text.clone(),
+        Some(Value::Float(f)) => f.text.to_string(),
         Some(Value::Timestamp(t)) => t.clone(),
         Some(Value::Seq(s)) if s.is_empty() => String::new(),
         Some(Value::Map(m)) if m.is_empty() => String::new(),

@@ -401,7 +401,7 @@ fn agentic_block<'n>(
         let at_d = join(at, "dram-utilization");
         match &n.value {
             Value::Float(f) if f.value > 0.0 && f.value <= 1.0 => {
-                dram = Some((f.text.clone(), f.value))
+                dram = Some((f.text.to_string(), f.value))
             }
             Value::Int(1) => dram = Some(("1".to_string(), 1.0)),
             Value::Float(_) | Value::Int(_) => ctx.error_help(

@@ -418,7 +418,7 @@ fn json_to_node(v: &Json, span: infx_report::Span) -> Node {
             Some(i) => Value::Int(i),
             None => Value::Float(Float {
                 value: n.as_f64().unwrap_or(f64::NAN),
-                text: n.to_string(),
+                text: n.to_string().into_boxed_str(),
             }),
         },
         Json::String(s) => Value::Str(s.clone()),

@@ -112,7 +112,7 @@ fn json_node(v: &serde_json::Value, like: &Node) -> Node {
             Some(i) => Value::Int(i),
             None => Value::Float(Float {
                 value: n.as_f64().unwrap_or(0.0),
-                text: n.to_string(),
+                text: n.to_string().into_boxed_str(),
             }),
         },
         serde_json::Value::String(s) => Value::Str(s.clone()),

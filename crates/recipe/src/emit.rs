@@ -80,7 +80,7 @@ fn scalar(n: &Node) -> String {
         Value::Null => "null".into(),
         Value::Bool(b) => if *b { "true" } else { "false" }.into(),
         Value::Int(i) => i.to_string(),
-        Value::Float(f) => f.text.clone(),
+        Value::Float(f) => f.text.to_string(),
         Value::Str(s) => string(s),
         Value::Timestamp(t) => t.clone(),
         Value::Seq(_) => "[]".into(),

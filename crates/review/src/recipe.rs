@@ -93,7 +93,7 @@ pub fn scalar_text(n: &Node) -> Option<String> {
     match &n.value {
         Value::Str(s) => Some(s.clone()),
         Value::Int(i) => Some(i.to_string()),
-        Value::Float(f) => Some(f.text.clone()),
+        Value::Float(f) => Some(f.text.to_string()),
         Value::Bool(b) => Some(b.to_string()),
         _ => None,
     }

@@ -711,13 +711,13 @@ impl<'a> Builder<'a> {
                 if resolve::is_float(text) {
                     Value::Float(Float {
                         value: resolve::float_value(text),
-                        text: text.replace('_', ""),
+                        text: text.replace('_', "").into_boxed_str(),
                     })
                 } else if resolve::is_int(text) {
                     let i = resolve::int_value(text).map_err(|_| bad("float"))?;
                     Value::Float(Float {
                         value: i as f64,
-                        text: text.replace('_', ""),
+                        text: text.replace('_', "").into_boxed_str(),
                     })
                 } else {
                     return Err(bad("float"));
@@ -877,11 +877,12 @@ impl<'a> Builder<'a> {
     }
 }
 
-/// The parser's text without `_`, moved rather than copied when it owns it and has none.
-fn owned_without_underscores(text: Cow<'_, str>) -> String {
+/// The parser's text without `_`, moved rather than copied when it owns it and has none
+/// (boxing then reallocates only when the string has spare capacity).
+fn owned_without_underscores(text: Cow<'_, str>) -> Box<str> {
     match resolve::without_underscores(&text) {
-        Cow::Borrowed(_) => text.into_owned(),
-        Cow::Owned(cleaned) => cleaned,
+        Cow::Borrowed(_) => text.into_owned().into_boxed_str(),
+        Cow::Owned(cleaned) => cleaned.into_boxed_str(),
     }
 }
 

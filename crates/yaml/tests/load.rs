@@ -35,7 +35,7 @@ fn yaml11_types_and_exact_decimal_text() {
         parse("a: 1_998_848\nb: 0.80\nc: yes\nd: '1'\ne: ~\nf: 2026-08-01\ng: 1e5\n").unwrap();
     assert_eq!(root.get("a").unwrap().as_i64(), Some(1998848));
     match &root.get("b").unwrap().value {
-        Value::Float(f) => assert_eq!((f.value, f.text.as_str()), (0.8, "0.80")),
+        Value::Float(f) => assert_eq!((f.value, &*f.text), (0.8, "0.80")),
         other => panic!("{other:?}"),
     }
     assert_eq!(root.get("c").unwrap().as_bool(), Some(true));

@@ -304,7 +304,7 @@ fn json_to_node(v: &serde_json::Value, span: &Span) -> Result<Node, String> {
                 let f = n.as_f64().ok_or("bad number")?;
                 Value::Float(Float {
                     value: f,
-                    text: n.to_string(),
+                    text: n.to_string().into_boxed_str(),
                 })
             }
         },

@@ -484,7 +484,7 @@ fn scalar_text(n: &Node) -> String {
     match &n.value {
         Value::Str(s) => s.clone(),
         Value::Int(i) => i.to_string(),
-        Value::Float(f) => f.text.clone(),
+        Value::Float(f) => f.text.to_string(),
         Value::Bool(b) => b.to_string(),
         Value::Null => "null".into(),
         Value::Timestamp(t) => t.clone(),
