@@ -3,6 +3,12 @@
 
 use std::process::ExitCode;
 
+/// Rust's allocations go to mimalloc rather than glibc's malloc: a run allocates millions of
+/// small nodes and strings (the YAML trees), and mimalloc took the whole August tree's CPU down
+/// by a tenth (docs/performance.md, "The allocator: mimalloc"). libgit2's C keeps glibc's malloc.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Exit code of a run whose stdout closed under it before it could finish (`| head -1`): not
 /// a pass, since the run did not complete (docs/security.md, "Output").
 const STDOUT_CLOSED: u8 = 1;
@@ -25,6 +31,7 @@ fn main() -> ExitCode {
     }
 }
 
+/// For libgit2's allocations, which stay with glibc's malloc (see [`ALLOCATOR`]).
 /// glibc grows a thread's heap a few pages at a time, one `mprotect` each: a one-config
 /// `validate` made ~1,300 of them, serialised on the process's memory-map lock while the parse
 /// threads allocate. A 32 MiB pad makes each growth one call; untouched pages cost no memory
