@@ -362,35 +362,67 @@ pub fn rules_before_recipes(loaded: &LoadedConfigs) -> RulesBeforeRecipes {
         inventory = runners::check_runners(&mut ctx, &rdoc.root);
     }
 
-    // Entries.
-    let mut entries = Vec::new();
-    for (index, e) in loaded.entries.iter().enumerate() {
-        let Some(doc) = loaded.masters.get(e.file) else {
-            continue;
-        };
-        let mut ctx = Ctx {
-            path: &doc.path,
-            key: &e.key,
-            dialect,
-            diags: &mut diags,
-        };
-        let key_node = Node::new(infx_yaml::Value::Str(e.key.clone()), e.key_span);
-        let Some(node) = loaded.node(e) else { continue };
-        let res = entry::check_entry(&mut ctx, e.file, &key_node, node);
-        // X5: the runner label must exist in runners.yaml (upstream never checks it directly).
-        let mut ok = res.typed.is_some();
-        if let (Some((runner, span)), Some(inv)) = (&res.runner, &inventory)
-            && !inv.has_label(runner)
-        {
-            ok = false;
-            unknown_runner(&mut ctx, runner, *span, inv, loaded);
+    // Entries: each is checked on its own, so a long list is split between two threads (a
+    // master config of 200 entries takes milliseconds; docs/performance.md), findings merged
+    // back in entry order.
+    let check_entries = |range: std::ops::Range<usize>| {
+        let mut diags = Vec::new();
+        let mut entries = Vec::new();
+        for (index, e) in loaded.entries.iter().enumerate().take(range.end).skip(range.start) {
+            let Some(doc) = loaded.masters.get(e.file) else {
+                continue;
+            };
+            let mut ctx = Ctx {
+                path: &doc.path,
+                key: &e.key,
+                dialect,
+                diags: &mut diags,
+            };
+            let key_node = Node::new(infx_yaml::Value::Str(e.key.clone()), e.key_span);
+            let Some(node) = loaded.node(e) else { continue };
+            let res = entry::check_entry(&mut ctx, e.file, &key_node, node);
+            // X5: the runner label must exist in runners.yaml (upstream never checks it
+            // directly).
+            let mut ok = res.typed.is_some();
+            if let (Some((runner, span)), Some(inv)) = (&res.runner, &inventory)
+                && !inv.has_label(runner)
+            {
+                ok = false;
+                unknown_runner(&mut ctx, runner, *span, inv, loaded);
+            }
+            entries.push(EntryChecked {
+                index,
+                findings_end: diags.len(),
+                refs: res.refs,
+                typed: res.typed.filter(|_| ok),
+            });
         }
-        entries.push(EntryChecked {
-            index,
-            findings_end: diags.len(),
-            refs: res.refs,
-            typed: res.typed.filter(|_| ok),
-        });
+        (diags, entries)
+    };
+    let count = loaded.entries.len();
+    let parts = if count >= ENTRIES_ON_TWO_THREADS {
+        let half = count / 2;
+        std::thread::scope(|scope| {
+            let second = scope.spawn(|| check_entries(half..count));
+            let first = check_entries(0..half);
+            match second.join() {
+                Ok(second) => [first, second],
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        })
+        .into_iter()
+        .collect()
+    } else {
+        vec![check_entries(0..count)]
+    };
+    let mut entries = Vec::with_capacity(count);
+    for (part_diags, part_entries) in parts {
+        let offset = diags.len();
+        diags.extend(part_diags);
+        entries.extend(part_entries.into_iter().map(|mut e| {
+            e.findings_end += offset;
+            e
+        }));
     }
     RulesBeforeRecipes {
         diagnostics: diags,
@@ -398,6 +430,9 @@ pub fn rules_before_recipes(loaded: &LoadedConfigs) -> RulesBeforeRecipes {
         runners: inventory,
     }
 }
+
+/// Entries from which [`rules_before_recipes`] checks them on two threads.
+const ENTRIES_ON_TWO_THREADS: usize = 64;
 
 /// What [`rules_before_recipes`] found; [`Self::finish_in`] completes the check.
 #[derive(Debug)]

@@ -97,11 +97,12 @@ impl Inputs {
         let pr = load_pr(opts, &change);
         let whole_tree = opts.all || change.mode != ChangeMode::Change;
 
-        // The config rules that read only the configs ran beside change detection; SR3/SR4
-        // (the recipe files), the changelog's gate, the change's impact, the touched keys and
-        // the review inputs that need no documents only read the configs: they run side by
-        // side (docs/performance.md). The impact is worked out before the check's verdict is
-        // known and dropped when the configs are unsound.
+        // The config rules that read only the configs ran beside change detection. The rest
+        // of the config check (SR3/SR4, which open the recipe files) runs beside the
+        // changelog's gate, the change's impact, the touched keys and the review inputs that
+        // need no documents, which all only read the configs (docs/performance.md). The
+        // impact is worked out before the check's verdict is known and dropped when the
+        // configs are unsound.
         // One index of the parsed documents for SR4 and the impact's head side.
         let documents = DocIndex::new(&parsed.docs).with_failures(&parsed.failures);
         let (config_findings, config_check_elapsed, changelog, impact, touched, review_side) =
