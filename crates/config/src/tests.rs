@@ -1225,3 +1225,38 @@ fn recipe_findings_follow_their_entry_after_the_split() {
     let typed: Vec<&str> = checked.entries.iter().map(|e| e.key.as_str()).collect();
     assert_eq!(typed, ["g3"]);
 }
+
+/// A master config long enough for its entries to be checked on two threads gives its
+/// findings in entry order, each entry's reference finding right after its own.
+#[test]
+fn a_long_master_is_checked_in_entry_order() {
+    let count = ENTRIES_ON_TWO_THREADS + 7;
+    let master: String = (0..count)
+        .map(|i| {
+            GEN3.replace("g1:", &format!("g{i}:"))
+                .replace("  model: org/m\n", "  model: org/m\n  bogus-key: 1\n")
+                .replace("srt-recipe: agentic.yaml", "srt-recipe: missing.yaml")
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("configs")).unwrap();
+    std::fs::write(root.join("configs/nvidia-master.yaml"), &master).unwrap();
+    std::fs::write(root.join("configs/amd-master.yaml"), "{}\n").unwrap();
+    std::fs::write(root.join("configs/runners.yaml"), RUNNERS_OCT).unwrap();
+    let l = load_tree(root);
+    let d = check(&l);
+    let order: Vec<(usize, &str)> = d
+        .iter()
+        .map(|d| {
+            let key = (0..count)
+                .find(|i| d.message.contains(&format!("'g{i}'")))
+                .unwrap_or_else(|| panic!("no key in {}", d.message));
+            (key, d.code.as_str())
+        })
+        .collect();
+    let expected: Vec<(usize, &str)> = (0..count)
+        .flat_map(|i| [(i, codes::UNKNOWN_KEY.as_str()), (i, codes::SR4.as_str())])
+        .collect();
+    assert_eq!(order, expected);
+}
