@@ -368,7 +368,13 @@ pub fn rules_before_recipes(loaded: &LoadedConfigs) -> RulesBeforeRecipes {
     let check_entries = |range: std::ops::Range<usize>| {
         let mut diags = Vec::new();
         let mut entries = Vec::new();
-        for (index, e) in loaded.entries.iter().enumerate().take(range.end).skip(range.start) {
+        for (index, e) in loaded
+            .entries
+            .iter()
+            .enumerate()
+            .take(range.end)
+            .skip(range.start)
+        {
             let Some(doc) = loaded.masters.get(e.file) else {
                 continue;
             };

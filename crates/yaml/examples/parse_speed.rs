@@ -1,8 +1,13 @@
 //! Parses every YAML file under the given directories and prints the time and throughput
 //! (release build): `cargo run --release -p infx-yaml --example parse_speed -- DIR…`.
+//! The loader runs under the allocator of the xtask binaries, mimalloc, as validate runs it
+//! (docs/performance.md, "The allocator: mimalloc").
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     let mut files = Vec::new();
