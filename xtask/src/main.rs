@@ -4,8 +4,9 @@
 use std::process::ExitCode;
 
 /// Rust's allocations go to mimalloc rather than glibc's malloc: a run allocates millions of
-/// small nodes and strings (the YAML trees), and mimalloc took the whole August tree's CPU down
-/// by a tenth (docs/performance.md, "The allocator: mimalloc"). libgit2's C keeps glibc's malloc.
+/// small nodes and strings (the YAML trees), and mimalloc cut a run's CPU by 5-10 %, for more
+/// peak memory (docs/performance.md, "The allocator: mimalloc"). libgit2's C keeps glibc's
+/// malloc.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
