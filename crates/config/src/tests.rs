@@ -871,7 +871,8 @@ zip_override_conc:
       CONC: ['1', '2', '4']
 ";
 
-fn gen3_tree(master: &str) -> (tempfile::TempDir, Vec<Diagnostic>) {
+/// A generation-3 tree: `master` as nvidia-master.yaml, October runners, two recipe files.
+fn gen3_dir(master: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     std::fs::create_dir_all(root.join("configs")).unwrap();
@@ -882,6 +883,12 @@ fn gen3_tree(master: &str) -> (tempfile::TempDir, Vec<Diagnostic>) {
     std::fs::write(root.join("configs/nvidia-master.yaml"), master).unwrap();
     std::fs::write(root.join("configs/amd-master.yaml"), "{}\n").unwrap();
     std::fs::write(root.join("configs/runners.yaml"), RUNNERS_OCT).unwrap();
+    dir
+}
+
+fn gen3_tree(master: &str) -> (tempfile::TempDir, Vec<Diagnostic>) {
+    let dir = gen3_dir(master);
+    let root = dir.path();
     let l = load_tree(root);
     assert_eq!(l.dialect, Dialect::OctNewest);
     let d = check(&l);
@@ -1181,16 +1188,8 @@ fn recipe_findings_follow_their_entry_after_the_split() {
         .replace("  model: org/m\n", "  model: org/m\n  bogus-key: 1\n");
     let third = GEN3.replace("g1:", "g3:");
     let master = format!("{first}{second}{third}");
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    std::fs::create_dir_all(root.join("configs")).unwrap();
-    let rdir = root.join("benchmarks/single_node/srt-slurm-recipes/m/sglang/b300");
-    std::fs::create_dir_all(&rdir).unwrap();
-    std::fs::write(rdir.join("agentic.yaml"), BUNDLE).unwrap();
-    std::fs::write(root.join("configs/nvidia-master.yaml"), &master).unwrap();
-    std::fs::write(root.join("configs/amd-master.yaml"), "{}\n").unwrap();
-    std::fs::write(root.join("configs/runners.yaml"), RUNNERS_OCT).unwrap();
-    let l = load_tree(root);
+    let dir = gen3_dir(&master);
+    let l = load_tree(dir.path());
     let early = rules_before_recipes(&l);
     let checked = early.finish_in(&l, &infx_yaml::DocIndex::default());
     let keys_and_codes: Vec<(String, &str)> = checked
@@ -1238,13 +1237,8 @@ fn a_long_master_is_checked_in_entry_order() {
                 .replace("srt-recipe: agentic.yaml", "srt-recipe: missing.yaml")
         })
         .collect();
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    std::fs::create_dir_all(root.join("configs")).unwrap();
-    std::fs::write(root.join("configs/nvidia-master.yaml"), &master).unwrap();
-    std::fs::write(root.join("configs/amd-master.yaml"), "{}\n").unwrap();
-    std::fs::write(root.join("configs/runners.yaml"), RUNNERS_OCT).unwrap();
-    let l = load_tree(root);
+    let dir = gen3_dir(&master);
+    let l = load_tree(dir.path());
     let d = check(&l);
     let order: Vec<(usize, &str)> = d
         .iter()
