@@ -463,6 +463,12 @@ struct EntryChecked {
 }
 
 impl RulesBeforeRecipes {
+    /// Whether [`Self::finish_in`] has recipe files to open (any entry references one); else
+    /// it only hands the findings over.
+    pub fn opens_recipe_files(&self) -> bool {
+        self.entries.iter().any(|e| !e.refs.is_empty())
+    }
+
     /// Adds SR3/SR4 (each reference's recipe file, read from `parsed` when this run parsed
     /// it): [`validate_in`]'s result.
     pub fn finish_in(self, loaded: &LoadedConfigs, parsed: &infx_yaml::DocIndex<'_>) -> Checked {

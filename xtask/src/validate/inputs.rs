@@ -105,16 +105,24 @@ impl Inputs {
         // configs are unsound.
         // One index of the parsed documents for SR4 and the impact's head side.
         let documents = DocIndex::new(&parsed.docs).with_failures(&parsed.failures);
+        let (rules, early_elapsed) = early_rules.unwrap_or_else(|| {
+            let t = Instant::now();
+            (infx_config::rules_before_recipes(&configs), t.elapsed())
+        });
+        let finish = |rules: infx_config::RulesBeforeRecipes| {
+            let t = Instant::now();
+            let findings = rules.finish_in(&configs, &documents).diagnostics;
+            (findings, early_elapsed + t.elapsed())
+        };
         let (config_findings, config_check_elapsed, changelog, impact, touched, review_side) =
             std::thread::scope(|scope| {
-                let check = scope.spawn(|| {
-                    let t = Instant::now();
-                    let (rules, early_elapsed) = early_rules.unwrap_or_else(|| {
-                        (infx_config::rules_before_recipes(&configs), Duration::ZERO)
-                    });
-                    let findings = rules.finish_in(&configs, &documents).diagnostics;
-                    (findings, early_elapsed + t.elapsed())
-                });
+                // A thread only when SR3/SR4 have recipe files to open: every thread costs its
+                // own allocator heap (docs/performance.md, "The allocator: mimalloc").
+                let check = if rules.opens_recipe_files() {
+                    Finish::Thread(scope.spawn(|| finish(rules)))
+                } else {
+                    Finish::Here(rules)
+                };
                 let changelog = steps::load_changelog(&root, &change, &configs);
                 let impact = contribution::change_impact(&root, &change, &configs, &documents);
                 let touched =
@@ -126,13 +134,16 @@ impl Inputs {
                     changelog.scope.append_only,
                     pr.number,
                 );
-                let (findings, elapsed) = check.join().unwrap_or_else(|_| {
-                    let d = Diagnostic::error(
-                        crate::codes::VALIDATE_INTERNAL,
-                        "the config check failed unexpectedly",
-                    );
-                    (vec![d], Duration::ZERO)
-                });
+                let (findings, elapsed) = match check {
+                    Finish::Thread(check) => check.join().unwrap_or_else(|_| {
+                        let d = Diagnostic::error(
+                            crate::codes::VALIDATE_INTERNAL,
+                            "the config check failed unexpectedly",
+                        );
+                        (vec![d], Duration::ZERO)
+                    }),
+                    Finish::Here(rules) => finish(rules),
+                };
                 (findings, elapsed, changelog, impact, touched, review_side)
             });
         let config_failed = config_findings
@@ -428,6 +439,12 @@ fn load_pr(opts: &Options, change: &ChangeInfo) -> PrInputs {
 
 /// The master configs and runners.yaml, taken out of the parsed documents; a tree missing any
 /// of them is loaded by the config crate itself (which reports what is missing).
+/// Where the config check's last part (SR3/SR4) runs.
+enum Finish<'scope, T> {
+    Thread(std::thread::ScopedJoinHandle<'scope, T>),
+    Here(infx_config::RulesBeforeRecipes),
+}
+
 /// The master configs and runners.yaml, parsed, and the configs loaded from them: each
 /// document moves into the configs; the rest of each file's parse (its findings, a failed
 /// file's text) stays for the YAML step, which counts the file as parsed.
