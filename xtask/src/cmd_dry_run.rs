@@ -144,10 +144,7 @@ fn run_one(args: &Args, target: &str) -> FileRun {
                 && let Some((file, _)) = target.rsplit_once(':')
                 && !file.is_empty()
             {
-                d = d.at(
-                    file,
-                    infx_report::Span::point(infx_report::Pos::new(0, 1, 1)),
-                );
+                d = d.at(file, infx_report::Span::line(1));
             }
             out.error = Some(d);
             return out;

@@ -228,11 +228,10 @@ pub fn parse_added(
             Ok(mut e) => {
                 // Re-anchor the span to head lines for reporting.
                 if let Some(l) = head_line(e.span.start.line()) {
-                    e.span.start =
-                        infx_report::Pos::new(e.span.start.offset(), l, e.span.start.col());
+                    e.span.start = e.span.start.with_line(l);
                 }
                 if let Some(l) = head_line(e.span.end.line()) {
-                    e.span.end = infx_report::Pos::new(e.span.end.offset(), l, e.span.end.col());
+                    e.span.end = e.span.end.with_line(l);
                 }
                 out.push(e)
             }

@@ -137,7 +137,7 @@ pub fn load_recipe_in(
     let shown = PathBuf::from(rel);
     let escape = |why: String| {
         code_err(codes::ROOT_ESCAPE, format!("recipe path {rel} {why}"))
-            .at(&shown, Span::point(infx_report::Pos::new(0, 1, 1)))
+            .at(&shown, Span::line(1))
             .with_help("recipe references must stay inside the repository")
     };
     if relp.is_absolute() {
@@ -181,7 +181,7 @@ pub fn load_recipe_in(
 
 fn missing(shown: &Path, rel: &str) -> Diagnostic {
     code_err(codes::MISSING_FILE, format!("Config not found: {rel}"))
-        .at(shown, Span::point(infx_report::Pos::new(0, 1, 1)))
+        .at(shown, Span::line(1))
         .with_help("check the path; recipe references are relative to the repository root")
 }
 

@@ -59,6 +59,11 @@ impl Pos {
     pub fn col(&self) -> usize {
         self.col as usize
     }
+    /// The same offset and column on another line (a span re-anchored to the lines of a
+    /// larger text).
+    pub fn with_line(self, line: usize) -> Pos {
+        Pos::new(self.offset(), line, self.col())
+    }
 }
 
 /// A half-open byte range `[start, end)` of a source text, with line/column of both ends.
@@ -330,6 +335,7 @@ mod tests {
         // Ordering is offset first, then line, then col.
         assert!(Pos::new(1, 9, 9) < Pos::new(2, 1, 1));
         assert!(Pos::new(1, 1, 9) < Pos::new(1, 2, 1));
+        assert_eq!(p.with_line(40), Pos::new(7, 40, 3));
     }
 
     #[test]
