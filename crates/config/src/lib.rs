@@ -368,13 +368,10 @@ pub fn rules_before_recipes(loaded: &LoadedConfigs) -> RulesBeforeRecipes {
     let check_entries = |range: std::ops::Range<usize>| {
         let mut diags = Vec::new();
         let mut entries = Vec::new();
-        for (index, e) in loaded
-            .entries
-            .iter()
-            .enumerate()
-            .take(range.end)
-            .skip(range.start)
-        {
+        for index in range {
+            let Some(e) = loaded.entries.get(index) else {
+                continue;
+            };
             let Some(doc) = loaded.masters.get(e.file) else {
                 continue;
             };
@@ -480,9 +477,10 @@ impl RulesBeforeRecipes {
         for e in self.entries {
             diags.extend(earlier.by_ref().take(e.findings_end - moved));
             moved = e.findings_end;
-            let (Some(entry), mut ok) = (loaded.entries.get(e.index), e.typed.is_some()) else {
+            let Some(entry) = loaded.entries.get(e.index) else {
                 continue;
             };
+            let mut ok = e.typed.is_some();
             let Some(doc) = loaded.masters.get(entry.file) else {
                 continue;
             };

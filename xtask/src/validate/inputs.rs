@@ -344,7 +344,8 @@ impl ConfigLoad {
     pub fn load(opts: &Options, keys: &[String]) -> ConfigLoad {
         let root = canonical_root(opts);
         let mut parsed = Parsed::default();
-        let ConfigParse { configs, files, .. } = parse_configs(&root);
+        let ConfigParse { configs, files, .. } =
+            parse_configs(&root, &existing_config_files(&root));
         for (f, parse) in files {
             parsed.add_parse(&f, parse);
         }
@@ -437,8 +438,6 @@ fn load_pr(opts: &Options, change: &ChangeInfo) -> PrInputs {
     }
 }
 
-/// The master configs and runners.yaml, taken out of the parsed documents; a tree missing any
-/// of them is loaded by the config crate itself (which reports what is missing).
 /// Where the config check's last part (SR3/SR4) runs.
 enum Finish<'scope, T> {
     Thread(std::thread::ScopedJoinHandle<'scope, T>),
@@ -447,7 +446,8 @@ enum Finish<'scope, T> {
 
 /// The master configs and runners.yaml, parsed, and the configs loaded from them: each
 /// document moves into the configs; the rest of each file's parse (its findings, a failed
-/// file's text) stays for the YAML step, which counts the file as parsed.
+/// file's text) stays for the YAML step, which counts the file as parsed. A tree missing any
+/// of them is loaded by the config crate itself, which reports what is missing.
 struct ConfigParse {
     configs: infx_config::LoadedConfigs,
     files: Vec<(PathBuf, FileParse)>,
@@ -464,10 +464,10 @@ enum FileParse {
     Parsed(Loaded),
 }
 
-fn parse_configs(root: &Path) -> ConfigParse {
+/// [`ConfigParse`] of `paths`, the tree's [`existing_config_files`].
+fn parse_configs(root: &Path, paths: &[PathBuf]) -> ConfigParse {
     let t = Instant::now();
-    let paths = existing_config_files(root);
-    let mut parses = parse_all(&paths);
+    let mut parses = parse_all(paths);
     let parse_elapsed = t.elapsed();
     let t = Instant::now();
     let mut taken = vec![false; paths.len()];
@@ -487,7 +487,8 @@ fn parse_configs(root: &Path) -> ConfigParse {
         infx_config::from_documents(masters, runners, root.to_path_buf())
     };
     let files = paths
-        .into_iter()
+        .iter()
+        .cloned()
         .zip(parses.into_iter().zip(taken))
         .map(|(path, (parse, taken))| {
             let parse = if taken {
@@ -597,10 +598,6 @@ fn review_inputs(
     (inputs, rest, findings)
 }
 
-/// Detects the change and parses the YAML in its scope: (change, its time, the files in scope,
-/// their parse, the parse time). The master configs and runners.yaml are in every scope and
-/// are the largest files of a tree, so they are parsed on other threads while git works out
-/// the change (a one-config change spends about as long in each; docs/performance.md).
 /// What [`detect_and_parse`] hands back.
 struct DetectedAndParsed {
     change: ChangeInfo,
@@ -627,9 +624,10 @@ fn detect_and_parse(
     parse_scope: ParseScope,
     detect: impl FnOnce() -> ChangeInfo,
 ) -> DetectedAndParsed {
+    let always = existing_config_files(root);
     std::thread::scope(|scope| {
         let early = scope.spawn(|| {
-            let config_parse = parse_configs(root);
+            let config_parse = parse_configs(root, &always);
             let rules = (parse_scope == ParseScope::Run).then(|| {
                 let t = Instant::now();
                 let rules = infx_config::rules_before_recipes(&config_parse.configs);
@@ -655,7 +653,6 @@ fn detect_and_parse(
         } else {
             scoped_yaml_files(root, &change, &mut walk_findings)
         };
-        let always = existing_config_files(root);
         let early_set: HashSet<&Path> = always.iter().map(PathBuf::as_path).collect();
         let rest: Vec<PathBuf> = files
             .iter()
