@@ -129,8 +129,7 @@ pub fn corpus_launch_cases(corpus: &Path) -> Vec<Case> {
 /// The srt-slurm recipe files of the August InferenceX tree in path order, each with its case
 /// id (its path under the corpus).
 fn inferencex_recipe_files(corpus: &Path) -> Vec<(String, PathBuf)> {
-    let mut files = Vec::new();
-    collect_yaml(&corpus.join(INFERENCEX_RECIPES), &mut files);
+    let mut files = infx_yaml::yaml_files(&corpus.join(INFERENCEX_RECIPES)).unwrap_or_default();
     files.sort();
     files
         .into_iter()
@@ -143,20 +142,6 @@ fn inferencex_recipe_files(corpus: &Path) -> Vec<(String, PathBuf)> {
             (id, file)
         })
         .collect()
-}
-
-fn collect_yaml(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            collect_yaml(&path, out);
-        } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-            out.push(path);
-        }
-    }
 }
 
 /// An accepted srtctl-golden dry-run case without an srtslurm.yaml, with its recipe's text.
