@@ -33,7 +33,6 @@ pub fn planned_entry_findings(
     // (file path, first line, last line) of every entry, planned or not.
     let extents: Vec<(&std::path::Path, usize, usize, bool)> = loaded
         .views()
-        .into_iter()
         .map(|e| {
             let first = e.key_node.span.start.line();
             (

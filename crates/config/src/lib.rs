@@ -81,8 +81,8 @@ impl LoadedConfigs {
         self.masters.get(e.file)?.root.get(&e.key)
     }
     /// Every entry as written, file order then key order.
-    pub fn views(&self) -> Vec<EntryView<'_>> {
-        entries_of(&self.masters)
+    pub fn views(&self) -> impl Iterator<Item = EntryView<'_>> {
+        self.masters.iter().flat_map(entries_in)
     }
     pub fn master_path(&self, e: &Entry) -> &Path {
         self.masters

@@ -76,7 +76,6 @@ pub fn change_impact(
         };
         let entries: Vec<(&str, &str)> = loaded
             .views()
-            .into_iter()
             .filter_map(|e| Some((e.key, e.runner()?)))
             .collect();
         runners_impact(runners_rel, base.as_deref(), doc, &entries, &mut impact);
