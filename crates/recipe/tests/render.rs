@@ -43,6 +43,55 @@ fn disaggregated_schema1_launches() {
     assert_eq!(lines, want);
 }
 
+/// srtctl names the job after the first *truthy* served-model-name of the prefill, aggregated
+/// and decode args: a falsy prefill one (`false`, `''`, `0`) passes to decode's, and with none
+/// the model's name is used, for every worker (seed 603457107220992814 case 86: a zip setting
+/// prefill's name to `false`).
+#[test]
+fn a_falsy_served_name_passes_to_the_next_role() {
+    let served = |text: &str| -> Vec<String> {
+        let v = RecipeFile::parse(Path::new("t.yaml"), text.into())
+            .unwrap()
+            .expand(None)
+            .unwrap()
+            .remove(0);
+        render(&v)
+            .processes
+            .iter()
+            .filter(|p| p.kind == "worker")
+            .map(|p| {
+                let at = p
+                    .argv
+                    .iter()
+                    .position(|a| a == "--served-model-name")
+                    .unwrap();
+                p.argv[at + 1].clone()
+            })
+            .collect()
+    };
+    for falsy in ["false", "''", "0"] {
+        let text = DISAGG
+            .replace(
+                "served-model-name: r1",
+                &format!("served-model-name: {falsy}"),
+            )
+            .replace(
+                "enable-dp-attention: true}",
+                "enable-dp-attention: true, served-model-name: dec}",
+            );
+        assert_eq!(served(&text), ["dec"; 4], "prefill name {falsy}");
+        let text = DISAGG.replace(
+            "served-model-name: r1",
+            &format!("served-model-name: {falsy}"),
+        );
+        assert_eq!(
+            served(&text),
+            ["r1"; 4],
+            "prefill name {falsy}, no decode name"
+        );
+    }
+}
+
 #[test]
 fn single_node_router_serves_on_the_head() {
     let text = "name: a\nmodel: {path: /m, container: c, precision: bf16}\nresources: {gpu_type: h100, gpus_per_node: 8, agg_nodes: 1, agg_workers: 2}\nfrontend: {type: sglang, args: {policy: cache_aware}}\nbackend: {sglang_config: {aggregated: {tp-size: 4}}}\n";

@@ -525,19 +525,23 @@ pub(crate) fn flag(n: &Node) -> bool {
         .unwrap_or_else(|| is_truthy(n))
 }
 
-/// srtctl's SGLang and vLLM (Dynamo) backends take the first truthy `served-model-name` of
-/// the prefill, aggregated and decode args as it is; anything but a string there (a number,
-/// boolean, date, list or mapping) fails when the command is built at run time
-/// (docs/recipe.md, "Rendering").
-fn refuse_if_served_name_is_not_text(engine: &str, roles: &[Role], notes: &mut Vec<String>) {
-    let first = ["prefill", "agg", "decode"].iter().find_map(|want| {
+/// The served-name setting srtctl's SGLang and vLLM (Dynamo) backends use: the first truthy
+/// `served-model-name` (else `served_model_name`) of the prefill, aggregated and decode args,
+/// as it is; a falsy one (`false`, `""`, `0`) is passed over (docs/recipe.md, "Rendering").
+fn served_name_setting<'t>(roles: &[Role<'t>]) -> Option<&'t Node> {
+    ["prefill", "agg", "decode"].iter().find_map(|want| {
         let a = roles.iter().find(|r| r.name == *want)?.args?;
         ["served-model-name", "served_model_name"]
             .iter()
             .filter_map(|k| a.get(k))
             .find(|v| is_truthy(v))
-    });
-    if let Some(name) = first
+    })
+}
+
+/// Anything but a string as the served-name setting (a number, boolean, date, list or
+/// mapping) fails when srtctl builds the command at run time (docs/recipe.md, "Rendering").
+fn refuse_if_served_name_is_not_text(engine: &str, roles: &[Role], notes: &mut Vec<String>) {
+    if let Some(name) = served_name_setting(roles)
         && !matches!(name.value, Value::Str(_))
     {
         notes.push(format!(
@@ -594,19 +598,15 @@ fn kv_events_json(kv: &Node, port: u32) -> String {
     format!("{{{}}}", body.join(", "))
 }
 
+/// The served name of the job: [`served_name_setting`], else the model's.
 fn served_name(roles: &[Role], model_path: &str) -> String {
-    for want in ["prefill", "agg", "decode"] {
-        if let Some(r) = roles.iter().find(|r| r.name == want)
-            && let Some(a) = r.args
-            && let Some(v) = a.get("served-model-name").or(a.get("served_model_name"))
-        {
-            return match &v.value {
-                Value::Seq(items) => items.first().map(py_str).unwrap_or_default(),
-                _ => py_str(v),
-            };
-        }
+    match served_name_setting(roles) {
+        Some(v) => match &v.value {
+            Value::Seq(items) => items.first().map(py_str).unwrap_or_default(),
+            _ => py_str(v),
+        },
+        None => default_served(model_path),
     }
-    default_served(model_path)
 }
 
 /// srtctl's fallback served name: the last path component of the model (a Hugging Face id
