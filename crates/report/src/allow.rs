@@ -35,6 +35,11 @@ pub struct Acknowledged {
 /// The allow comments of one YAML text, and the findings about malformed ones (no reason, no
 /// code, an unknown `infx:` directive). A malformed comment acknowledges nothing.
 pub fn allows_in(path: &Path, text: &str) -> (Vec<Allow>, Vec<Diagnostic>) {
+    // Every allow comment, well-formed or not, holds the directive: a text without it (nearly
+    // every file) needs no line index or line walk, which were ~1 % of a one-config validate.
+    if !text.contains(DIRECTIVE) {
+        return (Vec::new(), Vec::new());
+    }
     let index = LineIndex::new(text);
     let mut allows = Vec::new();
     let mut problems = Vec::new();
