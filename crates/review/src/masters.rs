@@ -34,8 +34,9 @@ pub fn recipe_refs(e: &Entry<'_>) -> Vec<String> {
 
 /// Every entry of the master configs whose value is a mapping, in file order.
 pub fn entries(masters: &[Document]) -> Vec<Entry<'_>> {
-    infx_config::entries_of(masters)
-        .into_iter()
+    masters
+        .iter()
+        .flat_map(infx_config::entries_in)
         .filter(|e| e.node.as_map().is_some())
         .collect()
 }
