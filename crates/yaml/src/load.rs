@@ -190,7 +190,7 @@ fn build(
     opts: &LoadOptions,
 ) -> (Result<Node, Diagnostic>, Vec<Diagnostic>) {
     let mut b = Builder::new(path, text, opts);
-    let parsed = b.run();
+    let parsed = b.run().map_err(|e| *e);
     let mut duplicates = b.duplicates.take().unwrap_or_default();
     // Recorded as mappings close, inner ones first: into source order.
     duplicates.sort_by_key(source_order);
@@ -271,6 +271,9 @@ struct Anchored {
     levels: usize,
 }
 
+/// Its steps return their error boxed: a `Result` as large as a [`Diagnostic`] was copied on
+/// every scalar and collection, and boxing made the loader ~10 % faster (docs/performance.md,
+/// "Boxed loader errors").
 struct Builder<'a> {
     path: &'a Path,
     text: &'a str,
@@ -335,7 +338,7 @@ impl<'a> Builder<'a> {
         Diagnostic::error(code, msg).at(self.path, Span::point(pos))
     }
 
-    fn run(&mut self) -> Result<Node, Diagnostic> {
+    fn run(&mut self) -> Result<Node, Box<Diagnostic>> {
         let mut parser = Parser::new_from_str(self.text);
         let mut root: Option<Node> = None;
         let mut documents = 0usize;
@@ -345,13 +348,13 @@ impl<'a> Builder<'a> {
                 Err(e) => {
                     let pos = self.pos(e.marker());
                     if e.info() == PARSER_FLOW_LIMIT {
-                        return Err(self.too_deep(pos));
+                        return Err(Box::new(self.too_deep(pos)));
                     }
-                    return Err(self.err(
+                    return Err(Box::new(self.err(
                         codes::SYNTAX,
                         pos,
                         format!("YAML syntax error: {}", e.info()),
-                    ));
+                    )));
                 }
             };
             let start = self.pos(&span.start);
@@ -362,32 +365,33 @@ impl<'a> Builder<'a> {
                 Event::DocumentStart(_) => {
                     documents += 1;
                     if documents > 1 {
-                        return Err(self
-                            .err(
+                        return Err(Box::new(
+                            self.err(
                                 codes::MULTI_DOCUMENT,
                                 start,
                                 "expected a single document in the stream, found another one",
                             )
-                            .with_help("remove the extra `---` document or split the file"));
+                            .with_help("remove the extra `---` document or split the file"),
+                        ));
                     }
                 }
                 Event::Alias(id) => {
                     let Some(target) = self.anchors.get(&id) else {
-                        return Err(self.err(
+                        return Err(Box::new(self.err(
                             codes::SYNTAX,
                             start,
                             "alias refers to an unknown anchor",
-                        ));
+                        )));
                     };
                     let n = target.count;
                     let levels = target.levels;
                     self.alias_nodes = self.alias_nodes.saturating_add(n);
                     if self.alias_nodes > self.opts.alias_budget {
-                        return Err(self.over_alias_budget(start));
+                        return Err(Box::new(self.over_alias_budget(start)));
                     }
                     let node = target.node.clone();
                     if self.stack.len() + levels > self.opts.max_depth {
-                        return Err(self.too_deep(start));
+                        return Err(Box::new(self.too_deep(start)));
                     }
                     self.push_node(node, levels, &mut root)?;
                 }
@@ -406,7 +410,11 @@ impl<'a> Builder<'a> {
                 }
                 Event::SequenceEnd => {
                     let Some(frame) = self.stack.pop_if(|f| f.kind == FrameKind::Seq) else {
-                        return Err(self.err(codes::SYNTAX, start, "unbalanced sequence end"));
+                        return Err(Box::new(self.err(
+                            codes::SYNTAX,
+                            start,
+                            "unbalanced sequence end",
+                        )));
                     };
                     let items = self.children.split_off(frame.first);
                     let mut node = Node::new(
@@ -421,7 +429,11 @@ impl<'a> Builder<'a> {
                 }
                 Event::MappingEnd => {
                     let Some(frame) = self.stack.pop_if(|f| f.kind == FrameKind::Map) else {
-                        return Err(self.err(codes::SYNTAX, start, "unbalanced mapping end"));
+                        return Err(Box::new(self.err(
+                            codes::SYNTAX,
+                            start,
+                            "unbalanced mapping end",
+                        )));
                     };
                     let mut pairs = Vec::with_capacity((self.children.len() - frame.first) / 2);
                     let mut nodes = self.children.drain(frame.first..);
@@ -450,11 +462,11 @@ impl<'a> Builder<'a> {
     /// Keeps a copy of an anchored node for its aliases. The copies count against the alias
     /// budget as expansions do: 250 anchors nested around one big list would otherwise copy
     /// it 250 times (a 200 KB file took 3 GB; docs/security.md).
-    fn anchor(&mut self, id: usize, node: &Node, levels: usize) -> Result<(), Diagnostic> {
+    fn anchor(&mut self, id: usize, node: &Node, levels: usize) -> Result<(), Box<Diagnostic>> {
         let count = node.count();
         self.alias_nodes = self.alias_nodes.saturating_add(count);
         if self.alias_nodes > self.opts.alias_budget {
-            return Err(self.over_alias_budget(node.span.start));
+            return Err(Box::new(self.over_alias_budget(node.span.start)));
         }
         let anchored = Anchored {
             node: node.clone(),
@@ -506,7 +518,7 @@ impl<'a> Builder<'a> {
         start: Pos,
         anchor: usize,
         tag: Option<&Tag>,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<(), Box<Diagnostic>> {
         let core_suffix = match kind {
             FrameKind::Seq => "seq",
             FrameKind::Map => "map",
@@ -514,10 +526,10 @@ impl<'a> Builder<'a> {
         if let Some(t) = tag
             && !(t.is_yaml_core_schema() && t.suffix == core_suffix)
         {
-            return Err(self.unknown_tag(start, Some(t)));
+            return Err(Box::new(self.unknown_tag(start, Some(t))));
         }
         if self.stack.len() >= self.opts.max_depth {
-            return Err(self.too_deep(start));
+            return Err(Box::new(self.too_deep(start)));
         }
         self.open(kind, start, anchor);
         Ok(())
@@ -539,7 +551,7 @@ impl<'a> Builder<'a> {
         frame: Frame,
         node: Node,
         root: &mut Option<Node>,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<(), Box<Diagnostic>> {
         if frame.anchor != 0 {
             self.anchor(frame.anchor, &node, frame.below + 1)?;
         }
@@ -552,7 +564,7 @@ impl<'a> Builder<'a> {
         node: Node,
         levels: usize,
         root: &mut Option<Node>,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<(), Box<Diagnostic>> {
         let Some(frame) = self.stack.last_mut() else {
             *root = Some(node);
             return Ok(());
@@ -565,11 +577,11 @@ impl<'a> Builder<'a> {
             && node.style == ScalarStyle::Collection
         {
             let pos = node.span.start;
-            return Err(self.err(
+            return Err(Box::new(self.err(
                 codes::UNHASHABLE_KEY,
                 pos,
                 "a mapping key must be a scalar (found a list or mapping)",
-            ));
+            )));
         }
         self.children.push(node);
         Ok(())
@@ -598,7 +610,7 @@ impl<'a> Builder<'a> {
         style: PStyle,
         tag: Option<&Tag>,
         span: Span,
-    ) -> Result<Node, Diagnostic> {
+    ) -> Result<Node, Box<Diagnostic>> {
         let node_style = match style {
             PStyle::Plain => ScalarStyle::Plain,
             PStyle::SingleQuoted => ScalarStyle::SingleQuoted,
@@ -614,11 +626,11 @@ impl<'a> Builder<'a> {
                 Resolved::Bool(b) => Value::Bool(b),
                 Resolved::Int(Ok(i)) => Value::Int(i),
                 Resolved::Int(Err(())) => {
-                    return Err(self.err(
+                    return Err(Box::new(self.err(
                         codes::INT_RANGE,
                         span.start,
                         format!("integer {text} does not fit in 64 bits"),
-                    ));
+                    )));
                 }
                 Resolved::Float(f) => Value::Float(Float {
                     value: f,
@@ -628,13 +640,14 @@ impl<'a> Builder<'a> {
                 // The merge key itself is handled when the mapping is built.
                 Resolved::Merge => Value::Str("<<".into()),
                 Resolved::ValueTag => {
-                    return Err(self
-                        .err(
+                    return Err(Box::new(
+                        self.err(
                             codes::TAG,
                             span.start,
                             "a plain `=` is YAML's value tag, which safe loading cannot construct",
                         )
-                        .with_help("quote it: '='"));
+                        .with_help("quote it: '='"),
+                    ));
                 }
                 Resolved::Str => Value::Str(value.into_owned()),
             },
@@ -682,20 +695,20 @@ impl<'a> Builder<'a> {
         span
     }
 
-    fn tagged_scalar(&self, text: &str, tag: &Tag, span: Span) -> Result<Value, Diagnostic> {
+    fn tagged_scalar(&self, text: &str, tag: &Tag, span: Span) -> Result<Value, Box<Diagnostic>> {
         let bad = |what: &str| {
-            self.err(
+            Box::new(self.err(
                 codes::TAG,
                 span.start,
                 format!("'{text}' is not a valid {what} for tag {tag}"),
-            )
+            ))
         };
         if tag.handle == "!" && tag.suffix.is_empty() {
             // The non-specific `!` tag: a string.
             return Ok(Value::Str(text.to_string()));
         }
         if !tag.is_yaml_core_schema() {
-            return Err(self.unknown_tag(span.start, Some(tag)));
+            return Err(Box::new(self.unknown_tag(span.start, Some(tag))));
         }
         Ok(match tag.suffix.as_str() {
             "str" => Value::Str(text.to_string()),
@@ -729,14 +742,14 @@ impl<'a> Builder<'a> {
                 }
                 Value::Timestamp(text.to_string())
             }
-            _ => return Err(self.unknown_tag(span.start, Some(tag))),
+            _ => return Err(Box::new(self.unknown_tag(span.start, Some(tag)))),
         })
     }
 
     /// PyYAML's `flatten_mapping` + `construct_mapping`: `<<` values (a mapping, or a list of
     /// mappings where earlier ones win) are placed before the mapping's own pairs, then pairs
     /// are inserted in order with later ones winning and the first position kept.
-    fn build_mapping(&mut self, pairs: Vec<(Node, Node)>) -> Result<Mapping, Diagnostic> {
+    fn build_mapping(&mut self, pairs: Vec<(Node, Node)>) -> Result<Mapping, Box<Diagnostic>> {
         if !pairs.iter().any(|(k, _)| is_merge_key(k)) {
             return Ok(self.plain_mapping(pairs));
         }
@@ -755,14 +768,14 @@ impl<'a> Builder<'a> {
                         match item.value {
                             Value::Map(m) => sub.push(m),
                             _ => {
-                                return Err(self.err(
+                                return Err(Box::new(self.err(
                                     codes::MERGE,
                                     item.span.start,
                                     format!(
                                         "expected a mapping for merging, but found {}",
                                         item.value.type_name()
                                     ),
-                                ));
+                                )));
                             }
                         }
                     }
@@ -771,14 +784,14 @@ impl<'a> Builder<'a> {
                     }
                 }
                 _ => {
-                    return Err(self.err(
+                    return Err(Box::new(self.err(
                         codes::MERGE,
                         v.span.start,
                         format!(
                             "expected a mapping or list of mappings for merging, but found {}",
                             v.value.type_name()
                         ),
-                    ));
+                    )));
                 }
             }
         }
