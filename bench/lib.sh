@@ -28,9 +28,11 @@ release_dir() {
 }
 
 # `one_config_change_repo AUG REPO` (bench/validate.sh and bench/validate-ab.sh time validate on
-# it): a new git repository REPO holding the tree AUG under inferencex-e2e/, committed on main,
-# then on branch `change` the typical one-config change in the working tree: one master-config
-# entry edited, one changelog entry appended.
+# it): a new git repository REPO holding the tree AUG under inferencex-e2e/, committed on main
+# and packed, as a clone's history is, then on branch `change` the typical one-config change in
+# the working tree: one master-config entry edited, one changelog entry appended. LOOSE=1 leaves
+# every object loose (each tree of the base a file to open and inflate), the layout these
+# benches measured until session 35 (docs/performance.md, "Packed like a clone").
 one_config_change_repo() {
   local aug="$1" repo="$2"
   mkdir -p "$repo"
@@ -38,6 +40,7 @@ one_config_change_repo() {
   git -C "$repo" init -q -b main
   git -C "$repo" -c user.email=b@example.com -c user.name=bench add -A
   git -C "$repo" -c user.email=b@example.com -c user.name=bench commit -q -m base
+  if [ -z "${LOOSE:-}" ]; then git -C "$repo" repack -adq; fi
   git -C "$repo" checkout -q -b change
   python3 - "$repo/inferencex-e2e" <<'PY'
 import re, sys

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Before/after: two `xtask` binaries on bench/validate.sh's one-config change (the August tree
-# committed in a temporary git repository, one master-config entry edited and one changelog
-# entry appended in the working tree), runs interleaved in one go, medians reported. Used to
+# committed in a temporary git repository and packed, LOOSE=1 for every object loose; one
+# master-config entry edited and one changelog entry appended in the working tree), runs
+# interleaved in one go, medians reported. Used to
 # show what a change to validate costs (e.g. the contribution checks: impact, coverage, labels,
 # binding records).
 #
