@@ -69,6 +69,17 @@ pub fn failure_diagnostics(v: &Variant, f: &Failure) -> Vec<Diagnostic> {
     }
 }
 
+/// A plain recipe's `lock:` section that srtctl cannot read (see
+/// [`crate::recipe::lock_section_fault`]): srtctl stops before validating anything.
+fn lock_diagnostic(v: &Variant, lock: &infx_yaml::Node, why: &str) -> Diagnostic {
+    let d = Diagnostic::error(
+        codes::TYPE,
+        format!("lock: srtctl reads this section as a mapping, and its load fails ({why})"),
+    )
+    .with_help("make `lock:` the mapping `srtctl` wrote (version, integrity, …), or delete it");
+    v.locate("lock", lock.span, d)
+}
+
 /// The dry-run of one variant.
 #[derive(Debug, Clone)]
 pub struct VariantReport {
@@ -94,7 +105,11 @@ pub fn dry_run(
     Ok(variants
         .into_iter()
         .map(|mut v| {
+            let mut diagnostics = Vec::new();
             if plain {
+                if let Some((lock, why)) = crate::recipe::lock_section_fault(&v.tree) {
+                    diagnostics.push(lock_diagnostic(&v, lock, &why));
+                }
                 if let Some(m) = v.tree.as_map_mut() {
                     m.shift_remove("lock");
                 }
@@ -102,7 +117,7 @@ pub fn dry_run(
                     schema1::expand_observability(&mut v.tree);
                 }
             }
-            let diagnostics = validate(&v);
+            diagnostics.extend(validate(&v));
             let rendered = render(&v);
             VariantReport {
                 variant: v,

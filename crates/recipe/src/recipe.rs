@@ -663,6 +663,27 @@ pub(crate) fn frontend_type(tree: &Node) -> String {
         .unwrap_or_else(|| "dynamo".into())
 }
 
+/// Why srtctl's load of a plain recipe fails on its `lock:` section, if it does: it pops the
+/// section and, when the value is truthy, reads it as a mapping (`lock_data.get("integrity")`),
+/// so any other truthy value stops the load with Python's `AttributeError` text, returned here
+/// with the value's node (docs/recipe.md, "srtctl's file-level steps").
+pub fn lock_section_fault(tree: &Node) -> Option<(&Node, String)> {
+    let lock = tree.get("lock")?;
+    if !is_truthy(lock) || lock.as_map().is_some() {
+        return None;
+    }
+    let python_type = match &lock.value {
+        // PyYAML makes a date-only timestamp a `datetime.date`, any other a `datetime.datetime`.
+        Value::Timestamp(t) if t.len() == "2001-12-14".len() => "datetime.date",
+        Value::Timestamp(_) => "datetime.datetime",
+        v => v.type_name(),
+    };
+    Some((
+        lock,
+        format!("'{python_type}' object has no attribute 'get'"),
+    ))
+}
+
 /// Python truthiness of a YAML value.
 pub fn is_truthy(n: &Node) -> bool {
     match &n.value {

@@ -1,6 +1,7 @@
 //! The schema-1 `srtctl dry-run` pipeline (c88ef731): dispatch on the document shape, expand,
 //! apply cluster defaults, load each variant; the first failure stops the run.
 
+use crate::codes;
 use crate::pystr::py_str;
 use crate::recipe::{RecipeFile, RecipeKind, Variant};
 use crate::reference::Selector;
@@ -55,6 +56,10 @@ pub fn dry_run(file: &RecipeFile, selector: Option<&Selector>, cluster: Option<&
         if kind == RecipeKind::Plain {
             // Plain path only: lock stripping and observability expansion; srtctl's override
             // path skips both (docs/recipe.md, "srtctl's file-level steps").
+            if let Some((_, why)) = crate::recipe::lock_section_fault(&v.tree) {
+                run.error = Some(RunError::Diag(Diagnostic::error(codes::TYPE, why)));
+                return run;
+            }
             if let Some(m) = v.tree.as_map_mut() {
                 m.shift_remove("lock");
             }

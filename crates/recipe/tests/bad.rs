@@ -391,3 +391,56 @@ fn dynamo_sources_count_when_not_none() {
         other => panic!("{other:?}"),
     }
 }
+
+/// srtctl pops a plain recipe's `lock:` and reads a truthy value as a mapping: anything else
+/// stops its load with Python's AttributeError. Both the dry-run (a located finding) and the
+/// srtctl model (the run's error, srtctl's text) say so; a falsy value or a mapping passes.
+#[test]
+fn a_lock_section_that_is_not_a_mapping() {
+    let head = "name: s\nmodel: {path: /m, container: /c.sqsh, precision: fp8}\nresources: {gpu_type: h100, agg_nodes: 1, agg_workers: 1}\n";
+    let failing = [
+        ("[3, x]", "list"),
+        ("text", "str"),
+        ("7", "int"),
+        ("0.5", "float"),
+        ("true", "bool"),
+        ("2001-12-14", "datetime.date"),
+        ("2001-12-14 21:59:43.10", "datetime.datetime"),
+    ];
+    for (value, python_type) in failing {
+        let text = format!("{head}lock: {value}\n");
+        let f = RecipeFile::parse(Path::new("l.yaml"), text).unwrap();
+        let why = format!("'{python_type}' object has no attribute 'get'");
+        let reports = infx_recipe::dry_run(&f, None).unwrap();
+        let d = &reports[0].diagnostics[0];
+        assert_eq!(d.code, codes::TYPE, "{value}");
+        assert!(d.message.contains(&why), "{value}: {}", d.message);
+        assert_eq!(loc(d), ("l.yaml".into(), 4, 7), "{value}");
+        match infx_recipe::srtctl::dry_run(&f, None, None).error {
+            Some(infx_recipe::srtctl::RunError::Diag(d)) => assert_eq!(d.message, why),
+            other => panic!("{value}: {other:?}"),
+        }
+    }
+    for value in [
+        "[]",
+        "''",
+        "0",
+        "false",
+        "null",
+        "{}",
+        "{version: 1, integrity: x}",
+    ] {
+        let text = format!("{head}lock: {value}\n");
+        let f = RecipeFile::parse(Path::new("l.yaml"), text).unwrap();
+        let reports = infx_recipe::dry_run(&f, None).unwrap();
+        assert!(
+            reports[0].diagnostics.is_empty(),
+            "{value}: {:?}",
+            reports[0].diagnostics
+        );
+        assert!(
+            infx_recipe::srtctl::dry_run(&f, None, None).error.is_none(),
+            "{value}"
+        );
+    }
+}
