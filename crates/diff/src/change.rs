@@ -358,14 +358,22 @@ fn build_diff<'r>(
     opts: &ChangeOptions,
     whole_files: bool,
 ) -> Result<git2::Diff<'r>, Diagnostic> {
-    let mut o = DiffOptions::new();
-    o.include_typechange(true).ignore_submodules(false);
-    if whole_files {
-        o.force_text(true)
-            .context_lines(WHOLE_FILE_CONTEXT)
-            .interhunk_lines(0);
-    }
     let untracked = opts.untracked && opts.target == Target::WorkTree;
+    // The working-tree diff is two diffs with the same options and different path limits.
+    let options = || {
+        let mut o = DiffOptions::new();
+        o.include_typechange(true)
+            .ignore_submodules(false)
+            .include_untracked(untracked)
+            .recurse_untracked_dirs(untracked)
+            .show_untracked_content(untracked);
+        if whole_files {
+            o.force_text(true)
+                .context_lines(WHOLE_FILE_CONTEXT)
+                .interhunk_lines(0);
+        }
+        o
+    };
     DIFFS_COMPUTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut diff = match &opts.target {
         Target::WorkTree => {
@@ -378,16 +386,13 @@ fn build_diff<'r>(
                     "pass a revision to compare instead, or run in a clone with a working tree",
                 ));
             }
-            o.include_untracked(untracked)
-                .recurse_untracked_dirs(untracked)
-                .show_untracked_content(untracked);
             let only = worktree_pathspec(repo, untracked);
-            diff_to_worktree(repo, resolved.tree.as_ref(), &mut o, only)
+            diff_to_worktree(repo, resolved.tree.as_ref(), &options, only)
         }
         Target::Rev(_) => repo.diff_tree_to_tree(
             resolved.tree.as_ref(),
             resolved.target.as_ref(),
-            Some(&mut o),
+            Some(&mut options()),
         ),
     }
     .map_err(|e| git_err(&e))?;
@@ -398,26 +403,131 @@ fn build_diff<'r>(
 }
 
 /// Base tree → working tree with the index, as libgit2's `diff_tree_to_workdir_with_index`
-/// (which is the tree → index and index → working-tree diffs merged), the second diff limited
-/// to `only` when given (see [`worktree_pathspec`]).
+/// (which is the tree → index and index → working-tree diffs merged), the first diff limited to
+/// the paths where the index differs from the base (see [`staged_paths`]) and the second to
+/// `only` (see [`worktree_pathspec`]), when they are known.
 fn diff_to_worktree<'r>(
     repo: &'r Repository,
     tree: Option<&git2::Tree<'r>>,
-    o: &mut DiffOptions,
+    options: &dyn Fn() -> DiffOptions,
     only: Option<Vec<Vec<u8>>>,
 ) -> Result<git2::Diff<'r>, git2::Error> {
     let Some(paths) = only else {
-        return repo.diff_tree_to_workdir_with_index(tree, Some(o));
+        return repo.diff_tree_to_workdir_with_index(tree, Some(&mut options()));
     };
-    let index = repo.index()?;
-    let mut staged = repo.diff_tree_to_index(tree, Some(&index), Some(o))?;
+    let mut index = repo.index()?;
+    let mut staged_options = options();
+    if let Some(staged) = tree.and_then(|t| staged_paths(repo, t, &mut index)) {
+        limit_to(&mut staged_options, staged);
+    }
+    let mut staged = repo.diff_tree_to_index(tree, Some(&index), Some(&mut staged_options))?;
+    let mut worktree_options = options();
+    limit_to(&mut worktree_options, paths);
+    let worktree = repo.diff_index_to_workdir(Some(&index), Some(&mut worktree_options))?;
+    staged.merge(&worktree)?;
+    Ok(staged)
+}
+
+/// Limits a diff to `paths`, taken literally: a name stands for itself and, as a directory,
+/// for everything below it. No paths limits it to nothing (`.git` is never in a tree, the index
+/// or the walk; an empty list would mean everything).
+fn limit_to(o: &mut DiffOptions, paths: Vec<Vec<u8>>) {
     o.disable_pathspec_match(true);
+    if paths.is_empty() {
+        o.pathspec(".git");
+    }
     for p in paths {
         o.pathspec(p);
     }
-    let worktree = repo.diff_index_to_workdir(Some(&index), Some(o))?;
-    staged.merge(&worktree)?;
-    Ok(staged)
+}
+
+/// The paths where the index differs from the base tree, so that the base → index diff reads
+/// only the trees on the way to them instead of all of the base's trees (docs/diff.md, "Change
+/// detection"). Found as git finds them: the index's tree comes from its cache of directory
+/// trees, and the two trees are compared level by level, skipping every subtree whose id is
+/// the same on both sides. A directory the cache does not vouch for is built in memory, never
+/// written to the repository. `None` (compare everything) for an index with conflicts or with
+/// entries a tree does not hold as they are (intent-to-add, skip-worktree), or when any step
+/// fails.
+fn staged_paths(
+    repo: &Repository,
+    base: &git2::Tree<'_>,
+    index: &mut git2::Index,
+) -> Option<Vec<Vec<u8>>> {
+    const EXTENDED_FLAGS: u16 = (1 << 13) | (1 << 14);
+    if index.has_conflicts() || index.iter().any(|e| e.flags_extended & EXTENDED_FLAGS != 0) {
+        return None;
+    }
+    // Reads go to the repository's objects (an alternate, which is never written to); the
+    // trees built, if any, stay in memory. A linked work tree keeps its objects in the common
+    // directory.
+    let odb = git2::Odb::new().ok()?;
+    odb.add_new_mempack_backend(1000).ok()?;
+    odb.add_disk_alternate(repo.commondir().join("objects").to_str()?)
+        .ok()?;
+    let in_memory = Repository::from_odb(odb).ok()?;
+    let staged = index.write_tree_to(&in_memory).ok()?;
+    if staged == base.id() {
+        return Some(Vec::new());
+    }
+    let paths = in_memory
+        .find_tree(base.id())
+        .ok()
+        .zip(in_memory.find_tree(staged).ok())
+        .and_then(|(old, new)| differing_paths(&in_memory, old, new));
+    // Building trees also refreshed the index's cache with them, trees only this call's
+    // memory holds: read the index again so that nothing later trusts them.
+    if repo.find_tree(staged).is_err() {
+        index.read(true).ok()?;
+    }
+    paths
+}
+
+/// The paths of the entries that differ between two trees (id or mode), descending only into
+/// subtrees that differ on both sides; an entry that is a tree on one side only is named once
+/// (the name covers what is below it). `None` when a tree cannot be read.
+fn differing_paths(
+    repo: &Repository,
+    old: git2::Tree<'_>,
+    new: git2::Tree<'_>,
+) -> Option<Vec<Vec<u8>>> {
+    let mut out = Vec::new();
+    // An explicit stack: a hostile repository's nesting must not exhaust the call stack.
+    let mut pending = vec![(Vec::new(), old, new)];
+    while let Some((prefix, old, new)) = pending.pop() {
+        let path = |name: &[u8]| {
+            let mut p = prefix.clone();
+            if !p.is_empty() {
+                p.push(b'/');
+            }
+            p.extend_from_slice(name);
+            p
+        };
+        for entry in new.iter() {
+            let name = entry.name_bytes();
+            let Some(before) = old.get_name_bytes(name) else {
+                out.push(path(name));
+                continue;
+            };
+            if before.id() == entry.id() && before.filemode() == entry.filemode() {
+                continue;
+            }
+            let is_tree = |e: &git2::TreeEntry<'_>| e.kind() == Some(git2::ObjectType::Tree);
+            if is_tree(&before) && is_tree(&entry) {
+                let old_sub = repo.find_tree(before.id()).ok()?;
+                let new_sub = repo.find_tree(entry.id()).ok()?;
+                pending.push((path(name), old_sub, new_sub));
+            } else {
+                out.push(path(name));
+            }
+        }
+        for entry in old.iter() {
+            if new.get_name_bytes(entry.name_bytes()).is_none() {
+                out.push(path(entry.name_bytes()));
+            }
+        }
+    }
+    Some(out)
 }
 
 /// What the index → working-tree diff has to look at, so that libgit2 neither walks nor stats
@@ -1107,8 +1217,13 @@ mod tests {
 
     /// The working-tree diff limited by `worktree_pathspec` against libgit2's full walk.
     fn assert_same_as_full_walk(dir: &Path, expect_limited: bool) {
+        assert_same_as_full_walk_from(dir, "HEAD", expect_limited);
+    }
+
+    /// As [`assert_same_as_full_walk`], from the base `rev`.
+    fn assert_same_as_full_walk_from(dir: &Path, rev: &str, expect_limited: bool) {
         let repo = Repository::open(dir).unwrap();
-        let head = repo.head().unwrap().peel_to_tree().unwrap();
+        let head = repo.revparse_single(rev).unwrap().peel_to_tree().unwrap();
         for untracked in [false, true] {
             let opts = || {
                 let mut o = DiffOptions::new();
@@ -1124,8 +1239,8 @@ mod tests {
             if let Some(paths) = &only {
                 assert!(!paths.contains(&b"other/z.yaml".to_vec()), "{paths:?}");
             }
-            let limited = diff_to_worktree(&repo, Some(&head), &mut opts(), only).unwrap();
-            let full = diff_to_worktree(&repo, Some(&head), &mut opts(), None).unwrap();
+            let limited = diff_to_worktree(&repo, Some(&head), &opts, only).unwrap();
+            let full = diff_to_worktree(&repo, Some(&head), &opts, None).unwrap();
             assert_eq!(rows(&limited), rows(&full), "untracked: {untracked}");
             assert!(!rows(&full).is_empty());
         }
@@ -1215,5 +1330,99 @@ mod tests {
         std::fs::rename(dir.join("other"), dir.join("other-real")).unwrap();
         std::os::unix::fs::symlink("other-real", dir.join("other")).unwrap();
         assert_same_as_full_walk(dir, false);
+    }
+
+    /// The base → index diff limited to `staged_paths` against the full one, from a base some
+    /// commits back and with changes staged: nested edits, added and removed directories, a
+    /// mode change, a file that became a directory and one that became a file.
+    #[test]
+    fn staged_paths_name_what_the_index_changed_from_the_base() {
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path();
+        git(dir, &["init", "-q", "-b", "main"]);
+        for f in [
+            "a.txt",
+            "keep/k.txt",
+            "dir/deep/x.yaml",
+            "dir/deep/same.yaml",
+            "dir/y.yaml",
+            "gone/g.txt",
+            "mode.sh",
+            "todir",
+            "tofile/inner.txt",
+            "same/s.txt",
+        ] {
+            write(dir, f, &format!("{f}\n"));
+        }
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-q", "-m", "base"]);
+        write(dir, "dir/deep/x.yaml", "changed\n");
+        write(dir, "new/dir/n.txt", "n\n");
+        std::fs::remove_dir_all(dir.join("gone")).unwrap();
+        std::fs::remove_file(dir.join("todir")).unwrap();
+        write(dir, "todir/t.txt", "t\n");
+        std::fs::remove_dir_all(dir.join("tofile")).unwrap();
+        write(dir, "tofile", "now a file\n");
+        git(dir, &["add", "-A"]);
+        git(dir, &["update-index", "--chmod=+x", "mode.sh"]);
+        git(dir, &["commit", "-q", "-m", "topic"]);
+        // Staged on top: an edit in a nested directory and a removal.
+        write(dir, "dir/y.yaml", "staged\n");
+        git(dir, &["add", "dir/y.yaml"]);
+        git(dir, &["rm", "-q", "keep/k.txt"]);
+
+        let repo = Repository::open(dir).unwrap();
+        let base = repo
+            .revparse_single("HEAD~1")
+            .unwrap()
+            .peel_to_tree()
+            .unwrap();
+        let mut index = repo.index().unwrap();
+        let mut paths = staged_paths(&repo, &base, &mut index).expect("the fast path");
+        paths.sort();
+        let shown: Vec<String> = paths
+            .iter()
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "dir/deep/x.yaml",
+                "dir/y.yaml",
+                "gone",
+                "keep",
+                "mode.sh",
+                "new",
+                "todir",
+                "tofile"
+            ]
+        );
+        // Nothing was written to the repository: the staged tree is not in it, and the index
+        // cache holds no tree it lacks (a second call takes the fast path again).
+        let staged_tree = index.write_tree_to(&repo_in_memory(&repo)).unwrap();
+        assert!(repo.find_tree(staged_tree).is_err());
+        index.read(true).unwrap();
+        assert!(staged_paths(&repo, &base, &mut index).is_some());
+        assert_same_as_full_walk_from(dir, "HEAD~1", true);
+        // Against HEAD only the staged changes remain; against the index's own tree nothing.
+        let head = repo.head().unwrap().peel_to_tree().unwrap();
+        let mut at_head = staged_paths(&repo, &head, &mut index).unwrap();
+        at_head.sort();
+        assert_eq!(at_head, [b"dir/y.yaml".to_vec(), b"keep".to_vec()]);
+        assert_same_as_full_walk_from(dir, "HEAD", true);
+        git(dir, &["commit", "-q", "-m", "staged"]);
+        let mut index = repo.index().unwrap();
+        index.read(true).unwrap();
+        let head = repo.head().unwrap().peel_to_tree().unwrap();
+        assert_eq!(staged_paths(&repo, &head, &mut index), Some(Vec::new()));
+        assert_same_as_full_walk_from(dir, "HEAD~2", true);
+    }
+
+    fn repo_in_memory(repo: &Repository) -> Repository {
+        let odb = git2::Odb::new().unwrap();
+        odb.add_new_mempack_backend(1000).unwrap();
+        odb.add_disk_alternate(repo.commondir().join("objects").to_str().unwrap())
+            .unwrap();
+        Repository::from_odb(odb).unwrap()
     }
 }
