@@ -352,6 +352,23 @@ fn find_options(repo: &Repository, untracked: bool) -> Option<DiffFindOptions> {
 // (after git's clean filters, e.g. CRLF conversion, which only libgit2's workdir diff applies).
 const WHOLE_FILE_CONTEXT: u32 = 1 << 30;
 
+/// The options of every diff of the change: type changes and submodules shown, untracked
+/// files with their content when asked, and with `whole_files` one hunk per file.
+fn diff_options(untracked: bool, whole_files: bool) -> DiffOptions {
+    let mut o = DiffOptions::new();
+    o.include_typechange(true)
+        .ignore_submodules(false)
+        .include_untracked(untracked)
+        .recurse_untracked_dirs(untracked)
+        .show_untracked_content(untracked);
+    if whole_files {
+        o.force_text(true)
+            .context_lines(WHOLE_FILE_CONTEXT)
+            .interhunk_lines(0);
+    }
+    o
+}
+
 fn build_diff<'r>(
     repo: &'r Repository,
     resolved: &Resolved<'r>,
@@ -360,20 +377,7 @@ fn build_diff<'r>(
 ) -> Result<git2::Diff<'r>, Diagnostic> {
     let untracked = opts.untracked && opts.target == Target::WorkTree;
     // The working-tree diff is two diffs with the same options and different path limits.
-    let options = || {
-        let mut o = DiffOptions::new();
-        o.include_typechange(true)
-            .ignore_submodules(false)
-            .include_untracked(untracked)
-            .recurse_untracked_dirs(untracked)
-            .show_untracked_content(untracked);
-        if whole_files {
-            o.force_text(true)
-                .context_lines(WHOLE_FILE_CONTEXT)
-                .interhunk_lines(0);
-        }
-        o
-    };
+    let options = || diff_options(untracked, whole_files);
     DIFFS_COMPUTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut diff = match &opts.target {
         Target::WorkTree => {
@@ -1195,6 +1199,17 @@ mod tests {
         std::fs::write(p, text).unwrap();
     }
 
+    /// A new repository in `dir` whose first commit holds `files` (each file's text is its
+    /// name), ignored ones included.
+    fn commit_files(dir: &Path, files: &[&str]) {
+        git(dir, &["init", "-q", "-b", "main"]);
+        for f in files {
+            write(dir, f, &format!("{f}\n"));
+        }
+        git(dir, &["add", "-A", "-f"]);
+        git(dir, &["commit", "-q", "-m", "base"]);
+    }
+
     type Row = (Delta, Option<PathBuf>, Option<PathBuf>, Oid, Oid, u32, u32);
 
     fn rows(diff: &git2::Diff<'_>) -> Vec<Row> {
@@ -1225,15 +1240,7 @@ mod tests {
         let repo = Repository::open(dir).unwrap();
         let head = repo.revparse_single(rev).unwrap().peel_to_tree().unwrap();
         for untracked in [false, true] {
-            let opts = || {
-                let mut o = DiffOptions::new();
-                o.include_typechange(true)
-                    .ignore_submodules(false)
-                    .include_untracked(untracked)
-                    .recurse_untracked_dirs(untracked)
-                    .show_untracked_content(untracked);
-                o
-            };
+            let opts = || diff_options(untracked, false);
             let only = worktree_pathspec(&repo, untracked);
             assert_eq!(only.is_some(), expect_limited, "untracked: {untracked}");
             if let Some(paths) = &only {
@@ -1250,26 +1257,23 @@ mod tests {
     fn limited_worktree_diff_is_the_full_walk() {
         let d = tempfile::tempdir().unwrap();
         let dir = d.path();
-        git(dir, &["init", "-q", "-b", "main"]);
         write(dir, ".gitignore", "*.log\nbuild/\n");
-        for f in [
-            "a.txt",
-            "same.txt",
-            "exec.sh",
-            "gone.txt",
-            "staged.txt",
-            "link-me.txt",
-            "ita-base.txt",
-            "sub/deep/x.yaml",
-            "sub/y.yaml",
-            "other/z.yaml",
-            "build/kept.txt",
-        ] {
-            write(dir, f, &format!("{f}\n"));
-        }
-        git(dir, &["add", "-A"]);
-        git(dir, &["add", "-f", "build/kept.txt"]);
-        git(dir, &["commit", "-q", "-m", "base"]);
+        commit_files(
+            dir,
+            &[
+                "a.txt",
+                "same.txt",
+                "exec.sh",
+                "gone.txt",
+                "staged.txt",
+                "link-me.txt",
+                "ita-base.txt",
+                "sub/deep/x.yaml",
+                "sub/y.yaml",
+                "other/z.yaml",
+                "build/kept.txt",
+            ],
+        );
         // Committed, staged, unstaged (same size and longer), deleted, mode and type changes.
         write(dir, "sub/y.yaml", "committed\n");
         git(dir, &["commit", "-q", "-am", "c"]);
@@ -1339,23 +1343,21 @@ mod tests {
     fn staged_paths_name_what_the_index_changed_from_the_base() {
         let d = tempfile::tempdir().unwrap();
         let dir = d.path();
-        git(dir, &["init", "-q", "-b", "main"]);
-        for f in [
-            "a.txt",
-            "keep/k.txt",
-            "dir/deep/x.yaml",
-            "dir/deep/same.yaml",
-            "dir/y.yaml",
-            "gone/g.txt",
-            "mode.sh",
-            "todir",
-            "tofile/inner.txt",
-            "same/s.txt",
-        ] {
-            write(dir, f, &format!("{f}\n"));
-        }
-        git(dir, &["add", "-A"]);
-        git(dir, &["commit", "-q", "-m", "base"]);
+        commit_files(
+            dir,
+            &[
+                "a.txt",
+                "keep/k.txt",
+                "dir/deep/x.yaml",
+                "dir/deep/same.yaml",
+                "dir/y.yaml",
+                "gone/g.txt",
+                "mode.sh",
+                "todir",
+                "tofile/inner.txt",
+                "same/s.txt",
+            ],
+        );
         write(dir, "dir/deep/x.yaml", "changed\n");
         write(dir, "new/dir/n.txt", "n\n");
         std::fs::remove_dir_all(dir.join("gone")).unwrap();
