@@ -36,7 +36,8 @@ fn main() -> ExitCode {
 /// Ends the process once its output is flushed, without the exit handlers: they only give
 /// back memory the kernel reclaims anyway (mimalloc collects every heap, libgit2 frees its
 /// caches), about 2 % of a one-config `validate` (docs/performance.md, "Exit without
-/// teardown"). Every command has joined its threads and closed its files by now.
+/// teardown"). Files are closed as their handles drop, before `main_with_args` returns; a
+/// thread still running would end here as it would in `exit`.
 fn exit_without_teardown(code: ExitCode) -> ExitCode {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
@@ -48,8 +49,8 @@ fn exit_without_teardown(code: ExitCode) -> ExitCode {
         if let Some(status) = status
             && flushed
         {
-            // SAFETY: `_exit` ends the process at once; all output is flushed above and no
-            // other thread is running (every command joins its scoped threads first).
+            // SAFETY: `_exit` takes no pointers and only ends the process, as `exit` would
+            // after its handlers; the output buffers were flushed above.
             unsafe { libc::_exit(libc::c_int::from(status)) }
         }
     }
