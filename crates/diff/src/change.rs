@@ -390,8 +390,8 @@ fn build_diff<'r>(
                     "pass a revision to compare instead, or run in a clone with a working tree",
                 ));
             }
-            let only = worktree_pathspec(repo, untracked);
-            diff_to_worktree(repo, resolved.tree.as_ref(), &options, only)
+            let scan = worktree_pathspec(repo, untracked);
+            diff_to_worktree(repo, resolved.tree.as_ref(), &options, scan)
         }
         Target::Rev(_) => repo.diff_tree_to_tree(
             resolved.tree.as_ref(),
@@ -409,24 +409,27 @@ fn build_diff<'r>(
 /// Base tree → working tree with the index, as libgit2's `diff_tree_to_workdir_with_index`
 /// (which is the tree → index and index → working-tree diffs merged), the first diff limited to
 /// the paths where the index differs from the base (see [`staged_paths`]) and the second to
-/// `only` (see [`worktree_pathspec`]), when they are known.
+/// the scan's paths (see [`worktree_pathspec`]), when they are known.
 fn diff_to_worktree<'r>(
     repo: &'r Repository,
     tree: Option<&git2::Tree<'r>>,
     options: &dyn Fn() -> DiffOptions,
-    only: Option<Vec<Vec<u8>>>,
+    scan: Option<WorktreeScan>,
 ) -> Result<git2::Diff<'r>, git2::Error> {
-    let Some(paths) = only else {
+    let Some(scan) = scan else {
         return repo.diff_tree_to_workdir_with_index(tree, Some(&mut options()));
     };
     let mut index = repo.index()?;
     let mut staged_options = options();
-    if let Some(staged) = tree.and_then(|t| staged_paths(repo, t, &mut index)) {
+    if let Some(staged) = tree
+        .filter(|_| scan.plain_entries)
+        .and_then(|t| staged_paths(repo, t, &mut index))
+    {
         limit_to(&mut staged_options, staged);
     }
     let mut staged = repo.diff_tree_to_index(tree, Some(&index), Some(&mut staged_options))?;
     let mut worktree_options = options();
-    limit_to(&mut worktree_options, paths);
+    limit_to(&mut worktree_options, scan.paths);
     let worktree = repo.diff_index_to_workdir(Some(&index), Some(&mut worktree_options))?;
     staged.merge(&worktree)?;
     Ok(staged)
@@ -450,18 +453,14 @@ fn limit_to(o: &mut DiffOptions, paths: Vec<Vec<u8>>) {
 /// detection"). Found as git finds them: the index's tree comes from its cache of directory
 /// trees, and the two trees are compared level by level, skipping every subtree whose id is
 /// the same on both sides. A directory the cache does not vouch for is built in memory, never
-/// written to the repository. `None` (compare everything) for an index with conflicts or with
-/// entries a tree does not hold as they are (intent-to-add, skip-worktree), or when any step
-/// fails.
+/// written to the repository. For an index of plain entries only (no conflicts, intent-to-add
+/// or skip-worktree entries, which a tree does not hold as they are: the caller's
+/// [`WorktreeScan`] says so); `None` (compare everything) when any step fails.
 fn staged_paths(
     repo: &Repository,
     base: &git2::Tree<'_>,
     index: &mut git2::Index,
 ) -> Option<Vec<Vec<u8>>> {
-    const EXTENDED_FLAGS: u16 = (1 << 13) | (1 << 14);
-    if index.has_conflicts() || index.iter().any(|e| e.flags_extended & EXTENDED_FLAGS != 0) {
-        return None;
-    }
     // Reads go to the repository's objects (an alternate, which is never written to); the
     // trees built, if any, stay in memory. A linked work tree keeps its objects in the common
     // directory.
@@ -534,6 +533,15 @@ fn differing_paths(
     Some(out)
 }
 
+/// One pass over the index for the working-tree diff (see [`worktree_pathspec`]).
+struct WorktreeScan {
+    /// The paths the index → working-tree diff has to look at.
+    paths: Vec<Vec<u8>>,
+    /// Every entry is plain: no conflict stage, intent-to-add or skip-worktree flag, so the
+    /// index is exactly a tree ([`staged_paths`] may be used).
+    plain_entries: bool,
+}
+
 /// What the index → working-tree diff has to look at, so that libgit2 neither walks nor stats
 /// the rest (docs/diff.md, "Change detection"): every index entry whose `lstat` differs from
 /// the index's stat data — or that is racily clean, unmerged or flagged — and, with
@@ -544,7 +552,7 @@ fn differing_paths(
 /// tracked path whose directory is now a symlink or a file, a tracked file that is now a
 /// directory, an index that cannot be read.
 #[cfg(unix)]
-fn worktree_pathspec(repo: &Repository, untracked: bool) -> Option<Vec<Vec<u8>>> {
+fn worktree_pathspec(repo: &Repository, untracked: bool) -> Option<WorktreeScan> {
     use std::ffi::OsStr;
     use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::MetadataExt;
@@ -555,6 +563,7 @@ fn worktree_pathspec(repo: &Repository, untracked: bool) -> Option<Vec<Vec<u8>>>
     const GITLINK: u32 = 0o160000;
     const SYMLINK: u32 = 0o120000;
     const EXECUTABLE: u32 = 0o100755;
+    const INTENT_TO_ADD_OR_SKIP_WORKTREE: u16 = (1 << 13) | (1 << 14);
 
     let root = repo.workdir()?;
     let cfg = repo.config().ok()?.snapshot().ok()?;
@@ -569,10 +578,13 @@ fn worktree_pathspec(repo: &Repository, untracked: bool) -> Option<Vec<Vec<u8>>>
     let mut tracked_files: HashSet<Vec<u8>> = HashSet::new();
     // Directories that hold tracked files ("" = the root).
     let mut tracked_dirs: HashSet<Vec<u8>> = HashSet::from([Vec::new()]);
+    let mut plain_entries = true;
     for entry in index.iter() {
         if entry.mode & MODE_TYPE == GITLINK {
             return None;
         }
+        plain_entries &= entry.flags & STAGE_MASK == 0
+            && entry.flags_extended & INTENT_TO_ADD_OR_SKIP_WORKTREE == 0;
         let rel = &entry.path;
         let mut end = rel.len();
         while let Some(slash) = rel[..end].iter().rposition(|&b| b == b'/') {
@@ -646,15 +658,14 @@ fn worktree_pathspec(repo: &Repository, untracked: bool) -> Option<Vec<Vec<u8>>>
             }
         }
     }
-    if paths.is_empty() {
-        // An empty pathspec means "everything"; `.git` is never in the index or the walk.
-        paths.push(b".git".to_vec());
-    }
-    Some(paths)
+    Some(WorktreeScan {
+        paths,
+        plain_entries,
+    })
 }
 
 #[cfg(not(unix))]
-fn worktree_pathspec(_repo: &Repository, _untracked: bool) -> Option<Vec<Vec<u8>>> {
+fn worktree_pathspec(_repo: &Repository, _untracked: bool) -> Option<WorktreeScan> {
     None
 }
 
@@ -1243,7 +1254,8 @@ mod tests {
             let opts = || diff_options(untracked, false);
             let only = worktree_pathspec(&repo, untracked);
             assert_eq!(only.is_some(), expect_limited, "untracked: {untracked}");
-            if let Some(paths) = &only {
+            if let Some(scan) = &only {
+                let paths = &scan.paths;
                 assert!(!paths.contains(&b"other/z.yaml".to_vec()), "{paths:?}");
             }
             let limited = diff_to_worktree(&repo, Some(&head), &opts, only).unwrap();
@@ -1324,6 +1336,9 @@ mod tests {
         // Racily clean: written in the same second as the index.
         write(dir, "same.txt", "SAME.TXT\n");
         assert_same_as_full_walk(dir, true);
+        // The intent-to-add entry keeps the base → index diff unlimited.
+        let repo = Repository::open(dir).unwrap();
+        assert!(!worktree_pathspec(&repo, false).unwrap().plain_entries);
 
         // A tracked file that became a directory, a tracked directory that became a symlink:
         // not modelled, so the full walk runs.
@@ -1374,6 +1389,7 @@ mod tests {
         git(dir, &["rm", "-q", "keep/k.txt"]);
 
         let repo = Repository::open(dir).unwrap();
+        assert!(worktree_pathspec(&repo, false).unwrap().plain_entries);
         let base = repo
             .revparse_single("HEAD~1")
             .unwrap()
