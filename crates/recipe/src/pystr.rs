@@ -11,6 +11,24 @@ pub fn py_str(node: &Node) -> String {
     }
 }
 
+/// Python's type of a safe-loaded value as its error messages name it (`'list' object has no
+/// attribute 'get'`): the C type name, which for PyYAML's timestamps carries the module
+/// (`datetime.date` for a date alone, `datetime.datetime` for any other).
+pub fn py_type_name(node: &Node) -> &'static str {
+    match &node.value {
+        Value::Null => "NoneType",
+        Value::Timestamp(t) if t.len() == "2001-12-14".len() => "datetime.date",
+        Value::Timestamp(_) => "datetime.datetime",
+        v => v.type_name(),
+    }
+}
+
+/// `type(value).__name__`: [`py_type_name`] without its module (`date`, `datetime`).
+pub fn py_type_short_name(node: &Node) -> &'static str {
+    let name = py_type_name(node);
+    name.rsplit_once('.').map_or(name, |(_, short)| short)
+}
+
 /// `repr(value)` as Python prints it (dicts and lists use this for their items).
 pub fn py_repr(node: &Node) -> String {
     match &node.value {
@@ -170,6 +188,39 @@ pub fn json_str(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Type names as Python's messages print them: `'datetime.date' object has no attribute`
+    /// and `type(x).__name__` (`date`), for every kind of value safe loading makes.
+    #[test]
+    fn type_names_as_python_prints_them() {
+        let node = infx_yaml::parse_str(
+            std::path::Path::new("t.yaml"),
+            "[null, true, 1, 0.5, s, [], {}, 2001-12-14, 2001-12-14 21:59:43.10]\n",
+        )
+        .expect("parses");
+        let items = match &node.value {
+            Value::Seq(items) => items,
+            other => panic!("{other:?}"),
+        };
+        let names: Vec<(&str, &str)> = items
+            .iter()
+            .map(|n| (py_type_name(n), py_type_short_name(n)))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("NoneType", "NoneType"),
+                ("bool", "bool"),
+                ("int", "int"),
+                ("float", "float"),
+                ("str", "str"),
+                ("list", "list"),
+                ("dict", "dict"),
+                ("datetime.date", "date"),
+                ("datetime.datetime", "datetime"),
+            ]
+        );
+    }
 
     #[test]
     fn json_like_python() {

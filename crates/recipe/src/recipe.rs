@@ -672,12 +672,7 @@ pub fn lock_section_fault(tree: &Node) -> Option<(&Node, String)> {
     if !is_truthy(lock) || lock.as_map().is_some() {
         return None;
     }
-    let python_type = match &lock.value {
-        // PyYAML makes a date-only timestamp a `datetime.date`, any other a `datetime.datetime`.
-        Value::Timestamp(t) if t.len() == "2001-12-14".len() => "datetime.date",
-        Value::Timestamp(_) => "datetime.datetime",
-        v => v.type_name(),
-    };
+    let python_type = crate::pystr::py_type_name(lock);
     Some((
         lock,
         format!("'{python_type}' object has no attribute 'get'"),

@@ -3,7 +3,7 @@
 //! recipe is read").
 
 use crate::coerce::*;
-use crate::pystr::py_str;
+use crate::pystr::{py_str, py_type_short_name};
 use crate::source::join_key;
 use infx_report::Span;
 use infx_yaml::{Mapping, Node, Value};
@@ -625,7 +625,10 @@ fn backend(n: &Node, ctx: &mut Ctx, path: &[String]) -> Option<J> {
     let Some(_) = n.as_map() else {
         ctx.err(
             path,
-            format!("Expected dict for backend config, got {}", py_type(n)),
+            format!(
+                "Expected dict for backend config, got {}",
+                py_type_short_name(n)
+            ),
             n.span,
         );
         return None;
@@ -680,14 +683,6 @@ fn backend(n: &Node, ctx: &mut Ctx, path: &[String]) -> Option<J> {
         }
     }
     Some(v)
-}
-
-/// Python's `type(x).__name__` of a value: infx-yaml's name, but `None`'s type is `NoneType`.
-fn py_type(n: &Node) -> &'static str {
-    match n.value {
-        Value::Null => "NoneType",
-        ref v => v.type_name(),
-    }
 }
 
 /// `expand_observability` (plain recipes only): set-if-absent span variables.
