@@ -12,9 +12,10 @@
 # CLoader) on the same files: a small C event loop written here, built with the system's cc and
 # libyaml-dev, as a fresh process reading every file (the whole-tree floor) and in-process
 # (parse only, one thread), next to infx-yaml's loader in-process on one thread
-# (crates/yaml/examples/parse_speed.rs, under mimalloc as in the xtask binaries). Targets: whole tree <= 3x the floor, the YAML loader
-# <= 2x libyaml, the one-config change <= 30 ms. The per-step ratios against the reference tools
-# are in bench/{config,matrix,recipes,changelog,image,diff}.sh.
+# (crates/yaml/examples/parse_speed.rs, under mimalloc as in the xtask binaries). Targets:
+# whole tree <= 3x the floor, the YAML loader <= 2x libyaml, the one-config change <= 30 ms.
+# The per-step ratios against the reference tools are in
+# bench/{config,matrix,recipes,changelog,image,diff}.sh.
 #
 #   bench/validate.sh [RUNS]      (default 15; corpus: $INFX_CORPUS or ../shared/corpus)
 # Needs: python3, cc and libyaml-dev (apt-get install libyaml-dev) for the floor.
