@@ -276,6 +276,7 @@ impl LineIndex {
         }
     }
     /// Byte range of line `line` (1-based) without its newline.
+    #[inline]
     pub fn line_range(&self, text: &str, line: usize) -> Option<std::ops::Range<usize>> {
         let start = *self.line_starts.get(line.checked_sub(1)?)?;
         let mut end = self

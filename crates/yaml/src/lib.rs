@@ -8,6 +8,7 @@
 
 pub mod codes;
 mod edit;
+mod input;
 mod load;
 mod resolve;
 mod value;

@@ -234,9 +234,14 @@ impl CharOffsets {
     }
 
     /// The byte offset of character `i` (`i` may be one past the last character).
+    #[inline]
     fn byte_of(&self, i: usize) -> Option<usize> {
         if i > self.chars {
             return None;
+        }
+        if self.wide.is_empty() {
+            // An ASCII text (nearly every file): characters are bytes.
+            return Some(i);
         }
         // The wide characters before `i` are those with a smaller index.
         let before = self.wide.partition_point(|&(c, _)| c < i);
@@ -339,7 +344,7 @@ impl<'a> Builder<'a> {
     }
 
     fn run(&mut self) -> Result<Node, Box<Diagnostic>> {
-        let mut parser = Parser::new_from_str(self.text);
+        let mut parser = Parser::new(crate::input::TextInput::new(self.text));
         let mut root: Option<Node> = None;
         let mut documents = 0usize;
         while let Some(next) = parser.next_event() {
@@ -357,8 +362,9 @@ impl<'a> Builder<'a> {
                     )));
                 }
             };
-            let start = self.pos(&span.start);
-            let end = self.pos(&span.end);
+            // Each event's positions are worked out only where it uses them: a collection's
+            // start needs its first, an end its last (docs/performance.md, "A shorter
+            // look-ahead").
             match event {
                 Event::StreamStart | Event::Nothing | Event::DocumentEnd => {}
                 Event::StreamEnd => break,
@@ -368,7 +374,7 @@ impl<'a> Builder<'a> {
                         return Err(Box::new(
                             self.err(
                                 codes::MULTI_DOCUMENT,
-                                start,
+                                self.pos(&span.start),
                                 "expected a single document in the stream, found another one",
                             )
                             .with_help("remove the extra `---` document or split the file"),
@@ -376,6 +382,7 @@ impl<'a> Builder<'a> {
                     }
                 }
                 Event::Alias(id) => {
+                    let start = self.pos(&span.start);
                     let Some(target) = self.anchors.get(&id) else {
                         return Err(Box::new(self.err(
                             codes::SYNTAX,
@@ -396,23 +403,30 @@ impl<'a> Builder<'a> {
                     self.push_node(node, levels, &mut root)?;
                 }
                 Event::Scalar(value, style, anchor, tag) => {
-                    let node = self.scalar(value, style, tag.as_deref(), Span { start, end })?;
+                    let span = Span {
+                        start: self.pos(&span.start),
+                        end: self.pos(&span.end),
+                    };
+                    let node = self.scalar(value, style, tag.as_deref(), span)?;
                     if anchor != 0 {
                         self.anchor(anchor, &node, 0)?;
                     }
                     self.push_node(node, 0, &mut root)?;
                 }
                 Event::SequenceStart(anchor, tag) => {
+                    let start = self.pos(&span.start);
                     self.open_collection(FrameKind::Seq, start, anchor, tag.as_deref())?;
                 }
                 Event::MappingStart(anchor, tag) => {
+                    let start = self.pos(&span.start);
                     self.open_collection(FrameKind::Map, start, anchor, tag.as_deref())?;
                 }
                 Event::SequenceEnd => {
+                    let end = self.pos(&span.end);
                     let Some(frame) = self.stack.pop_if(|f| f.kind == FrameKind::Seq) else {
                         return Err(Box::new(self.err(
                             codes::SYNTAX,
-                            start,
+                            self.pos(&span.start),
                             "unbalanced sequence end",
                         )));
                     };
@@ -428,10 +442,11 @@ impl<'a> Builder<'a> {
                     self.close(frame, node, &mut root)?;
                 }
                 Event::MappingEnd => {
+                    let end = self.pos(&span.end);
                     let Some(frame) = self.stack.pop_if(|f| f.kind == FrameKind::Map) else {
                         return Err(Box::new(self.err(
                             codes::SYNTAX,
-                            start,
+                            self.pos(&span.start),
                             "unbalanced mapping end",
                         )));
                     };
@@ -653,10 +668,11 @@ impl<'a> Builder<'a> {
             },
             None => Value::Str(self.block_scalar_at_eof(value.into_owned(), node_style, span)),
         };
-        let span = self.tight_span(node_style, span);
-        let mut node = Node::new(value, span);
-        node.style = node_style;
-        Ok(node)
+        Ok(Node {
+            value,
+            span: self.tight_span(node_style, span),
+            style: node_style,
+        })
     }
 
     /// The parser's span of a quoted scalar can run past the closing quote (over spaces and a
