@@ -19,27 +19,53 @@ pub struct Finding {
     pub len: usize,
 }
 
-/// Byte offsets where each line of `text` starts.
-fn line_starts(text: &[u8]) -> Vec<usize> {
-    std::iter::once(0)
-        .chain(
-            text.iter()
-                .enumerate()
-                .filter(|(_, b)| **b == b'\n')
-                .map(|(i, _)| i + 1),
-        )
-        .collect()
+/// Where lines of a text start, found by walking forward from the last line asked for: the
+/// added lines come in ascending order, so a 300 KB master config with two added lines is
+/// searched up to them and no table of every line is built (that table was a fifth of a
+/// small change's `diff-check`; docs/performance.md, "diff-check's start").
+struct LineStarts<'a> {
+    text: &'a [u8],
+    /// The 1-based line the cursor is on, and the byte where it starts.
+    line: usize,
+    start: usize,
+}
+
+impl<'a> LineStarts<'a> {
+    fn new(text: &'a [u8]) -> Self {
+        LineStarts {
+            text,
+            line: 1,
+            start: 0,
+        }
+    }
+
+    /// The byte where 1-based `line` starts, if the text has it (the empty line after a final
+    /// newline counts). Asking for an earlier line than the last one starts over.
+    fn start_of(&mut self, line: usize) -> Option<usize> {
+        if line == 0 {
+            return None;
+        }
+        if line < self.line {
+            (self.line, self.start) = (1, 0);
+        }
+        while self.line < line {
+            let rest = self.text.get(self.start..)?;
+            self.start += memchr::memchr(b'\n', rest)? + 1;
+            self.line += 1;
+        }
+        Some(self.start)
+    }
 }
 
 /// Findings for one file: its added lines (as loaded) plus `blank-at-eof`. Pure.
 pub fn file_findings(file: &FileText) -> Vec<Finding> {
     let mut out = Vec::new();
-    let starts = line_starts(&file.new);
+    let mut lines = LineStarts::new(&file.new);
     for &lineno in &file.added {
-        let Some(&line_start) = lineno.checked_sub(1).and_then(|i| starts.get(i)) else {
+        let Some(line_start) = lines.start_of(lineno) else {
             continue;
         };
-        let line_end = starts.get(lineno).copied().unwrap_or(file.new.len());
+        let line_end = lines.start_of(lineno + 1).unwrap_or(file.new.len());
         let content = file.new.get(line_start..line_end).unwrap_or_default();
         let mut push = |kind, byte_in_line: usize, len: usize| {
             out.push(Finding {
@@ -73,7 +99,7 @@ pub fn file_findings(file: &FileText) -> Vec<Finding> {
     if file.rule.blank_at_eof()
         && let Some(line) = ws::blank_at_eof(&file.old, &file.new)
     {
-        let line_start = starts.get(line - 1).copied().unwrap_or(0);
+        let line_start = lines.start_of(line).unwrap_or(0);
         out.push(Finding {
             path: file.path.clone(),
             line,
@@ -144,6 +170,27 @@ pub fn findings(change: &Change) -> Vec<Finding> {
 mod tests {
     use super::*;
     use crate::ws::WsRule;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The cursor names the same start as a table of every line's start would, for lines
+        /// asked in any order (forward, repeated, backwards) and past the end.
+        #[test]
+        fn line_starts_match_a_table_of_every_line(
+            text in "[a-c\\n]{0,40}",
+            asked in proptest::collection::vec(0usize..20, 0..12),
+        ) {
+            let bytes = text.as_bytes();
+            let table: Vec<usize> = std::iter::once(0)
+                .chain(bytes.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i + 1))
+                .collect();
+            let mut lines = LineStarts::new(bytes);
+            for line in asked {
+                let expected = line.checked_sub(1).and_then(|i| table.get(i)).copied();
+                prop_assert_eq!(lines.start_of(line), expected, "line {}", line);
+            }
+        }
+    }
 
     fn file(old: &str, new: &str) -> FileText {
         let (old, new) = (old.as_bytes().to_vec(), new.as_bytes().to_vec());
