@@ -52,7 +52,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         target: args.rev.clone().map_or(Target::WorkTree, Target::Rev),
         untracked: args.untracked,
     };
-    let mut change = match infx_diff::load_change(&args.repo, &opts) {
+    let loaded = infx_diff::open_repository(&args.repo).and_then(|repo| {
+        // This command confines itself, to the repository it has just opened, before it reads
+        // a file: the search for it is then made once (xtask/src/confine.rs).
+        let root = repo.workdir().unwrap_or_else(|| repo.git_dir());
+        let _ = infx_fs::confine_to(&root);
+        infx_diff::load_change_in(&repo, &opts)
+    });
+    let mut change = match loaded {
         Ok(c) => c,
         Err(d) => {
             print!("{}", output::render(&[d], &SourceMap::new(), args.format));
@@ -72,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             // The new text moves into the map: no copy of a whole master config per finding file.
             let text = String::from_utf8(t.new)
                 .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-            sources.insert(&t.path, text);
+            sources.insert_owned(&t.path, text);
         }
     }
     print!("{}", output::render(&diags, &sources, args.format));

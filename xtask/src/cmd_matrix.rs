@@ -479,7 +479,7 @@ mod tests {
     fn parse(args: &[&str]) -> Result<MatrixCommand, clap::Error> {
         let argv = ["cargo xtask", "matrix"].iter().chain(args).copied();
         match crate::Cli::try_parse_from(argv)?.command {
-            crate::Command::Matrix(m) => Ok(m),
+            crate::Command::Matrix(crate::lazy::Lazy(m)) => Ok(m),
             other => panic!("not a matrix command: {other:?}"),
         }
     }

@@ -3,6 +3,7 @@
 //! from then on no file outside those roots is read, whatever symlinks the tree holds.
 
 use crate::Command;
+use crate::lazy::Lazy;
 use std::path::{Path, PathBuf};
 
 /// The repository a tree belongs to: the git work tree containing `dir`, else `dir` itself.
@@ -28,7 +29,8 @@ fn cwd() -> PathBuf {
 }
 
 /// The roots `cmd` may read below; `None` for commands that read no tree (test, conformance,
-/// fuzz, the merge driver whose three files git chooses).
+/// fuzz, the merge driver whose three files git chooses) and for `diff-check`, which confines
+/// itself once its repository is open.
 pub fn roots_of(cmd: &Command) -> Option<Vec<PathBuf>> {
     use crate::cmd_changelog::ChangelogCommand as C;
     use crate::cmd_matrix::MatrixCommand as M;
@@ -39,8 +41,8 @@ pub fn roots_of(cmd: &Command) -> Option<Vec<PathBuf>> {
     };
     Some(match cmd {
         Command::Validate(a) => vec![repository_root(&a.root)],
-        Command::Matrix(M::FullSweep(a)) => vec![repository_root(&a.common.tree())],
-        Command::Matrix(M::TestConfig(a)) => vec![repository_root(&a.common.tree())],
+        Command::Matrix(Lazy(M::FullSweep(a))) => vec![repository_root(&a.common.tree())],
+        Command::Matrix(Lazy(M::TestConfig(a))) => vec![repository_root(&a.common.tree())],
         Command::DryRun(a) => {
             let mut roots = vec![repository_root(&a.tree)];
             for t in &a.target {
@@ -56,10 +58,10 @@ pub fn roots_of(cmd: &Command) -> Option<Vec<PathBuf>> {
             }
             roots
         }
-        Command::Changelog(C::Check(crate::cmd_changelog::CheckArgs { repo, .. }))
-        | Command::Changelog(C::Plan(crate::cmd_changelog::PlanArgs { repo, .. }))
-        | Command::Changelog(C::Replay { repo, .. }) => vec![repo_or_cwd(&repo.repo)],
-        Command::Changelog(C::MergeDriver { .. }) => return None,
+        Command::Changelog(Lazy(C::Check(crate::cmd_changelog::CheckArgs { repo, .. })))
+        | Command::Changelog(Lazy(C::Plan(crate::cmd_changelog::PlanArgs { repo, .. })))
+        | Command::Changelog(Lazy(C::Replay { repo, .. })) => vec![repo_or_cwd(&repo.repo)],
+        Command::Changelog(Lazy(C::MergeDriver { .. })) => return None,
         Command::InstallMergeDriver(a) => vec![repo_or_cwd(&a.repo)],
         #[cfg(feature = "registry")]
         Command::Pin(a) => {
@@ -76,11 +78,14 @@ pub fn roots_of(cmd: &Command) -> Option<Vec<PathBuf>> {
         // Without the registry client `pin` is handed over before anything is read.
         #[cfg(not(feature = "registry"))]
         Command::Pin(_) => return None,
-        Command::DiffCheck(_) => vec![repository_root(&cwd())],
-        Command::Review(R::Check(a)) => vec![tree_or_default(&a.root)],
-        Command::Review(R::Owners(a)) => vec![repo_or_cwd(&a.root)],
-        Command::Review(R::Cookbook(a)) => vec![tree_or_default(&a.root)],
-        Command::Review(R::Signoff(a)) => {
+        // Confined by the command itself as soon as it has opened the repository around
+        // `--repo` (cmd_diff_check.rs): searching for it here too cost a second open, a
+        // twentieth of a small change's run (docs/performance.md, "diff-check's start").
+        Command::DiffCheck(_) => return None,
+        Command::Review(Lazy(R::Check(a))) => vec![tree_or_default(&a.root)],
+        Command::Review(Lazy(R::Owners(a))) => vec![repo_or_cwd(&a.root)],
+        Command::Review(Lazy(R::Cookbook(a))) => vec![tree_or_default(&a.root)],
+        Command::Review(Lazy(R::Signoff(a))) => {
             let mut roots = vec![tree_or_default(&a.root)];
             // Result artifacts may live outside the tree (a downloaded run).
             if let Some(dir) = &a.run_artifacts {
@@ -88,7 +93,7 @@ pub fn roots_of(cmd: &Command) -> Option<Vec<PathBuf>> {
             }
             roots
         }
-        Command::Review(R::Pareto(_)) => return None,
+        Command::Review(Lazy(R::Pareto(_))) => return None,
         Command::Conformance(_) | Command::Test(_) | Command::Fuzz(_) | Command::Codes(_) => {
             return None;
         }

@@ -17,12 +17,14 @@ pub mod conformance;
 pub mod gate_configs;
 pub mod history;
 pub mod hygiene;
+pub mod lazy;
 pub mod output;
 pub mod paths;
 pub mod registry_handover;
 pub mod validate;
 
 use clap::{Parser, Subcommand};
+use lazy::Lazy;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
@@ -48,33 +50,33 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run every check that applies to the change (the main job).
-    Validate(validate::Args),
+    Validate(Lazy<validate::Args>),
     /// Generate the sweep matrix exactly as InferenceX's generator does.
     #[command(subcommand)]
-    Matrix(cmd_matrix::MatrixCommand),
+    Matrix(Lazy<cmd_matrix::MatrixCommand>),
     /// Resolve recipe variants like `srtctl dry-run` (or a master entry's points with
     /// --config-key) and render their launch commands.
-    DryRun(cmd_dry_run::Args),
+    DryRun(Lazy<cmd_dry_run::Args>),
     /// Perf-changelog tools: check, plan, merge driver.
     #[command(subcommand)]
-    Changelog(cmd_changelog::ChangelogCommand),
+    Changelog(Lazy<cmd_changelog::ChangelogCommand>),
     /// Register the perf-changelog merge driver in this clone's git config.
-    InstallMergeDriver(cmd_changelog::InstallArgs),
+    InstallMergeDriver(Lazy<cmd_changelog::InstallArgs>),
     /// Pin image references to their multi-arch index digests (or --check existing pins).
-    Pin(PinArgs),
+    Pin(Lazy<PinArgs>),
     /// Report the whitespace errors `git diff --check` reports, for the complete change.
-    DiffCheck(cmd_diff_check::Args),
+    DiffCheck(Lazy<cmd_diff_check::Args>),
     /// Reviewer checks a machine can decide (CODEOWNERS, images, flags, Pareto, …).
     #[command(subcommand)]
-    Review(cmd_review::ReviewCommand),
+    Review(Lazy<cmd_review::ReviewCommand>),
     /// Compare against the reference outputs in ../shared/corpus.
-    Conformance(conformance::Args),
+    Conformance(Lazy<conformance::Args>),
     /// Run the whole test suite (the README's test command).
-    Test(cmd_test::Args),
+    Test(Lazy<cmd_test::Args>),
     /// Build the fuzz targets in fuzz/ (nightly) and run each for a while.
-    Fuzz(cmd_fuzz::Args),
+    Fuzz(Lazy<cmd_fuzz::Args>),
     /// List every diagnostic code (or --check the code tables in docs/ against them).
-    Codes(cmd_codes::Args),
+    Codes(Lazy<cmd_codes::Args>),
 }
 
 /// Parses `args` (including the program name) and runs the subcommand.
@@ -105,21 +107,21 @@ where
     // read (docs/security.md).
     confine::confine(&cli.command);
     let result = match cli.command {
-        Command::Validate(a) => validate::run(a),
-        Command::Matrix(a) => cmd_matrix::run(a),
-        Command::DryRun(a) => cmd_dry_run::run(a),
-        Command::Changelog(a) => cmd_changelog::run(a),
-        Command::InstallMergeDriver(a) => cmd_changelog::install_merge_driver(a),
+        Command::Validate(Lazy(a)) => validate::run(a),
+        Command::Matrix(Lazy(a)) => cmd_matrix::run(a),
+        Command::DryRun(Lazy(a)) => cmd_dry_run::run(a),
+        Command::Changelog(Lazy(a)) => cmd_changelog::run(a),
+        Command::InstallMergeDriver(Lazy(a)) => cmd_changelog::install_merge_driver(a),
         #[cfg(feature = "registry")]
-        Command::Pin(a) => cmd_pin::run(a),
+        Command::Pin(Lazy(a)) => cmd_pin::run(a),
         #[cfg(not(feature = "registry"))]
         Command::Pin(_) => Ok(registry_handover::hand_over(&args)),
-        Command::DiffCheck(a) => cmd_diff_check::run(a),
-        Command::Review(a) => cmd_review::run(a),
-        Command::Conformance(a) => conformance::run(a),
-        Command::Test(a) => cmd_test::run(a),
-        Command::Fuzz(a) => cmd_fuzz::run(a),
-        Command::Codes(a) => cmd_codes::run(a),
+        Command::DiffCheck(Lazy(a)) => cmd_diff_check::run(a),
+        Command::Review(Lazy(a)) => cmd_review::run(a),
+        Command::Conformance(Lazy(a)) => conformance::run(a),
+        Command::Test(Lazy(a)) => cmd_test::run(a),
+        Command::Fuzz(Lazy(a)) => cmd_fuzz::run(a),
+        Command::Codes(Lazy(a)) => cmd_codes::run(a),
     };
     match result {
         Ok(code) => code,

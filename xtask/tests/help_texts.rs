@@ -32,7 +32,16 @@ fn missing_help(cmd: &clap::Command, path: &str, out: &mut Vec<String>) {
 
 #[test]
 fn every_flag_of_every_subcommand_has_help_text() {
-    let cli = xtask::Cli::command();
+    let mut cli = xtask::Cli::command();
+    // Subcommands are built when they run (xtask/src/lazy.rs); build them all for the walk.
+    cli.build();
+    let flags = cli
+        .find_subcommand("diff-check")
+        .map_or(0, |c| c.get_arguments().count());
+    assert!(
+        flags > 3,
+        "diff-check's flags are built for the walk ({flags})"
+    );
     let mut missing = Vec::new();
     missing_help(&cli, "cargo xtask", &mut missing);
     assert!(

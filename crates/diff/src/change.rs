@@ -238,20 +238,10 @@ fn git_err(e: &git2::Error) -> Diagnostic {
     Diagnostic::error(codes::GIT, format!("git: {}", e.message()))
 }
 
-fn open(repo: &Path) -> Result<Repo, Diagnostic> {
-    // git does not re-hash every object it reads either; libgit2's check doubled our run time
-    // (SHA-1 of each blob read). Repository integrity is `git fsck`'s job.
-    git2::opts::strict_hash_verification(false);
-    // One search-and-open: `Repository::discover` finds the directory, then opens it again
-    // (config, HEAD and the object directories probed twice). Same search: up through the
-    // parents, across file systems, no ceiling.
-    Repository::open_ext(
-        repo,
-        git2::RepositoryOpenFlags::CROSS_FS,
-        std::iter::empty::<&std::ffi::OsStr>(),
-    )
-    .map(Repo::from_git2)
-    .map_err(|e| {
+/// Opens the repository containing `repo` (any directory inside it), worded as this crate's
+/// finding.
+pub fn open_repository(repo: &Path) -> Result<Repo, Diagnostic> {
+    Repo::discover_git2(repo).map_err(|e| {
         Diagnostic::error(
             codes::NOT_A_REPO,
             format!("{} is not inside a git repository", repo.display()),
@@ -691,7 +681,7 @@ fn changed_file(delta: &git2::DiffDelta<'_>) -> Option<ChangedFile> {
 /// Changed paths between the base and the target (for the working tree: committed since the
 /// base, staged, unstaged and — with `untracked` — untracked files), renames followed.
 pub fn changed_files(repo: &Path, opts: &ChangeOptions) -> Result<ChangeSet, Diagnostic> {
-    let handle = open(repo)?;
+    let handle = open_repository(repo)?;
     let repo = handle.git2();
     let resolved = resolve(&handle, opts)?;
     let diff = build_diff(repo, &resolved, opts, false)?;
@@ -994,7 +984,7 @@ fn texts_from_patch(diff: &git2::Diff<'_>, idx: usize) -> Result<Texts, Diagnost
 /// check of the raw bytes does not fail on line endings git would never commit
 /// (docs/diff.md). Without any conversion in effect these are the bytes on disk.
 pub fn worktree_bytes_to_commit(repo: &Path, path: &Path) -> Result<Vec<u8>, Diagnostic> {
-    let handle = open(repo)?;
+    let handle = open_repository(repo)?;
     let repo = handle.git2();
     let root = root_of(repo);
     let read = || {
@@ -1033,10 +1023,14 @@ pub fn worktree_bytes_to_commit(repo: &Path, path: &Path) -> Result<Vec<u8>, Dia
 /// Loads the change set and the old/new texts of every changed text file, with the whitespace
 /// rule and conflict-marker size git would use for each (`core.whitespace`, `.gitattributes`).
 pub fn load_change(repo: &Path, opts: &ChangeOptions) -> Result<Change, Diagnostic> {
-    let handle = open(repo)?;
+    load_change_in(&open_repository(repo)?, opts)
+}
+
+/// [`load_change`] in a repository the caller has open ([`open_repository`]).
+pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Diagnostic> {
     let repo = handle.git2();
     let mut settings = Settings::load(repo)?;
-    let resolved = resolve(&handle, opts)?;
+    let resolved = resolve(handle, opts)?;
     let diff = build_diff(repo, &resolved, opts, true)?;
     let root = root_of(repo);
     // One scan of the attribute sources for the whole change instead of ~9 lookups per file.
@@ -1157,7 +1151,7 @@ pub fn last_commit_touching(
     repo: &Path,
     path: &Path,
 ) -> Result<Option<(String, String)>, Diagnostic> {
-    let handle = open(repo)?;
+    let handle = open_repository(repo)?;
     let repo = handle.git2();
     let Some(mut cur) = head_commit(repo)? else {
         return Ok(None);

@@ -135,20 +135,32 @@ fn ge(kind: &'static str, context: impl fmt::Display) -> impl FnOnce(git2::Error
 impl Repo {
     /// Opens the repository containing `path` (searching parent directories).
     pub fn discover(path: &Path) -> Result<Repo, GitError> {
+        Repo::discover_git2(path).map_err(|e| {
+            GitError::new(
+                "open",
+                format!(
+                    "{} is not inside a git repository: {}",
+                    path.display(),
+                    e.message()
+                ),
+            )
+            .help("run the command inside a clone of the repository, or pass --repo <dir>")
+        })
+    }
+
+    /// [`Repo::discover`] with libgit2's own error, for a caller that words the failure
+    /// itself: one search-and-open (`Repository::discover` finds the directory, then opens it
+    /// again: the config files, HEAD and the object directories read twice). Up through the
+    /// parents, across file systems, with no ceiling and no `GIT_DIR`, as `Repository::discover`
+    /// searched.
+    pub fn discover_git2(path: &Path) -> Result<Repo, git2::Error> {
         no_hash_verification();
-        Repository::discover(path)
-            .map(|inner| Repo { inner })
-            .map_err(|e| {
-                GitError::new(
-                    "open",
-                    format!(
-                        "{} is not inside a git repository: {}",
-                        path.display(),
-                        e.message()
-                    ),
-                )
-                .help("run the command inside a clone of the repository, or pass --repo <dir>")
-            })
+        Repository::open_ext(
+            path,
+            git2::RepositoryOpenFlags::CROSS_FS,
+            std::iter::empty::<&std::ffi::OsStr>(),
+        )
+        .map(|inner| Repo { inner })
     }
 
     /// Opens exactly the repository at `path` (a work tree or a bare/`.git` directory).

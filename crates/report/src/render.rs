@@ -8,11 +8,28 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 /// Source texts by path, so the human renderer can show the offending line. A text is shared,
-/// not copied (a parsed document's `Arc<str>`), and its line index is built the first time a
-/// snippet needs it: most files of a whole-tree run have no finding.
+/// not copied (a parsed document's `Arc<str>`), or moved in whole ([`SourceMap::insert_owned`]),
+/// and its line index is built the first time a snippet needs it: most files of a whole-tree
+/// run have no finding.
 #[derive(Default)]
 pub struct SourceMap {
-    files: HashMap<PathBuf, (Arc<str>, OnceLock<LineIndex>)>,
+    files: HashMap<PathBuf, (Text, OnceLock<LineIndex>)>,
+}
+
+/// A source text as the map holds it.
+enum Text {
+    Shared(Arc<str>),
+    Owned(Box<str>),
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match self {
+            Text::Shared(t) => t,
+            Text::Owned(t) => t,
+        }
+    }
 }
 
 impl SourceMap {
@@ -20,8 +37,17 @@ impl SourceMap {
         Self::default()
     }
     pub fn insert(&mut self, path: impl AsRef<Path>, text: impl Into<Arc<str>>) {
+        let text = Text::Shared(text.into());
         self.files
-            .insert(path.as_ref().to_path_buf(), (text.into(), OnceLock::new()));
+            .insert(path.as_ref().to_path_buf(), (text, OnceLock::new()));
+    }
+    /// Like [`SourceMap::insert`] for a text nobody else holds: moved in, where making an
+    /// `Arc<str>` of a `String` copies it (`diff-check`'s 700 KB of finding files;
+    /// docs/performance.md, "diff-check's start").
+    pub fn insert_owned(&mut self, path: impl AsRef<Path>, text: String) {
+        let text = Text::Owned(text.into_boxed_str());
+        self.files
+            .insert(path.as_ref().to_path_buf(), (text, OnceLock::new()));
     }
     pub fn contains(&self, path: &Path) -> bool {
         self.files.contains_key(path)
@@ -471,6 +497,21 @@ mod tests {
             out,
             "::warning file=a%2Cb.yaml,line=3,col=4,endLine=3,title=x/y::50%25 done%0Anext\n"
         );
+    }
+
+    /// A text moved in shows its lines as a shared one does.
+    #[test]
+    fn an_owned_text_renders_as_a_shared_one() {
+        let text = "a: 1\nb: 2 \n";
+        let idx = LineIndex::new(text);
+        let d = Diagnostic::error(crate::Code::error("x/y", "a test code"), "trailing")
+            .at("f.yaml", idx.span(text, 9, 10));
+        let (mut shared, mut owned) = (SourceMap::new(), SourceMap::new());
+        shared.insert("f.yaml", text);
+        owned.insert_owned("f.yaml", text.to_string());
+        let out = render_human(std::slice::from_ref(&d), &owned, false);
+        assert!(out.contains("b: 2"), "{out}");
+        assert_eq!(out, render_human(&[d], &shared, false));
     }
 
     fn one_file(text: &str) -> (SourceMap, LineIndex) {

@@ -82,7 +82,7 @@ pub(crate) fn parse_words(words: Vec<String>) -> Result<MatrixCommand, u8> {
     argv.extend(words);
     match <crate::Cli as clap::Parser>::try_parse_from(argv) {
         Ok(crate::Cli {
-            command: crate::Command::Matrix(m),
+            command: crate::Command::Matrix(crate::lazy::Lazy(m)),
         }) => Ok(m),
         Ok(_) => Err(1),
         Err(e) => Err(if e.use_stderr() { 2 } else { 0 }),
