@@ -8,7 +8,8 @@
 #         inferencex-aug2026 when present, else the bundled inferencex-e2e/). Not modified.
 #   RUNS  timed runs per tool (default 31); the median is reported. NO_BUILD=1 skips the build.
 #   LOOSE=1  every object loose (no pack for the base's history; see below).
-# The reference tool is the machine's `git` (its version is printed).
+# The reference tool is the machine's `git` (its version is printed). Needs bash 5 (its clock),
+# python3 (to drop both binaries from the page cache) and shuf.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -27,6 +28,21 @@ xtask="$root/target/release/xtask"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+# Both programs as they rest on disk. A binary the linker has just written sits in the page
+# cache as it was written, and starting it cost ~0.3 ms more than the same bytes read back
+# (docs/performance.md, "diff-check's start"); git's was installed long ago. So xtask is
+# copied here, and both files are flushed and dropped from the cache: the first runs read
+# them back by readahead, as any installed program is.
+cp "$xtask" "$work/xtask"
+xtask="$work/xtask"
+python3 - "$xtask" "$(command -v git)" <<'PY'
+import os, sys
+for path in sys.argv[1:]:
+    fd = os.open(path, os.O_RDONLY)
+    os.fsync(fd)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    os.close(fd)
+PY
 repo="$work/repo"
 mkdir -p "$repo"
 cp -R "$tree/." "$repo/"
@@ -64,8 +80,10 @@ echo "--- xtask diff-check (default base)"
 sleep 1
 git update-index -q --refresh || true
 
-# Runs the tools interleaved (A B C D, A B C D, ...) so machine load hits all of them alike,
-# then prints each one's median wall time in ms.
+# Runs the tools interleaved, each round in a new random order, so machine load hits all of
+# them alike, then prints each one's median wall time in ms. With a fixed order (git's two
+# lines, then ours) the same binaries read ~4 % worse for xtask (docs/performance.md,
+# "diff-check's start").
 declare -A samples
 names=(git_sh git_plain ours ours_json)
 run_one() {
@@ -77,11 +95,12 @@ run_one() {
   esac
 }
 for ((i = 0; i < runs; i++)); do
-  for n in "${names[@]}"; do
-    t0=$(date +%s%N)
+  for n in $(printf '%s\n' "${names[@]}" | shuf); do
+    # bash's own clock (microseconds): `$(date)` was a process of its own inside every sample.
+    t0=${EPOCHREALTIME/./}
     run_one "$n" >/dev/null 2>&1 || true
-    t1=$(date +%s%N)
-    samples[$n]+="$(((t1 - t0) / 1000)) "
+    t1=${EPOCHREALTIME/./}
+    samples[$n]+="$((t1 - t0)) "
   done
 done
 median() { tr ' ' '\n' <<<"${samples[$1]}" | grep . | sort -n | awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]/1000}'; }
