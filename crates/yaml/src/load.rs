@@ -407,7 +407,13 @@ impl<'a> Builder<'a> {
                         start: self.pos(&span.start),
                         end: self.pos(&span.end),
                     };
-                    let node = self.scalar(value, style, tag.as_deref(), span)?;
+                    let style = node_style(style);
+                    let value = self.scalar(value, style, tag.as_deref(), span)?;
+                    let node = Node {
+                        value,
+                        span: self.tight_span(style, span),
+                        style,
+                    };
                     if anchor != 0 {
                         self.anchor(anchor, &node, 0)?;
                     }
@@ -619,20 +625,14 @@ impl<'a> Builder<'a> {
     }
 
     /// `value` is the parser's text, moved into the node when the parser already owns it.
+    #[inline(always)]
     fn scalar(
         &self,
         value: Cow<'_, str>,
-        style: PStyle,
+        node_style: ScalarStyle,
         tag: Option<&Tag>,
         span: Span,
-    ) -> Result<Node, Box<Diagnostic>> {
-        let node_style = match style {
-            PStyle::Plain => ScalarStyle::Plain,
-            PStyle::SingleQuoted => ScalarStyle::SingleQuoted,
-            PStyle::DoubleQuoted => ScalarStyle::DoubleQuoted,
-            PStyle::Literal => ScalarStyle::Literal,
-            PStyle::Folded => ScalarStyle::Folded,
-        };
+    ) -> Result<Value, Box<Diagnostic>> {
         let text: &str = &value;
         let value = match tag {
             Some(t) => self.tagged_scalar(text, t, span)?,
@@ -668,11 +668,7 @@ impl<'a> Builder<'a> {
             },
             None => Value::Str(self.block_scalar_at_eof(value.into_owned(), node_style, span)),
         };
-        Ok(Node {
-            value,
-            span: self.tight_span(node_style, span),
-            style: node_style,
-        })
+        Ok(value)
     }
 
     /// The parser's span of a quoted scalar can run past the closing quote (over spaces and a
@@ -912,6 +908,17 @@ fn owned_without_underscores(text: Cow<'_, str>) -> Box<str> {
     match resolve::without_underscores(&text) {
         Cow::Borrowed(_) => text.into_owned().into_boxed_str(),
         Cow::Owned(cleaned) => cleaned.into_boxed_str(),
+    }
+}
+
+/// The node style of a scalar the parser read in `style`.
+fn node_style(style: PStyle) -> ScalarStyle {
+    match style {
+        PStyle::Plain => ScalarStyle::Plain,
+        PStyle::SingleQuoted => ScalarStyle::SingleQuoted,
+        PStyle::DoubleQuoted => ScalarStyle::DoubleQuoted,
+        PStyle::Literal => ScalarStyle::Literal,
+        PStyle::Folded => ScalarStyle::Folded,
     }
 }
 
