@@ -1151,7 +1151,14 @@ pub fn last_commit_touching(
     repo: &Path,
     path: &Path,
 ) -> Result<Option<(String, String)>, Diagnostic> {
-    let handle = open_repository(repo)?;
+    last_commit_touching_in(&open_repository(repo)?, path)
+}
+
+/// [`last_commit_touching`] in a repository the caller has open.
+pub fn last_commit_touching_in(
+    handle: &Repo,
+    path: &Path,
+) -> Result<Option<(String, String)>, Diagnostic> {
     let repo = handle.git2();
     let Some(mut cur) = head_commit(repo)? else {
         return Ok(None);

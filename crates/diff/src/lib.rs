@@ -20,8 +20,9 @@ pub mod ws;
 
 pub use change::{
     Base, BaseSource, Change, ChangeOptions, ChangeSet, ChangedFile, DEFAULT_UPSTREAMS, EMPTY_TREE,
-    FileText, Status, Target, changed_files, diffs_computed, last_commit_touching, load_change,
-    load_change_in, open_repository, worktree_bytes_to_commit,
+    FileText, Status, Target, changed_files, diffs_computed, last_commit_touching,
+    last_commit_touching_in, load_change, load_change_in, open_repository,
+    worktree_bytes_to_commit,
 };
 pub use check::{Finding, file_findings, findings, to_diagnostic, whitespace_errors};
 pub use ws::{WsKind, WsRule};

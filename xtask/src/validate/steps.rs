@@ -54,6 +54,12 @@ impl std::fmt::Debug for SharedRepo {
 }
 
 impl SharedRepo {
+    /// A handle already open: change detection's own, so the run searches for and opens its
+    /// repository once (docs/performance.md, "diff-check's start").
+    fn holding(repo: infx_git::Repo) -> Self {
+        SharedRepo(std::sync::Arc::new(std::sync::Mutex::new(Some(repo))))
+    }
+
     /// `read` on the repository at `root` (opened on the first call); `None` when it cannot be
     /// opened or `read` finds nothing. Calls from several threads take turns.
     fn read<T>(&self, root: &Path, read: impl FnOnce(&infx_git::Repo) -> Option<T>) -> Option<T> {
@@ -177,10 +183,15 @@ impl ChangeInfo {
 /// The change's paths and texts from one diff. A diff whose texts cannot be loaded (e.g. a bad
 /// whitespace rule) still yields the paths, and its error becomes diff-check's finding.
 fn load_once(
+    repo: &SharedRepo,
     repo_root: &Path,
     opts: &infx_diff::ChangeOptions,
 ) -> Result<(infx_diff::ChangeSet, Result<infx_diff::Change, Diagnostic>), Diagnostic> {
-    match infx_diff::load_change(repo_root, opts) {
+    // In the run's handle; a repository that cannot be opened gives load_change's own error.
+    let loaded = repo
+        .read(repo_root, |r| Some(infx_diff::load_change_in(r, opts)))
+        .unwrap_or_else(|| infx_diff::load_change(repo_root, opts));
+    match loaded {
         Ok(c) => Ok((c.set.clone(), Ok(c))),
         Err(load_error) => {
             let set = infx_diff::changed_files(repo_root, opts)?;
@@ -204,6 +215,7 @@ fn in_repository(root: &Path) -> (ChangeInfo, Option<PathBuf>) {
     };
     if let Ok(repo) = infx_git::Repo::discover(root) {
         info.repo_root = repo.workdir();
+        info.repo = SharedRepo::holding(repo);
     }
     let repo_root = info.repo_root.clone();
     (info, repo_root)
@@ -227,7 +239,7 @@ pub fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
         base: opts.base.clone(),
         ..Default::default()
     };
-    let (set, loaded) = match load_once(&repo_root, &copts) {
+    let (set, loaded) = match load_once(&info.repo, &repo_root, &copts) {
         Ok(s) => s,
         Err(d) => {
             info.mode = ChangeMode::Failed;
@@ -258,7 +270,13 @@ pub fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
 /// `info` with the last commit that touched the tree's changelog as its change.
 fn stand_in(mut info: ChangeInfo, root: &Path, repo_root: &Path) -> ChangeInfo {
     let changelog = relative_to(repo_root, &root.join("perf-changelog.yaml"));
-    match infx_diff::last_commit_touching(repo_root, &changelog) {
+    let last = info
+        .repo
+        .read(repo_root, |r| {
+            Some(infx_diff::last_commit_touching_in(r, &changelog))
+        })
+        .unwrap_or_else(|| infx_diff::last_commit_touching(repo_root, &changelog));
+    match last {
         Ok(Some((parent, commit))) => {
             let fopts = infx_diff::ChangeOptions {
                 base: Some(parent.clone()),
@@ -266,7 +284,7 @@ fn stand_in(mut info: ChangeInfo, root: &Path, repo_root: &Path) -> ChangeInfo {
                 untracked: false,
                 ..Default::default()
             };
-            match load_once(repo_root, &fopts) {
+            match load_once(&info.repo, repo_root, &fopts) {
                 Ok((s, loaded)) => {
                     info.mode = ChangeMode::Fallback;
                     info.base = s.base.commit.clone();
