@@ -272,6 +272,37 @@ fn fractional_gpus_per_node_below_one_is_refused_at_run_time() {
     assert!(!refused("8"));
 }
 
+/// trtllm-serve gets the parallel sizes as flags too, each one that is set and not null, as
+/// srtctl passes them (`config.get(key) is not None`); a null one was rendered as `None`
+/// (found by the random differential, seed 17137302722761765388 case 36).
+#[test]
+fn trtllm_serve_passes_the_parallel_sizes_that_are_not_null() {
+    let argv = |sizes: &str| -> String {
+        let v = first_variant(&format!(
+            "name: t\nmodel: {{path: /m, container: c, precision: fp4}}\n\
+             resources: {{gpu_type: b200, gpus_per_node: 8, agg_nodes: 1, agg_workers: 1}}\n\
+             frontend: {{type: trtllm_serve}}\n\
+             backend: {{type: trtllm, trtllm_config: {{aggregated: {{{sizes}}}}}}}\n"
+        ));
+        render(&v)
+            .processes
+            .iter()
+            .find(|p| p.kind == "worker")
+            .map(|p| p.argv.join(" "))
+            .unwrap_or_default()
+    };
+    let line =
+        argv("tensor_parallel_size: null, moe_expert_parallel_size: 2, pipeline_parallel_size: 0");
+    assert!(line.contains("trtllm-serve /model"), "{line}");
+    assert!(!line.contains("--tensor_parallel_size"), "{line}");
+    assert!(
+        line.contains("--moe_expert_parallel_size 2 --pipeline_parallel_size 0 --config"),
+        "{line}"
+    );
+    let line = argv("tensor_parallel_size: 4");
+    assert!(line.contains("--tensor_parallel_size 4 --config"), "{line}");
+}
+
 fn first_variant(text: &str) -> infx_recipe::Variant {
     RecipeFile::parse(Path::new("k.yaml"), text.into())
         .unwrap()

@@ -391,12 +391,14 @@ fn trtllm(job: &Job, r: &Role, at: &RankPlace) -> Vec<String> {
             "--port".into(),
             port.to_string(),
         ]);
+        // srtctl passes each one that is set and not None (a null is no flag, not `None`; seed
+        // 17137302722761765388 case 36); false and 0 are passed as Python prints them.
         for k in [
             "tensor_parallel_size",
             "moe_expert_parallel_size",
             "pipeline_parallel_size",
         ] {
-            if let Some(x) = r.args.and_then(|a| a.get(k)) {
+            if let Some(x) = r.args.and_then(|a| a.get(k)).filter(|x| !x.is_null()) {
                 argv.extend([format!("--{k}"), py_str(x)]);
             }
         }
