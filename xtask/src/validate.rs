@@ -7,7 +7,7 @@ use crate::output::{self, Format};
 use infx_report::allow::Acknowledged;
 use infx_report::{Diagnostic, Severity, SourceMap, sort_for_report};
 
-mod baseline;
+pub mod baseline;
 pub mod binding;
 mod checks;
 mod contribution;

@@ -127,7 +127,7 @@ pub struct Diagnostic {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub labels: Vec<Label>,
     /// Whether the finding is new with the change or was already on the base
-    /// (docs/architecture.md, "The verdict is about the change"); `None` when no base was
+    /// (docs/baseline.md); `None` when no base was
     /// compared (a clean checkout, `--all`, outside git).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineState>,

@@ -84,8 +84,8 @@ fn result(d: &Diagnostic, rule_index: usize) -> Value {
         "level": level,
         "message": { "text": text },
     });
-    // With a base compared, code scanning shows only the new alerts (SARIF 2.1.0 §3.27.24);
-    // the fingerprint lets it follow a finding across line shifts (§3.27.17).
+    // With a base compared, code scanning shows only the new alerts (`baselineState`); the
+    // fingerprint lets it follow a finding across line shifts (docs/baseline.md, "Formats").
     if let Some(state) = d.baseline {
         r["baselineState"] = json!(state.as_str());
     }

@@ -47,6 +47,11 @@ pub struct Inputs {
     pub review: infx_review::ReviewInputs,
     /// Findings of loading the review inputs (golden curves, CODEOWNERS).
     pub review_load_findings: Vec<Diagnostic>,
+    /// The tree's image pin policy (`infx.yaml`) and the problems of stating it.
+    pub pin_policy: (infx_image::PinPolicy, Vec<Diagnostic>),
+    /// The base's image sites of the changed files that reference an image by tag only: a pin
+    /// the change dropped is found against them (docs/image.md, "Pin policy").
+    pub base_image_sites: Vec<infx_image::ImageSite>,
 }
 
 /// The PR context: `--labels` / `--pr`, else the `pull_request` event payload.
@@ -198,6 +203,13 @@ impl Inputs {
             contribution::plan_appended(&mut configs, base, &changelog.scope, modifiers)
         };
         let (review, docs, review_load_findings) = review_inputs(&root, review_side, parsed.docs);
+        let pin_policy = infx_image::PinPolicy::of_tree(&root);
+        let base_image_sites = if pin_policy.0 == infx_image::PinPolicy::Verified {
+            let image_docs = configs.masters.iter().chain(&review.recipes).chain(&docs);
+            base_sites_of_tag_only(&root, &change, image_docs)
+        } else {
+            Vec::new()
+        };
         Inputs {
             opts: opts.clone(),
             root,
@@ -225,6 +237,8 @@ impl Inputs {
             planned,
             review,
             review_load_findings,
+            pin_policy,
+            base_image_sites,
         }
     }
 
@@ -240,6 +254,50 @@ impl Inputs {
     pub fn documents(&self) -> impl Iterator<Item = &Document> {
         parsed_documents(&self.docs, &self.review, &self.configs)
     }
+}
+
+/// The base revision's image sites of every changed file that, at head, references an image
+/// by tag only; read from the change's loaded texts or git, parsed here (load, not check).
+fn base_sites_of_tag_only<'a>(
+    root: &Path,
+    change: &ChangeInfo,
+    docs: impl Iterator<Item = &'a Document>,
+) -> Vec<infx_image::ImageSite> {
+    if change.mode != steps::ChangeMode::Change {
+        return Vec::new();
+    }
+    let changed: HashSet<PathBuf> = change.paths_under(root).into_iter().collect();
+    let mut out = Vec::new();
+    for doc in docs {
+        let Ok(rel) = doc.path.strip_prefix(root) else {
+            continue;
+        };
+        if !changed.contains(rel) {
+            continue;
+        }
+        let (sites, _) = infx_image::sites_in(doc);
+        let tag_only = sites
+            .iter()
+            .any(|s| infx_image::Reference::parse(&s.written).is_ok_and(|r| r.digest.is_none()));
+        if !tag_only {
+            continue;
+        }
+        let Some(text) = change
+            .base_bytes(&doc.path)
+            .and_then(|b| String::from_utf8(b).ok())
+        else {
+            continue;
+        };
+        if let Ok(node) = infx_yaml::parse_str(&doc.path, &text) {
+            let base = Document {
+                path: doc.path.clone(),
+                text: Arc::from(text),
+                root: node,
+            };
+            out.extend(infx_image::sites_in(&base).0);
+        }
+    }
+    out
 }
 
 /// Which change a [`ReviewLoad`] reads.
