@@ -49,8 +49,21 @@ impl PinPolicy {
         PinPolicy::parse(Path::new(POLICY_FILE), &text)
     }
 
+    /// The policy of an already parsed policy file (the whole-tree walk parses every YAML file
+    /// once; docs/architecture.md, "Parse once").
+    pub fn of_document(doc: &infx_yaml::Document, shown: &Path) -> (PinPolicy, Vec<Diagnostic>) {
+        PinPolicy::of_node(shown, &doc.root)
+    }
+
     /// The policy a policy file's text states (`shown` names the file in findings).
     pub fn parse(shown: &Path, text: &str) -> (PinPolicy, Vec<Diagnostic>) {
+        match infx_yaml::parse_str(shown, text) {
+            Ok(root) => PinPolicy::of_node(shown, &root),
+            Err(d) => (PinPolicy::Required, vec![d]),
+        }
+    }
+
+    fn of_node(shown: &Path, root: &infx_yaml::Node) -> (PinPolicy, Vec<Diagnostic>) {
         let fail = |span: Option<Span>, msg: String| {
             let d = Diagnostic::error(codes::POLICY, msg)
                 .with_path(shown)
@@ -60,10 +73,6 @@ impl PinPolicy {
                 None => d,
             };
             (PinPolicy::Required, vec![d])
-        };
-        let root = match infx_yaml::parse_str(shown, text) {
-            Ok(r) => r,
-            Err(d) => return (PinPolicy::Required, vec![d]),
         };
         if root.is_null() {
             return (PinPolicy::Verified, Vec::new());

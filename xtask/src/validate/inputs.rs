@@ -203,7 +203,7 @@ impl Inputs {
             contribution::plan_appended(&mut configs, base, &changelog.scope, modifiers)
         };
         let (review, docs, review_load_findings) = review_inputs(&root, review_side, parsed.docs);
-        let pin_policy = infx_image::PinPolicy::of_tree(&root);
+        let pin_policy = pin_policy(&root, &docs, &parsed.failures);
         let base_image_sites = if pin_policy.0 == infx_image::PinPolicy::Verified {
             let image_docs = configs.masters.iter().chain(&review.recipes).chain(&docs);
             base_sites_of_tag_only(&root, &change, image_docs)
@@ -254,6 +254,24 @@ impl Inputs {
     pub fn documents(&self) -> impl Iterator<Item = &Document> {
         parsed_documents(&self.docs, &self.review, &self.configs)
     }
+}
+
+/// The tree's pin policy: from its policy file's parse when the run parsed it (a file that did
+/// not parse is the YAML step's finding, and the stricter policy applies), else read here.
+fn pin_policy(
+    root: &Path,
+    docs: &[Document],
+    failures: &[(PathBuf, Diagnostic)],
+) -> (infx_image::PinPolicy, Vec<Diagnostic>) {
+    let file = root.join(infx_image::policy::POLICY_FILE);
+    let shown = Path::new(infx_image::policy::POLICY_FILE);
+    if let Some(doc) = docs.iter().find(|d| d.path == file) {
+        return infx_image::PinPolicy::of_document(doc, shown);
+    }
+    if failures.iter().any(|(p, _)| *p == file) {
+        return (infx_image::PinPolicy::Required, Vec::new());
+    }
+    infx_image::PinPolicy::of_tree(root)
 }
 
 /// The base revision's image sites of every changed file that, at head, references an image
