@@ -356,7 +356,7 @@ impl Repo {
                 stats.left_out += 1;
                 return git2::TreeWalkResult::Skip;
             };
-            if !dir.split('/').filter(|c| !c.is_empty()).all(|c| safe(c)) {
+            if !dir.split('/').filter(|c| !c.is_empty()).all(&safe) {
                 stats.left_out += 1;
                 return git2::TreeWalkResult::Skip;
             }
