@@ -203,12 +203,15 @@ pub enum Selection {
     All,
     /// Commits whose id starts with one of these, or whose PR number is one of them.
     Only(Vec<String>),
+    /// Every n-th commit, oldest first, starting with the first: the test suite's fixed sample
+    /// (docs/review.md, "Real pull requests as a test corpus").
+    Every(usize),
 }
 
 impl Selection {
     fn keeps(&self, c: &Commit) -> bool {
         match self {
-            Selection::All => true,
+            Selection::All | Selection::Every(_) => true,
             Selection::Only(names) => names
                 .iter()
                 .any(|n| c.pr == *n || (n.len() >= 7 && c.id.starts_with(n.as_str()))),
@@ -222,8 +225,13 @@ pub fn replay(corpus: &Path, selection: &Selection) -> anyhow::Result<(Vec<Commi
     let t = Instant::now();
     let tmp = tempfile::tempdir()?;
     let first = clone_bundle(corpus, tmp.path(), "ix-0")?;
+    let step = match selection {
+        Selection::Every(n) => (*n).max(1),
+        _ => 1,
+    };
     let list: Vec<Commit> = commits(&first)?
         .into_iter()
+        .step_by(step)
         .filter(|c| selection.keeps(c))
         .collect();
     let workers = if list.len() > 1 { 2 } else { 1 };
