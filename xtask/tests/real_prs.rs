@@ -2,7 +2,7 @@
 //! the hand-reviewed expectation file (docs/review.md, "Real pull requests as a test corpus").
 //! Skipped, visibly, without ../shared.
 //!
-//! The suite replays a fixed sample, every [`SAMPLE_STEP`]-th commit oldest first (20 of 142):
+//! The suite replays a fixed sample, every [`SAMPLE_STEP`]-th commit oldest first (21 of 142):
 //! the full replay in a debug build took 98 s on the 2-core machine, over the suite's 60 s
 //! budget. `INFX_REAL_PRS=all` (or `cargo xtask conformance real-prs`) replays all 142.
 

@@ -282,7 +282,7 @@ pub fn replay(corpus: &Path, selection: &Selection) -> anyhow::Result<(Vec<Commi
 pub enum Kind {
     /// A real defect upstream merged; the reason states the evidence.
     Defect,
-    /// A deliberate, documented strictness; the reason cites docs/FILE.md, "Section".
+    /// A deliberate, documented strictness; the reason cites a docs page and its section.
     Strict,
     Pass,
     Fail,
@@ -393,8 +393,8 @@ pub fn parse_expected(text: &str, checkout: &Path) -> Result<Vec<Row>, Vec<Strin
     }
 }
 
-/// A strict row's reason must cite `docs/FILE.md, "Section"` of this project, and that
-/// section must exist: a strictness is deliberate only where a maintainer wrote down why.
+/// A strict row's reason must cite a page of this project's docs with its section (the
+/// page path, a comma, the heading in double quotes), and that section must exist: a strictness is deliberate only where a maintainer wrote down why.
 fn cites_a_section(reason: &str, checkout: &Path) -> Result<(), String> {
     let Some(start) = reason.find("docs/") else {
         return Err("a strict row must cite docs/FILE.md, \"Section\"".to_string());
