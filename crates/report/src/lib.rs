@@ -131,6 +131,9 @@ pub struct Diagnostic {
     /// compared (a clean checkout, `--all`, outside git).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineState>,
+    /// The identity the baseline matched it by (a digest; SARIF's `partialFingerprints`).
+    #[serde(skip)]
+    pub fingerprint: Option<String>,
 }
 
 /// A finding's state relative to the base revision, as SARIF's `baselineState` names it.
@@ -172,6 +175,7 @@ impl Diagnostic {
             notes: Vec::new(),
             labels: Vec::new(),
             baseline: None,
+            fingerprint: None,
         }
     }
     pub fn error(code: Code, message: impl Into<String>) -> Self {

@@ -2,7 +2,7 @@
 //! check runs (docs/diff.md, "One load"). The checks in [`super::checks`] only look at the
 //! [`Inputs`] this builds.
 
-use super::steps::{self, ChangeInfo, ChangeMode};
+use super::steps::{self, ChangeInfo};
 use super::{Options, contribution, pr};
 use infx_changelog::impact::Impact;
 use infx_changelog::labels::PrContext;
@@ -95,7 +95,7 @@ impl Inputs {
             steps::detect_change(&root, opts)
         });
         let pr = load_pr(opts, &change);
-        let whole_tree = opts.all || change.mode != ChangeMode::Change;
+        let whole_tree = opts.whole_tree(&change.mode);
 
         // The config rules that read only the configs ran beside change detection. The rest
         // of the config check (SR3/SR4, which open the recipe files) runs beside the
@@ -125,8 +125,16 @@ impl Inputs {
                 };
                 let changelog = steps::load_changelog(&root, &change, &configs);
                 let impact = contribution::change_impact(&root, &change, &configs, &documents);
-                let touched =
-                    steps::touched_keys(&root, &change, &configs, &changelog.scope.keys, opts.all);
+                let touched = match &opts.scope {
+                    Some(scope) => scope.touched.clone(),
+                    None => steps::touched_keys(
+                        &root,
+                        &change,
+                        &configs,
+                        &changelog.scope.keys,
+                        opts.all,
+                    ),
+                };
                 let review_side = ReviewSide::load(
                     &root,
                     &change,
@@ -640,10 +648,17 @@ fn detect_and_parse(
         let change_elapsed = t.elapsed();
 
         let t = Instant::now();
-        let whole_tree = opts.all || change.mode != ChangeMode::Change;
+        let whole_tree = opts.whole_tree(&change.mode);
         let mut walk_findings = Vec::new();
         let files: Vec<PathBuf> = if parse_scope == ParseScope::Review {
             review_yaml_files(root, &mut walk_findings)
+        } else if let (Some(scope), false) = (&opts.scope, opts.all) {
+            scope
+                .files
+                .iter()
+                .map(|f| root.join(f))
+                .filter(|p| p.is_file())
+                .collect()
         } else if whole_tree {
             let changelog = root.join("perf-changelog.yaml");
             yaml_files(root, &mut walk_findings)
