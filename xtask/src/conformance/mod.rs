@@ -1,11 +1,13 @@
-//! `cargo xtask conformance [validation|recipes|matrix|changelog]`: agreement with the reference
-//! outputs in ../shared/corpus. Each area lives in its own module.
+//! `cargo xtask conformance [validation|recipes|matrix|changelog|real-prs]`: agreement with the
+//! reference outputs in ../shared/corpus, and upstream's real pull requests against a
+//! hand-reviewed expectation file (`real-prs`). Each area lives in its own module.
 
 pub mod changelog;
 pub mod changelog_random;
 pub mod config_random;
 pub mod matrix;
 pub mod oracle;
+pub mod real_prs;
 pub mod recipes;
 pub mod recipes_random;
 pub mod validation;
@@ -28,6 +30,17 @@ pub struct Args {
     /// Seed of the random cases (default: from the clock; printed so a run can be replayed).
     #[arg(long, value_name = "S", requires = "random")]
     pub seed: Option<u64>,
+    /// real-prs: replay only these commits (an id of at least 7 hex digits, or a PR number).
+    #[arg(long, value_name = "COMMIT|PR")]
+    pub only: Vec<String>,
+    /// real-prs: the expectation file (default: xtask/tests/real-prs/expected.tsv).
+    #[arg(long, value_name = "FILE")]
+    pub expected: Option<std::path::PathBuf>,
+    /// real-prs: write a draft expectation file from the findings (a labelling aid: every
+    /// unlabelled finding is a `?` row to review by hand; docs/review.md, "Real pull requests
+    /// as a test corpus").
+    #[arg(long, value_name = "FILE")]
+    pub draft: Option<std::path::PathBuf>,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,6 +49,7 @@ pub enum Area {
     Recipes,
     Matrix,
     Changelog,
+    RealPrs,
 }
 
 /// The result of one area: `N/M agree` plus every disagreement, and the cases where we are
@@ -96,16 +110,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Area::Recipes,
             Area::Matrix,
             Area::Changelog,
+            Area::RealPrs,
         ],
     };
     let mut failed = false;
     let seed = args.seed.unwrap_or_else(clock_seed);
     for area in areas {
+        if *area == Area::RealPrs {
+            failed |= real_prs(&corpus, &args);
+            continue;
+        }
         let outcome = match area {
             Area::Validation => validation::run(&corpus),
             Area::Recipes => recipes::run(&corpus),
             Area::Matrix => matrix::run(&corpus),
             Area::Changelog => changelog::run(&corpus),
+            Area::RealPrs => continue,
         };
         failed |= report(*area, outcome, args.verbose);
         if *area == Area::Recipes
@@ -134,6 +154,28 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// The real-prs area: its own summary line (docs/review.md, "Real pull requests as a test
+/// corpus"); true when it did not fully match.
+fn real_prs(corpus: &std::path::Path, args: &Args) -> bool {
+    let opts = real_prs::RunOptions {
+        selection: if args.only.is_empty() {
+            real_prs::Selection::All
+        } else {
+            real_prs::Selection::Only(args.only.clone())
+        },
+        draft: args.draft.clone(),
+        expected: args.expected.clone(),
+        verbose: args.verbose,
+    };
+    match real_prs::run(corpus, &crate::paths::checkout_root(), &opts) {
+        Ok(failed) => failed,
+        Err(e) => {
+            println!("real-prs: error: {e:#}");
+            true
+        }
+    }
+}
+
 /// The seeded random differential of the config and changelog areas (docs/config.md and
 /// docs/changelog.md, "Random differential"); `None` for the others or when the oracle is
 /// missing (a SKIP line is printed then).
@@ -146,7 +188,7 @@ fn random_area(
     let name = match area {
         Area::Matrix => "matrix",
         Area::Changelog => "changelog",
-        Area::Validation | Area::Recipes => return None,
+        Area::Validation | Area::Recipes | Area::RealPrs => return None,
     };
     println!(
         "{name}: {n} random cases against upstream, seed {seed} (replay: conformance {name} --random {n} --seed {seed})"
