@@ -284,6 +284,11 @@ pub enum Kind {
     Defect,
     /// A deliberate, documented strictness; the reason cites a docs page and its section.
     Strict,
+    /// A finding infx makes that is wrong: an open bug, never an expectation. Its commit is
+    /// counted as blocked, not as expected, and its verdict is judged without it; a bug row
+    /// no finding matches any more fails the run, so the list only shrinks (docs/review.md,
+    /// "Known bugs"). The reason names the issue (`#NN`).
+    Bug,
     Pass,
     Fail,
 }
@@ -345,13 +350,14 @@ pub fn parse_expected(text: &str, checkout: &Path) -> Result<Vec<Row>, Vec<Strin
         let kind = match (f[2] == VERDICT, f[5]) {
             (false, "defect") => Kind::Defect,
             (false, "strict") => Kind::Strict,
+            (false, "bug") => Kind::Bug,
             (true, "pass") => Kind::Pass,
             (true, "fail") => Kind::Fail,
             (is_verdict, k) => {
                 let want = if is_verdict {
                     "pass or fail"
                 } else {
-                    "defect or strict"
+                    "defect, strict or bug"
                 };
                 errors.push(format!("line {at}: kind {k:?}, want {want}"));
                 continue;
@@ -360,6 +366,10 @@ pub fn parse_expected(text: &str, checkout: &Path) -> Result<Vec<Row>, Vec<Strin
         let reason = f[6].trim();
         if matches!(kind, Kind::Defect | Kind::Strict | Kind::Fail) && reason.len() < 10 {
             errors.push(format!("line {at}: a {} row needs its reason", f[5]));
+            continue;
+        }
+        if kind == Kind::Bug && !names_an_issue(reason) {
+            errors.push(format!("line {at}: a bug row names its issue (#NN)"));
             continue;
         }
         if kind == Kind::Strict
@@ -391,6 +401,13 @@ pub fn parse_expected(text: &str, checkout: &Path) -> Result<Vec<Row>, Vec<Strin
     } else {
         Err(errors)
     }
+}
+
+/// Whether `reason` names an issue: `#` and digits.
+fn names_an_issue(reason: &str) -> bool {
+    reason
+        .match_indices('#')
+        .any(|(i, _)| reason[i + 1..].starts_with(|c: char| c.is_ascii_digit()))
 }
 
 /// A strict row's reason must cite a page of this project's docs with its section (the
@@ -447,16 +464,28 @@ pub struct Comparison {
     pub fail: usize,
     /// Strict rows matched by a finding.
     pub strict: usize,
+    /// Commits whose findings are as expected but for known infx bugs (bug rows).
+    pub blocked: usize,
+    /// Findings matched by bug rows.
+    pub bugs: usize,
     pub mismatches: Vec<Mismatch>,
 }
 
 impl Comparison {
     /// The summary line (README, "Conformance and performance").
     pub fn summary(&self) -> String {
-        format!(
+        let mut s = format!(
             "real-prs: {}/{} commits as expected ({} pass, {} fail with their defect; {} deliberate-strictness findings)",
             self.as_expected, self.total, self.pass, self.fail, self.strict
-        )
+        );
+        if self.blocked > 0 {
+            let _ = write!(
+                s,
+                "; {} blocked by {} known-bug findings",
+                self.blocked, self.bugs
+            );
+        }
+        s
     }
 
     /// The mismatches as an aligned table.
@@ -521,7 +550,22 @@ pub fn compare(runs: &[CommitRun], rows: &[Row], all: bool) -> Comparison {
             used.insert(r.at);
         });
         let verdicts: Vec<&&Row> = mine.iter().filter(|r| r.code == VERDICT).collect();
-        let actual = if run.fails { "fail" } else { "pass" };
+        // The verdict is judged without the findings that known bugs explain.
+        let mut bug_rows: BTreeMap<(String, String, Option<usize>), usize> = BTreeMap::new();
+        for r in mine.iter().filter(|r| r.kind == Kind::Bug) {
+            *bug_rows.entry(r.key()).or_default() += 1;
+        }
+        let fails = run.findings.iter().any(|f| {
+            f.severity == Severity::Error
+                && match bug_rows.get_mut(&f.key()) {
+                    Some(n) if *n > 0 => {
+                        *n -= 1;
+                        false
+                    }
+                    _ => true,
+                }
+        });
+        let actual = if fails { "fail" } else { "pass" };
         match verdicts.as_slice() {
             [v] => {
                 let want = if v.kind == Kind::Fail { "fail" } else { "pass" };
@@ -555,10 +599,13 @@ pub fn compare(runs: &[CommitRun], rows: &[Row], all: bool) -> Comparison {
         for r in mine.iter().filter(|r| r.code != VERDICT) {
             expected.entry(r.key()).or_default().push(r);
         }
-        let mut strict = 0;
+        let (mut strict, mut bugs) = (0, 0);
         for f in &run.findings {
             match expected.get_mut(&f.key()).and_then(Vec::pop) {
-                Some(r) => strict += usize::from(r.kind == Kind::Strict),
+                Some(r) => {
+                    strict += usize::from(r.kind == Kind::Strict);
+                    bugs += usize::from(r.kind == Kind::Bug);
+                }
                 None => bad.push(mismatch(
                     c,
                     "unexpected",
@@ -575,9 +622,12 @@ pub fn compare(runs: &[CommitRun], rows: &[Row], all: bool) -> Comparison {
             };
             bad.push(mismatch(c, "missing", &r.code, &loc, &r.reason));
         }
-        if bad.is_empty() {
+        if bad.is_empty() && bugs > 0 {
+            cmp.blocked += 1;
+            cmp.bugs += bugs;
+        } else if bad.is_empty() {
             cmp.as_expected += 1;
-            if run.fails {
+            if fails {
                 cmp.fail += 1;
             } else {
                 cmp.pass += 1;
@@ -640,10 +690,10 @@ pub fn draft(runs: &[CommitRun], rows: &[Row]) -> String {
             let line = f.line.map_or("-".to_string(), |l| l.to_string());
             let (kind, reason) = match expected.get_mut(&f.key()).and_then(Vec::pop) {
                 Some(r) => (
-                    if r.kind == Kind::Strict {
-                        "strict"
-                    } else {
-                        "defect"
+                    match r.kind {
+                        Kind::Strict => "strict",
+                        Kind::Bug => "bug",
+                        _ => "defect",
                     },
                     r.reason.clone(),
                 ),
