@@ -262,6 +262,27 @@ fn waiver_path(p: &str) -> Option<u64> {
 }
 
 /// Check 10 over a change. `pr` is the PR number when known; `waivers` the waiver files at head.
+/// Whether a changed file (its lower-cased repository path) is code a benchmark runs, whose
+/// added lines can patch the engine: launchers, recipes and the Python they call. Not CI
+/// workflows (their prose and steps run on GitHub's machines), not Python tests (a test
+/// *named* after sitecustomize patches nothing), not YAML or JSON outside `benchmarks/`
+/// (master configs and the changelog describe, they do not run): docs/review.md, "Check 10".
+fn run_by_a_benchmark(lower: &str) -> bool {
+    let name = lower.rsplit('/').next().unwrap_or(lower);
+    let python_test = lower.ends_with(".py")
+        && (name.starts_with("test_")
+            || name.ends_with("_test.py")
+            || name == "conftest.py"
+            || lower.contains("/tests/")
+            || lower.starts_with("tests/"));
+    let data = [".yaml", ".yml", ".json"]
+        .iter()
+        .any(|e| lower.ends_with(e));
+    let in_benchmarks = lower.starts_with("benchmarks/") || lower.contains("/benchmarks/");
+    !(lower.starts_with(".github/") || lower.contains("/.github/") || python_test)
+        && (!data || in_benchmarks)
+}
+
 pub fn check(changes: &[FileChange], pr: Option<u64>, waivers: &Waivers) -> Vec<Diagnostic> {
     let mut findings: Vec<Diagnostic> = Vec::new();
     for f in changes {
@@ -284,6 +305,9 @@ pub fn check(changes: &[FileChange], pr: Option<u64>, waivers: &Waivers) -> Vec<
             || lower.contains("/docs/")
         {
             continue; // prose may quote commands
+        }
+        if !run_by_a_benchmark(&lower) {
+            continue;
         }
         for (line, text) in &f.added_lines {
             if let Some(why) = patch_indicator(text) {
@@ -365,6 +389,7 @@ pub fn check(changes: &[FileChange], pr: Option<u64>, waivers: &Waivers) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn script(path: &str, lines: &[&str]) -> FileChange {
         FileChange {
@@ -572,6 +597,46 @@ mod tests {
             (Status::Renamed, "new.md", Some("old.md"))
         );
         assert_eq!(f[2].added_lines, vec![(12, "c".to_string())]);
+    }
+
+    #[test]
+    fn only_code_a_benchmark_runs_is_read_for_patches() {
+        // The real cases of upstream #1947 and #2217: a Python test's name, a file comparison
+        // in a test, a workflow's prose; and a launcher line that does patch.
+        let changes = [
+            script(
+                "utils/evals/test_eval_patches.py",
+                &["def test_lm_eval_sitecustomize_hooks(tmp_path):"],
+            ),
+            script(
+                ".github/workflows/run-sweep.yml",
+                &["  # Patchwork includes patch files, git apply and more"],
+            ),
+            script(
+                "configs/nvidia-master.yaml",
+                &["  - \"pip install vllm-1.0.whl in the image\""],
+            ),
+            script(
+                "benchmarks/single_node/x.sh",
+                &["cp fix.py /usr/lib/python3/dist-packages/vllm/x.py"],
+            ),
+        ];
+        let d = check(&changes, None, &Waivers::new());
+        assert_eq!(d.len(), 1, "{d:#?}");
+        assert_eq!(
+            d[0].path.as_deref(),
+            Some(Path::new("benchmarks/single_node/x.sh"))
+        );
+        for (path, yes) in [
+            ("benchmarks/benchmark_lib.sh", true),
+            ("utils/evals/run_eval.py", true),
+            ("benchmarks/multi_node/r.yaml", true),
+            ("utils/evals/tests/helpers.py", false),
+            ("perf-changelog.yaml", false),
+            (".github/workflows/x.yml", false),
+        ] {
+            assert_eq!(run_by_a_benchmark(path), yes, "{path}");
+        }
     }
 
     #[test]

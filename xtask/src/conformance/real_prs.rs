@@ -18,7 +18,11 @@ use std::time::{Duration, Instant};
 pub const BUNDLE: &str = "inferencex-history-to-2026-07-31.bundle";
 /// The first day after the configs moved to the repository root (#1992, 2026-07-02): from here
 /// the layout is the one validate reads (configs/, benchmarks/, perf-changelog.yaml at the top).
-pub const SINCE: &str = "2026-07-03";
+/// An instant, not a bare date: git's `--since=2026-07-03` fills in the current time of day,
+/// so the set of commits depended on when the replay ran (141 at 04:00 UTC, 142 between 01:31
+/// and 03:58, 143 before). This instant gives the 142 the corpus README counts, the first
+/// being `1e53c97` (#1999, committed 03:58:40Z).
+pub const SINCE: &str = "2026-07-03T02:00:00Z";
 /// The paths whose commits are replayed: the benchmark tree.
 pub const PATHS: [&str; 3] = ["configs", "benchmarks", "perf-changelog.yaml"];
 /// The expectation file, relative to the checkout.
