@@ -708,7 +708,14 @@ fn offload_fields<'m>(
         kv_off = ctx.choice(n, &join(at, "kv-offloading"), KV_OFFLOADING);
     }
     if let Some(n) = m.get("kv-offload-backend").filter(|n| !n.is_null()) {
-        backend = component(ctx, n, &join(at, "kv-offload-backend"), false);
+        backend = match n.as_str() {
+            // Before #2096 the backend was named by a string (LoadedConfigs::kv_metadata).
+            Some(name) if !ctx.kv_metadata => Some(Component {
+                name: name.to_string(),
+                version: None,
+            }),
+            _ => component(ctx, n, &join(at, "kv-offload-backend"), false),
+        };
     }
     (kv_off, backend)
 }
@@ -1187,6 +1194,7 @@ fn scope_rules(
     }
     if kind.multinode
         && kind.disagg
+        && ctx.kv_metadata
         && !present(m, "kv-p2p-transfer")
         && (rows.is_empty()
             || row_maps.len() != rows.len()

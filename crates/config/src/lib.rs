@@ -67,6 +67,12 @@ pub struct LoadedConfigs {
     pub entries: Vec<Entry>,
     /// Detected from the data ([`detect_dialect`]); callers may override it before checking.
     pub dialect: Dialect,
+    /// Whether the masters state KV metadata in the form upstream #2096 introduced
+    /// (`kv-p2p-transfer`, `kv-offload-backend: {name, version}`): only then is
+    /// `kv-p2p-transfer` required of a disaggregated entry (M3) and the backend a mapping. A
+    /// tree from before that PR (July 2026) names the backend as a string and has no
+    /// `kv-p2p-transfer` anywhere (docs/config.md, "Rules carry their day").
+    pub kv_metadata: bool,
     /// Findings of loading itself (missing files, YAML errors, L1, L7); [`check`] repeats them.
     pub load_errors: Vec<Diagnostic>,
 }
@@ -238,12 +244,14 @@ pub fn from_documents(
         }
     }
     let dialect = detect_dialect(&masters, runners.as_ref());
+    let kv_metadata = uses_kv_metadata(&masters);
     LoadedConfigs {
         project_root,
         masters,
         runners,
         entries,
         dialect,
+        kv_metadata,
         load_errors: Vec::new(),
     }
 }
@@ -272,8 +280,19 @@ pub fn detect_dialect(masters: &[Document], runners: Option<&Document>) -> Diale
     }
 }
 
+/// Whether any master states KV metadata in #2096's form (see [`LoadedConfigs::kv_metadata`]).
+pub fn uses_kv_metadata(masters: &[Document]) -> bool {
+    let mut found = Markers::default();
+    for d in masters {
+        scan(&d.root, &mut found);
+    }
+    found.kv_metadata
+}
+
 #[derive(Default)]
 struct Markers {
+    /// `kv-p2p-transfer`, or a `kv-offload-backend` mapping, anywhere.
+    kv_metadata: bool,
     recipe_dir: bool,
     /// Generation-1/2 recipe binding: full-path `srt-recipe` or `CONFIG_FILE=` settings.
     legacy: bool,
@@ -300,6 +319,8 @@ fn scan(root: &Node, found: &mut Markers) {
                             }
                         }
                         "worker" | "num-nodes" | "require-power" => found.oct_keys = true,
+                        "kv-p2p-transfer" => found.kv_metadata = true,
+                        "kv-offload-backend" if v.as_map().is_some() => found.kv_metadata = true,
                         _ => {}
                     }
                     stack.push(v);
@@ -357,6 +378,7 @@ pub fn rules_before_recipes(loaded: &LoadedConfigs) -> RulesBeforeRecipes {
             path: &rdoc.path,
             key: "",
             dialect,
+            kv_metadata: loaded.kv_metadata,
             diags: &mut diags,
         };
         inventory = runners::check_runners(&mut ctx, &rdoc.root);
@@ -379,6 +401,7 @@ pub fn rules_before_recipes(loaded: &LoadedConfigs) -> RulesBeforeRecipes {
                 path: &doc.path,
                 key: &e.key,
                 dialect,
+                kv_metadata: loaded.kv_metadata,
                 diags: &mut diags,
             };
             let key_node = Node::new(infx_yaml::Value::Str(e.key.clone()), e.key_span);
@@ -488,6 +511,7 @@ impl RulesBeforeRecipes {
                 path: &doc.path,
                 key: &entry.key,
                 dialect: loaded.dialect,
+                kv_metadata: loaded.kv_metadata,
                 diags: &mut diags,
             };
             for r in &e.refs {

@@ -12,6 +12,8 @@ pub(crate) struct Ctx<'a> {
     /// Entry key; empty for file-level findings (runners.yaml).
     pub key: &'a str,
     pub dialect: Dialect,
+    /// [`crate::LoadedConfigs::kv_metadata`].
+    pub kv_metadata: bool,
     pub diags: &'a mut Vec<Diagnostic>,
 }
 

@@ -670,10 +670,36 @@ fn m2_row_kv_p2p_only_multinode() {
 
 #[test]
 fn m3_disagg_needs_kv_p2p() {
-    let t = MULTI.replace("  kv-p2p-transfer: nixl\n", "");
+    // A tree that states kv-p2p-transfer elsewhere (#2096's metadata) requires it here.
+    let t = format!(
+        "{}{}",
+        MULTI.replace("  kv-p2p-transfer: nixl\n", ""),
+        MULTI.replacen("m1:", "m2:", 1)
+    );
     expect_at(&run(&t), codes::M3, &t, "disagg: true");
     let t = MULTI.replace("  kv-p2p-transfer: nixl\n", "  kv-p2p-transfer: ''\n");
     expect_at(&run(&t), codes::VALUE, &t, "''");
+}
+
+#[test]
+fn kv_metadata_rules_carry_their_day() {
+    // A July 2026 tree (before upstream #2096): no kv-p2p-transfer anywhere, the backend a
+    // string. Upstream's generator of that day accepts both; so does infx.
+    let july = MULTI.replace("  kv-p2p-transfer: nixl\n", "");
+    assert!(
+        !codes(&run(&july)).contains(&codes::M3),
+        "{}",
+        list(&run(&july))
+    );
+    let string_backend = AGENTIC.replace("{name: hicache}", "hicache");
+    assert!(
+        codes(&run(&string_backend)).is_empty(),
+        "{}",
+        list(&run(&string_backend))
+    );
+    // Once the tree states the metadata anywhere, the string form is the old one: an error.
+    let mixed = format!("{string_backend}{}", AGENTIC.replacen("a1:", "a2:", 1));
+    expect_at(&run(&mixed), codes::TYPE, &mixed, "hicache\n");
 }
 
 #[test]

@@ -250,7 +250,11 @@ fn expand_inner(
                     &mut rows,
                     origins,
                 )?;
-                check_new_rows(&rows[first..], &origins[first.min(origins.len())..])?;
+                check_new_rows(
+                    &rows[first..],
+                    &origins[first.min(origins.len())..],
+                    configs.kv_metadata,
+                )?;
             }
         }
         Selection::TestConfig(tc) => {
@@ -268,7 +272,11 @@ fn expand_inner(
                         &mut rows,
                         origins,
                     )?;
-                    check_new_rows(&rows[first..], &origins[first.min(origins.len())..])?;
+                    check_new_rows(
+                        &rows[first..],
+                        &origins[first.min(origins.len())..],
+                        configs.kv_metadata,
+                    )?;
                 }
             }
         }
@@ -278,9 +286,13 @@ fn expand_inner(
 
 /// Upstream validates every row as it is generated (`validate_matrix_entry`,
 /// `validate_agentic_matrix_entry`); the first invalid row stops the run.
-fn check_new_rows(rows: &[Object], origins: &[RowOrigin]) -> Result<(), Diagnostic> {
+fn check_new_rows(
+    rows: &[Object],
+    origins: &[RowOrigin],
+    kv_metadata: bool,
+) -> Result<(), Diagnostic> {
     for (i, row) in rows.iter().enumerate() {
-        if let Err(message) = crate::rows::check_row(row) {
+        if let Err(message) = crate::rows::check_row_of_day(row, kv_metadata) {
             let mut d = Diagnostic::error(codes::ROW, message).with_help(
                 "the generated row breaks upstream's output model; fix the search-space row or runners.yaml value it comes from",
             );
@@ -988,9 +1000,13 @@ fn offload_suffix(
     if kv.as_str() == Some("none") {
         return Ok("kvnone".into());
     }
+    // Before #2096 the backend was named by a string (docs/config.md, "Rules carry their day").
     let name = backend
-        .and_then(Json::as_object)
-        .and_then(|b| b.get("name"))
+        .and_then(|b| match b {
+            Json::Object(o) => o.get("name"),
+            Json::Str(_) => Some(b),
+            _ => None,
+        })
         .ok_or_else(|| {
             cx.err(
                 node,

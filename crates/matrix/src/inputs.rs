@@ -17,6 +17,9 @@ pub use infx_config::EntryView as ConfigEntry;
 #[derive(Debug, Clone, Default)]
 pub struct MasterConfigs<'a> {
     pub entries: Vec<ConfigEntry<'a>>,
+    /// Whether the tree states KV metadata in upstream #2096's form (docs/config.md, "Rules
+    /// carry their day"): only then does a disaggregated row need `kv-p2p-transfer`.
+    pub kv_metadata: bool,
 }
 
 impl<'a> MasterConfigs<'a> {
@@ -79,7 +82,10 @@ impl<'a> MasterConfigs<'a> {
                 .with_help("'*' is reserved for changelog config-key patterns; rename the key"));
             }
         }
-        Ok(MasterConfigs { entries })
+        Ok(MasterConfigs {
+            entries,
+            kv_metadata: infx_config::uses_kv_metadata(docs),
+        })
     }
 
     pub fn get(&self, key: &str) -> Option<&ConfigEntry<'a>> {

@@ -54,11 +54,23 @@ pub struct RowError {
     pub message: String,
 }
 
+/// Pydantic's error for a disaggregated row without `kv-p2p-transfer`.
+const KV_P2P_REQUIRED: &str = "Value error, disagg=true requires kv-p2p-transfer";
+
 /// Checks one generated row; `Err` holds upstream's message (first line identical:
 /// "The following parsed [agentic ]matrix entry failed validation:").
 pub fn check_row(row: &Object) -> Result<(), String> {
+    check_row_of_day(row, true)
+}
+
+/// [`check_row`] for a tree of its day: without #2096's KV metadata (`kv_metadata` false) a
+/// disaggregated row needs no `kv-p2p-transfer` (docs/config.md, "Rules carry their day").
+pub fn check_row_of_day(row: &Object, kv_metadata: bool) -> Result<(), String> {
     let model = RowModel::of(row);
-    let errors = row_errors(row, model);
+    let mut errors = row_errors(row, model);
+    if !kv_metadata {
+        errors.retain(|e| e.message != KV_P2P_REQUIRED);
+    }
     if errors.is_empty() {
         return Ok(());
     }
@@ -213,9 +225,10 @@ fn model_validator_errors(row: &Object, model: RowModel) -> Vec<RowError> {
         let disagg = row.get("disagg").is_some_and(Json::truthy);
         let transfer = row.get("kv-p2p-transfer").is_some_and(|v| *v != Json::Null);
         if disagg && !transfer {
-            out.push(value_error(
-                "disagg=true requires kv-p2p-transfer".to_string(),
-            ));
+            out.push(RowError {
+                location: String::new(),
+                message: KV_P2P_REQUIRED.to_string(),
+            });
         }
     }
     out
