@@ -204,6 +204,36 @@ pub fn run_fixed(differential: Differential, corpus: &Path) -> anyhow::Result<Ve
         }
     }
     let mut out = Vec::new();
+    // The recipe regressions share one srtctl process (15 starts were a third of the test).
+    if differential == Differential::Recipes && std::env::var_os("INFX_SEED").is_none() {
+        if let Err(why) = recipes_random::oracle_python() {
+            println!("SKIP: recipe random differential: {why}");
+            return Ok(Vec::new());
+        }
+        let pairs: Vec<(u64, usize)> = runs
+            .iter()
+            .filter_map(|(seed, cases, _)| match cases {
+                Cases::Only(list) => Some(list.iter().map(move |&i| (*seed, i))),
+                Cases::First(_) => None,
+            })
+            .flatten()
+            .collect();
+        let fixes: Vec<&str> = REGRESSIONS
+            .iter()
+            .filter(|r| r.differential == differential)
+            .map(|r| r.fix)
+            .collect();
+        out.push(FixedRun {
+            what: format!(
+                "regression cases ({} cases; fixed in {})",
+                pairs.len(),
+                fixes.join(", ")
+            ),
+            replay: "cargo xtask conformance recipes --seed S --case K (case S/K)".to_string(),
+            outcome: recipes_random::run_pairs(corpus, &pairs)?,
+        });
+        runs.retain(|(_, cases, _)| matches!(cases, Cases::First(_)));
+    }
     for (seed, cases, what) in runs {
         match run(differential, corpus, seed, &cases)? {
             Some(outcome) => out.push(FixedRun {
