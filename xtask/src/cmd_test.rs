@@ -2,7 +2,8 @@
 //!
 //! Steps, in order:
 //! 1. `cargo` — the workspace tests: `cargo nextest run --workspace` when cargo-nextest is on
-//!    PATH (plus `cargo test --doc`, which nextest does not run), else `cargo test --workspace`.
+//!    PATH (plus `cargo test --doc`, which nextest does not run, when a doc comment holds a Rust
+//!    code block), else `cargo test --workspace`.
 //! 2. `fmt`, `clippy` — `cargo fmt --all --check`, `cargo clippy --workspace --all-targets -- -D
 //!    warnings`: the flake's fmt and clippy checks, without Nix; clippy again on the lean xtask
 //!    (`--no-default-features`) that `cargo xtask` builds.
@@ -334,7 +335,15 @@ fn cargo_tests(root: &Path, nextest: bool, r: &mut Runner) -> anyhow::Result<()>
             r,
             "cargo nextest",
         )?;
-        // nextest does not run doctests.
+        // nextest does not run doctests; with none to run, `cargo test --doc` would still have
+        // rustdoc type-check every crate (58 s here, issue #41), so it runs only when a doc
+        // comment holds a Rust code block.
+        if !workspace_has_doctests(root) {
+            println!(
+                "==> cargo test --workspace --doc: not run, no doc comment holds a Rust code block"
+            );
+            return Ok(());
+        }
         stream_counts(
             root,
             &cargo,
@@ -353,6 +362,72 @@ fn cargo_tests(root: &Path, nextest: bool, r: &mut Runner) -> anyhow::Result<()>
             "cargo test",
         )
     }
+}
+
+/// Whether a Rust source of the workspace (`crates/`, `xtask/src/`) may hold a doctest; true
+/// when one cannot be read, so a doctest is never skipped for an I/O error.
+fn workspace_has_doctests(root: &Path) -> bool {
+    let mut dirs = vec![root.join("crates"), root.join("xtask").join("src")];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue; // no such folder: nothing of it to test
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                match std::fs::read_to_string(&path) {
+                    Ok(text) if !has_doctest(&text) => {}
+                    _ => return true,
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Whether `text` (a Rust source) has a doc comment opening a code block that rustdoc compiles
+/// as a doctest (no info string, or only rustdoc's Rust attributes such as `no_run`), or
+/// includes a file into its docs (a `doc` attribute with `include_str!`), which may hold one.
+pub fn has_doctest(text: &str) -> bool {
+    const RUST_WORDS: [&str; 8] = [
+        "rust",
+        "ignore",
+        "should_panic",
+        "no_run",
+        "compile_fail",
+        "test_harness",
+        "standalone_crate",
+        "allow_fail",
+    ];
+    let mut open = false;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if (t.starts_with("#[doc") || t.starts_with("#![doc")) && t.contains("include_str!") {
+            return true;
+        }
+        let Some(doc) = t.strip_prefix("///").or_else(|| t.strip_prefix("//!")) else {
+            continue;
+        };
+        let doc = doc.trim_start();
+        let Some(info) = doc.strip_prefix("```").or_else(|| doc.strip_prefix("~~~")) else {
+            continue;
+        };
+        if open {
+            open = false; // the closing fence
+            continue;
+        }
+        open = true;
+        let rust = info
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|w| !w.is_empty())
+            .all(|w| RUST_WORDS.contains(&w) || w.starts_with("edition"));
+        if rust {
+            return true;
+        }
+    }
+    false
 }
 
 /// The same fmt and clippy gates as the flake's `fmt` and `clippy` checks, so CI with and
@@ -2455,6 +2530,21 @@ mod tests {
                 .any(|f| f.contains("every input is an override or follows one")),
             "{failures:?}"
         );
+    }
+
+    #[test]
+    fn doctests_are_told_from_other_code_blocks() {
+        assert!(!has_doctest("//! ```text\n//! a\n//! ```\nfn f() {}\n"));
+        assert!(!has_doctest("/// ```yaml\n/// a: 1\n/// ```\n"));
+        assert!(has_doctest("/// ```\n/// f();\n/// ```\n"));
+        assert!(has_doctest(
+            "/// ```text\n/// a\n/// ```\n/// ```no_run\n/// f();\n/// ```\n"
+        ));
+        assert!(has_doctest("//! ```rust,edition2024\n//! ```\n"));
+        assert!(has_doctest("#![doc = include_str!(\"../README.md\")]\n"));
+        assert!(!has_doctest("let s = \"```\";\n"));
+        // The workspace today: only text blocks, so the doc run is skipped.
+        assert!(!workspace_has_doctests(&crate::paths::workspace_root()));
     }
 
     #[test]
