@@ -14,6 +14,8 @@ pub mod validation;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
+// `--seed` says which cases only with `--random N` or `--case K` (a usage error otherwise).
+#[command(group(clap::ArgGroup::new("draw").args(["random", "cases"])))]
 pub struct Args {
     /// Which area; all when omitted.
     pub area: Option<Area>,
@@ -27,7 +29,7 @@ pub struct Args {
     #[arg(long, value_name = "N", conflicts_with = "fixed")]
     pub random: Option<usize>,
     /// Seed of the random cases (default: from the clock; printed so a run can be replayed).
-    #[arg(long, value_name = "S", conflicts_with = "fixed")]
+    #[arg(long, value_name = "S", conflicts_with = "fixed", requires = "draw")]
     pub seed: Option<u64>,
     /// Only these case numbers of the seed, as a report numbers them (repeatable; with
     /// `--seed`, instead of `--random`).
@@ -97,7 +99,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let random = match (args.random, args.cases.is_empty(), args.seed) {
         (Some(n), _, _) => Some(seeds::Cases::First(n)),
         (None, false, Some(_)) => Some(seeds::Cases::Only(args.cases.clone())),
-        (None, _, Some(_)) => anyhow::bail!("--seed needs --random N or --case N"),
         _ => None,
     };
     for area in areas {
