@@ -7,6 +7,7 @@ use crate::output::{self, Format};
 use infx_report::allow::Acknowledged;
 use infx_report::{Diagnostic, Severity, SourceMap, sort_for_report};
 
+pub mod baseline;
 pub mod binding;
 mod checks;
 mod contribution;
@@ -51,6 +52,10 @@ pub struct Args {
     /// The PR number (canonical pr-link in the entry skeleton; review's waiver lookup).
     #[arg(long)]
     pub pr: Option<u64>,
+    /// Also list, one by one, the findings the base revision already had (by default they
+    /// are counted in one summary line and do not fail the run; docs/baseline.md).
+    #[arg(long)]
+    pub show_baseline: bool,
     /// A `pull_request` event payload to read labels, PR number and head commit from (default
     /// inside GitHub Actions on a pull_request event: $GITHUB_EVENT_PATH).
     #[arg(long)]
@@ -76,10 +81,11 @@ pub struct CheckResult {
 }
 
 impl CheckResult {
+    /// Findings of `sev` that count: all of them, less those the base already had.
     fn count(&self, sev: Severity) -> usize {
         self.diagnostics
             .iter()
-            .filter(|d| d.severity == sev)
+            .filter(|d| d.severity == sev && !is_unchanged(d))
             .count()
     }
     /// `ok`, `ok, 1 warning`, `2 errors`, … of a check that ran.
@@ -139,7 +145,14 @@ pub struct Report {
     /// Warnings an `# infx: allow(...)` comment acknowledged (counted, not shown).
     pub acknowledged: Vec<Acknowledged>,
     pub sources: SourceMapHolder,
+    /// The comparison with the base (`None` without a change, or with no finding to compare).
+    pub baseline: Option<baseline::Baseline>,
     pub elapsed: Duration,
+}
+
+/// A finding the base revision already had (docs/baseline.md).
+pub(crate) fn is_unchanged(d: &Diagnostic) -> bool {
+    d.baseline == Some(infx_report::BaselineState::Unchanged)
 }
 
 /// Source texts for rendering (wrapped so `Report` can derive Debug).
@@ -166,10 +179,11 @@ impl Report {
         });
         all
     }
+    /// Whether an error fails the run: any error, except those the base already had.
     pub fn has_errors(&self) -> bool {
         self.checks
             .iter()
-            .any(|c| c.diagnostics.iter().any(Diagnostic::is_error))
+            .any(|c| c.diagnostics.iter().any(Diagnostic::fails))
     }
     pub fn check(&self, name: &str) -> Option<&CheckResult> {
         self.checks.iter().find(|c| c.name == name)
@@ -201,12 +215,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .map(|l| l.into_iter().filter(|s| !s.trim().is_empty()).collect()),
         pr: args.pr,
         event: args.event.or_else(pr::event_path_from_env),
+        no_repository: false,
+        display_root: None,
+        scope: None,
     };
     let (report, inputs) = validate_keeping_inputs(&opts);
     // The process ends right after printing: the OS reclaims the parsed tree at once, far
     // faster than dropping it node by node (docs/performance.md, "Whole tree and one-config change").
     std::mem::forget(inputs);
-    let diags = report.diagnostics();
+    let mut diags = report.diagnostics();
+    // Annotations and the human report show what the change introduced; JSON and SARIF carry
+    // every finding with its state (docs/baseline.md, "Formats").
+    let listed = match args.format {
+        Format::Human => !args.show_baseline,
+        Format::Github => true,
+        Format::Json | Format::Sarif => false,
+    };
+    if listed {
+        diags.retain(|d| !is_unchanged(d));
+    }
     let rendered = match args.format {
         // SARIF carries the acknowledged warnings as suppressed results.
         Format::Sarif => infx_report::render_sarif_with_acknowledged(
@@ -342,6 +369,14 @@ pub fn summary_text(report: &Report) -> String {
         .iter()
         .map(|c| c.count(Severity::Warning))
         .sum();
+    if let Some(line) = report
+        .baseline
+        .as_ref()
+        .and_then(baseline::Baseline::summary_line)
+    {
+        s.push_str(&line);
+        s.push('\n');
+    }
     s.push_str(&format!(
         "validate: {} ({errors} error{}, {warnings} warning{}{}) in {}\n",
         if errors == 0 { "passed" } else { "FAILED" },
@@ -474,6 +509,24 @@ pub struct Options {
     pub pr: Option<u64>,
     /// A `pull_request` event payload (GitHub Actions).
     pub event: Option<PathBuf>,
+    /// Read the tree as files only: no enclosing repository is searched for, so there is no
+    /// change and the whole tree is judged (the base's export, docs/baseline.md).
+    pub no_repository: bool,
+    /// The folder findings are named relative to, instead of the repository (or, outside git,
+    /// the tree's parent): the base's export names its files as the repository does.
+    pub display_root: Option<PathBuf>,
+    /// Check exactly this scope instead of the one a change gives (the base's run checks what
+    /// the head's run checked, docs/baseline.md, "Scope").
+    pub scope: Option<RunScope>,
+}
+
+/// A run's scope, as the head's change gave it: the YAML files parsed and the configs in view.
+#[derive(Debug, Clone, Default)]
+pub struct RunScope {
+    /// Tree-relative paths of the files parsed (a file missing from the tree is left out).
+    pub files: Vec<PathBuf>,
+    /// The configs the change touches; `None` = every config.
+    pub touched: Option<Vec<String>>,
 }
 
 impl Options {
@@ -488,7 +541,16 @@ impl Options {
             labels: None,
             pr: None,
             event: None,
+            no_repository: false,
+            display_root: None,
+            scope: None,
         }
+    }
+
+    /// Whether every file and config is in view: `--all`, or no change (outside git, a clean
+    /// clone's stand-in) unless an explicit scope says otherwise.
+    pub(crate) fn whole_tree(&self, mode: &steps::ChangeMode) -> bool {
+        self.all || (*mode != steps::ChangeMode::Change && self.scope.is_none())
     }
 }
 
@@ -513,12 +575,14 @@ fn validate_keeping_inputs(opts: &Options) -> (Report, Inputs) {
     drop_repeated_faults(&mut checks);
     let (allow_check, acknowledged) = apply_allows(&mut checks, &sources);
     checks.push(allow_check);
+    let baseline = baseline::compare(&inputs, &mut checks, &sources);
     let report = Report {
         checks,
         impact: std::mem::take(&mut inputs.impact),
         bindings,
         acknowledged,
         sources: SourceMapHolder(sources),
+        baseline,
         elapsed: started.elapsed(),
     };
     (report, inputs)
@@ -528,11 +592,16 @@ fn validate_keeping_inputs(opts: &Options) -> (Report, Inputs) {
 /// outside git, to the tree's parent, and returns the source texts those paths name.
 fn show_repository_paths(inputs: &Inputs, checks: &mut [CheckResult]) -> SourceMap {
     let root = &inputs.root;
-    let display_base = inputs.change.repo_root.clone().unwrap_or_else(|| {
-        root.parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| root.clone())
-    });
+    let display_base = inputs
+        .opts
+        .display_root
+        .clone()
+        .or_else(|| inputs.change.repo_root.clone())
+        .unwrap_or_else(|| {
+            root.parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| root.clone())
+        });
     let mut sources = SourceMap::new();
     for doc in inputs.documents() {
         sources.insert(relative_to(&display_base, &doc.path), doc.text.clone());

@@ -167,15 +167,15 @@ struct Pinned {
 const CORPUS_TREES: &[Pinned] = &[
     Pinned {
         tree: "inferencex-aug2026",
-        human_sha256: "5c59b9f193827e3dd899c80cc356308da9825a3d8df69c11cae2d5498b032989",
-        json_sha256: "ae9ff1b1a7808b4bc73241e12b8a93368105366c5c8a82ce2b5861d6bff730a5",
-        counts: "changelog/no-history 1\nconfig/X5 8\nimage/unpinned 1059\nreview/dp-cuda-graph 38\nreview/draft-precision-env 19\nreview/event-publication 13\nreview/golden-al 13\nreview/upstream-image 2\nyaml/duplicate-key 8\n",
+        human_sha256: "1386261d5c076f485342d3fd53e58151bf58a574c1af9dedee46fb96359fa763",
+        json_sha256: "e4a5e67c59c8c102785ee669d87245d093e09943a3cebe6f8fed5388dc282ee7",
+        counts: "changelog/no-history 1\nconfig/X5 8\nimage/tag-only 1059\nreview/dp-cuda-graph 38\nreview/draft-precision-env 19\nreview/event-publication 13\nreview/golden-al 13\nreview/upstream-image 2\nyaml/duplicate-key 8\n",
     },
     Pinned {
         tree: "inferencex-oct2026/inferencex-e2e",
-        human_sha256: "33cca257c9d83102f8f35b14098b679eca72098f999930bdf48b60e55da658d8",
-        json_sha256: "5a35327cfd23207f108d28e9fa097c9c37db34ec97e65738173d0ae3b848e5f9",
-        counts: "config/R0 34\nconfig/X5 5\nfs/outside-root 1\nimage/missing-tag 1\nimage/unpinned 184\nreview/dp-cuda-graph 1\nreview/golden-al-curve 2\nreview/io 1\n",
+        human_sha256: "768fb2572ca3f4ece7100d1831321bda27cfc20d49925b30c1acc425d29d40cc",
+        json_sha256: "5104936f2788b03f5a860028f3d6165e6132c6b089ff3e0019ee99b48a557df0",
+        counts: "config/R0 34\nconfig/X5 5\nfs/outside-root 1\nimage/missing-tag 1\nimage/tag-only 184\nreview/dp-cuda-graph 1\nreview/golden-al-curve 2\nreview/io 1\n",
     },
 ];
 

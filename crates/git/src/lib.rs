@@ -115,6 +115,15 @@ pub struct LineDiff {
     pub deleted: Vec<DiffLine>,
 }
 
+/// What [`Repo::export_tree`] wrote.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ExportStats {
+    pub files: usize,
+    pub bytes: u64,
+    /// Entries not written: submodules, blobs over the limit, unsafe names.
+    pub left_out: usize,
+}
+
 /// An open repository.
 pub struct Repo {
     inner: Repository,
@@ -303,6 +312,105 @@ impl Repo {
                 format!("{path} at {commit}: {}", e.message()),
             )),
         }
+    }
+
+    /// Writes the files of `commit`'s tree below `subdir` (repository-relative, `""` = all)
+    /// into `dest`, as a checkout would lay them out: regular files with their bytes, links as
+    /// links (a reader's confinement decides where they may lead), submodules and blobs over
+    /// `max_blob` bytes left out. An entry whose name could leave `dest` (`..`, `.git`, a
+    /// separator) is left out too: the base is history, but history is input (docs/security.md).
+    /// Only the files `keep` accepts (by their path below `subdir`) are written.
+    pub fn export_tree(
+        &self,
+        commit: Oid,
+        subdir: &str,
+        dest: &Path,
+        max_blob: u64,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> Result<ExportStats, GitError> {
+        let mut tree = self.tree_of(commit)?;
+        if !subdir.is_empty() {
+            let entry = match tree.get_path(Path::new(subdir)) {
+                Ok(e) => e,
+                Err(e) if e.code() == git2::ErrorCode::NotFound => {
+                    return Ok(ExportStats::default());
+                }
+                Err(e) => return Err(ge("object", format!("{subdir} at {commit}"))(e)),
+            };
+            tree = self.inner.find_tree(entry.id()).map_err(ge(
+                "object",
+                format!("{subdir} at {commit} is not a folder"),
+            ))?;
+        }
+        let mut stats = ExportStats::default();
+        let mut failed: Option<GitError> = None;
+        let safe = |name: &str| {
+            !(name.is_empty()
+                || name == "."
+                || name == ".."
+                || name.eq_ignore_ascii_case(".git")
+                || name.contains(['/', '\\', '\0']))
+        };
+        let walked = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+            let Some(name) = entry.name().ok().filter(|n| safe(n)) else {
+                stats.left_out += 1;
+                return git2::TreeWalkResult::Skip;
+            };
+            if !dir.split('/').filter(|c| !c.is_empty()).all(&safe) {
+                stats.left_out += 1;
+                return git2::TreeWalkResult::Skip;
+            }
+            let path = dest.join(dir).join(name);
+            let mode = entry.filemode();
+            if entry.kind() == Some(ObjectType::Blob) && !keep(&format!("{dir}{name}")) {
+                return git2::TreeWalkResult::Ok;
+            }
+            let written = match entry.kind() {
+                Some(ObjectType::Tree) => std::fs::create_dir(&path)
+                    .or_else(|e| match e.kind() {
+                        std::io::ErrorKind::AlreadyExists => Ok(()),
+                        _ => Err(e),
+                    })
+                    .map_err(|e| e.to_string()),
+                Some(ObjectType::Blob) => match self.inner.find_blob(entry.id()) {
+                    Ok(blob) if blob.size() as u64 > max_blob => {
+                        stats.left_out += 1;
+                        Ok(())
+                    }
+                    Ok(blob) if mode == 0o120000 => {
+                        let target = String::from_utf8_lossy(blob.content()).into_owned();
+                        stats.files += 1;
+                        std::os::unix::fs::symlink(target, &path).map_err(|e| e.to_string())
+                    }
+                    Ok(blob) => {
+                        stats.files += 1;
+                        stats.bytes += blob.size() as u64;
+                        std::fs::write(&path, blob.content()).map_err(|e| e.to_string())
+                    }
+                    Err(e) => Err(e.message().to_string()),
+                },
+                // Submodules (commits) have no content in this repository.
+                _ => {
+                    stats.left_out += 1;
+                    Ok(())
+                }
+            };
+            match written {
+                Ok(()) => git2::TreeWalkResult::Ok,
+                Err(e) => {
+                    failed = Some(GitError::new(
+                        "object",
+                        format!("cannot write {dir}{name} of {commit}: {e}"),
+                    ));
+                    git2::TreeWalkResult::Abort
+                }
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        walked.map_err(ge("object", format!("tree of {commit}")))?;
+        Ok(stats)
     }
 
     /// Reads a blob by id.

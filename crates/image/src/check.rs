@@ -15,6 +15,13 @@ const PIN_HELP: &str = "pin it with `cargo xtask pin <file>`; the form is `<repo
 /// `sha256:<64 lowercase hex>` digest. Codes: `image/malformed`, `image/unpinned`,
 /// `image/missing-tag`, `image/digest-algorithm`, `image/unsupported-scalar`.
 pub fn check_offline(sites: &[ImageSite]) -> Vec<Diagnostic> {
+    check_offline_with(sites, crate::PinPolicy::Required)
+}
+
+/// [`check_offline`] under a tree's pin policy: with [`crate::PinPolicy::Verified`] an unpinned
+/// reference is the warning `image/tag-only` instead of the error `image/unpinned`
+/// (docs/image.md, "Pin policy").
+pub fn check_offline_with(sites: &[ImageSite], policy: crate::PinPolicy) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for s in sites {
         let at = |d: Diagnostic| d.at(&s.path, s.span);
@@ -27,9 +34,14 @@ pub fn check_offline(sites: &[ImageSite]) -> Vec<Diagnostic> {
             }
         };
         match (&r.tag, &r.digest) {
-            (_, None) => out.push(at(Diagnostic::error(
+            (_, None) if policy == crate::PinPolicy::Required => out.push(at(Diagnostic::error(
                 codes::UNPINNED,
                 format!("{} `{}` is not pinned to a digest", s.describe(), s.written),
+            )
+            .with_help(PIN_HELP))),
+            (_, None) => out.push(at(Diagnostic::warning(
+                codes::TAG_ONLY,
+                format!("{} `{}` is referenced by tag only", s.describe(), s.written),
             )
             .with_help(PIN_HELP))),
             (None, Some(_)) => out.push(at(Diagnostic::error(

@@ -11,10 +11,13 @@ infx_report::codes! {
     MISSING_TAG = error("image/missing-tag", "an image has a digest but no tag");
     NOT_A_STRING = error("image/not-a-string", "a master config image is not a string");
     NOT_MULTI_ARCH = error("image/not-multi-arch", "the pinned digest is a single-platform manifest, not an index");
+    PIN_DROPPED = error("image/pin-dropped", "a change replaced a digest-pinned image by an unpinned reference");
+    POLICY = error("image/policy", "the tree's infx.yaml states no valid image-pins policy");
     ONLY_UNMATCHED = error("image/only-unmatched", "pin --only names no reference and no master config key in the files pinned");
     REGISTRY = error("image/registry", "the registry could not be asked");
     TAG_MISSING = warning("image/tag-missing", "the tag is gone but the pinned content still exists");
     TAG_MOVED = error("image/tag-moved", "the tag now points at a different index than the pin");
+    TAG_ONLY = warning("image/tag-only", "an image is referenced by tag only (the tree does not require pins)");
     TAG_NOT_FOUND = error("image/tag-not-found", "the tag does not exist in the registry");
     UNPINNED = error("image/unpinned", "an image reference has no @sha256 digest");
     UNSUPPORTED_SCALAR = warning("image/unsupported-scalar", "an image is written in a YAML style pin cannot edit byte-exactly");

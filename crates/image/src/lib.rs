@@ -17,6 +17,7 @@ pub mod codes;
 pub mod manifest;
 #[cfg(feature = "registry")]
 pub mod pin;
+pub mod policy;
 pub mod reference;
 pub mod sites;
 #[cfg(test)]
@@ -26,11 +27,12 @@ pub mod verify;
 
 #[cfg(feature = "registry")]
 pub use check::check_online;
-pub use check::{check_document, check_offline};
+pub use check::{check_document, check_offline, check_offline_with};
 #[cfg(feature = "registry")]
 pub use client::{Client, ClientConfig, Credential, RegistryError, parse_docker_config};
 #[cfg(feature = "registry")]
 pub use manifest::Platform;
+pub use policy::{PinPolicy, dropped_pins};
 pub use reference::{Digest, RefError, Reference};
 pub use sites::{ImageSite, SiteKind, master_sites, recipe_sites, sites_in};
 #[cfg(feature = "registry")]

@@ -126,6 +126,34 @@ pub struct Diagnostic {
     /// Secondary spans in the same file, each with its label ("first defined here").
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub labels: Vec<Label>,
+    /// Whether the finding is new with the change or was already on the base
+    /// (docs/baseline.md); `None` when no base was
+    /// compared (a clean checkout, `--all`, outside git).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineState>,
+    /// The identity the baseline matched it by (a digest; SARIF's `partialFingerprints`).
+    #[serde(skip)]
+    pub fingerprint: Option<String>,
+}
+
+/// A finding's state relative to the base revision, as SARIF's `baselineState` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BaselineState {
+    /// The change introduced it: it fails the contribution when it is an error.
+    New,
+    /// The base already had it: counted, never blamed on the change.
+    Unchanged,
+}
+
+impl BaselineState {
+    /// SARIF 2.1.0's name for the state (`result.baselineState`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BaselineState::New => "new",
+            BaselineState::Unchanged => "unchanged",
+        }
+    }
 }
 
 /// A secondary span of a [`Diagnostic`], in the diagnostic's file.
@@ -146,6 +174,8 @@ impl Diagnostic {
             help: None,
             notes: Vec::new(),
             labels: Vec::new(),
+            baseline: None,
+            fingerprint: None,
         }
     }
     pub fn error(code: Code, message: impl Into<String>) -> Self {
@@ -187,6 +217,10 @@ impl Diagnostic {
     }
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
+    }
+    /// An error that fails the run: every error, except one the base already had.
+    pub fn fails(&self) -> bool {
+        self.is_error() && self.baseline != Some(BaselineState::Unchanged)
     }
     /// `file:line:col` (or as much of it as is known), for messages and tests.
     pub fn location(&self) -> String {

@@ -56,7 +56,8 @@ impl SourceMap {
     pub fn iter(&self) -> impl Iterator<Item = (&Path, &str)> {
         self.files.iter().map(|(p, (t, _))| (p.as_path(), &**t))
     }
-    fn line(&self, path: &Path, line: usize) -> Option<&str> {
+    /// The text of 1-based `line` of `path`, without its line break.
+    pub fn line(&self, path: &Path, line: usize) -> Option<&str> {
         let (text, idx) = self.files.get(path)?;
         let range = idx
             .get_or_init(|| LineIndex::new(text))
@@ -372,6 +373,11 @@ pub fn render_json(diags: &[Diagnostic]) -> String {
             "help": d.help.as_deref().map(clip),
             "notes": d.notes.iter().map(|n| clip(n)).collect::<Vec<_>>(),
         });
+        let mut v = v;
+        // Only with a base compared: a run without one prints what it always printed.
+        if let Some(state) = d.baseline {
+            v["baseline"] = serde_json::json!(state.as_str());
+        }
         out.push_str(&v.to_string());
         out.push('\n');
     }

@@ -84,6 +84,14 @@ fn result(d: &Diagnostic, rule_index: usize) -> Value {
         "level": level,
         "message": { "text": text },
     });
+    // With a base compared, code scanning shows only the new alerts (`baselineState`); the
+    // fingerprint lets it follow a finding across line shifts (docs/baseline.md, "Formats").
+    if let Some(state) = d.baseline {
+        r["baselineState"] = json!(state.as_str());
+    }
+    if let Some(fp) = &d.fingerprint {
+        r["partialFingerprints"] = json!({ "infxFinding/v1": fp });
+    }
     // A finding about the repository as a whole has no file: SARIF allows a result without
     // locations; code scanning lists it without an inline position.
     if let Some(path) = &d.path {

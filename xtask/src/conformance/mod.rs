@@ -1,11 +1,13 @@
-//! `cargo xtask conformance [validation|recipes|matrix|changelog]`: agreement with the reference
-//! outputs in ../shared/corpus. Each area lives in its own module.
+//! `cargo xtask conformance [validation|recipes|matrix|changelog|real-prs]`: agreement with the
+//! reference outputs in ../shared/corpus, and upstream's real pull requests against a
+//! hand-reviewed expectation file (`real-prs`). Each area lives in its own module.
 
 pub mod changelog;
 pub mod changelog_random;
 pub mod config_random;
 pub mod matrix;
 pub mod oracle;
+pub mod real_prs;
 pub mod recipes;
 pub mod recipes_random;
 pub mod seeds;
@@ -44,6 +46,17 @@ pub struct Args {
     /// broad seeds (xtask/src/conformance/seeds.rs).
     #[arg(long)]
     pub fixed: bool,
+    /// real-prs: replay only these commits (an id of at least 7 hex digits, or a PR number).
+    #[arg(long, value_name = "COMMIT|PR")]
+    pub only: Vec<String>,
+    /// real-prs: the expectation file (default: xtask/tests/real-prs/expected.tsv).
+    #[arg(long, value_name = "FILE")]
+    pub expected: Option<std::path::PathBuf>,
+    /// real-prs: write a draft expectation file from the findings (a labelling aid: every
+    /// unlabelled finding is a `?` row to review by hand; docs/review.md, "Real pull requests
+    /// as a test corpus").
+    #[arg(long, value_name = "FILE")]
+    pub draft: Option<std::path::PathBuf>,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +65,7 @@ pub enum Area {
     Recipes,
     Matrix,
     Changelog,
+    RealPrs,
 }
 
 /// The result of one area: `N/M agree` plus every disagreement, and the cases where we are
@@ -91,6 +105,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Area::Recipes,
             Area::Matrix,
             Area::Changelog,
+            Area::RealPrs,
         ],
     };
     let mut failed = false;
@@ -102,11 +117,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     for area in areas {
+        if *area == Area::RealPrs {
+            failed |= real_prs(&corpus, &args);
+            continue;
+        }
         let outcome = match area {
             Area::Validation => validation::run(&corpus),
             Area::Recipes => recipes::run(&corpus),
             Area::Matrix => matrix::run(&corpus),
             Area::Changelog => changelog::run(&corpus),
+            Area::RealPrs => continue,
         };
         failed |= report(*area, outcome, args.verbose);
         let Some(differential) = differential(*area) else {
@@ -159,7 +179,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// The random differential of an area (validation has none).
 fn differential(area: Area) -> Option<seeds::Differential> {
     match area {
-        Area::Validation => None,
+        Area::Validation | Area::RealPrs => None,
         Area::Recipes => Some(seeds::Differential::Recipes),
         Area::Matrix => Some(seeds::Differential::Matrix),
         Area::Changelog => Some(seeds::Differential::Changelog),
@@ -177,6 +197,28 @@ pub fn replay(differential: seeds::Differential, seed: u64, cases: &seeds::Cases
                 differential.area(),
                 list.join(" ")
             )
+        }
+    }
+}
+
+/// The real-prs area: its own summary line (docs/review.md, "Real pull requests as a test
+/// corpus"); true when it did not fully match.
+fn real_prs(corpus: &std::path::Path, args: &Args) -> bool {
+    let opts = real_prs::RunOptions {
+        selection: if args.only.is_empty() {
+            real_prs::Selection::All
+        } else {
+            real_prs::Selection::Only(args.only.clone())
+        },
+        draft: args.draft.clone(),
+        expected: args.expected.clone(),
+        verbose: args.verbose,
+    };
+    match real_prs::run(corpus, &crate::paths::checkout_root(), &opts) {
+        Ok(failed) => failed,
+        Err(e) => {
+            println!("real-prs: error: {e:#}");
+            true
         }
     }
 }

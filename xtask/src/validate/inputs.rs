@@ -2,7 +2,7 @@
 //! check runs (docs/diff.md, "One load"). The checks in [`super::checks`] only look at the
 //! [`Inputs`] this builds.
 
-use super::steps::{self, ChangeInfo, ChangeMode};
+use super::steps::{self, ChangeInfo};
 use super::{Options, contribution, pr};
 use infx_changelog::impact::Impact;
 use infx_changelog::labels::PrContext;
@@ -47,6 +47,11 @@ pub struct Inputs {
     pub review: infx_review::ReviewInputs,
     /// Findings of loading the review inputs (golden curves, CODEOWNERS).
     pub review_load_findings: Vec<Diagnostic>,
+    /// The tree's image pin policy (`infx.yaml`) and the problems of stating it.
+    pub pin_policy: (infx_image::PinPolicy, Vec<Diagnostic>),
+    /// The base's image sites of the changed files that reference an image by tag only: a pin
+    /// the change dropped is found against them (docs/image.md, "Pin policy").
+    pub base_image_sites: Vec<infx_image::ImageSite>,
 }
 
 /// The PR context: `--labels` / `--pr`, else the `pull_request` event payload.
@@ -95,7 +100,7 @@ impl Inputs {
             steps::detect_change(&root, opts)
         });
         let pr = load_pr(opts, &change);
-        let whole_tree = opts.all || change.mode != ChangeMode::Change;
+        let whole_tree = opts.whole_tree(&change.mode);
 
         // The config rules that read only the configs ran beside change detection. The rest
         // of the config check (SR3/SR4, which open the recipe files) runs beside the
@@ -125,8 +130,16 @@ impl Inputs {
                 };
                 let changelog = steps::load_changelog(&root, &change, &configs);
                 let impact = contribution::change_impact(&root, &change, &configs, &documents);
-                let touched =
-                    steps::touched_keys(&root, &change, &configs, &changelog.scope.keys, opts.all);
+                let touched = match &opts.scope {
+                    Some(scope) => scope.touched.clone(),
+                    None => steps::touched_keys(
+                        &root,
+                        &change,
+                        &configs,
+                        &changelog.scope.keys,
+                        opts.all,
+                    ),
+                };
                 let review_side = ReviewSide::load(
                     &root,
                     &change,
@@ -190,6 +203,13 @@ impl Inputs {
             contribution::plan_appended(&mut configs, base, &changelog.scope, modifiers)
         };
         let (review, docs, review_load_findings) = review_inputs(&root, review_side, parsed.docs);
+        let pin_policy = pin_policy(&root, &docs, &parsed.failures);
+        let base_image_sites = if pin_policy.0 == infx_image::PinPolicy::Verified {
+            let image_docs = configs.masters.iter().chain(&review.recipes).chain(&docs);
+            base_sites_of_tag_only(&root, &change, image_docs)
+        } else {
+            Vec::new()
+        };
         Inputs {
             opts: opts.clone(),
             root,
@@ -217,6 +237,8 @@ impl Inputs {
             planned,
             review,
             review_load_findings,
+            pin_policy,
+            base_image_sites,
         }
     }
 
@@ -232,6 +254,68 @@ impl Inputs {
     pub fn documents(&self) -> impl Iterator<Item = &Document> {
         parsed_documents(&self.docs, &self.review, &self.configs)
     }
+}
+
+/// The tree's pin policy: from its policy file's parse when the run parsed it (a file that did
+/// not parse is the YAML step's finding, and the stricter policy applies), else read here.
+fn pin_policy(
+    root: &Path,
+    docs: &[Document],
+    failures: &[(PathBuf, Diagnostic)],
+) -> (infx_image::PinPolicy, Vec<Diagnostic>) {
+    let file = root.join(infx_image::policy::POLICY_FILE);
+    let shown = Path::new(infx_image::policy::POLICY_FILE);
+    if let Some(doc) = docs.iter().find(|d| d.path == file) {
+        return infx_image::PinPolicy::of_document(doc, shown);
+    }
+    if failures.iter().any(|(p, _)| *p == file) {
+        return (infx_image::PinPolicy::Required, Vec::new());
+    }
+    infx_image::PinPolicy::of_tree(root)
+}
+
+/// The base revision's image sites of every changed file that, at head, references an image
+/// by tag only; read from the change's loaded texts or git, parsed here (load, not check).
+fn base_sites_of_tag_only<'a>(
+    root: &Path,
+    change: &ChangeInfo,
+    docs: impl Iterator<Item = &'a Document>,
+) -> Vec<infx_image::ImageSite> {
+    if change.mode != steps::ChangeMode::Change {
+        return Vec::new();
+    }
+    let changed: HashSet<PathBuf> = change.paths_under(root).into_iter().collect();
+    let mut out = Vec::new();
+    for doc in docs {
+        let Ok(rel) = doc.path.strip_prefix(root) else {
+            continue;
+        };
+        if !changed.contains(rel) {
+            continue;
+        }
+        let (sites, _) = infx_image::sites_in(doc);
+        let tag_only = sites
+            .iter()
+            .any(|s| infx_image::Reference::parse(&s.written).is_ok_and(|r| r.digest.is_none()));
+        if !tag_only {
+            continue;
+        }
+        let Some(text) = change
+            .base_bytes(&doc.path)
+            .and_then(|b| String::from_utf8(b).ok())
+        else {
+            continue;
+        };
+        if let Ok(node) = infx_yaml::parse_str(&doc.path, &text) {
+            let base = Document {
+                path: doc.path.clone(),
+                text: Arc::from(text),
+                root: node,
+            };
+            out.extend(infx_image::sites_in(&base).0);
+        }
+    }
+    out
 }
 
 /// Which change a [`ReviewLoad`] reads.
@@ -640,10 +724,17 @@ fn detect_and_parse(
         let change_elapsed = t.elapsed();
 
         let t = Instant::now();
-        let whole_tree = opts.all || change.mode != ChangeMode::Change;
+        let whole_tree = opts.whole_tree(&change.mode);
         let mut walk_findings = Vec::new();
         let files: Vec<PathBuf> = if parse_scope == ParseScope::Review {
             review_yaml_files(root, &mut walk_findings)
+        } else if let (Some(scope), false) = (&opts.scope, opts.all) {
+            scope
+                .files
+                .iter()
+                .map(|f| root.join(f))
+                .filter(|p| p.is_file())
+                .collect()
         } else if whole_tree {
             let changelog = root.join("perf-changelog.yaml");
             yaml_files(root, &mut walk_findings)

@@ -200,9 +200,9 @@ fn load_once(
     }
 }
 
-/// The repository enclosing `root` and its work tree; `NoRepo` until a change is found.
-fn in_repository(root: &Path) -> (ChangeInfo, Option<PathBuf>) {
-    let mut info = ChangeInfo {
+/// A tree read as files only ([`Options::no_repository`]).
+fn no_repository() -> (ChangeInfo, Option<PathBuf>) {
+    let info = ChangeInfo {
         mode: ChangeMode::NoRepo,
         repo_root: None,
         base: None,
@@ -213,6 +213,12 @@ fn in_repository(root: &Path) -> (ChangeInfo, Option<PathBuf>) {
         loaded: None,
         repo: SharedRepo::default(),
     };
+    (info, None)
+}
+
+/// The repository enclosing `root` and its work tree; `NoRepo` until a change is found.
+fn in_repository(root: &Path) -> (ChangeInfo, Option<PathBuf>) {
+    let (mut info, _) = no_repository();
     if let Ok(repo) = infx_git::Repo::discover(root) {
         info.repo_root = repo.workdir();
         info.repo = SharedRepo::holding(repo);
@@ -231,7 +237,11 @@ pub fn detect_stand_in(root: &Path) -> ChangeInfo {
 }
 
 pub fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
-    let (mut info, repo_root) = in_repository(root);
+    let (mut info, repo_root) = if opts.no_repository {
+        no_repository()
+    } else {
+        in_repository(root)
+    };
     let Some(repo_root) = repo_root else {
         return info;
     };

@@ -1,0 +1,229 @@
+//! The verdict is about the change (docs/baseline.md): findings the base already had are
+//! `unchanged` and never fail; what the change introduces is `new`, also on lines it did not
+//! touch. Each scenario is the refresh repository of the scenario suite (main = before the
+//! refresh, `refresh` checked out), with faults committed on main first where the base must
+//! already have them.
+
+use infx_report::{BaselineState, Diagnostic};
+use std::path::Path;
+use xtask::validate::{Options, Report, validate};
+mod support;
+use support::{edit, git};
+#[path = "support/refresh.rs"]
+mod refresh;
+use refresh::{MASTER, RECIPE, scenario};
+
+const RUNNERS: &str = "inferencex-e2e/configs/runners.yaml";
+const POLICY: &str = "inferencex-e2e/infx.yaml";
+/// An entry the refresh does not touch.
+const OTHER_IMAGE: &str = "lmsysorg/sglang:v0.5.14-cu130@sha256:5027e95bf6ec536856b1b52a91d1f35ff5c564ab83e8a94758a169ff09bb8df3";
+const OTHER_TAG: &str = "lmsysorg/sglang:v0.5.14-cu130";
+const OTHER_RUNNER: &str = "dynamo-sglang:\n  image: ";
+
+fn run(repo: &Path) -> Report {
+    validate(&Options {
+        hermetic: true,
+        ..Options::new(repo.join("inferencex-e2e"))
+    })
+}
+
+/// Commits `f`'s edits on main and replays the refresh on top, so base and head both hold them.
+fn on_the_base(repo: &Path, f: impl FnOnce(&Path)) {
+    git(repo, &["checkout", "-q", "main"]);
+    f(repo);
+    git(repo, &["commit", "-q", "-am", "defects already on main"]);
+    git(repo, &["checkout", "-q", "refresh"]);
+    git(repo, &["rebase", "-q", "main"]);
+}
+
+/// The other entry's image unpinned and its runner a label runners.yaml lacks.
+fn break_the_other_entry(repo: &Path) {
+    edit(repo, MASTER, |t| {
+        let at = t.find(OTHER_RUNNER).expect("the other entry");
+        let (head, tail) = t.split_at(at);
+        let tail = tail.replacen(OTHER_IMAGE, OTHER_TAG, 1).replacen(
+            "runner: gb300\n",
+            "runner: gb300-gone\n",
+            1,
+        );
+        format!("{head}{tail}")
+    });
+}
+
+fn summary(d: &Diagnostic) -> String {
+    format!("{} {} {:?}", d.code, d.location(), d.baseline)
+}
+
+fn failing(report: &Report) -> Vec<String> {
+    report
+        .diagnostics()
+        .iter()
+        .filter(|d| d.fails())
+        .map(summary)
+        .collect()
+}
+
+#[test]
+fn findings_already_on_the_base_do_not_fail_and_are_counted() {
+    let (_tmp, repo) = scenario();
+    on_the_base(&repo, break_the_other_entry);
+    let report = run(&repo);
+    assert_eq!(failing(&report), Vec::<String>::new());
+    let all = report.diagnostics();
+    for code in [infx_image::codes::UNPINNED, infx_config::codes::X5] {
+        assert!(
+            all.iter()
+                .any(|d| d.code == code && d.baseline == Some(BaselineState::Unchanged)),
+            "{code} is on the base: {:#?}",
+            all.iter().map(summary).collect::<Vec<_>>()
+        );
+    }
+    let text = xtask::validate::summary_text(&report);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("baseline"))
+        .unwrap_or_else(|| panic!("a baseline line in\n{text}"));
+    assert!(
+        line.contains("image/unpinned 1") && line.contains("config/X5 1"),
+        "{line}"
+    );
+    assert!(text.contains("validate: passed (0 errors"), "{text}");
+}
+
+#[test]
+fn a_new_duplicate_key_fails_alone_among_the_base_findings() {
+    let (_tmp, repo) = scenario();
+    on_the_base(&repo, break_the_other_entry);
+    edit(&repo, RECIPE, |t| {
+        t.replacen(
+            "base:\n  schema: 2\n",
+            "base:\n  schema: 2\n  schema: 2\n",
+            1,
+        )
+    });
+    let report = run(&repo);
+    let failing = failing(&report);
+    assert!(
+        !failing.is_empty()
+            && failing
+                .iter()
+                .all(|f| f.starts_with("yaml/duplicate-key ") && f.contains("agentic.yaml")),
+        "{failing:#?}"
+    );
+}
+
+#[test]
+fn removing_a_label_still_used_fails_at_the_entry_that_uses_it() {
+    let (_tmp, repo) = scenario();
+    edit(&repo, RUNNERS, |t| {
+        let start = t.find("  gb300:\n").expect("the gb300 label");
+        let end = start + t[start..].find("  mi355x:\n").expect("the next label");
+        format!("{}{}", &t[..start], &t[end..])
+    });
+    let report = run(&repo);
+    let x5: Vec<Diagnostic> = report
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.code == infx_config::codes::X5)
+        .collect();
+    assert!(!x5.is_empty(), "X5 for the entries on gb300");
+    for d in &x5 {
+        assert_eq!(d.baseline, Some(BaselineState::New), "{}", summary(d));
+        assert!(
+            d.path
+                .as_deref()
+                .is_some_and(|p| p.ends_with("nvidia-master.yaml")),
+            "at the entry: {}",
+            summary(d)
+        );
+    }
+    assert!(report.has_errors());
+}
+
+#[test]
+fn lines_inserted_above_a_base_finding_keep_it_unchanged() {
+    let (_tmp, repo) = scenario();
+    on_the_base(&repo, break_the_other_entry);
+    let line_before = |repo: &Path| {
+        let t = std::fs::read_to_string(repo.join(MASTER)).unwrap();
+        t.lines().position(|l| l.contains(OTHER_TAG)).unwrap() + 1
+    };
+    let before = line_before(&repo);
+    edit(&repo, MASTER, |t| {
+        format!("{}{t}", "# a comment line above every entry\n".repeat(50))
+    });
+    assert_eq!(line_before(&repo), before + 50);
+    let report = run(&repo);
+    let unpinned: Vec<Diagnostic> = report
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.code == infx_image::codes::UNPINNED)
+        .collect();
+    assert_eq!(unpinned.len(), 1, "{unpinned:#?}");
+    assert_eq!(unpinned[0].span.map(|s| s.start.line()), Some(before + 50));
+    assert_eq!(unpinned[0].baseline, Some(BaselineState::Unchanged));
+}
+
+#[test]
+fn without_required_pins_a_new_tag_warns_and_a_dropped_pin_fails() {
+    let (_tmp, repo) = scenario();
+    // A tree that states no pin policy (upstream's): `verified`.
+    on_the_base(&repo, |repo| {
+        std::fs::remove_file(repo.join(POLICY)).unwrap();
+        git(repo, &["rm", "-q", "--cached", POLICY]);
+        break_the_other_entry(repo);
+    });
+    let clean = run(&repo);
+    assert_eq!(failing(&clean), Vec::<String>::new());
+
+    // A new tag-only reference: a warning, new, with the pin hint. (The new image is a new
+    // benchmark of that config: its missing changelog entry is the only error.)
+    edit(&repo, MASTER, |t| {
+        t.replacen(OTHER_TAG, "lmsysorg/sglang:v0.5.15-cu130", 1)
+    });
+    let report = run(&repo);
+    let failing_now = failing(&report);
+    assert!(
+        failing_now
+            .iter()
+            .all(|f| f.starts_with("changelog/entry-required ")),
+        "{failing_now:#?}"
+    );
+    let tag_only: Vec<Diagnostic> = report
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.code == infx_image::codes::TAG_ONLY && d.message.contains("v0.5.15"))
+        .collect();
+    assert_eq!(tag_only.len(), 1);
+    assert_eq!(tag_only[0].baseline, Some(BaselineState::New));
+    assert!(
+        tag_only[0]
+            .help
+            .as_deref()
+            .is_some_and(|h| h.contains("cargo xtask pin"))
+    );
+
+    // The refreshed entry's pinned image replaced by its bare tag: an error.
+    git(&repo, &["checkout", "-q", "--", MASTER]);
+    refresh::inject(&repo, refresh::fault("unpinned-image"));
+    let report = run(&repo);
+    let failing = failing(&report);
+    assert!(
+        failing.len() == 1 && failing[0].starts_with("image/pin-dropped "),
+        "{failing:#?}"
+    );
+}
+
+#[test]
+fn a_run_without_a_change_has_no_baseline() {
+    let (_tmp, repo) = scenario();
+    on_the_base(&repo, break_the_other_entry);
+    let report = validate(&Options {
+        hermetic: true,
+        all: true,
+        ..Options::new(repo.join("inferencex-e2e"))
+    });
+    assert!(report.baseline.is_none());
+    assert!(report.diagnostics().iter().all(|d| d.baseline.is_none()));
+    assert!(report.has_errors(), "--all judges the whole tree");
+}
