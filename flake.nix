@@ -45,7 +45,8 @@
           # Cargo sources plus every non-Rust file the tests read at run time: insta snapshots
           # and fixtures under crates/ and xtask/, the bundled benchmark tree, CODEOWNERS, and
           # flake.nix, flake.lock and nix/ (xtask's tests of the offline flake harness copy
-          # them). Without them the tests would pass locally and fail (or skip) under Nix;
+          # them), and fuzz/ (the fuzz corpus replay reads fuzz/seeds/ and fuzz/artifacts/;
+          # commonCargoSources already brings its .rs and Cargo files). Without them the tests would pass locally and fail (or skip) under Nix;
           # `cargo xtask test` checks this list against the tracked files (docs/nix-and-ci.md).
           src = lib.fileset.toSource {
             root = ./.;
@@ -60,6 +61,7 @@
               ./flake.nix
               ./flake.lock
               ./nix
+              ./fuzz
             ];
           };
 

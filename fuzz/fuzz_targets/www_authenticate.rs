@@ -2,8 +2,9 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    if let Ok(s) = std::str::from_utf8(data) {
-        let _ = infx_image::client::parse_challenge(s);
-    }
-});
+// The body is shared with the stable corpus replay (xtask/tests/fuzz_corpus.rs).
+#[path = "../bodies.rs"]
+#[allow(dead_code)]
+mod bodies;
+
+fuzz_target!(|data: &[u8]| bodies::www_authenticate(data));

@@ -1,45 +1,25 @@
 //! The seeded random recipe differential against srtctl c88ef731 (docs/recipe.md, "Random
-//! differential"), launch commands (srtctl.mock) included: a bounded number of cases per run with a fresh seed (in CI, the commit under test), printed so a failure
-//! replays with `cargo xtask conformance recipes --random N --seed S`. Skips visibly without
-//! ../shared (corpus or reference) or when the srtctl venv cannot be made.
+//! differential"), launch commands (srtctl.mock) included, on fixed seeds only
+//! (xtask/src/conformance/seeds.rs): every seed that once found a disagreement, at its listed
+//! cases, and a broad seed of 150 cases, so a commit's verdict depends on the commit alone.
+//! Fresh seeds run in the scheduled workflow and with `cargo xtask conformance recipes --random
+//! N`; `INFX_SEED` (and `INFX_CASES`) replays one seed here. Skips visibly without ../shared
+//! (corpus or reference) or when the srtctl venv cannot be made.
 
 use xtask::conformance::recipes_random;
-
-/// Cases per test run: enough to touch every mutation kind many times, small enough for CI
-/// (about 1 s a case with srtctl's mock runtime on the shared 2-core VM once the venv exists:
-/// two to three minutes).
-/// `INFX_RANDOM_CASES` and `INFX_RANDOM_SEED` override.
-const CASES: usize = 150;
+use xtask::conformance::seeds::{self, Differential};
 
 #[test]
-fn random_recipes_agree_with_srtctl() {
+fn fixed_seed_recipes_agree_with_srtctl() {
     let Some(corpus) = xtask::paths::corpus_dir() else {
         println!("SKIP: recipe random differential: ../shared/corpus not found");
         return;
     };
-    if let Err(why) = recipes_random::oracle_python() {
-        println!("SKIP: recipe random differential: {why}");
-        return;
-    }
-    let count = std::env::var("INFX_RANDOM_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(CASES);
-    let seed = xtask::conformance::test_seed("INFX_RANDOM_SEED");
-    println!(
-        "recipe random differential: {count} cases, seed {seed} \
-         (replay: cargo xtask conformance recipes --random {count} --seed {seed})"
-    );
-    let outcome = recipes_random::run(&corpus, count, seed).expect("the differential runs");
-    println!("{}", outcome.summary());
-    for d in &outcome.disagreements {
-        println!("  disagree: {d}");
-    }
-    assert_eq!(outcome.total, count, "every case was compared");
+    let failures =
+        seeds::check_fixed(Differential::Recipes, &corpus).expect("the differential runs");
     assert!(
-        outcome.disagreements.is_empty(),
-        "{} disagreements with srtctl (seed {seed})",
-        outcome.disagreements.len()
+        failures.is_empty(),
+        "disagreements with srtctl:\n{failures}"
     );
 }
 

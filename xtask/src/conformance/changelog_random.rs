@@ -434,6 +434,15 @@ pub fn compare(case: &Case, theirs: &J) -> Result<Option<String>, String> {
 /// Runs `count` random cases from `seed` against upstream. `Ok(None)` = the oracle is not
 /// available (the reason is printed as a SKIP).
 pub fn run(count: usize, seed: u64) -> anyhow::Result<Option<super::Outcome>> {
+    run_selected(seed, &super::seeds::Cases::First(count))
+}
+
+/// As [`run`], for the cases `which` selects, each reported by its number in the full run
+/// (cases are drawn one after the other from one generator, so case N needs the N before it).
+pub fn run_selected(
+    seed: u64,
+    which: &super::seeds::Cases,
+) -> anyhow::Result<Option<super::Outcome>> {
     let (python, utils) = match oracle() {
         Ok(p) => p,
         Err(why) => {
@@ -441,14 +450,23 @@ pub fn run(count: usize, seed: u64) -> anyhow::Result<Option<super::Outcome>> {
             return Ok(None);
         }
     };
-    let cases = cases(count, seed);
+    let (numbers, cases): (Vec<usize>, Vec<Case>) = match which {
+        super::seeds::Cases::First(count) => cases(*count, seed).into_iter().enumerate().unzip(),
+        super::seeds::Cases::Only(numbers) => {
+            let all = cases(numbers.iter().max().map_or(0, |m| m + 1), seed);
+            numbers
+                .iter()
+                .filter_map(|&i| all.get(i).cloned().map(|c| (i, c)))
+                .unzip()
+        }
+    };
     let answers = run_oracle(&python, &utils, &cases)?;
     let mut outcome = super::Outcome {
         area: "changelog (random)",
         total: cases.len(),
         ..Default::default()
     };
-    for (i, (c, a)) in cases.iter().zip(&answers).enumerate() {
+    for (&i, (c, a)) in numbers.iter().zip(cases.iter().zip(&answers)) {
         match compare(c, a) {
             Ok(None) => outcome.agree += 1,
             Ok(Some(why)) => {

@@ -742,6 +742,15 @@ fn lax_coercion(ours: &Ours) -> Option<String> {
 /// Runs `count` random cases from `seed` against upstream. `Ok(None)` = the oracle is not
 /// available (the reason is printed as a SKIP).
 pub fn run(corpus: &Path, count: usize, seed: u64) -> anyhow::Result<Option<super::Outcome>> {
+    run_selected(corpus, seed, &super::seeds::Cases::First(count))
+}
+
+/// As [`run`], for the cases `which` selects, each reported by its number in the full run.
+pub fn run_selected(
+    corpus: &Path,
+    seed: u64,
+    which: &super::seeds::Cases,
+) -> anyhow::Result<Option<super::Outcome>> {
     let (python, matrix_logic) = match oracle() {
         Ok(p) => p,
         Err(why) => {
@@ -750,7 +759,19 @@ pub fn run(corpus: &Path, count: usize, seed: u64) -> anyhow::Result<Option<supe
         }
     };
     let seeds = seeds(corpus)?;
-    let cases = cases(&seeds, count, seed);
+    let (numbers, cases): (Vec<usize>, Vec<Case>) = match which {
+        super::seeds::Cases::First(count) => {
+            cases(&seeds, *count, seed).into_iter().enumerate().unzip()
+        }
+        // A case's number is its place among the cases made (`cases` skips a failed make).
+        super::seeds::Cases::Only(numbers) => {
+            let all = cases(&seeds, numbers.iter().max().map_or(0, |m| m + 1), seed);
+            numbers
+                .iter()
+                .filter_map(|&i| all.get(i).cloned().map(|c| (i, c)))
+                .unzip()
+        }
+    };
     let answers = run_oracle(&python, &matrix_logic, &cases)?;
     let mut outcome = super::Outcome {
         area: "matrix (random configs)",
@@ -758,7 +779,7 @@ pub fn run(corpus: &Path, count: usize, seed: u64) -> anyhow::Result<Option<supe
         ..Default::default()
     };
     let (mut accepted, mut rejected, mut rows) = (0, 0, 0);
-    for (i, (c, theirs)) in cases.iter().zip(&answers).enumerate() {
+    for (&i, (c, theirs)) in numbers.iter().zip(cases.iter().zip(&answers)) {
         match theirs["exit"].as_i64() {
             Some(0) => {
                 accepted += 1;

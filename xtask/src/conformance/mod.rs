@@ -10,11 +10,14 @@ pub mod oracle;
 pub mod real_prs;
 pub mod recipes;
 pub mod recipes_random;
+pub mod seeds;
 pub mod validation;
 
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
+// `--seed` says which cases only with `--random N` or `--case K` (a usage error otherwise).
+#[command(group(clap::ArgGroup::new("draw").args(["random", "cases"])))]
 pub struct Args {
     /// Which area; all when omitted.
     pub area: Option<Area>,
@@ -25,11 +28,24 @@ pub struct Args {
     /// its mock runtime's launch commands, then every corpus recipe's launches; matrix: mutated
     /// master configs through upstream's generator; changelog: strict edits and merge
     /// resolutions through upstream's functions).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with = "fixed")]
     pub random: Option<usize>,
     /// Seed of the random cases (default: from the clock; printed so a run can be replayed).
-    #[arg(long, value_name = "S", requires = "random")]
+    #[arg(long, value_name = "S", conflicts_with = "fixed", requires = "draw")]
     pub seed: Option<u64>,
+    /// Only these case numbers of the seed, as a report numbers them (repeatable; with
+    /// `--seed`, instead of `--random`).
+    #[arg(
+        long = "case",
+        value_name = "N",
+        requires = "seed",
+        conflicts_with = "random"
+    )]
+    pub cases: Vec<usize>,
+    /// Also run the fixed seeds `cargo xtask test` runs: every regression seed's cases and the
+    /// broad seeds (xtask/src/conformance/seeds.rs).
+    #[arg(long)]
+    pub fixed: bool,
     /// real-prs: replay only these commits (an id of at least 7 hex digits, or a PR number).
     #[arg(long, value_name = "COMMIT|PR")]
     pub only: Vec<String>,
@@ -69,27 +85,6 @@ impl Outcome {
     }
 }
 
-/// The seed of a random differential test run: `env_var` when set (a replay); in CI the commit
-/// under test (its id's first 16 hex digits), so every new commit explores new cases while a
-/// landing run replays exactly what its author could run before submitting; else the clock.
-pub fn test_seed(env_var: &str) -> u64 {
-    if let Some(seed) = std::env::var(env_var).ok().and_then(|v| v.parse().ok()) {
-        return seed;
-    }
-    let in_ci = std::env::var("CI")
-        .is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"));
-    if in_ci
-        && let Ok(id) = duct::cmd!("git", "rev-parse", "HEAD")
-            .dir(crate::paths::checkout_root())
-            .stderr_null()
-            .read()
-        && let Some(seed) = id.get(..16).and_then(|h| u64::from_str_radix(h, 16).ok())
-    {
-        return seed;
-    }
-    clock_seed()
-}
-
 /// A fresh seed per run, from the clock.
 pub fn clock_seed() -> u64 {
     std::time::SystemTime::now()
@@ -115,6 +110,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let mut failed = false;
     let seed = args.seed.unwrap_or_else(clock_seed);
+    // `--seed S --case N…` replays listed cases; `--random N [--seed S]` the first N.
+    let random = match (args.random, args.cases.is_empty(), args.seed) {
+        (Some(n), _, _) => Some(seeds::Cases::First(n)),
+        (None, false, Some(_)) => Some(seeds::Cases::Only(args.cases.clone())),
+        _ => None,
+    };
     for area in areas {
         if *area == Area::RealPrs {
             failed |= real_prs(&corpus, &args);
@@ -128,23 +129,44 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Area::RealPrs => continue,
         };
         failed |= report(*area, outcome, args.verbose);
-        if *area == Area::Recipes
-            && let Some(n) = args.random
-        {
+        let Some(differential) = differential(*area) else {
+            continue;
+        };
+        if let Some(cases) = &random {
             println!(
-                "recipes: {n} random cases against srtctl, seed {seed} (replay: --random {n} --seed {seed})"
+                "{}: random cases, seed {seed} (replay: {})",
+                differential.area(),
+                replay(differential, seed, cases)
             );
-            failed |= report(*area, recipes_random::run(&corpus, n, seed), args.verbose);
-            failed |= report(
-                *area,
-                recipes_random::run_corpus_launches(&corpus),
-                args.verbose,
-            );
+            let outcome = seeds::run(differential, &corpus, seed, cases).transpose();
+            if let Some(outcome) = outcome
+                && report(*area, outcome, args.verbose)
+            {
+                failed = true;
+                println!(
+                    "FAILED: {} random differential, seed {seed}; reproduce with: {}",
+                    differential.area(),
+                    replay(differential, seed, cases)
+                );
+            }
+            if *area == Area::Recipes && matches!(cases, seeds::Cases::First(_)) {
+                failed |= report(
+                    *area,
+                    recipes_random::run_corpus_launches(&corpus),
+                    args.verbose,
+                );
+            }
         }
-        if let Some(n) = args.random
-            && let Some(random) = random_area(*area, &corpus, n, seed)
-        {
-            failed |= report(*area, random, args.verbose);
+        if args.fixed {
+            for run in seeds::run_fixed(differential, &corpus)? {
+                println!(
+                    "{} {} (replay: {}):",
+                    differential.area(),
+                    run.what,
+                    run.replay
+                );
+                failed |= report(*area, Ok(run.outcome), args.verbose);
+            }
         }
     }
     Ok(if failed {
@@ -152,6 +174,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The random differential of an area (validation has none).
+fn differential(area: Area) -> Option<seeds::Differential> {
+    match area {
+        Area::Validation | Area::RealPrs => None,
+        Area::Recipes => Some(seeds::Differential::Recipes),
+        Area::Matrix => Some(seeds::Differential::Matrix),
+        Area::Changelog => Some(seeds::Differential::Changelog),
+    }
+}
+
+/// The exact command that replays `cases` of `seed`.
+pub fn replay(differential: seeds::Differential, seed: u64, cases: &seeds::Cases) -> String {
+    match cases {
+        seeds::Cases::First(n) => differential.replay(*n, seed),
+        seeds::Cases::Only(numbers) => {
+            let list: Vec<String> = numbers.iter().map(|n| format!("--case {n}")).collect();
+            format!(
+                "cargo xtask conformance {} --seed {seed} {}",
+                differential.area(),
+                list.join(" ")
+            )
+        }
+    }
 }
 
 /// The real-prs area: its own summary line (docs/review.md, "Real pull requests as a test
@@ -174,30 +221,6 @@ fn real_prs(corpus: &std::path::Path, args: &Args) -> bool {
             true
         }
     }
-}
-
-/// The seeded random differential of the config and changelog areas (docs/config.md and
-/// docs/changelog.md, "Random differential"); `None` for the others or when the oracle is
-/// missing (a SKIP line is printed then).
-fn random_area(
-    area: Area,
-    corpus: &std::path::Path,
-    n: usize,
-    seed: u64,
-) -> Option<anyhow::Result<Outcome>> {
-    let name = match area {
-        Area::Matrix => "matrix",
-        Area::Changelog => "changelog",
-        Area::Validation | Area::Recipes | Area::RealPrs => return None,
-    };
-    println!(
-        "{name}: {n} random cases against upstream, seed {seed} (replay: conformance {name} --random {n} --seed {seed})"
-    );
-    let outcome = match area {
-        Area::Matrix => config_random::run(corpus, n, seed),
-        _ => changelog_random::run(n, seed),
-    };
-    outcome.transpose()
 }
 
 /// Prints one area's outcome; true when it did not fully agree.

@@ -843,6 +843,44 @@ pub fn run(corpus: &Path, count: usize, seed: u64) -> anyhow::Result<super::Outc
     run_cases("recipes (random vs srtctl)", &cases)
 }
 
+/// As [`run`], for the cases `which` selects (a regression seed runs only its listed cases).
+pub fn run_selected(
+    corpus: &Path,
+    seed: u64,
+    which: &super::seeds::Cases,
+) -> anyhow::Result<super::Outcome> {
+    match which {
+        super::seeds::Cases::First(n) => run(corpus, *n, seed),
+        super::seeds::Cases::Only(numbers) => {
+            let seeds = seeds(corpus);
+            anyhow::ensure!(
+                !seeds.is_empty(),
+                "no seed recipes in the srtctl-golden corpus"
+            );
+            let cases: Vec<Case> = numbers
+                .iter()
+                .filter_map(|&i| make_case(&seeds, seed, i))
+                .collect();
+            run_cases("recipes (random vs srtctl)", &cases)
+        }
+    }
+}
+
+/// Case `i` of seed `s` for every `(s, i)` of `pairs`, through one srtctl process (its start is
+/// a good part of a one-case run); each case keeps its id `s/i`.
+pub fn run_pairs(corpus: &Path, pairs: &[(u64, usize)]) -> anyhow::Result<super::Outcome> {
+    let seeds = seeds(corpus);
+    anyhow::ensure!(
+        !seeds.is_empty(),
+        "no seed recipes in the srtctl-golden corpus"
+    );
+    let cases: Vec<Case> = pairs
+        .iter()
+        .filter_map(|&(seed, i)| make_case(&seeds, seed, i))
+        .collect();
+    run_cases("recipes (random vs srtctl)", &cases)
+}
+
 /// Every accepted corpus recipe's launch commands against srtctl's mock runtime.
 /// `INFX_LAUNCH_FILTER=<text>` keeps the cases whose id contains it (a closer look at a few).
 pub fn run_corpus_launches(corpus: &Path) -> anyhow::Result<super::Outcome> {

@@ -63,3 +63,23 @@ pub fn bundled_repo() -> tempfile::TempDir {
     git(repo, &["commit", "-q", "-m", "bundled tree"]);
     tmp
 }
+
+/// A copy of `corpus/<top>` as `<tmp>/corpus/<top>` in a fresh temporary folder outside any git
+/// work tree, so that a report over a corpus tree does not depend on whether ../shared (or
+/// INFX_CORPUS) sits inside a repository: validate scopes a tree inside one to its last commit.
+/// Returns the folder (removed on drop) and the copy's `corpus` directory.
+pub fn detached_corpus(corpus: &Path, tops: &[&str]) -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    if let Some(repo) = xtask::paths::enclosing_work_tree(tmp.path()) {
+        panic!(
+            "the temporary folder {} is inside the git work tree {}: point TMPDIR outside it",
+            tmp.path().display(),
+            repo.display()
+        );
+    }
+    let copy = tmp.path().join("corpus");
+    for top in tops {
+        copy_dir(&corpus.join(top), &copy.join(top));
+    }
+    (tmp, copy)
+}
