@@ -25,6 +25,10 @@ pub struct RecipeSet {
     /// `CONFIG_FILE` recipes that are not in the tree: upstream's launcher runs them from the
     /// srt-slurm checkout it clones (docs/matrix.md, "Binding"), so they are not bound here.
     outside: BTreeSet<String>,
+    /// `CONFIG_FILE` recipes this run already parsed as plain recipes and only multinode points
+    /// use: each is its own one variant, so it is not loaded again (the recipe step loads and
+    /// checks it).
+    plain: BTreeSet<String>,
 }
 
 impl RecipeSet {
@@ -39,6 +43,10 @@ impl RecipeSet {
     /// Whether `rel` is a `CONFIG_FILE` recipe that is not in the tree.
     pub fn is_outside(&self, rel: &str) -> bool {
         self.outside.contains(rel)
+    }
+    /// Whether `rel` is a plain `CONFIG_FILE` recipe bound without loading it (see `plain`).
+    pub fn is_plain_standalone(&self, rel: &str) -> bool {
+        self.plain.contains(rel) && !self.files.contains_key(rel)
     }
     /// The `CONFIG_FILE` recipes that are not in the tree, sorted.
     pub fn outside(&self) -> impl Iterator<Item = &str> {
@@ -168,9 +176,21 @@ pub fn load_recipes_in<'r>(
             if set.outside.contains(&path) || set.files.contains_key(&path) {
                 continue;
             }
+            let full = root.join(&path);
+            let doc = parsed.get(&full);
             // Not in the tree: a file of the srt-slurm checkout (RecipeSet::outside).
-            if parsed.get(&root.join(&path)).is_none() && !root.join(&path).is_file() {
+            if doc.is_none() && !full.is_file() {
                 set.outside.insert(path);
+                continue;
+            }
+            // A plain recipe this run parsed binds a multinode point as it is: loading it
+            // would copy the whole document for nothing (docs/performance.md).
+            if !lane_of(row).is_single_node()
+                && doc.is_some_and(|d| {
+                    infx_recipe::RecipeKind::of(&d.root) == infx_recipe::RecipeKind::Plain
+                })
+            {
+                set.plain.insert(path);
                 continue;
             }
             // A complete recipe: no lane block to compose.
@@ -282,6 +302,19 @@ pub fn bind(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> BindReport {
             }
         };
         let reference = recipe.reference;
+        // A plain standalone recipe is its own one variant under srtctl's rules (a selector on
+        // it is ignored): a multinode point binds to it without expanding a copy of it.
+        if recipe.standalone
+            && !lane_of(row).is_single_node()
+            && !point.conc.is_empty()
+            && (recipes.plain.contains(&recipe.path)
+                || recipes.files.get(&recipe.path).is_some_and(|f| {
+                    f.as_ref()
+                        .is_ok_and(|f| f.kind() == infx_recipe::RecipeKind::Plain)
+                }))
+        {
+            continue;
+        }
         let Some(found) = cache.variants_of(&point, &recipe, recipes, &mut out) else {
             continue;
         };

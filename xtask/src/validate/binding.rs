@@ -440,8 +440,16 @@ fn per_point_args(
     rel: &str,
     lane: Option<Lane>,
 ) -> HashMap<String, Vec<String>> {
+    // A plain recipe the binder did not load: one variant, no args that differ.
+    if from.set.is_plain_standalone(rel) {
+        return HashMap::new();
+    }
     let variants: Vec<Variant> = (|| {
         let file = from.file(rel)?;
+        // One variant has no args that differ from another's: nothing to expand.
+        if file.kind() == infx_recipe::RecipeKind::Plain {
+            return None;
+        }
         let Some(lane) = lane else {
             // A standalone recipe's variants as srtctl expands it.
             return file.expand_with(None, ExpandOptions::srtctl()).ok();

@@ -838,21 +838,22 @@ fn dry_run_one(
         .fragments_checked
         .insert((u.rel.clone(), format!("{lane:?}")));
     if u.standalone {
-        // Run as written: a file that does not load is reported here, as no SR rule reads
-        // CONFIG_FILE references.
-        let file = cache.files.entry(u.rel.clone()).or_insert_with(|| {
-            infx_recipe::load_recipe_in(root, &u.rel, cache.parsed)
-                .map_err(|d| diags.push(d))
-                .ok()
-        });
-        let Some(file) = file.as_ref() else {
-            return 0;
+        // Run as written, and checked once per run (the caller's `done`): the file is not
+        // kept. One that does not load is reported here, as no SR rule reads CONFIG_FILE
+        // references.
+        let file = match infx_recipe::load_recipe_in(root, &u.rel, cache.parsed) {
+            Ok(f) => f,
+            Err(d) => {
+                diags.push(d);
+                return 0;
+            }
         };
-        return match infx_recipe::dry_run(file, None) {
-            Ok(reports) => {
-                let n = reports.len();
-                for r in reports {
-                    diags.extend(r.diagnostics);
+        // The findings only: the launch commands report nothing (docs/performance.md).
+        return match infx_recipe::into_checked_variants(file, None) {
+            Ok(checked) => {
+                let n = checked.len();
+                for (_, findings) in checked {
+                    diags.extend(findings);
                 }
                 n
             }
