@@ -10,8 +10,8 @@ use crate::codes;
 use crate::output::{self, Format};
 use infx_matrix::{Object, RowOrigin};
 use infx_recipe::{
-    ExpandOptions, Lane, RecipeFile, RecipeKind, RecipeRef, Variant, VariantReport, bind_model,
-    check_fragment, compose_lane, dry_run, load_recipe, load_recipe_file,
+    Lane, RecipeFile, RecipeKind, RecipeRef, Variant, VariantReport, bind_model, check_fragment,
+    compose_lane, dry_run, load_recipe, load_recipe_file,
 };
 use infx_report::{Diagnostic, SourceMap};
 use std::path::{Path, PathBuf};
@@ -439,10 +439,9 @@ fn tree_points(
     Ok(points)
 }
 
-/// The tree-relative recipe file a point runs.
+/// The tree-relative recipe file a point runs (`srt-recipe` or `CONFIG_FILE=`).
 fn recipe_of(row: &Object) -> Option<String> {
-    let reference = RecipeRef::parse_inferencex(row.get_str("srt-recipe")?).ok()?;
-    Some(infx_matrix::bind::recipe_path(&reference.path))
+    Some(infx_matrix::bind::row_recipe(row)?.ok()?.path)
 }
 
 /// The config keys (in config order) whose points run `rel`, and those points.
@@ -503,6 +502,54 @@ fn run_config_key(args: &Args, key: &str) -> FileRun {
     run
 }
 
+/// Why `--config-key` rendered no point (docs/recipe.md, "Dry-run"): an empty dry-run must not
+/// read as a pass.
+#[derive(Debug, Default)]
+struct Tally {
+    /// Throughput points of the key.
+    points: usize,
+    /// Points whose row names no srt-slurm recipe (no `srt-recipe`, no `CONFIG_FILE=`; an
+    /// llm-d recipe counts here).
+    no_reference: usize,
+    /// Points whose `CONFIG_FILE` recipe is not in the tree (the srt-slurm checkout's file).
+    outside: usize,
+    /// Points that bind to no single variant (the binder's findings say why).
+    unbound: usize,
+}
+
+impl Tally {
+    fn nothing_rendered(&self, key: &str) -> Diagnostic {
+        let mut why = Vec::new();
+        if self.no_reference > 0 {
+            why.push(format!(
+                "{} name no srt-slurm recipe (no srt-recipe, no CONFIG_FILE= in additional-settings)",
+                self.no_reference
+            ));
+        }
+        if self.outside > 0 {
+            why.push(format!(
+                "{} run a CONFIG_FILE recipe that is not in this tree (the launcher's srt-slurm checkout)",
+                self.outside
+            ));
+        }
+        if self.unbound > 0 {
+            why.push(format!(
+                "{} bind to no single variant (see the findings)",
+                self.unbound
+            ));
+        }
+        Diagnostic::error(
+            codes::NOTHING_RENDERED,
+            format!(
+                "{key}: 0 of {} point(s) rendered: {}",
+                self.points,
+                why.join("; ")
+            ),
+        )
+        .with_help("bind the rows to recipes in the tree (srt-recipe, or CONFIG_FILE=recipes/…)")
+    }
+}
+
 /// Binds `points` (all of config `key`) with the matrix step's binder, then renders each bound
 /// variant as the launcher runs it.
 fn bind_points_of(
@@ -520,22 +567,33 @@ fn bind_points_of(
         .iter()
         .map(|(i, l)| (*i, l.as_str()))
         .collect();
-    let mut composed: std::collections::HashMap<
-        (String, Lane, String),
-        Result<Vec<Variant>, Diagnostic>,
-    > = std::collections::HashMap::new();
-    let mut unbound = 0;
+    // (file, lane — none for a standalone recipe —, selector) → its variants.
+    type Expanded = Result<Vec<Variant>, Diagnostic>;
+    let mut composed: std::collections::HashMap<(String, Option<Lane>, String), Expanded> =
+        std::collections::HashMap::new();
+    let mut tally = Tally::default();
     for (i, (row, origin)) in points.iter().enumerate() {
         if origin.key != key || row.get("eval-only").is_some_and(infx_matrix::Json::truthy) {
             continue;
         }
-        let Some(reference) = row
-            .get_str("srt-recipe")
-            .and_then(|r| RecipeRef::parse_inferencex(r).ok())
-        else {
-            continue;
+        tally.points += 1;
+        let reference = match infx_matrix::bind::row_recipe(row) {
+            Some(Ok(r)) => r,
+            // A reference that does not parse is the binder's finding.
+            Some(Err(_)) => {
+                tally.unbound += 1;
+                continue;
+            }
+            None => {
+                tally.no_reference += 1;
+                continue;
+            }
         };
-        let rel = infx_matrix::bind::recipe_path(&reference.path);
+        let rel = reference.path.clone();
+        if recipes.is_outside(&rel) {
+            tally.outside += 1;
+            continue;
+        }
         let lane = Lane::of(
             row.get_str("scenario-type") == Some("agentic-coding"),
             row.contains("prefill"),
@@ -545,9 +603,11 @@ fn bind_points_of(
             .as_ref()
             .map(|s| s.to_string())
             .unwrap_or_default();
+        // A standalone (CONFIG_FILE) recipe is run as written: no lane block.
+        let lane_key = (!reference.standalone).then_some(lane);
         let variants = composed
-            .entry((rel.clone(), lane, selector))
-            .or_insert_with(|| compose_variants(tree, &rel, lane, reference.selector.as_ref()));
+            .entry((rel.clone(), lane_key, selector))
+            .or_insert_with(|| compose_variants(tree, &reference, lane_key));
         let variants = match variants {
             Ok(v) => v,
             Err(d) => {
@@ -567,7 +627,7 @@ fn bind_points_of(
         };
         let Some(chosen) = chosen else {
             // The binder's finding (in out.findings) says why.
-            unbound += 1;
+            tally.unbound += 1;
             continue;
         };
         let mut variant = chosen.clone();
@@ -577,16 +637,23 @@ fn bind_points_of(
             }
         }
         let text = |k: &str| row.get(k).map(json_text).unwrap_or_default();
-        bind_model(
-            &mut variant,
-            &text("model"),
-            &text("image"),
-            &text("precision"),
-        );
-        let env_bound = bind_point_env(&mut variant, row, lane);
+        // The launcher hands a CONFIG_FILE recipe to `srtctl apply -f` as written: it binds
+        // nothing into it (docs/recipe.md, "Dry-run").
+        let env_bound = if reference.standalone {
+            None
+        } else {
+            bind_model(
+                &mut variant,
+                &text("model"),
+                &text("image"),
+                &text("precision"),
+            );
+            Some(bind_point_env(&mut variant, row, lane))
+        };
         let diagnostics = infx_recipe::validate(&variant);
         let rendered = infx_recipe::render(&variant);
-        out.points.push(describe_point(row, &env_bound));
+        out.points
+            .push(describe_point(row, env_bound.as_deref(), reference.field));
         out.rows.push(row.clone());
         out.variants.push(VariantReport {
             variant,
@@ -594,10 +661,20 @@ fn bind_points_of(
             rendered,
         });
     }
-    if unbound > 0 {
+    if tally.unbound > 0 {
         out.intro.push(format!(
-            "{unbound} point(s) of {key} bind to no single variant (see the findings); they are not rendered"
+            "{} point(s) of {key} bind to no single variant (see the findings); they are not rendered",
+            tally.unbound
         ));
+    }
+    if tally.outside > 0 {
+        out.intro.push(format!(
+            "{} point(s) of {key} run a CONFIG_FILE recipe that is not in this tree (the launcher's srt-slurm checkout); they are not rendered",
+            tally.outside
+        ));
+    }
+    if out.variants.is_empty() && out.error.is_none() {
+        out.error = Some(tally.nothing_rendered(key));
     }
     for (_, origin) in points.iter().take(1) {
         if let Ok(text) = infx_fs::read_to_string(&tree.join(&origin.path)) {
@@ -607,16 +684,22 @@ fn bind_points_of(
     out
 }
 
-/// The variants of `rel` composed in `lane`, expanded as the binder expands them.
+/// The variants of a row's recipe composed in `lane` (none: a standalone recipe, as written),
+/// expanded as the binder expands them.
 fn compose_variants(
     tree: &Path,
-    rel: &str,
-    lane: Lane,
-    selector: Option<&infx_recipe::Selector>,
+    recipe: &infx_matrix::bind::RowRecipe<'_>,
+    lane: Option<Lane>,
 ) -> Result<Vec<Variant>, Diagnostic> {
-    let file = infx_recipe::load_recipe(tree, rel)?;
-    let block = infx_recipe::load_recipe(tree, lane.block_path())?;
-    compose_lane(&file, lane, &block).expand_with(selector, ExpandOptions::inferencex())
+    let file = infx_recipe::load_recipe(tree, &recipe.path)?;
+    let options = recipe.expand_options();
+    match lane {
+        None => file.expand_with(recipe.selector.as_ref(), options),
+        Some(lane) => {
+            let block = infx_recipe::load_recipe(tree, lane.block_path())?;
+            compose_lane(&file, lane, &block).expand_with(recipe.selector.as_ref(), options)
+        }
+    }
 }
 
 /// The binder's name for a variant (its label; a plain recipe's name).
@@ -697,14 +780,21 @@ fn bind_point_env(v: &mut Variant, row: &Object, lane: Lane) -> Vec<&'static str
     values.into_iter().map(|(k, _)| k).collect()
 }
 
-/// `tp 4, ep 4, dp-attn true, conc 192` and what the launcher bound.
-fn describe_point(row: &Object, env: &[&str]) -> String {
+/// `tp 4, ep 4, dp-attn true, conc 192` and what the launcher bound (`None`: a standalone
+/// recipe, run as written by its `field`).
+fn describe_point(row: &Object, env: Option<&[&str]>, field: &str) -> String {
     let mut parts = Vec::new();
     for k in ["tp", "ep", "dp-attn", "conc", "kv-offloading", "isl", "osl"] {
         if let Some(v) = row.get(k) {
             parts.push(format!("{k} {}", json_text(v)));
         }
     }
+    let Some(env) = env else {
+        return format!(
+            "point {}; run as written ({field}: srtctl apply -f binds nothing)",
+            parts.join(", ")
+        );
+    };
     let mut bound = vec!["model", "image", "precision"];
     bound.extend(env.iter().copied());
     let multinode = if row.contains("prefill") {

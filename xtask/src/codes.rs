@@ -7,6 +7,7 @@ use infx_report::Code;
 infx_report::codes! {
     ENTRY_UNBOUND = warning("dry-run/entry-unbound", "the master configs do not generate, so the recipe is not bound from them");
     NO_POINTS = error("dry-run/no-points", "the config key or --point selects no bound sweep point");
+    NOTHING_RENDERED = error("dry-run/nothing-rendered", "the config key's points generate but none is rendered (no recipe reference, recipes not in the tree, or none binds)");
     POINTS_UNBOUND = warning("dry-run/points-unbound", "--conc/--point given for a recipe no master entry binds; every variant is shown");
     UNBOUND_FRAGMENT = note("dry-run/unbound-fragment", "no master entry uses the recipe, so lane, model, image and precision stay unbound");
     PR_EVENT = error("pr/event", "the pull-request event payload could not be read");

@@ -167,14 +167,14 @@ struct Pinned {
 const CORPUS_TREES: &[Pinned] = &[
     Pinned {
         tree: "inferencex-aug2026",
-        human_sha256: "1386261d5c076f485342d3fd53e58151bf58a574c1af9dedee46fb96359fa763",
-        json_sha256: "e4a5e67c59c8c102785ee669d87245d093e09943a3cebe6f8fed5388dc282ee7",
-        counts: "changelog/no-history 1\nconfig/X5 8\nimage/tag-only 1059\nreview/dp-cuda-graph 38\nreview/draft-precision-env 19\nreview/event-publication 13\nreview/golden-al 13\nreview/upstream-image 2\nyaml/duplicate-key 8\n",
+        human_sha256: "e408bd97bfa7206191c9acffc70531eff34c9313c2fab8db81b93d1585bb73be",
+        json_sha256: "6351c0870970131af66dce6bb1058d0a095edb78d48f85bfae06cbf380731434",
+        counts: "binding:- 595\nchangelog/no-history 1\nconfig/X5 8\nimage/tag-only 1059\nrecipe/unknown-field 18\nreview/dp-cuda-graph 38\nreview/draft-precision-env 19\nreview/event-publication 13\nreview/golden-al 13\nreview/upstream-image 2\nyaml/duplicate-key 8\n",
     },
     Pinned {
         tree: "inferencex-oct2026/inferencex-e2e",
-        human_sha256: "768fb2572ca3f4ece7100d1831321bda27cfc20d49925b30c1acc425d29d40cc",
-        json_sha256: "5104936f2788b03f5a860028f3d6165e6132c6b089ff3e0019ee99b48a557df0",
+        human_sha256: "44c8e5cf160827a80a6056beba8b8c5d90f2c7a50e258f7f99b697a9dd9cf6c1",
+        json_sha256: "c1acce797afb496141ac109db83e98886802ff1b6fc5521d34292f11e1ae38e8",
         counts: "config/R0 34\nconfig/X5 5\nfs/outside-root 1\nimage/missing-tag 1\nimage/tag-only 184\nreview/dp-cuda-graph 1\nreview/golden-al-curve 2\nreview/io 1\n",
     },
 ];

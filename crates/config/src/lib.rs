@@ -25,8 +25,9 @@ mod view;
 pub use layout::{RecipeDir, checkout_recipe_path, is_multinode, recipes_root, truthy};
 pub use model::*;
 pub use view::{
-    EntryView, ScenarioRow, SrtReference, entries_in, entries_of, is_agentic_scenario, is_selector,
-    legacy_recipe_path,
+    EntryView, LegacyRef, RecipeSetting, SETTINGS_SCOPES, ScenarioRow, SrtReference, entries_in,
+    entries_of, is_agentic_scenario, is_selector, legacy_recipe_path, legacy_recipe_ref,
+    recipe_setting,
 };
 
 use infx_report::{Diagnostic, Span};
@@ -328,9 +329,7 @@ fn scan(root: &Node, found: &mut Markers) {
             }
             infx_yaml::Value::Seq(items) => {
                 for it in items {
-                    if it.as_str().is_some_and(|s| {
-                        s.starts_with("CONFIG_FILE=") || s.starts_with("EVAL_CONFIG_FILE=")
-                    }) {
+                    if it.as_str().and_then(view::recipe_setting).is_some() {
                         found.legacy = true;
                     }
                     stack.push(it);

@@ -159,6 +159,23 @@ impl<'a> EntryView<'a> {
                 })
         })
     }
+    /// Every `CONFIG_FILE=` / `EVAL_CONFIG_FILE=` item of every row's `additional-settings`
+    /// (row, prefill, decode), in row order, with the node that writes it.
+    pub fn recipe_settings(
+        &self,
+    ) -> impl Iterator<Item = (ScenarioRow<'a>, RecipeSetting<'a>, &'a Node)> + 'a {
+        self.rows().flat_map(|r| {
+            SETTINGS_SCOPES
+                .into_iter()
+                .filter_map(move |scope| match scope {
+                    None => Some(r.row),
+                    Some(side) => r.row.get(side),
+                })
+                .filter_map(|n| n.get("additional-settings").and_then(Node::as_seq))
+                .flatten()
+                .filter_map(move |item| Some((r, recipe_setting(item.as_str()?)?, item)))
+        })
+    }
     /// The tree-relative path of a row reference's file: under `srt-recipe-dir` ([Oct-newest]);
     /// without it, as a generation-1/2 reference ([`legacy_recipe_path`]).
     pub fn recipe_path(&self, file: &str) -> String {
@@ -174,19 +191,77 @@ impl<'a> EntryView<'a> {
 /// multinode folder, a bare file name an llm-d recipe, anything else a tree path as written
 /// (docs/config.md, "Recipe files").
 pub fn legacy_recipe_path(reference: &str) -> String {
-    let reference = reference.trim();
-    let file = match reference.rsplit_once(':') {
-        Some((file, selector)) if is_selector(selector) => file,
-        _ => reference,
-    };
-    if let Some(path) = checkout_recipe_path(file) {
-        path
-    } else if !file.contains('/') {
-        format!("benchmarks/multi_node/llm-d-recipes/{file}")
-    } else {
-        file.to_string()
+    legacy_recipe_ref(reference).path
+}
+
+/// A generation-1/2 reference read as [`legacy_recipe_path`] reads it, keeping the selector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LegacyRef<'a> {
+    /// Tree-relative path of the file.
+    pub path: String,
+    /// The text after the last `:` when it names a variant ([`is_selector`]).
+    pub selector: Option<&'a str>,
+}
+
+impl LegacyRef<'_> {
+    /// An llm-d recipe (a bare file name): llm-d's launcher reads it, not srtctl.
+    pub fn is_llmd(&self) -> bool {
+        self.path.starts_with(LLMD_RECIPES)
     }
 }
+
+const LLMD_RECIPES: &str = "benchmarks/multi_node/llm-d-recipes/";
+
+/// [`legacy_recipe_path`] with the selector it strips.
+pub fn legacy_recipe_ref(reference: &str) -> LegacyRef<'_> {
+    let reference = reference.trim();
+    let (file, selector) = match reference.rsplit_once(':') {
+        Some((file, selector)) if is_selector(selector) => (file, Some(selector)),
+        _ => (reference, None),
+    };
+    let path = if let Some(path) = checkout_recipe_path(file) {
+        path
+    } else if !file.contains('/') {
+        format!("{LLMD_RECIPES}{file}")
+    } else {
+        file.to_string()
+    };
+    LegacyRef { path, selector }
+}
+
+/// Which recipe an `additional-settings` item selects: `CONFIG_FILE=<ref>` (the benchmark run)
+/// or `EVAL_CONFIG_FILE=<ref>` (the eval run), as upstream's launchers read the exported
+/// variables (docs/config.md, "Recipe files").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecipeSetting<'a> {
+    pub eval: bool,
+    /// The reference as written after `=`.
+    pub value: &'a str,
+}
+
+impl RecipeSetting<'_> {
+    /// The variable's name.
+    pub fn name(&self) -> &'static str {
+        if self.eval {
+            "EVAL_CONFIG_FILE"
+        } else {
+            "CONFIG_FILE"
+        }
+    }
+}
+
+/// The recipe setting of one `additional-settings` item, if it is one.
+pub fn recipe_setting(item: &str) -> Option<RecipeSetting<'_>> {
+    if let Some(value) = item.strip_prefix("CONFIG_FILE=") {
+        return Some(RecipeSetting { eval: false, value });
+    }
+    item.strip_prefix("EVAL_CONFIG_FILE=")
+        .map(|value| RecipeSetting { eval: true, value })
+}
+
+/// Where a row's `additional-settings` lists sit: on the row, or on its prefill and decode
+/// workers (exported in this order by upstream's multinode workflow, so a later one wins).
+pub const SETTINGS_SCOPES: [Option<&str>; 3] = [None, Some("prefill"), Some("decode")];
 
 /// Whether the text after a reference's last `:` names a variant (`base`, `override_*`,
 /// `zip_override_*`) rather than being part of the path.
@@ -273,5 +348,32 @@ mod tests {
         ] {
             assert_eq!(legacy_recipe_path(reference), path, "{reference}");
         }
+        let r = legacy_recipe_ref("recipes/a/b.yaml:zip_override_g[1]");
+        assert_eq!(r.selector, Some("zip_override_g[1]"));
+        assert!(!r.is_llmd());
+        assert!(legacy_recipe_ref("x.yaml").is_llmd());
+    }
+
+    #[test]
+    fn recipe_settings_of_rows_and_workers() {
+        let d = [doc(concat!(
+            "a:\n  scenarios:\n    fixed-seq-len:\n    - search-space:\n",
+            "      - prefill: {additional-settings: [X=1, 'CONFIG_FILE=recipes/p.yaml']}\n",
+            "        decode: {additional-settings: ['EVAL_CONFIG_FILE=recipes/e.yaml']}\n",
+            "      - additional-settings: ['CONFIG_FILE=recipes/r.yaml:base', 3]\n",
+        ))];
+        let es = entries_of(&d);
+        let got: Vec<_> = es[0]
+            .recipe_settings()
+            .map(|(_, s, _)| (s.name(), s.value))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("CONFIG_FILE", "recipes/p.yaml"),
+                ("EVAL_CONFIG_FILE", "recipes/e.yaml"),
+                ("CONFIG_FILE", "recipes/r.yaml:base"),
+            ]
+        );
     }
 }

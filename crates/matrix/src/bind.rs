@@ -10,10 +10,10 @@
 use crate::codes;
 use crate::generate::RowOrigin;
 use crate::json::{Json, Object};
-use infx_recipe::{ExpandOptions, Lane, RecipeFile, RecipeRef, Variant};
+use infx_recipe::{ExpandOptions, Lane, RecipeFile, RecipeRef, Selector, Variant};
 use infx_report::Diagnostic;
 use infx_yaml::{DocIndex, Node, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 /// The recipe files and lane blocks the rows reference, loaded once.
@@ -22,6 +22,13 @@ pub struct RecipeSet {
     /// Keyed by project-relative path.
     files: HashMap<String, Result<RecipeFile, Diagnostic>>,
     lanes: HashMap<Lane, Result<RecipeFile, Diagnostic>>,
+    /// `CONFIG_FILE` recipes that are not in the tree: upstream's launcher runs them from the
+    /// srt-slurm checkout it clones (docs/matrix.md, "Binding"), so they are not bound here.
+    outside: BTreeSet<String>,
+    /// `CONFIG_FILE` recipes this run already parsed as plain recipes and only multinode points
+    /// use: each is its own one variant, so it is not loaded again (the recipe step loads and
+    /// checks it).
+    plain: BTreeSet<String>,
 }
 
 impl RecipeSet {
@@ -33,11 +40,111 @@ impl RecipeSet {
     pub fn lane(&self, lane: Lane) -> Option<&Result<RecipeFile, Diagnostic>> {
         self.lanes.get(&lane)
     }
+    /// Whether `rel` is a `CONFIG_FILE` recipe that is not in the tree.
+    pub fn is_outside(&self, rel: &str) -> bool {
+        self.outside.contains(rel)
+    }
+    /// Whether `rel` is a plain `CONFIG_FILE` recipe bound without loading it (see `plain`).
+    pub fn is_plain_standalone(&self, rel: &str) -> bool {
+        self.plain.contains(rel) && !self.files.contains_key(rel)
+    }
+    /// The `CONFIG_FILE` recipes that are not in the tree, sorted.
+    pub fn outside(&self) -> impl Iterator<Item = &str> {
+        self.outside.iter().map(String::as_str)
+    }
 }
 
 /// Project-relative recipe path of a row reference (`recipes/…` is a multinode recipe).
 pub fn recipe_path(reference_path: &str) -> String {
     infx_config::checkout_recipe_path(reference_path).unwrap_or_else(|| reference_path.to_string())
+}
+
+/// The recipe a generated row runs, however the row names it (docs/matrix.md, "Binding"):
+/// `srt-recipe` (a fragment composed over its lane's block) or a `CONFIG_FILE=` setting
+/// (upstream's layout: a complete srt-slurm recipe the launcher hands to `srtctl apply -f` as it
+/// is, so no lane block, no fragment rules and no model binding apply).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowRecipe<'r> {
+    /// The reference as written (the `srt-recipe` value, or the setting's value).
+    pub reference: &'r str,
+    /// `srt-recipe`, `CONFIG_FILE` or `EVAL_CONFIG_FILE`: what messages name.
+    pub field: &'static str,
+    /// Project-relative path of the file.
+    pub path: String,
+    pub selector: Option<Selector>,
+    /// A complete recipe run as it is (`CONFIG_FILE`).
+    pub standalone: bool,
+}
+
+impl RowRecipe<'_> {
+    /// How the recipe's variants are expanded: InferenceX's binder for a fragment, srtctl's own
+    /// rules for a file srtctl runs as it is.
+    pub fn expand_options(&self) -> ExpandOptions {
+        if self.standalone {
+            ExpandOptions::srtctl()
+        } else {
+            ExpandOptions::inferencex()
+        }
+    }
+}
+
+/// The recipe `row` runs: its `srt-recipe`, else the last `CONFIG_FILE=` of its
+/// `additional-settings` (row, prefill, decode: the launcher exports them in that order, so the
+/// last wins; an eval-only row runs `EVAL_CONFIG_FILE=` when it has one). `None` when the row
+/// names no srt-slurm recipe (an llm-d recipe is run by llm-d's launcher, not srtctl); `Err`
+/// for a reference that does not parse.
+pub fn row_recipe(row: &Object) -> Option<Result<RowRecipe<'_>, Diagnostic>> {
+    if let Some(reference) = row.get_str("srt-recipe") {
+        return Some(RecipeRef::parse_inferencex(reference).map(|r| RowRecipe {
+            reference,
+            field: "srt-recipe",
+            path: recipe_path(&r.path),
+            selector: r.selector,
+            standalone: false,
+        }));
+    }
+    let mut run = None;
+    let mut eval = None;
+    for scope in infx_config::SETTINGS_SCOPES {
+        let holder = match scope {
+            None => Some(row),
+            Some(side) => match row.get(side) {
+                Some(Json::Object(o)) => Some(o),
+                _ => None,
+            },
+        };
+        let Some(Json::List(items)) = holder.and_then(|h| h.get("additional-settings")) else {
+            continue;
+        };
+        for item in items {
+            let Json::Str(text) = item else { continue };
+            match infx_config::recipe_setting(text) {
+                Some(s) if s.eval => eval = Some(s),
+                Some(s) => run = Some(s),
+                None => {}
+            }
+        }
+    }
+    let setting = if row.get("eval-only").is_some_and(Json::truthy) {
+        eval.or(run)
+    } else {
+        run
+    }?;
+    let legacy = infx_config::legacy_recipe_ref(setting.value);
+    if legacy.is_llmd() {
+        return None;
+    }
+    let selector = match legacy.selector.map(Selector::parse_srtctl).transpose() {
+        Ok(s) => s,
+        Err(d) => return Some(Err(d)),
+    };
+    Some(Ok(RowRecipe {
+        reference: setting.value,
+        field: setting.name(),
+        path: legacy.path,
+        selector,
+        standalone: true,
+    }))
 }
 
 fn lane_of(row: &Object) -> Lane {
@@ -61,13 +168,36 @@ pub fn load_recipes_in<'r>(
 ) -> RecipeSet {
     let mut set = RecipeSet::default();
     for row in rows {
-        let Some(reference) = row.get_str("srt-recipe") else {
+        let Some(Ok(r)) = row_recipe(row) else {
             continue;
         };
-        let Ok(r) = RecipeRef::parse_inferencex(reference) else {
+        let path = r.path;
+        if r.standalone {
+            if set.outside.contains(&path) || set.files.contains_key(&path) {
+                continue;
+            }
+            let full = root.join(&path);
+            let doc = parsed.get(&full);
+            // Not in the tree: a file of the srt-slurm checkout (RecipeSet::outside).
+            if doc.is_none() && !full.is_file() {
+                set.outside.insert(path);
+                continue;
+            }
+            // A plain recipe this run parsed binds a multinode point as it is: loading it
+            // would copy the whole document for nothing (docs/performance.md).
+            if !lane_of(row).is_single_node()
+                && doc.is_some_and(|d| {
+                    infx_recipe::RecipeKind::of(&d.root) == infx_recipe::RecipeKind::Plain
+                })
+            {
+                set.plain.insert(path);
+                continue;
+            }
+            // A complete recipe: no lane block to compose.
+            let loaded = infx_recipe::load_recipe_in(root, &path, parsed);
+            set.files.insert(path, loaded);
             continue;
-        };
-        let path = recipe_path(&r.path);
+        }
         set.files
             .entry(path.clone())
             .or_insert_with(|| infx_recipe::load_recipe_in(root, &path, parsed));
@@ -137,8 +267,8 @@ pub struct BindReport {
     pub bindings: Vec<(usize, String)>,
 }
 
-/// Binds every throughput point (rows with `srt-recipe`; eval-only rows are skipped) and
-/// returns the findings only (the `validate` step).
+/// Binds every throughput point (rows with `srt-recipe` or a `CONFIG_FILE=` setting; eval-only
+/// rows are skipped) and returns the findings only (the `validate` step).
 pub fn bind_points(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> Vec<Diagnostic> {
     bind(points, recipes).diagnostics
 }
@@ -151,7 +281,7 @@ pub fn bind(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> BindReport {
         if row.get("eval-only").is_some_and(Json::truthy) {
             continue;
         }
-        let Some(reference) = row.get_str("srt-recipe") else {
+        let Some(recipe) = row_recipe(row) else {
             continue;
         };
         let point = Point {
@@ -163,13 +293,35 @@ pub fn bind(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> BindReport {
                 _ => Vec::new(),
             },
         };
-        let Some(found) = cache.variants_of(&point, reference, recipes, &mut out) else {
+        let recipe = match recipe {
+            Ok(r) => r,
+            Err(d) => {
+                let d = d.with_note(format!("in config '{}'", origin.key));
+                out.diags.push(d.at(&origin.path, origin.span));
+                continue;
+            }
+        };
+        let reference = recipe.reference;
+        // A plain standalone recipe is its own one variant under srtctl's rules (a selector on
+        // it is ignored): a multinode point binds to it without expanding a copy of it.
+        if recipe.standalone
+            && !lane_of(row).is_single_node()
+            && !point.conc.is_empty()
+            && (recipes.plain.contains(&recipe.path)
+                || recipes.files.get(&recipe.path).is_some_and(|f| {
+                    f.as_ref()
+                        .is_ok_and(|f| f.kind() == infx_recipe::RecipeKind::Plain)
+                }))
+        {
+            continue;
+        }
+        let Some(found) = cache.variants_of(&point, &recipe, recipes, &mut out) else {
             continue;
         };
         if found.lane.is_single_node() {
             out.bind_single_node(index, &point, reference, &found);
         } else {
-            out.check_multinode(&point, reference, found.variants);
+            out.check_multinode(&point, &recipe, found.variants);
         }
     }
     out.warn_unused_variants(recipes);
@@ -195,9 +347,13 @@ struct BindState {
 struct VariantCache {
     composed: HashMap<(String, Lane), Result<RecipeFile, ()>>,
     // Expansion copies the lane content into every variant: once per (file, lane, selector),
-    // not once per point, so a huge lane block costs linear time (docs/security.md).
-    expanded: HashMap<(String, Lane, String), Result<Vec<Variant>, Diagnostic>>,
+    // not once per point, so a huge lane block costs linear time (docs/security.md). A
+    // standalone file is expanded once per selector (`None` for the lane).
+    expanded: HashMap<ExpansionKey, Result<Vec<Variant>, Diagnostic>>,
 }
+
+/// (file, lane — `None` for a standalone recipe —, selector).
+type ExpansionKey = (String, Option<Lane>, String);
 
 /// The variants one point's reference selects.
 struct FoundVariants<'c> {
@@ -214,61 +370,63 @@ impl VariantCache {
     fn variants_of(
         &mut self,
         point: &Point<'_>,
-        reference: &str,
+        recipe: &RowRecipe<'_>,
         recipes: &RecipeSet,
         out: &mut BindState,
     ) -> Option<FoundVariants<'_>> {
         let origin = point.origin;
-        let at = |d: Diagnostic| d.at(&origin.path, origin.span);
-        let r = match RecipeRef::parse_inferencex(reference) {
-            Ok(r) => r,
-            Err(d) => {
-                out.diags
-                    .push(at(d.with_note(format!("in config '{}'", origin.key))));
-                return None;
-            }
-        };
-        let path = recipe_path(&r.path);
+        let reference = recipe.reference;
+        let path = recipe.path.clone();
         let lane = lane_of(point.row);
-        let file = out.recipe_file(recipes, &path, point, reference)?;
-        let block = out.lane_block(recipes, lane)?;
-        // Fragment check, then composition over the lane block, once per (file, lane).
-        let composed_file = self
-            .composed
-            .entry((path.clone(), lane))
-            .or_insert_with(|| {
-                let findings = infx_recipe::check_fragment(file, lane);
-                let failed = findings.iter().any(Diagnostic::is_error);
-                out.diags.extend(findings);
-                if failed {
-                    Err(())
-                } else {
-                    Ok(infx_recipe::compose_lane(file, lane, block))
-                }
-            })
-            .as_ref()
-            .ok()?;
-        // Variant expansion for the selector.
-        let selector_key = format!("{:?}", r.selector);
-        let expanded = self
-            .expanded
-            .entry((path.clone(), lane, selector_key))
-            .or_insert_with(|| {
-                composed_file.expand_with(r.selector.as_ref(), ExpandOptions::inferencex())
-            });
+        let file = out.recipe_file(recipes, &path, point, recipe)?;
+        let selector_key = format!("{:?}", recipe.selector);
+        let expanded = if recipe.standalone {
+            self.expanded
+                .entry((path.clone(), None, selector_key))
+                .or_insert_with(|| {
+                    file.expand_with(recipe.selector.as_ref(), recipe.expand_options())
+                })
+        } else {
+            let block = out.lane_block(recipes, lane)?;
+            // Fragment check, then composition over the lane block, once per (file, lane).
+            let composed_file = self
+                .composed
+                .entry((path.clone(), lane))
+                .or_insert_with(|| {
+                    let findings = infx_recipe::check_fragment(file, lane);
+                    let failed = findings.iter().any(Diagnostic::is_error);
+                    out.diags.extend(findings);
+                    if failed {
+                        Err(())
+                    } else {
+                        Ok(infx_recipe::compose_lane(file, lane, block))
+                    }
+                })
+                .as_ref()
+                .ok()?;
+            // Variant expansion for the selector.
+            self.expanded
+                .entry((path.clone(), Some(lane), selector_key))
+                .or_insert_with(|| {
+                    composed_file.expand_with(recipe.selector.as_ref(), recipe.expand_options())
+                })
+        };
         match expanded {
             Ok(variants) => Some(FoundVariants {
                 path,
                 lane,
-                has_selector: r.selector.is_some(),
+                has_selector: recipe.selector.is_some(),
                 variants,
             }),
             Err(d) => {
-                out.diags.push(at(Diagnostic::error(
-                    codes::RECIPE_VARIANTS,
-                    format!("{}: {reference}: {}", origin.key, d.message),
-                )
-                .with_help("fix the selector or the recipe's variant blocks")));
+                out.diags.push(
+                    Diagnostic::error(
+                        codes::RECIPE_VARIANTS,
+                        format!("{}: {reference}: {}", origin.key, d.message),
+                    )
+                    .with_help("fix the selector or the recipe's variant blocks")
+                    .at(&origin.path, origin.span),
+                );
                 None
             }
         }
@@ -282,7 +440,7 @@ impl BindState {
         recipes: &'r RecipeSet,
         path: &str,
         point: &Point<'_>,
-        reference: &str,
+        recipe: &RowRecipe<'_>,
     ) -> Option<&'r RecipeFile> {
         match recipes.files.get(path)? {
             Ok(f) => Some(f),
@@ -292,9 +450,12 @@ impl BindState {
                     self.diags.push(
                         Diagnostic::error(
                             codes::RECIPE_MISSING,
-                            format!("{}: {reference}: {}", origin.key, d.message),
+                            format!("{}: {}: {}", origin.key, recipe.reference, d.message),
                         )
-                        .with_help("fix the srt-recipe reference or add the recipe file")
+                        .with_help(format!(
+                            "fix the {} reference or add the recipe file",
+                            recipe.field
+                        ))
                         .at(&origin.path, origin.span),
                     );
                 }
@@ -393,19 +554,21 @@ impl BindState {
 
     /// Multinode binding: the reference itself must name exactly one variant, and the point
     /// needs a concurrency.
-    fn check_multinode(&mut self, point: &Point<'_>, reference: &str, variants: &[Variant]) {
+    fn check_multinode(&mut self, point: &Point<'_>, recipe: &RowRecipe<'_>, variants: &[Variant]) {
         let d = if variants.len() != 1 {
             let mut d = Diagnostic::error(
                 codes::BINDING_MULTINODE,
                 format!(
-                    "{}: {reference} selects {} variants, not one",
+                    "{}: {} selects {} variants, not one",
                     point.describe(),
+                    recipe.reference,
                     variants.len()
                 ),
             )
-            .with_help(
-                "add a selector (base, override_<name> or zip_override_<name>[<i>]) to srt-recipe",
-            );
+            .with_help(format!(
+                "add a selector (base, override_<name> or zip_override_<name>[<i>]) to {}",
+                recipe.field
+            ));
             for v in variants {
                 d = d.with_note(label(v));
             }
@@ -1041,6 +1204,124 @@ mod tests {
                 .any(|n| n == "override_c: roles.agg.gpus: recipe 8 != matrix 4"),
             "{:?}",
             d.notes
+        );
+    }
+
+    /// A multinode row with `additional-settings` on its prefill and decode workers.
+    fn settings_row(prefill: &[&str], decode: &[&str]) -> Object {
+        let list = |items: &[&str]| Json::List(items.iter().map(|s| Json::str(*s)).collect());
+        let side = |items: &[&str]| {
+            let mut o = Object::new();
+            o.put("tp", Json::Int(4));
+            o.put("additional-settings", list(items));
+            Json::Object(o)
+        };
+        let mut r = Object::new();
+        r.put("prefill", side(prefill));
+        r.put("decode", side(decode));
+        r
+    }
+
+    #[test]
+    fn config_file_settings_name_the_row_recipe() {
+        let path = |r: &Object| row_recipe(r).map(|x| x.map(|x| (x.path, x.field, x.standalone)));
+        let root = "benchmarks/multi_node/srt-slurm-recipes";
+        // Exported prefill then decode: the later CONFIG_FILE wins.
+        let r = settings_row(
+            &["CONFIG_FILE=recipes/a.yaml", "X=1"],
+            &["CONFIG_FILE=recipes/b.yaml"],
+        );
+        assert_eq!(
+            path(&r).and_then(Result::ok),
+            Some((format!("{root}/b.yaml"), "CONFIG_FILE", true))
+        );
+        // An eval-only row runs EVAL_CONFIG_FILE; a throughput row never does.
+        let mut r = settings_row(
+            &[
+                "CONFIG_FILE=recipes/a.yaml",
+                "EVAL_CONFIG_FILE=recipes/e.yaml",
+            ],
+            &[],
+        );
+        assert_eq!(
+            path(&r).and_then(Result::ok).map(|p| p.0),
+            Some(format!("{root}/a.yaml"))
+        );
+        r.put("eval-only", Json::Bool(true));
+        assert_eq!(
+            path(&r).and_then(Result::ok).map(|p| (p.0, p.1)),
+            Some((format!("{root}/e.yaml"), "EVAL_CONFIG_FILE"))
+        );
+        // The selector is read with srtctl's grammar; an llm-d recipe is not srtctl's.
+        let r = settings_row(&["CONFIG_FILE=recipes/a.yaml:zip_override_g[2]"], &[]);
+        let got = row_recipe(&r).and_then(Result::ok).and_then(|x| x.selector);
+        assert_eq!(
+            got.map(|s| s.to_string()).as_deref(),
+            Some("zip_override_g[2]")
+        );
+        assert!(row_recipe(&settings_row(&["CONFIG_FILE=llmd.yaml"], &[])).is_none());
+        assert!(row_recipe(&settings_row(&["X=1"], &["Y=2"])).is_none());
+        // `srt-recipe` wins over a setting on the same row.
+        let mut r = settings_row(&["CONFIG_FILE=recipes/a.yaml"], &[]);
+        r.put("srt-recipe", Json::str("recipes/s.yaml:override_x"));
+        assert_eq!(
+            path(&r).and_then(Result::ok),
+            Some((format!("{root}/s.yaml"), "srt-recipe", false))
+        );
+    }
+
+    #[test]
+    fn a_config_file_recipe_binds_without_a_lane_block() {
+        let tmp = match tempfile::tempdir() {
+            Ok(t) => t,
+            Err(e) => panic!("{e}"),
+        };
+        let root = tmp.path();
+        let dir = root.join("benchmarks/multi_node/srt-slurm-recipes");
+        let written = std::fs::create_dir_all(&dir)
+            .and_then(|()| {
+                std::fs::write(
+                    dir.join("plain.yaml"),
+                    "name: p\nmodel: {path: /m, container: c, precision: fp4}\n",
+                )
+            })
+            .and_then(|()| {
+                std::fs::write(
+                    dir.join("bundle.yaml"),
+                    "base: {name: b}\noverride_x: {name: x}\noverride_y: {name: y}\n",
+                )
+            });
+        assert!(written.is_ok(), "{written:?}");
+        let conc = |setting: &str| {
+            let mut r = settings_row(&[setting], &[]);
+            r.put("conc", Json::List(vec![Json::Int(4)]));
+            (r, origin())
+        };
+        let points = vec![
+            conc("CONFIG_FILE=recipes/plain.yaml"),
+            conc("CONFIG_FILE=recipes/bundle.yaml:override_y"),
+            conc("CONFIG_FILE=recipes/bundle.yaml"),
+            conc("CONFIG_FILE=recipes/elsewhere.yaml"),
+        ];
+        let recipes = load_recipes(points.iter().map(|(r, _)| r), root);
+        assert!(recipes.is_outside("benchmarks/multi_node/srt-slurm-recipes/elsewhere.yaml"));
+        // No lane block exists in this tree, and none is needed.
+        let report = bind(&points, &recipes);
+        let codes: Vec<_> = report.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(
+            codes,
+            [codes::BINDING_MULTINODE],
+            "{:#?}",
+            report.diagnostics
+        );
+        assert!(
+            report.diagnostics[0].message.contains("selects 2 variants")
+                && report.diagnostics[0]
+                    .help
+                    .as_deref()
+                    .is_some_and(|h| h.ends_with("to CONFIG_FILE")),
+            "{:?}",
+            report.diagnostics[0]
         );
     }
 }

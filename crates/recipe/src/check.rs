@@ -97,12 +97,48 @@ pub fn dry_run(
     file: &RecipeFile,
     selector: Option<&Selector>,
 ) -> Result<Vec<VariantReport>, Diagnostic> {
+    Ok(checked_variants(file, selector)?
+        .into_iter()
+        .map(|(variant, diagnostics)| {
+            let rendered = render(&variant);
+            VariantReport {
+                variant,
+                diagnostics,
+                rendered,
+            }
+        })
+        .collect())
+}
+
+/// [`dry_run`] without the launch commands: every variant srtctl would submit and its
+/// findings. Rendering reports nothing, so a check that only needs the findings (validate's
+/// recipe step) skips its cost.
+pub fn checked_variants(
+    file: &RecipeFile,
+    selector: Option<&Selector>,
+) -> Result<Vec<(Variant, Vec<Diagnostic>)>, Diagnostic> {
     let variants = match file.kind() {
         RecipeKind::Sweep => crate::srtctl::sweep_variants(file),
         _ => file.expand(selector)?,
     };
-    let plain = file.kind() == RecipeKind::Plain;
-    Ok(variants
+    Ok(check_each(variants, file.kind() == RecipeKind::Plain))
+}
+
+/// [`checked_variants`] of a file the caller no longer needs: a plain recipe's one variant is
+/// the file itself, not a copy of it.
+pub fn into_checked_variants(
+    file: RecipeFile,
+    selector: Option<&Selector>,
+) -> Result<Vec<(Variant, Vec<Diagnostic>)>, Diagnostic> {
+    match file.kind() {
+        RecipeKind::Plain => Ok(check_each(vec![file.into_plain_variant()], true)),
+        _ => checked_variants(&file, selector),
+    }
+}
+
+/// The plain-recipe steps and validation of every variant.
+fn check_each(variants: Vec<Variant>, plain: bool) -> Vec<(Variant, Vec<Diagnostic>)> {
+    variants
         .into_iter()
         .map(|mut v| {
             let mut diagnostics = Vec::new();
@@ -118,12 +154,7 @@ pub fn dry_run(
                 }
             }
             diagnostics.extend(validate(&v));
-            let rendered = render(&v);
-            VariantReport {
-                variant: v,
-                diagnostics,
-                rendered,
-            }
+            (v, diagnostics)
         })
-        .collect())
+        .collect()
 }

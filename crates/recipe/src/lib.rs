@@ -60,7 +60,7 @@ pub mod schema2;
 pub mod source;
 pub mod srtctl;
 
-pub use check::{VariantReport, dry_run, validate};
+pub use check::{VariantReport, checked_variants, dry_run, into_checked_variants, validate};
 pub use lane::{Lane, bind_model, check_fragment, compose_lane};
 pub use recipe::{
     ExpandOptions, RecipeFile, RecipeKind, Variant, ZipNulls, load_recipe, load_recipe_file,

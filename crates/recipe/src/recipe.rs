@@ -21,6 +21,20 @@ pub enum RecipeKind {
     Sweep,
 }
 
+impl RecipeKind {
+    /// The shape of a recipe document's root (also of one read but not yet loaded as a
+    /// [`RecipeFile`]).
+    pub fn of(root: &Node) -> RecipeKind {
+        if root.get("base").is_some() {
+            RecipeKind::Bundle
+        } else if root.get("sweep").is_some() {
+            RecipeKind::Sweep
+        } else {
+            RecipeKind::Plain
+        }
+    }
+}
+
 /// A loaded recipe (possibly composed with a lane block), keeping where every value came from.
 #[derive(Debug, Clone)]
 pub struct RecipeFile {
@@ -259,12 +273,24 @@ impl RecipeFile {
     }
 
     pub fn kind(&self) -> RecipeKind {
-        if self.root.get("base").is_some() {
-            RecipeKind::Bundle
-        } else if self.root.get("sweep").is_some() {
-            RecipeKind::Sweep
-        } else {
-            RecipeKind::Plain
+        RecipeKind::of(&self.root)
+    }
+
+    /// A plain recipe's one variant: the file itself, moved rather than copied (the expander
+    /// copies it, as it keeps the file).
+    pub fn into_plain_variant(self) -> Variant {
+        let name = self
+            .root
+            .get("name")
+            .and_then(|n| n.as_str())
+            .map(str::to_string);
+        Variant {
+            name,
+            label: String::new(),
+            selector: None,
+            tree: self.root,
+            origins: self.origins,
+            sources: self.sources,
         }
     }
 
@@ -324,19 +350,7 @@ impl RecipeFile {
                 .at(self.path(), self.root.span)
                 .with_help("drop the selector, or turn the recipe into a bundle with a 'base' block"));
             }
-            let name = self
-                .root
-                .get("name")
-                .and_then(|n| n.as_str())
-                .map(str::to_string);
-            return Ok(vec![Variant {
-                name,
-                label: String::new(),
-                selector: None,
-                tree: self.root.clone(),
-                origins: self.origins.clone(),
-                sources: self.sources.clone(),
-            }]);
+            return Ok(vec![self.clone().into_plain_variant()]);
         }
         let base = self.base()?;
         let overrides = self.override_keys();

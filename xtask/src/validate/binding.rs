@@ -2,9 +2,9 @@
 //! the recipe file and variant it selects and the settings that tell points apart (tp, ep,
 //! dp-attn, conc, and the variant's per-point args). Shared by `validate` and `matrix --bind`.
 
-use infx_matrix::bind::{RecipeSet, bind, load_recipes_in, recipe_path};
+use infx_matrix::bind::{RecipeSet, bind, load_recipes_in, row_recipe};
 use infx_matrix::{Json, Object, RowOrigin};
-use infx_recipe::{ExpandOptions, Lane, RecipeFile, RecipeRef, Variant};
+use infx_recipe::{ExpandOptions, Lane, RecipeFile, Variant};
 use infx_report::Diagnostic;
 use infx_yaml::{DocIndex, Node, Value};
 use std::collections::HashMap;
@@ -64,28 +64,38 @@ pub fn bind_and_record(
         .iter()
         .map(|(i, l)| (*i, l.as_str()))
         .collect();
-    let mut args_of: HashMap<(String, Lane), HashMap<String, Vec<String>>> = HashMap::new();
+    let mut args_of: HashMap<(String, Option<Lane>), HashMap<String, Vec<String>>> = HashMap::new();
     let mut records = Vec::new();
     for (i, (row, origin)) in points.iter().enumerate() {
         if !shown.contains(&origin.key) || row.get("eval-only").is_some_and(Json::truthy) {
             continue;
         }
-        let Some(reference) = row.get_str("srt-recipe") else {
+        let Some(parsed) = row_recipe(row) else {
             continue;
         };
-        let parsed = RecipeRef::parse_inferencex(reference).ok();
-        let recipe = parsed
-            .as_ref()
-            .map_or_else(|| reference.to_string(), |r| recipe_path(&r.path));
-        let lane = Lane::of(
-            row.get_str("scenario-type") == Some("agentic-coding"),
-            row.contains("prefill"),
-        );
+        let parsed = match parsed {
+            Ok(r) => r,
+            // The binder reports the reference; the record shows it as written.
+            Err(_) => {
+                records.push(record_of(row, origin, reference_text(row), "-", Vec::new()));
+                continue;
+            }
+        };
+        let recipe = parsed.path.clone();
+        // A standalone (CONFIG_FILE) recipe is not composed with a lane block.
+        let lane = (!parsed.standalone).then(|| {
+            Lane::of(
+                row.get_str("scenario-type") == Some("agentic-coding"),
+                row.contains("prefill"),
+            )
+        });
         let variant = match bound.get(&i) {
             Some(l) => l.to_string(),
+            // The srt-slurm checkout's file: nothing in this tree to bind (docs/matrix.md).
+            None if recipes.is_outside(&recipe) => NOT_IN_TREE.to_string(),
             None => parsed
+                .selector
                 .as_ref()
-                .and_then(|r| r.selector.as_ref())
                 .map_or_else(|| "-".to_string(), |s| s.to_string()),
         };
         let args = args_of
@@ -94,23 +104,42 @@ pub fn bind_and_record(
             .get(&variant)
             .cloned()
             .unwrap_or_default();
-        let text = |k: &str| row.get(k).map_or_else(|| "-".to_string(), json_text);
-        records.push(BindingRecord {
-            config_key: origin.key.clone(),
-            scenario: row.get_str("scenario-type").map_or_else(
-                || format!("{}/{}", text("isl"), text("osl")),
-                str::to_string,
-            ),
-            tp: text("tp"),
-            ep: text("ep"),
-            dp_attn: text("dp-attn"),
-            conc: text("conc"),
-            recipe,
-            variant,
-            args,
-        });
+        records.push(record_of(row, origin, recipe, &variant, args));
     }
     (explain_root_causes(report.diagnostics, &from), records)
+}
+
+/// The variant column of a `CONFIG_FILE` point whose recipe is not in the tree.
+pub const NOT_IN_TREE: &str = "(not in tree)";
+
+/// A row's recipe reference as written, for a record whose reference does not parse.
+fn reference_text(row: &Object) -> String {
+    row.get_str("srt-recipe")
+        .map_or_else(|| "(unreadable CONFIG_FILE)".to_string(), str::to_string)
+}
+
+fn record_of(
+    row: &Object,
+    origin: &RowOrigin,
+    recipe: String,
+    variant: &str,
+    args: Vec<String>,
+) -> BindingRecord {
+    let text = |k: &str| row.get(k).map_or_else(|| "-".to_string(), json_text);
+    BindingRecord {
+        config_key: origin.key.clone(),
+        scenario: row.get_str("scenario-type").map_or_else(
+            || format!("{}/{}", text("isl"), text("osl")),
+            str::to_string,
+        ),
+        tp: text("tp"),
+        ep: text("ep"),
+        dp_attn: text("dp-attn"),
+        conc: text("conc"),
+        recipe,
+        variant: variant.to_string(),
+        args,
+    }
 }
 
 /// The recipe files of one binding run: those the binder loaded, else (a path only a
@@ -404,11 +433,27 @@ fn json_text(j: &Json) -> String {
     }
 }
 
-/// Per variant label of `rel` composed in `lane`: the worker args whose values differ between
+/// Per variant label of `rel` composed in `lane` (none: a standalone recipe): the worker args whose values differ between
 /// the file's variants (tensor/expert parallel sizes are the tp/ep columns already).
-fn per_point_args(from: &RecipeSource<'_>, rel: &str, lane: Lane) -> HashMap<String, Vec<String>> {
+fn per_point_args(
+    from: &RecipeSource<'_>,
+    rel: &str,
+    lane: Option<Lane>,
+) -> HashMap<String, Vec<String>> {
+    // A plain recipe the binder did not load: one variant, no args that differ.
+    if from.set.is_plain_standalone(rel) {
+        return HashMap::new();
+    }
     let variants: Vec<Variant> = (|| {
         let file = from.file(rel)?;
+        // One variant has no args that differ from another's: nothing to expand.
+        if file.kind() == infx_recipe::RecipeKind::Plain {
+            return None;
+        }
+        let Some(lane) = lane else {
+            // A standalone recipe's variants as srtctl expands it.
+            return file.expand_with(None, ExpandOptions::srtctl()).ok();
+        };
         let block = from.lane(lane)?;
         infx_recipe::compose_lane(&file, lane, &block)
             .expand_with(None, ExpandOptions::inferencex())

@@ -189,6 +189,15 @@ impl Inputs {
                 shown.push(k.clone());
             }
         }
+        // Outside git no change scopes the run: the whole tree is judged, so every config's
+        // planned rows are shown (docs/matrix.md, "Binding").
+        if change.mode == steps::ChangeMode::NoRepo {
+            for e in &configs.entries {
+                if !shown.contains(&e.key) {
+                    shown.push(e.key.clone());
+                }
+            }
+        }
         let planned = if config_failed {
             Ok(Default::default())
         } else {

@@ -639,6 +639,17 @@ pub fn touched_keys(
             keys.insert(e.key.to_string());
         }
     }
+    // Entries whose CONFIG_FILE recipe changed.
+    let recipe_changed = paths
+        .iter()
+        .any(|p| p.starts_with(infx_config::recipes_root(true)));
+    if recipe_changed {
+        for u in recipe_uses(loaded, None) {
+            if u.standalone && paths.iter().any(|p| *p == Path::new(&u.rel)) {
+                keys.insert(u.key.to_string());
+            }
+        }
+    }
     let ordered: Vec<String> = loaded
         .entries
         .iter()
@@ -654,13 +665,18 @@ pub(super) struct RecipeUse<'a> {
     /// Relative to the tree (`benchmarks/<single|multi>_node/srt-slurm-recipes/<dir>/<file>`).
     pub(super) rel: String,
     pub(super) lane: infx_recipe::Lane,
+    /// A `CONFIG_FILE=` / `EVAL_CONFIG_FILE=` recipe: a complete srt-slurm recipe the launcher
+    /// runs as written (no lane block, no fragment rules, no model binding; docs/matrix.md,
+    /// "Binding").
+    pub(super) standalone: bool,
     model: &'a str,
     image: &'a str,
     precision: &'a str,
 }
 
 /// Every `srt-recipe` / `eval-srt-recipe` of the configs in scope (`None` = all), resolved
-/// against their `srt-recipe-dir` (SR3), in config order.
+/// against their `srt-recipe-dir` (SR3), then every `CONFIG_FILE=` / `EVAL_CONFIG_FILE=` of
+/// their rows naming an srt-slurm recipe (docs/config.md, "Recipe files"), in config order.
 pub(super) fn recipe_uses<'a>(
     loaded: &'a infx_config::LoadedConfigs,
     keys: Option<&[String]>,
@@ -670,20 +686,42 @@ pub(super) fn recipe_uses<'a>(
         if keys.is_some_and(|k| !k.iter().any(|k| k == e.key)) {
             continue;
         }
-        let Some(dir) = e.recipe_dir() else {
-            continue;
-        };
-        for reference in e.srt_references() {
+        let model = e.model().unwrap_or_default();
+        let image = e
+            .image()
+            .and_then(infx_yaml::Node::as_str)
+            .unwrap_or_default();
+        let precision = e.precision().unwrap_or_default();
+        if let Some(dir) = e.recipe_dir() {
+            for reference in e.srt_references() {
+                out.push(RecipeUse {
+                    key: e.key,
+                    rel: dir.file_path(reference.file),
+                    lane: infx_recipe::Lane::of(reference.is_agentic(), dir.multinode),
+                    standalone: false,
+                    model,
+                    image,
+                    precision,
+                });
+            }
+        }
+        for (row, setting, _) in e.recipe_settings() {
+            let legacy = infx_config::legacy_recipe_ref(setting.value);
+            // An llm-d recipe is llm-d's launcher's input, not srtctl's.
+            if legacy.is_llmd() {
+                continue;
+            }
             out.push(RecipeUse {
                 key: e.key,
-                rel: dir.file_path(reference.file),
-                lane: infx_recipe::Lane::of(reference.is_agentic(), dir.multinode),
-                model: e.model().unwrap_or_default(),
-                image: e
-                    .image()
-                    .and_then(infx_yaml::Node::as_str)
-                    .unwrap_or_default(),
-                precision: e.precision().unwrap_or_default(),
+                rel: legacy.path,
+                lane: infx_recipe::Lane::of(
+                    infx_config::is_agentic_scenario(row.scenario),
+                    e.is_multinode(),
+                ),
+                standalone: true,
+                model,
+                image,
+                precision,
             });
         }
     }
@@ -719,6 +757,8 @@ pub fn check_recipes(
     }
     let mut diags = Vec::new();
     let mut done: BTreeSet<(String, String, &str, &str, &str)> = BTreeSet::new();
+    // CONFIG_FILE recipes not in the tree: the launcher's srt-slurm checkout holds them.
+    let mut outside: BTreeSet<String> = BTreeSet::new();
     let mut variants = 0usize;
     let mut cache = RecipeCache {
         parsed,
@@ -727,24 +767,53 @@ pub fn check_recipes(
         fragments_checked: BTreeSet::new(),
     };
     for u in recipe_uses(loaded, keys) {
-        let key = (
-            u.rel.clone(),
-            format!("{:?}", u.lane),
-            u.model,
-            u.image,
-            u.precision,
-        );
+        if u.standalone {
+            if outside.contains(&u.rel) {
+                continue;
+            }
+            let full = root.join(&u.rel);
+            if parsed.get(&full).is_none() && !full.is_file() {
+                outside.insert(u.rel);
+                continue;
+            }
+        }
+        // A standalone recipe is the same run whatever entry or lane uses it.
+        let key = if u.standalone {
+            (u.rel.clone(), "standalone".to_string(), "", "", "")
+        } else {
+            (
+                u.rel.clone(),
+                format!("{:?}", u.lane),
+                u.model,
+                u.image,
+                u.precision,
+            )
+        };
         if done.insert(key) {
             variants += dry_run_one(root, &u, &mut cache, &mut diags);
         }
     }
     if done.is_empty() && diags.is_empty() {
-        return skipped(
-            "recipe",
-            "no config in scope references an srt-recipe (srt-recipe-dir)",
-        );
+        let why = if outside.is_empty() {
+            "no config in scope references a recipe (srt-recipe, CONFIG_FILE=)".to_string()
+        } else {
+            format!(
+                "the {} CONFIG_FILE recipe{} in scope {} not in this tree",
+                outside.len(),
+                super::plural(outside.len()),
+                if outside.len() == 1 { "is" } else { "are" }
+            )
+        };
+        return skipped("recipe", &why);
     }
-    let scope = format!("{} recipe files, {variants} variants", done.len());
+    let mut scope = format!("{} recipe files, {variants} variants", done.len());
+    if !outside.is_empty() {
+        scope.push_str(&format!(
+            "; {} CONFIG_FILE recipe{} not in the tree",
+            outside.len(),
+            super::plural(outside.len())
+        ));
+    }
     ran("recipe", diags, scope)
 }
 
@@ -768,6 +837,32 @@ fn dry_run_one(
     let fresh_fragment = cache
         .fragments_checked
         .insert((u.rel.clone(), format!("{lane:?}")));
+    if u.standalone {
+        // Run as written, and checked once per run (the caller's `done`): the file is not
+        // kept. One that does not load is reported here, as no SR rule reads CONFIG_FILE
+        // references.
+        let file = match infx_recipe::load_recipe_in(root, &u.rel, cache.parsed) {
+            Ok(f) => f,
+            Err(d) => {
+                diags.push(d);
+                return 0;
+            }
+        };
+        // The findings only: the launch commands report nothing (docs/performance.md).
+        return match infx_recipe::into_checked_variants(file, None) {
+            Ok(checked) => {
+                let n = checked.len();
+                for (_, findings) in checked {
+                    diags.extend(findings);
+                }
+                n
+            }
+            Err(d) => {
+                diags.push(d);
+                0
+            }
+        };
+    }
     // A missing or escaping recipe file is the config check's SR finding.
     let file = cache
         .files
