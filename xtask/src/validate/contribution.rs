@@ -19,6 +19,7 @@ pub fn change_impact(
     change: &ChangeInfo,
     loaded: &infx_config::LoadedConfigs,
     parsed: &infx_yaml::DocIndex<'_>,
+    named: &[String],
 ) -> Impact {
     let mut impact = Impact::default();
     if !matches!(change.mode, ChangeMode::Change | ChangeMode::Fallback) {
@@ -83,6 +84,9 @@ pub fn change_impact(
             .collect();
         runners_impact(runners_rel, base.as_deref(), doc, &entries, &mut impact);
     }
+    if !impact.keys.is_empty() {
+        keep_configs_whose_rows_differ(&mut impact, loaded, change, named);
+    }
     // Master order, so the report reads like the configs.
     let order = |k: &str| {
         loaded
@@ -93,6 +97,77 @@ pub fn change_impact(
     };
     impact.keys.sort_by_key(|k| order(&k.key));
     impact
+}
+
+/// A config needs an entry only when its sweep at head has a row that is new or differs from
+/// the base's (docs/changelog.md, "Impact is about rows"): of the configs impacted only by
+/// master-config or runners.yaml edits, those whose every head row has an identical base row
+/// (points removed, runner nodes added, formatting) are dropped. A row holds everything the
+/// generator derives from both files (image, topology, hardware facts such as
+/// `total-cpu-dram-gb`, recipe references); a recipe's content is a cause of its own, kept.
+/// Either side failing to generate keeps the config (the text comparison stands).
+/// A config an appended entry already names is left as it is: its rows are planned anyway, and
+/// the base's generation inputs (a parse of the base's masters) are read only when a config
+/// would otherwise need an entry.
+fn keep_configs_whose_rows_differ(
+    impact: &mut Impact,
+    loaded: &infx_config::LoadedConfigs,
+    change: &ChangeInfo,
+    named: &[String],
+) {
+    let by_config_files = |k: &infx_changelog::impact::Impacted| {
+        !named.contains(&k.key)
+            && k.causes.iter().all(|c| {
+                c.path == Path::new("configs/runners.yaml")
+                    || (c.path.starts_with("configs")
+                        && c.path.to_string_lossy().ends_with("-master.yaml"))
+            })
+    };
+    if !impact.keys.iter().any(by_config_files) {
+        return;
+    }
+    let Some(base) = change.base_inputs() else {
+        return;
+    };
+    let (Ok(base_configs), Some(base_runners)) = (base.configs(), base.runners.as_ref()) else {
+        return;
+    };
+    let Ok(head_configs) = infx_matrix::MasterConfigs::from_documents(&loaded.masters) else {
+        return;
+    };
+    let Some(head_runners) = loaded.runners.as_ref() else {
+        return;
+    };
+    let base_runners = infx_matrix::Runners::from_node(&base_runners.root);
+    let head_runners = infx_matrix::Runners::from_node(&head_runners.root);
+    let rows = |configs: &infx_matrix::MasterConfigs<'_>,
+                runners: &infx_matrix::Runners<'_>,
+                key: &str| {
+        if configs.get(key).is_none() {
+            return Some(Vec::new());
+        }
+        let opts = infx_matrix::Options::for_binding(Some(&[key.to_string()]));
+        infx_matrix::expand(configs, runners, &opts).ok()
+    };
+    impact.keys.retain(|k| {
+        if !by_config_files(k) {
+            return true;
+        }
+        let (Some(head), Some(mut base)) = (
+            rows(&head_configs, &head_runners, &k.key),
+            rows(&base_configs, &base_runners, &k.key),
+        ) else {
+            return true;
+        };
+        // Every head row must find an identical base row (a multiset: one each).
+        !head.iter().all(|r| match base.iter().position(|b| b == r) {
+            Some(i) => {
+                base.swap_remove(i);
+                true
+            }
+            None => false,
+        })
+    });
 }
 
 /// The appended entries as the coverage rules see them.

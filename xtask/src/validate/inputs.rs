@@ -129,7 +129,13 @@ impl Inputs {
                     Finish::Here(rules)
                 };
                 let changelog = steps::load_changelog(&root, &change, &configs);
-                let impact = contribution::change_impact(&root, &change, &configs, &documents);
+                let impact = contribution::change_impact(
+                    &root,
+                    &change,
+                    &configs,
+                    &documents,
+                    &changelog.scope.keys,
+                );
                 let touched = match &opts.scope {
                     Some(scope) => scope.touched.clone(),
                     None => steps::touched_keys(
