@@ -2113,7 +2113,7 @@ mod tests {
                 std::fs::copy(e.path(), to.join(e.file_name())).expect("copy stub");
             }
         }
-        for d in ["crates", "xtask", "inferencex-e2e", ".github"] {
+        for d in ["crates", "xtask", "inferencex-e2e", ".github", "fuzz"] {
             std::fs::create_dir_all(root.join(d)).expect("mkdir");
             std::fs::write(root.join(d).join("placeholder"), d).expect("write");
         }
