@@ -210,9 +210,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         all: args.all,
         online: args.online,
         hermetic,
-        labels: args
-            .labels
-            .map(|l| l.into_iter().filter(|s| !s.trim().is_empty()).collect()),
+        labels: args.labels.map(label_names),
         pr: args.pr,
         event: args.event.or_else(pr::event_path_from_env),
         no_repository: false,
@@ -283,6 +281,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // As for the inputs above: the report's source texts are freed by the exit.
     std::mem::forget(report);
     Ok(code)
+}
+
+/// The label names of `--labels a, b`: each trimmed (GitHub trims label names, and a space
+/// after the comma is how people write lists), empty ones dropped.
+fn label_names(labels: Vec<String>) -> Vec<String> {
+    labels
+        .into_iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 /// One impacted config as a JSON record (README, `--format json`).
@@ -704,4 +712,19 @@ fn relative_to(base: &Path, p: &Path) -> PathBuf {
     p.strip_prefix(base)
         .map(Path::to_path_buf)
         .unwrap_or_else(|_| p.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_trimmed_and_empty_ones_dropped() {
+        // `--labels 'full-sweep-fail-fast, evals-only'` dropped evals-only (issue #43).
+        let given = ["full-sweep-fail-fast", " evals-only", " ", ""];
+        assert_eq!(
+            label_names(given.iter().map(|s| s.to_string()).collect()),
+            ["full-sweep-fail-fast", "evals-only"]
+        );
+    }
 }
