@@ -117,18 +117,14 @@ fn site_key(s: &ImageSite) -> (&Path, String) {
     (s.path.as_path(), what)
 }
 
-fn is_pinned(s: &ImageSite) -> bool {
-    crate::Reference::parse(&s.written).is_ok_and(|r| r.digest.is_some())
-}
-
 /// Under [`PinPolicy::Verified`]: every site of `head` that is unpinned where the same site
 /// (file, config key or recipe field) of `base` was pinned — a change that drops a pin.
 pub fn dropped_pins(head: &[ImageSite], base: &[ImageSite]) -> Vec<Diagnostic> {
     head.iter()
-        .filter(|h| !is_pinned(h) && crate::Reference::parse(&h.written).is_ok())
+        .filter(|h| h.is_tag_only())
         .filter_map(|h| {
             let key = site_key(h);
-            let was = base.iter().find(|b| site_key(b) == key && is_pinned(b))?;
+            let was = base.iter().find(|b| site_key(b) == key && b.is_pinned())?;
             Some(
                 Diagnostic::error(
                     codes::PIN_DROPPED,

@@ -31,6 +31,14 @@ pub struct ImageSite {
 }
 
 impl ImageSite {
+    /// The reference parses and carries a digest.
+    pub fn is_pinned(&self) -> bool {
+        crate::Reference::parse(&self.written).is_ok_and(|r| r.digest.is_some())
+    }
+    /// The reference parses and has no digest: a tag only (docs/image.md, "Pin policy").
+    pub fn is_tag_only(&self) -> bool {
+        crate::Reference::parse(&self.written).is_ok_and(|r| r.digest.is_none())
+    }
     /// `nvidia-master.yaml` entry `dsr1-fp4-…` / recipe field `base.model.container`.
     pub fn describe(&self) -> String {
         match &self.kind {

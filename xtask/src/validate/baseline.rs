@@ -18,8 +18,6 @@ pub struct Baseline {
     pub base: String,
     /// Findings the base already had, per code, in code order.
     pub unchanged: Vec<(Code, usize)>,
-    /// New findings.
-    pub new: usize,
     /// Why no comparison was made although a change exists (the findings then all count).
     pub not_compared: Option<String>,
     pub elapsed: Duration,
@@ -42,9 +40,10 @@ impl Baseline {
             .map(|(c, n)| format!("{c} {n}"))
             .collect();
         Some(format!(
-            "baseline    already on the base {}: {} (not blamed on the change; --show-baseline lists them)",
+            "baseline    already on the base {}: {} (not blamed on the change; --show-baseline lists them)  {}",
             self.base,
-            counts.join(", ")
+            counts.join(", "),
+            super::format_duration(self.elapsed)
         ))
     }
 }
@@ -112,10 +111,7 @@ pub(super) fn compare(
                 *unchanged.entry(d.code).or_default() += 1;
                 BaselineState::Unchanged
             }
-            _ => {
-                outcome.new += 1;
-                BaselineState::New
-            }
+            _ => BaselineState::New,
         };
         d.baseline = Some(state);
         d.fingerprint = Some(digest(&key));
@@ -135,7 +131,7 @@ pub(super) fn compare(
 }
 
 /// The base's findings as fingerprints: its tree exported from git objects into a temporary
-/// folder outside any repository, validated whole by the same load and checks.
+/// folder outside any repository, validated by the same load and checks over the head's scope.
 fn base_findings(
     change: &super::steps::ChangeInfo,
     root: &Path,
@@ -152,29 +148,13 @@ fn base_findings(
         .strip_prefix(&repo_root)
         .map_err(|_| "the tree is not inside its repository".to_string())?;
     let started = Instant::now();
-    let repo = infx_git::Repo::discover(&repo_root).map_err(|e| e.message)?;
-    let commit = repo
-        .resolve_commit(base)
-        .map_err(|e| format!("the base {base} cannot be read: {}", e.message))?;
     let tmp = export_dir().map_err(|e| format!("no temporary folder for the base: {e}"))?;
     let export = tmp.path().join("repo");
     let base_root = export.join(tree_rel);
-    std::fs::create_dir_all(&base_root).map_err(|e| format!("cannot export the base: {e}"))?;
     let subdir = tree_rel.to_string_lossy().replace('\\', "/");
-    repo.export_tree(commit, &subdir, &base_root, MAX_BLOB, &read_by_validate)
-        .map_err(|e| format!("cannot export the base: {}", e.message))?;
-    // The repository-level files a tree's checks read (CODEOWNERS sits beside a nested tree).
-    if !subdir.is_empty() {
-        for file in [".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS"] {
-            if let Ok(Some(b)) = repo.blob_at(commit, file) {
-                let to = export.join(file);
-                if let Some(dir) = to.parent() {
-                    let _ = std::fs::create_dir_all(dir);
-                }
-                let _ = std::fs::write(&to, &b.data);
-            }
-        }
-    }
+    change
+        .with_base(|repo, commit| export_base(repo, commit, &subdir, &export, &base_root))
+        .ok_or_else(|| format!("the base {base} cannot be read"))??;
     // Reads in this run are confined to the repository; the export is one more root.
     if infx_fs::is_confining() {
         let _ = infx_fs::confine_to(&export);
@@ -251,6 +231,32 @@ fn head_files(inputs: &Inputs) -> Vec<PathBuf> {
     files.sort();
     files.dedup();
     files
+}
+
+/// Writes the base's tree below `base_root` (and, for a nested tree, the repository's
+/// CODEOWNERS below `export`, where the review checks look for it).
+fn export_base(
+    repo: &infx_git::Repo,
+    commit: infx_git::Oid,
+    subdir: &str,
+    export: &Path,
+    base_root: &Path,
+) -> Result<(), String> {
+    std::fs::create_dir_all(base_root).map_err(|e| format!("cannot export the base: {e}"))?;
+    repo.export_tree(commit, subdir, base_root, MAX_BLOB, &read_by_validate)
+        .map_err(|e| format!("cannot export the base: {}", e.message))?;
+    if !subdir.is_empty() {
+        for file in [".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS"] {
+            if let Ok(Some(b)) = repo.blob_at(commit, file) {
+                let to = export.join(file);
+                if let Some(dir) = to.parent() {
+                    let _ = std::fs::create_dir_all(dir);
+                }
+                let _ = std::fs::write(&to, &b.data);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Added lines per repository-relative path.

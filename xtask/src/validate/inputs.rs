@@ -309,10 +309,7 @@ fn base_sites_of_tag_only<'a>(
             continue;
         }
         let (sites, _) = infx_image::sites_in(doc);
-        let tag_only = sites
-            .iter()
-            .any(|s| infx_image::Reference::parse(&s.written).is_ok_and(|r| r.digest.is_none()));
-        if !tag_only {
+        if !sites.iter().any(infx_image::ImageSite::is_tag_only) {
             continue;
         }
         let Some(text) = change

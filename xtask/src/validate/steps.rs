@@ -124,6 +124,16 @@ impl ChangeInfo {
         let oid = infx_git::Oid::from_str(sha).ok()?;
         self.with_repo(|repo| repo.commit_message(oid).ok())
     }
+    /// `read` on the run's repository handle with the base commit (the baseline's export reads
+    /// through it: one open per run, docs/performance.md "One repository handle"); `None`
+    /// without a repository or base.
+    pub(super) fn with_base<T>(
+        &self,
+        read: impl FnOnce(&infx_git::Repo, infx_git::Oid) -> T,
+    ) -> Option<T> {
+        let base = self.base_oid()?;
+        self.with_repo(|repo| Some(read(repo, base)))
+    }
     fn with_repo<T>(&self, read: impl FnOnce(&infx_git::Repo) -> Option<T>) -> Option<T> {
         self.repo.read(self.repo_root.as_ref()?, read)
     }
