@@ -149,24 +149,27 @@ fn keep_configs_whose_rows_differ(
         let opts = infx_matrix::Options::for_binding(Some(&[key.to_string()]));
         infx_matrix::expand(configs, runners, &opts).ok()
     };
-    impact.keys.retain(|k| {
+    let comparison = infx_matrix::compare::RowComparison::of(&base_configs, &head_configs);
+    impact.keys.retain_mut(|k| {
         if !by_config_files(k) {
             return true;
         }
-        let (Some(head), Some(mut base)) = (
+        let (Some(head), Some(base)) = (
             rows(&head_configs, &head_runners, &k.key),
             rows(&base_configs, &base_runners, &k.key),
         ) else {
             return true;
         };
-        // Every head row must find an identical base row (a multiset: one each).
-        !head.iter().all(|r| match base.iter().position(|b| b == r) {
-            Some(i) => {
-                base.swap_remove(i);
+        match comparison.first_difference(&base, &head) {
+            // The cause names the row that makes the config run differently.
+            Some(what) => {
+                if let Some(first) = k.causes.first_mut() {
+                    first.why = format!("{}: {what}", first.why);
+                }
                 true
             }
             None => false,
-        })
+        }
     });
 }
 
