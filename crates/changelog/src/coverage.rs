@@ -220,6 +220,7 @@ mod tests {
                     why: "master entry changed".into(),
                 }],
             }],
+            ..Impact::default()
         }
     }
 

@@ -35,6 +35,10 @@ pub struct Impacted {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Impact {
     pub keys: Vec<Impacted>,
+    /// Changed files a benchmark may run that no config can be tied to (a shared library
+    /// script, an eval task, a multinode script): their impact is not assessed, and the
+    /// report says so (docs/changelog.md, "Launchers are part of the row").
+    pub not_assessed: Vec<PathBuf>,
 }
 
 impl Impact {
@@ -233,6 +237,51 @@ fn cause(rel: &Path, line: usize, why: &str) -> Cause {
 
 fn new_config(rel: &Path, line: usize) -> Cause {
     cause(rel, line, "new config")
+}
+
+/// Impact of a launcher script that the rows of `keys` run (docs/changelog.md, "Launchers are
+/// part of the row"): when its code differs between `base` and `head` (`None` = absent on that
+/// side), every key is impacted, caused by the first changed code line. Blank and comment-only
+/// lines are not code, so an edit of comments alone impacts nothing.
+pub fn launcher_impact(
+    rel: &Path,
+    base: Option<&str>,
+    head: Option<&str>,
+    keys: &[&str],
+    out: &mut Impact,
+) {
+    fn code(t: Option<&str>) -> Vec<&str> {
+        t.unwrap_or("")
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect()
+    }
+    if base.is_some() == head.is_some() && code(base) == code(head) {
+        return;
+    }
+    let name = rel.file_name().map_or_else(
+        || rel.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let (line, why) = match (base, head) {
+        (_, None) => (1, format!("launcher `{name}` deleted")),
+        (None, Some(_)) => (1, format!("launcher `{name}` added")),
+        (Some(b), Some(h)) => (
+            added_lines(base, h)
+                .first()
+                .copied()
+                // Only removals: the first line where the two sides part.
+                .unwrap_or_else(|| {
+                    let same = b.lines().zip(h.lines()).take_while(|(x, y)| x == y).count();
+                    (same + 1).min(h.lines().count().max(1))
+                }),
+            format!("launcher `{name}` changed"),
+        ),
+    };
+    for key in keys {
+        out.add(key, cause(rel, line, &why));
+    }
 }
 
 /// One recipe file as a config uses it.
