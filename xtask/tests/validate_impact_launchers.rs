@@ -61,10 +61,21 @@ fn write(root: &Path, rel: &str, text: &str) {
     std::fs::write(p, text).expect("write");
 }
 
-/// The repository on `main`, committed; edits go to the work tree.
-fn repo() -> tempfile::TempDir {
+/// The repository on `main`, committed, in `<tmp>/repo`; edits go to the work tree. Beside it,
+/// outside the repository, lies a CODEOWNERS that must never be read (an upstream-style root's
+/// parent is not the repository; docs/security.md).
+struct Repo(tempfile::TempDir);
+
+impl Repo {
+    fn path(&self) -> std::path::PathBuf {
+        self.0.path().join("repo")
+    }
+}
+
+fn repo() -> Repo {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let root = tmp.path();
+    write(tmp.path(), ".github/CODEOWNERS", "* @outside\n");
+    let root = &tmp.path().join("repo");
     let masters = [
         entry("m-fp4-b200-vllm", ""),
         entry("m-fp4-b200-vllm-mtp", ", spec-decoding: mtp"),
@@ -89,7 +100,7 @@ fn repo() -> tempfile::TempDir {
     git(root, &["init", "-q", "-b", "main"]);
     git(root, &["add", "-A"]);
     git(root, &["commit", "-q", "-m", "base"]);
-    tmp
+    Repo(tmp)
 }
 
 fn edit(root: &Path, rel: &str, f: impl FnOnce(&str) -> String) {
@@ -133,13 +144,13 @@ fn validate(root: &Path) -> (i32, Vec<String>, String) {
 #[test]
 fn a_launcher_edit_needs_an_entry_for_the_configs_that_run_it() {
     let tmp = repo();
-    edit(tmp.path(), MTP, |t| {
+    edit(&tmp.path(), MTP, |t| {
         t.replace(
             "--tensor-parallel-size \"$TP\"",
             "--tensor-parallel-size \"$TP\" --long-prefill-token-threshold 512",
         )
     });
-    let (code, found, all) = validate(tmp.path());
+    let (code, found, all) = validate(&tmp.path());
     assert_eq!(found, vec![format!("m-fp4-b200-vllm-mtp {MTP}:4")], "{all}");
     assert_eq!(code, 1, "{all}");
     assert!(
@@ -151,17 +162,17 @@ fn a_launcher_edit_needs_an_entry_for_the_configs_that_run_it() {
 #[test]
 fn the_tagged_launcher_wins_over_the_historical_name() {
     let tmp = repo();
-    edit(tmp.path(), PLAIN, |t| {
+    edit(&tmp.path(), PLAIN, |t| {
         t.replace("--use-chat-template", "--use-chat-template --seed 1")
     });
-    let (_, found, all) = validate(tmp.path());
+    let (_, found, all) = validate(&tmp.path());
     assert_eq!(found, vec![format!("m-fp4-b200-vllm {PLAIN}:5")], "{all}");
     // The historical file is run by no config: named as not assessed, never an entry.
     let tmp = repo();
-    edit(tmp.path(), HISTORICAL, |t| {
+    edit(&tmp.path(), HISTORICAL, |t| {
         t.replace("--use-chat-template", "--seed 1")
     });
-    let (code, found, all) = validate(tmp.path());
+    let (code, found, all) = validate(&tmp.path());
     assert_eq!(found, Vec::<String>::new(), "{all}");
     assert_eq!(code, 0, "{all}");
     assert!(
@@ -173,15 +184,39 @@ fn the_tagged_launcher_wins_over_the_historical_name() {
 #[test]
 fn a_comment_edit_needs_no_entry_and_a_shared_script_is_named() {
     let tmp = repo();
-    edit(tmp.path(), PLAIN, |t| {
+    edit(&tmp.path(), PLAIN, |t| {
         t.replace("# Serves", "# Starts and serves")
     });
-    edit(tmp.path(), LIB, |t| format!("{t}run_eval() {{ :; }}\n"));
-    let (code, found, all) = validate(tmp.path());
+    edit(&tmp.path(), LIB, |t| format!("{t}run_eval() {{ :; }}\n"));
+    let (code, found, all) = validate(&tmp.path());
     assert_eq!(found, Vec::<String>::new(), "{all}");
     assert_eq!(code, 0, "{all}");
     assert!(
         all.contains(&format!("impact not assessed for {LIB}")),
         "{all}"
     );
+}
+
+/// Upstream's AGENTS.md invariant (docs/review.md, "Upstream's invariants"): an MTP launcher
+/// the change touches benchmarks with the chat template.
+#[test]
+fn an_mtp_launcher_without_the_chat_template_is_a_review_error() {
+    let tmp = repo();
+    edit(&tmp.path(), MTP, |t| t.replace(" --use-chat-template", ""));
+    let (code, _, all) = validate(&tmp.path());
+    assert_eq!(code, 1, "{all}");
+    assert!(
+        all.contains("\"code\":\"review/mtp-chat-template\"")
+            && all.contains(
+                "`m_fp4_b200_mtp.sh` runs `run_benchmark_serving` without `--use-chat-template`"
+            ),
+        "{all}"
+    );
+    // The plain launcher may drop it.
+    let tmp = repo();
+    edit(&tmp.path(), PLAIN, |t| {
+        t.replace(" --use-chat-template", "")
+    });
+    let (_, _, all) = validate(&tmp.path());
+    assert!(!all.contains("review/mtp-chat-template"), "{all}");
 }
