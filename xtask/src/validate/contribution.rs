@@ -45,15 +45,15 @@ pub fn change_impact(
     });
     if recipes_changed {
         let uses = recipe_uses(loaded, None);
-        // The impact composes each recipe over its lane block: CONFIG_FILE recipes, run as
-        // written, are left out (their change is not compared variant by variant yet).
+        // A fragment is composed over its lane block; a `CONFIG_FILE=` recipe runs as written,
+        // and only the variant its selector names counts.
         let uses: Vec<RecipeUse<'_>> = uses
             .iter()
-            .filter(|u| !u.standalone)
             .map(|u| RecipeUse {
                 key: u.key,
                 rel: &u.rel,
-                lane: u.lane,
+                lane: (!u.standalone).then_some(u.lane),
+                selector: u.selector,
             })
             .collect();
         let base = |rel: &str| {
