@@ -378,7 +378,13 @@ fn check_reports_rule_and_line() {
     std::fs::write(p.join("perf-changelog.yaml"), &mid).expect("write");
     let (code, out) = check(p, &[]);
     assert_eq!(code, 1);
-    assert!(out.contains("changelog/entry-changed"), "{out}");
+    // One finding at the insertion, none for the entry it shifts (docs/changelog.md, "Entries
+    // inserted before the end").
+    assert!(
+        out.contains("changelog/entry-inserted")
+            && out.matches("\"code\":").count() == 1,
+        "{out}"
+    );
     let (code, _) = check(p, &["--mode", "gate"]);
     assert_eq!(code, 0, "the CI gate accepts a mid-file insertion");
     // A key that does not exist at this revision.
