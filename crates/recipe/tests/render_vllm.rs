@@ -268,3 +268,27 @@ fn a_data_parallel_endpoint_with_a_negative_size_is_refused_as_srtctl_does() {
     let (argvs, _) = workers(AGG8, backend, "");
     assert!(argvs.is_empty(), "{argvs:?}");
 }
+
+/// Issue #45: an SGLang router in front of vLLM workers lists their leaders' URLs, prefill with
+/// its bootstrap port, as srtctl's mock launches it.
+#[test]
+fn an_sglang_router_lists_the_vllm_workers() {
+    let text = "name: t\nmodel: {path: hf:org/tiny, container: c.sqsh, precision: fp8}\n\
+        resources: {gpu_type: h100, gpus_per_node: 8, prefill_nodes: 1, decode_nodes: 1, prefill_workers: 1, decode_workers: 1}\n\
+        frontend: {type: sglang}\nbackend:\n  type: vllm\n";
+    let f = RecipeFile::parse(Path::new("t.yaml"), text.into()).expect("recipe parses");
+    let v = f.expand(None).expect("expands").remove(0);
+    let r = render(&v);
+    let router = r
+        .processes
+        .iter()
+        .find(|p| p.kind == "router")
+        .expect("a router");
+    let argv = router.argv.join(" ");
+    assert!(
+        argv.contains(
+            "--pd-disaggregation --prefill http://<ip0>:6100 7200 --decode http://<ip1>:6100 --host"
+        ),
+        "{argv}"
+    );
+}

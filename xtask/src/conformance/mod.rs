@@ -168,6 +168,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     recipes_random::run_corpus_launches(&corpus),
                     args.verbose,
                 );
+                failed |= report(
+                    *area,
+                    recipes_random::run_frontend_pairs(&corpus),
+                    args.verbose,
+                );
             }
         }
         if args.fixed {
