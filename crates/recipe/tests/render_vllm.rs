@@ -292,3 +292,40 @@ fn an_sglang_router_lists_the_vllm_workers() {
         "{argv}"
     );
 }
+
+/// Issue #45: layouts both dry-runs accept and srtctl's runtime refuses are warnings with
+/// their own codes: a data-parallel size that does not match the worker's GPUs, and one
+/// written as a string.
+#[test]
+fn runtime_only_faults_are_warnings() {
+    let recipe = |agg: &str| {
+        format!(
+            "name: t\nmodel: {{path: hf:org/tiny, container: c.sqsh, precision: fp8}}\n\
+             resources: {{{AGG8}}}\nbackend:\n  type: vllm\n  vllm_config:\n    aggregated: {{{agg}}}\n"
+        )
+    };
+    let warnings = |agg: &str| {
+        let f = RecipeFile::parse(Path::new("t.yaml"), recipe(agg)).expect("recipe parses");
+        infx_recipe::check::checked_variants(&f, None)
+            .expect("expands")
+            .remove(0)
+            .1
+    };
+    let d = warnings("data-parallel-size: 2, tensor-parallel-size: 2");
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].code, infx_recipe::codes::RUNTIME_GPUS);
+    assert!(!d[0].is_error());
+    assert!(d[0].message.contains("need 4 GPUs"), "{}", d[0].message);
+    let span = d[0].span.expect("located");
+    assert_eq!(
+        (span.start.line(), span.start.col()),
+        (7, 38),
+        "at the size"
+    );
+    let d = warnings("data-parallel-size: \"2\", tensor-parallel-size: 4");
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].code, infx_recipe::codes::RUNTIME_SIZE_TYPE);
+    // Matching sizes, the direct vLLM endpoint and per-GPU launches are fine.
+    assert!(warnings("data-parallel-size: 2, tensor-parallel-size: 4").is_empty());
+    assert!(warnings("tensor-parallel-size: 2").is_empty());
+}

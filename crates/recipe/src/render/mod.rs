@@ -5,11 +5,14 @@
 mod frontend;
 mod mocker;
 mod roles;
+mod runtime;
 mod topology;
 mod vllm;
 mod vllm_command;
 mod vllm_launch;
 mod workers;
+
+pub use runtime::runtime_warnings;
 
 use crate::pystr::{py_repr, py_str};
 use crate::recipe::{Variant, is_truthy};
