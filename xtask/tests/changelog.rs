@@ -381,8 +381,7 @@ fn check_reports_rule_and_line() {
     // One finding at the insertion, none for the entry it shifts (docs/changelog.md, "Entries
     // inserted before the end").
     assert!(
-        out.contains("changelog/entry-inserted")
-            && out.matches("\"code\":").count() == 1,
+        out.contains("changelog/entry-inserted") && out.matches("\"code\":").count() == 1,
         "{out}"
     );
     let (code, _) = check(p, &["--mode", "gate"]);

@@ -329,7 +329,8 @@ mod tests {
         );
         assert_eq!(d.len(), 1);
         assert!(
-            d[0].message.ends_with("nothing for b (resolves to no config)"),
+            d[0].message
+                .ends_with("nothing for b (resolves to no config)"),
             "{}",
             d[0].message
         );

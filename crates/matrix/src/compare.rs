@@ -88,9 +88,19 @@ impl RowComparison {
                     });
                 }
                 None => {
-                    return Some(match h.get_str("exp-name") {
-                        Some(name) => format!("a new row `{name}`"),
-                        None => "a new row".to_string(),
+                    // The point's coordinates say which row it is (`exp-name` alone often
+                    // names a whole curve).
+                    let at: Vec<String> = ["tp", "ep", "conc"]
+                        .iter()
+                        .filter_map(|f| Some(format!("{f} {}", h.get(f)?.to_python())))
+                        .collect();
+                    let name = h
+                        .get_str("exp-name")
+                        .map_or_else(|| "a new row".to_string(), |n| format!("a new row `{n}`"));
+                    return Some(if at.is_empty() {
+                        name
+                    } else {
+                        format!("{name} ({})", at.join(", "))
                     });
                 }
             }
@@ -187,10 +197,13 @@ mod tests {
 
     #[test]
     fn a_row_the_base_lacks_is_new() {
-        let head = vec![row(&[("exp-name", Json::str("x_tp2"))])];
+        let head = vec![row(&[
+            ("exp-name", Json::str("x_tp2")),
+            ("tp", Json::Int(2)),
+        ])];
         assert_eq!(
             SAME_DAY.first_difference(&[], &head).as_deref(),
-            Some("a new row `x_tp2`")
+            Some("a new row `x_tp2` (tp 2)")
         );
     }
 }
