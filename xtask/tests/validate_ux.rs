@@ -505,3 +505,38 @@ fn messages_name_files_relative_to_the_repository() {
         assert!(!out.contains(&absolute), "{format}: {out}");
     }
 }
+
+/// Near-miss suggestions (issue 43, item 4): a misspelt field, recipe file and variant each
+/// get "did you mean" with the nearest name (infx_report::suggest).
+#[test]
+fn near_misses_are_suggested() {
+    let tmp = repo();
+    let master = "inferencex-e2e/configs/nvidia-master.yaml";
+    edit(tmp.path(), master, |t| {
+        t.replacen(
+            "conc-list: [64, 128, 256], srt-recipe",
+            "conc-lsit: [64, 128, 256], srt-recipe",
+            1,
+        )
+        .replacen(
+            "conc-end: 512, srt-recipe: \"fixed.yaml:override_dep8\"",
+            "conc-end: 512, srt-recipe: \"fixed.yaml:override_dep9\"",
+            1,
+        )
+        .replacen("srt-recipe: \"disagg.yaml:", "srt-recipe: \"disag.yaml:", 1)
+    });
+    let (out, code) = validate(tmp.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    let helps: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("= help: did you mean"))
+        .map(str::trim)
+        .collect();
+    assert!(
+        helps.iter().any(|h| h.contains("`conc-list`"))
+            && helps.iter().any(|h| h.contains("`override_dep8`"))
+            && helps.iter().any(|h| h.contains("`disagg.yaml`")),
+        "{out}"
+    );
+    insta::assert_snapshot!("near_misses", masked(&out));
+}

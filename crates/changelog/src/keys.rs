@@ -322,6 +322,7 @@ pub fn resolve_keys(patterns: &[String], master: &MasterKeys) -> Result<Vec<Stri
                 out.push(k.clone());
             }
         } else {
+            let typo = infx_report::suggest::nearest(p, master.keys.iter().map(String::as_str));
             let near: Vec<&str> = master
                 .keys
                 .iter()
@@ -332,10 +333,10 @@ pub fn resolve_keys(patterns: &[String], master: &MasterKeys) -> Result<Vec<Stri
             return Err(KeyError {
                 rule: "config-key",
                 message: format!("Config key '{p}' not found in master configs."),
-                help: Some(if near.is_empty() {
-                    "use a key of configs/amd-master.yaml or configs/nvidia-master.yaml (or a pattern with *)".into()
-                } else {
-                    format!("did you mean one of: {}?", near.join(", "))
+                help: Some(match (typo, near.is_empty()) {
+                    (Some(t), _) => format!("did you mean `{t}`?"),
+                    (None, true) => "use a key of configs/amd-master.yaml or configs/nvidia-master.yaml (or a pattern with *)".into(),
+                    (None, false) => format!("did you mean one of: {}?", near.join(", ")),
                 }),
             });
         }
@@ -347,6 +348,25 @@ pub fn resolve_keys(patterns: &[String], master: &MasterKeys) -> Result<Vec<Stri
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A misspelt key gets the nearest key (infx_report::suggest), not every key sharing its
+    /// first word.
+    #[test]
+    fn a_misspelt_key_suggests_its_nearest() {
+        let m = MasterKeys::from_keys(
+            [
+                "dsr1-fp4-b300-sglang",
+                "dsr1-fp8-b300-sglang",
+                "dsr1-fp4-b200-sglang",
+            ]
+            .map(String::from),
+        );
+        let e = resolve_keys(&["dsr1-fp4-b300-sglnag".into()], &m).unwrap_err();
+        assert_eq!(
+            e.help.as_deref(),
+            Some("did you mean `dsr1-fp4-b300-sglang`?")
+        );
+    }
 
     #[test]
     fn resolution_order_and_errors() {

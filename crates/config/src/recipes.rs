@@ -53,12 +53,24 @@ pub(crate) fn check_ref(
         return;
     }
     if !full.is_file() {
+        // A near file name in the same folder (a typo of the file, not of the folder).
+        let siblings: Vec<String> = full
+            .parent()
+            .and_then(|dir| infx_fs::list_dir(dir).ok())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|p| Some(p.file_name()?.to_str()?.to_string()))
+            .collect();
+        let name = full.file_name().and_then(|n| n.to_str()).unwrap_or("");
         ctx.error_help(
             "SR4",
             r.span,
             "",
             format!("{rel} does not exist"),
-            "check srt-recipe-dir and the file name, or add the recipe",
+            format!(
+                "{}check srt-recipe-dir and the file name, or add the recipe",
+                infx_report::suggest::did_you_mean(name, siblings.iter().map(String::as_str))
+            ),
         );
         return;
     }
@@ -116,7 +128,11 @@ pub(crate) fn check_ref(
             r.span,
             "",
             format!("{rel} has no variant {sel}"),
-            format!("use one of: base, {}", variants.join(", ")),
+            format!(
+                "{}use one of: base, {}",
+                infx_report::suggest::did_you_mean(sel, variants.iter().copied()),
+                variants.join(", ")
+            ),
         );
     }
 }

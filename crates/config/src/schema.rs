@@ -92,7 +92,11 @@ impl Ctx<'_> {
                 k.span,
                 at,
                 format!("unknown field '{name}' (extra fields are not permitted)"),
-                format!("allowed fields here: {}", allowed.join(", ")),
+                format!(
+                    "{}allowed fields here: {}",
+                    infx_report::suggest::did_you_mean(&name, allowed.iter().copied()),
+                    allowed.join(", ")
+                ),
             );
         }
         ok

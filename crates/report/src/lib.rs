@@ -9,6 +9,7 @@ mod code;
 pub mod codes;
 mod render;
 mod sarif;
+pub mod suggest;
 
 pub use code::{Code, by_rule, check_of, is_code_name};
 pub use render::{SourceMap, escape_control, render_github, render_human, render_json};
