@@ -475,11 +475,7 @@ fn run_config_key(args: &Args, key: &str) -> FileRun {
     });
     let points = match tree_points(&args.tree, selection, args.conc.as_deref()) {
         Ok(p) => p,
-        Err(mut d) => {
-            // The generator's advice names its own flag; this command's is --config-key.
-            if d.code == infx_matrix::codes::UNKNOWN_CONFIG_KEY {
-                d.help = Some("check the --config-key spelling (keys are listed above)".into());
-            }
+        Err(d) => {
             return FileRun::failed(key, d);
         }
     };

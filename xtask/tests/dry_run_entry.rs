@@ -143,7 +143,7 @@ fn dry_run_by_config_key_renders_every_point_as_launched() {
     let (code, text) = xtask_in(clone.path(), &["dry-run", "--config-key", "dsv41flash"]);
     assert_eq!(code, 1, "{text}");
     assert!(
-        text.contains("help: check the --config-key spelling") && !text.contains("--config-keys"),
+        text.contains("help: check the key's spelling") && !text.contains("--config-keys"),
         "{text}"
     );
 }

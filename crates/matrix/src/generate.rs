@@ -374,7 +374,11 @@ pub fn expand_config_keys<'a>(
                         listing()
                     ),
                 )
-                .with_help("check the --config-keys spelling"));
+                .with_help(format!(
+                    // No flag named: `matrix --config-keys` and `dry-run --config-key` share it.
+                    "{}check the key's spelling (the available keys are listed above)",
+                    infx_report::suggest::did_you_mean(pat, available.iter().copied())
+                )));
             };
             if seen.insert(k) {
                 out.push(k);
