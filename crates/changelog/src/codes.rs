@@ -24,6 +24,7 @@ infx_report::codes! {
     HISTORY_BYTES = error("changelog/history-bytes", "the bytes before the added entries differ from the base");
     IO = error("changelog/io", "perf-changelog.yaml could not be read");
     MASTER_CONFIGS = error("changelog/master-configs", "the master configs needed to resolve config-keys could not be loaded");
+    MISSING = error("changelog/missing", "the base has perf-changelog.yaml; the change deleted, replaced or unreadably changed it");
     MIXED_CORRECTIONS = error("changelog/mixed-corrections", "a change both corrects earlier entries and adds new ones");
     NO_ADDITIONS = error("changelog/no-additions", "the change adds no changelog entry");
     NO_HISTORY = note("changelog/no-history", "no git history: entries checked one by one, without the append-only and config-key checks");

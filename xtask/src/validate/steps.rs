@@ -351,8 +351,11 @@ pub struct ChangelogScope {
 /// What the changelog check compares, read once.
 #[derive(Debug)]
 pub enum ChangelogState {
-    /// The tree has no perf-changelog.yaml.
+    /// The tree has no perf-changelog.yaml, and neither has the base (or there is no base).
     Missing,
+    /// The base has perf-changelog.yaml, the new side does not: deleted, replaced by a symlink,
+    /// a folder or a device, or unreadable. Says which (docs/security.md, "The changelog gate").
+    Gone { what: String },
     /// It exists but its new side cannot be read.
     Unreadable,
     /// No base to compare with: entries are checked one by one.
@@ -413,20 +416,39 @@ pub fn load_changelog(
         scope: ChangelogScope::default(),
         new_entries: 0,
     };
-    if !file.is_file() {
-        return inputs;
-    }
-    let Some(head) = change.head_bytes(&file) else {
-        inputs.state = ChangelogState::Unreadable;
-        return inputs;
-    };
     let has_history =
         matches!(change.mode, ChangeMode::Change | ChangeMode::Fallback) && change.base.is_some();
+    // The gate runs whenever the base has the file: deleting or replacing it must not skip
+    // the entry requirement and append-only (docs/security.md, "The changelog gate").
+    let base = if has_history {
+        change.base_bytes(&file)
+    } else {
+        None
+    };
+    let head = if file.is_file() {
+        change.head_bytes(&file)
+    } else {
+        None
+    };
+    let Some(head) = head else {
+        inputs.state = match (&base, file.is_file()) {
+            (Some(_), _) => {
+                // Coverage still runs: with no appended entry, every impacted config is
+                // `changelog/entry-required` as well.
+                inputs.scope.has_history = true;
+                ChangelogState::Gone {
+                    what: changelog_gone(&file, change.head_rev.is_some()),
+                }
+            }
+            (None, true) => ChangelogState::Unreadable,
+            (None, false) => ChangelogState::Missing,
+        };
+        return inputs;
+    };
     if !has_history {
         inputs.state = ChangelogState::NoHistory { head };
         return inputs;
     }
-    let base = change.base_bytes(&file);
     let keys = infx_changelog::MasterKeys::from_keys(loaded.entries.iter().map(|e| e.key.clone()));
     let (scope, new_entries) =
         appended_scope(base.as_deref(), &head, &keys, changelog_dialect(loaded));
@@ -434,6 +456,50 @@ pub fn load_changelog(
     inputs.new_entries = new_entries;
     inputs.state = ChangelogState::History { head, base };
     inputs
+}
+
+/// What became of a changelog the base has and the new side cannot read, in the words of the
+/// message: "was deleted", "is a symlink to a device", …; never the content of a target.
+fn changelog_gone(file: &Path, from_commit: bool) -> String {
+    if from_commit {
+        return "is not in the head commit".into();
+    }
+    let link = std::fs::symlink_metadata(file);
+    match &link {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return "was deleted".into(),
+        Err(e) => return format!("cannot be looked at ({e})"),
+        Ok(_) => {}
+    }
+    let is_link = link.as_ref().is_ok_and(|m| m.file_type().is_symlink());
+    let what = match std::fs::metadata(file) {
+        Err(_) if is_link => "a dangling symlink".to_string(),
+        Err(e) => format!("unreadable ({e})"),
+        Ok(m) => {
+            use std::os::unix::fs::FileTypeExt as _;
+            let t = m.file_type();
+            let kind = if t.is_dir() {
+                "a directory"
+            } else if t.is_fifo() {
+                "a FIFO"
+            } else if t.is_socket() {
+                "a socket"
+            } else if t.is_char_device() || t.is_block_device() {
+                "a device"
+            } else {
+                "a file that cannot be read"
+            };
+            if is_link {
+                format!("a symlink to {kind}")
+            } else {
+                kind.to_string()
+            }
+        }
+    };
+    if what.starts_with("unreadable") {
+        format!("is {what}")
+    } else {
+        format!("was replaced by {what}")
+    }
 }
 
 /// The appended entries with their resolved keys, and how many there are.
@@ -501,6 +567,17 @@ pub fn check_changelog(
     let (head, base) = match &changelog.state {
         ChangelogState::Missing => {
             return skipped("changelog", "no perf-changelog.yaml in the tree");
+        }
+        ChangelogState::Gone { what } => {
+            let d = Diagnostic::error(
+                infx_changelog::codes::MISSING,
+                format!(
+                    "perf-changelog.yaml {what}; the base has it, so the change's entries cannot be checked"
+                ),
+            )
+            .with_path(file)
+            .with_help("restore perf-changelog.yaml from the base (a regular file) and append the change's entry to it");
+            return ran("changelog", vec![d], "the changelog is gone".into());
         }
         ChangelogState::Unreadable => {
             let d = Diagnostic::error(infx_changelog::codes::IO, "cannot read perf-changelog.yaml")

@@ -1,0 +1,199 @@
+//! Hostile input, round two (issue #42; docs/security.md): each test plants one attack in a
+//! throwaway clone of the bundled tree and runs the real `xtask` binary with a deadline.
+
+use std::io::Read as _;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+mod support;
+use support::{copy_dir, git};
+
+const TREE: &str = "inferencex-e2e";
+const MASTER: &str = "inferencex-e2e/configs/nvidia-master.yaml";
+const CHANGELOG: &str = "inferencex-e2e/perf-changelog.yaml";
+
+struct Run {
+    code: Option<i32>,
+    out: String,
+    err: String,
+}
+
+impl Run {
+    fn all(&self) -> String {
+        format!("{}\n{}", self.out, self.err)
+    }
+}
+
+/// Runs `cmd`, killing it after `limit` (a hang is a failure, not a stuck test).
+fn run_with_deadline(mut cmd: Command, limit: Duration) -> Run {
+    let started = Instant::now();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("xtask starts");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let out_t = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = stdout.read_to_end(&mut s);
+        String::from_utf8_lossy(&s).into_owned()
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = stderr.read_to_end(&mut s);
+        String::from_utf8_lossy(&s).into_owned()
+    });
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("xtask {cmd:?} still running after {limit:?}: it hangs");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Run {
+        code: status.code(),
+        out: out_t.join().unwrap_or_default(),
+        err: err_t.join().unwrap_or_default(),
+    }
+}
+
+fn xtask_in(dir: &Path, args: &[&str]) -> Run {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    c.current_dir(dir)
+        .env("INFX_HERMETIC", "1")
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_EVENT_PATH")
+        .args(args);
+    run_with_deadline(c, Duration::from_secs(60))
+}
+
+/// A fork's clone: `origin/main` holds the bundled tree; the branch `change` starts there.
+fn fork() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let upstream = tmp.path().join("upstream");
+    let ws = xtask::paths::workspace_root();
+    copy_dir(&ws.join(TREE), &upstream.join(TREE));
+    copy_dir(&ws.join(".github"), &upstream.join(".github"));
+    let ident = [
+        ("user.email", "dev@example.com"),
+        ("user.name", "Dev"),
+        ("core.autocrlf", "false"),
+    ];
+    git(&upstream, &["init", "-q", "-b", "main"]);
+    for (k, v) in ident {
+        git(&upstream, &["config", k, v]);
+    }
+    git(&upstream, &["add", "-A"]);
+    git(&upstream, &["commit", "-q", "-m", "the bundled tree"]);
+    let repo = tmp.path().join("fork");
+    let (up, fork) = (upstream.to_str().unwrap(), repo.to_str().unwrap());
+    git(tmp.path(), &["clone", "-q", up, fork]);
+    for (k, v) in ident {
+        git(&repo, &["config", k, v]);
+    }
+    git(&repo, &["checkout", "-q", "-b", "change"]);
+    (tmp, repo)
+}
+
+/// The arguments of the PR job's `cargo xtask validate` step in .github/workflows/validate.yml,
+/// read from the workflow (so the test follows it), with the base and the event filled in.
+fn workflow_validate_args(base_ref: &str, event: &Path) -> Vec<String> {
+    let wf = xtask::paths::workspace_root().join(".github/workflows/validate.yml");
+    let text = std::fs::read_to_string(&wf).expect("validate.yml");
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| {
+            l.starts_with("run: nix develop --command cargo xtask validate")
+                && l.contains("--format github")
+        })
+        .expect("the validate step in validate.yml");
+    let cmd = line
+        .trim_start_matches("run: nix develop --command cargo xtask ")
+        .replace("${BASE_REF}", base_ref)
+        .replace("${GITHUB_EVENT_PATH}", event.to_str().unwrap());
+    cmd.split_whitespace()
+        .map(|w| w.trim_matches('"').to_string())
+        .collect()
+}
+
+/// A `pull_request` event with one primary sweep label, for the head commit of `repo`.
+fn write_event(repo: &Path) -> PathBuf {
+    let head = git(repo, &["rev-parse", "HEAD"]);
+    let p = repo.parent().unwrap().join("event.json");
+    std::fs::write(
+        &p,
+        format!(
+            r#"{{"action":"synchronize","number":42,"pull_request":{{"number":42,"labels":[{{"name":"full-sweep-enabled"}}],"head":{{"sha":"{head}"}}}}}}"#
+        ),
+    )
+    .unwrap();
+    p
+}
+
+/// The issue's recipe: a config change that needs an entry, and the changelog made to vanish
+/// by `plant`; then the exact CI command.
+fn changelog_bypass(plant: impl FnOnce(&Path)) -> Run {
+    let (_tmp, repo) = fork();
+    let master = repo.join(MASTER);
+    let text = std::fs::read_to_string(&master).unwrap();
+    let edited = text.replacen("conc-end: 64", "conc-end: 128", 1);
+    assert_ne!(text, edited);
+    std::fs::write(&master, edited).unwrap();
+    plant(&repo);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "x"]);
+    let event = write_event(&repo);
+    let args = workflow_validate_args("main", &event);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(args[..3], ["validate", "--base", "origin/main"], "{args:?}");
+    xtask_in(&repo, &args)
+}
+
+fn assert_changelog_missing(r: &Run, what: &str) {
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(
+        r.out
+            .contains("title=changelog/missing::perf-changelog.yaml ")
+            && r.out.contains(what),
+        "{}",
+        r.all()
+    );
+    assert!(!r.all().contains("changelog skipped"), "{}", r.all());
+}
+
+#[test]
+fn item1_deleting_the_changelog_fails_the_ci_command() {
+    let r = changelog_bypass(|repo| {
+        git(repo, &["rm", "-q", CHANGELOG]);
+    });
+    assert_changelog_missing(&r, "was deleted");
+    // Coverage still runs: the changed config has no entry.
+    assert!(
+        r.out.contains("title=changelog/entry-required::"),
+        "{}",
+        r.all()
+    );
+}
+
+#[test]
+fn item1_a_changelog_replaced_by_a_device_link_or_a_folder_fails() {
+    let r = changelog_bypass(|repo| {
+        std::fs::remove_file(repo.join(CHANGELOG)).unwrap();
+        symlink("/dev/zero", repo.join(CHANGELOG)).unwrap();
+    });
+    assert_changelog_missing(&r, "a symlink to a device");
+    let r = changelog_bypass(|repo| {
+        std::fs::remove_file(repo.join(CHANGELOG)).unwrap();
+        std::fs::create_dir(repo.join(CHANGELOG)).unwrap();
+        std::fs::write(repo.join(CHANGELOG).join("x.yaml"), "- a: 1\n").unwrap();
+    });
+    assert_changelog_missing(&r, "a directory");
+}
