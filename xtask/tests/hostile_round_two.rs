@@ -189,11 +189,115 @@ fn item1_a_changelog_replaced_by_a_device_link_or_a_folder_fails() {
         std::fs::remove_file(repo.join(CHANGELOG)).unwrap();
         symlink("/dev/zero", repo.join(CHANGELOG)).unwrap();
     });
-    assert_changelog_missing(&r, "a symlink to a device");
+    assert_changelog_missing(&r, "replaced by a symlink");
     let r = changelog_bypass(|repo| {
         std::fs::remove_file(repo.join(CHANGELOG)).unwrap();
         std::fs::create_dir(repo.join(CHANGELOG)).unwrap();
         std::fs::write(repo.join(CHANGELOG).join("x.yaml"), "- a: 1\n").unwrap();
     });
     assert_changelog_missing(&r, "a directory");
+}
+
+/// A valid entry for the config the edit changes (`conc-end: 64` → 128 in the first
+/// entry that has it).
+fn entry_for_the_edit() -> String {
+    let ws = xtask::paths::workspace_root();
+    let master = std::fs::read_to_string(ws.join(MASTER)).unwrap();
+    let at = master.find("conc-end: 64").unwrap();
+    let key = master[..at]
+        .lines()
+        .rfind(|l| !l.starts_with([' ', '#']) && l.ends_with(':'))
+        .unwrap()
+        .trim_end_matches(':')
+        .to_string();
+    format!(
+        "\n- config-keys:\n    - {key}\n  description:\n    - \"Raise conc-end to 128\"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/42\n"
+    )
+}
+
+fn edit_master(repo: &Path) {
+    let master = repo.join(MASTER);
+    let text = std::fs::read_to_string(&master).unwrap();
+    std::fs::write(&master, text.replacen("conc-end: 64", "conc-end: 128", 1)).unwrap();
+}
+
+#[test]
+fn item2_a_proper_entry_passes_the_ci_command() {
+    // The control for the next test: the same change with the entry in the tree passes.
+    let (_tmp, repo) = fork();
+    edit_master(&repo);
+    let log = repo.join(CHANGELOG);
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::write(&log, text + &entry_for_the_edit()).unwrap();
+    git(&repo, &["commit", "-q", "-am", "x"]);
+    let event = write_event(&repo);
+    let args = workflow_validate_args("main", &event);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = xtask_in(&repo, &args);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+}
+
+#[test]
+fn item2_a_changelog_linked_outside_is_not_read_and_does_not_decide() {
+    let (tmp, repo) = fork();
+    edit_master(&repo);
+    // Outside the repository: the base's changelog with a proper entry for the change.
+    let outside = tmp.path().join("perf-changelog.yaml");
+    let text = std::fs::read_to_string(repo.join(CHANGELOG)).unwrap();
+    std::fs::write(&outside, text + &entry_for_the_edit()).unwrap();
+    std::fs::remove_file(repo.join(CHANGELOG)).unwrap();
+    symlink(&outside, repo.join(CHANGELOG)).unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "x"]);
+    let event = write_event(&repo);
+    let args = workflow_validate_args("main", &event);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = xtask_in(&repo, &args);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(
+        r.out.contains("title=changelog/missing::") && r.out.contains("outside the repository"),
+        "{}",
+        r.all()
+    );
+}
+
+/// Change detection (validate in git mode) on a changed recipe the work tree turned into
+/// `plant`: must end quickly with a finding, never read the target.
+fn recipe_replaced(plant: impl FnOnce(&Path), commit: bool) -> Run {
+    let (_tmp, repo) = fork();
+    let recipe = repo.join(RECIPE);
+    std::fs::remove_file(&recipe).unwrap();
+    plant(&recipe);
+    if commit {
+        git(&repo, &["add", "-A"]);
+        git(&repo, &["commit", "-q", "-m", "x"]);
+    }
+    xtask_in(
+        &repo,
+        &["validate", "--base", "origin/main", "--format", "github"],
+    )
+}
+
+const RECIPE: &str = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/sglang/b300-fp4-mtp/agentic.yaml";
+
+#[test]
+fn item2_change_detection_never_reads_a_device_link_a_fifo_or_outside() {
+    // /dev/zero: read without bound before (the run never ended).
+    let r = recipe_replaced(|p| symlink("/dev/zero", p).unwrap(), true);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    // A FIFO in the work tree: `open` blocked forever before.
+    let r = recipe_replaced(
+        |p| {
+            let ok = Command::new("mkfifo").arg(p).status().unwrap().success();
+            assert!(ok);
+        },
+        false,
+    );
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    // A file outside: refused by name, its content never printed.
+    let secret = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(secret.path(), "name: infx-outside-secret-91c2\n").unwrap();
+    let r = recipe_replaced(|p| symlink(secret.path(), p).unwrap(), true);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(!r.all().contains("infx-outside-secret-91c2"), "{}", r.all());
 }

@@ -302,9 +302,40 @@ pub fn read_unconfined(path: &Path) -> Result<Vec<u8>, FsError> {
     read_checked(path, path, &meta)
 }
 
-fn read_checked(path: &Path, canon: &Path, meta: &std::fs::Metadata) -> Result<Vec<u8>, FsError> {
-    let before = BYTES_READ.fetch_add(meta.len(), Ordering::Relaxed);
-    if before.saturating_add(meta.len()) > TOTAL_READ_BUDGET {
+/// The first `limit` bytes of a tree file, and its size: confined and regular like [`read`],
+/// but with no per-file size limit, since at most `limit` bytes are read (change detection's
+/// binary sniff of a file that may be large).
+pub fn read_prefix(path: &Path, limit: u64) -> Result<(Vec<u8>, u64), FsError> {
+    let canon = resolve(path)?;
+    let meta = std::fs::metadata(&canon).map_err(|e| FsError::io(path, "read", &e))?;
+    if !meta.is_file() {
+        return Err(FsError::new(
+            FsErrorKind::NotRegular,
+            path,
+            format!(
+                "{} is {}; only regular files are read",
+                shown(path),
+                file_type_name(&meta)
+            ),
+        ));
+    }
+    let file = open_counted(path, &canon, &meta, meta.len().min(limit))?;
+    let mut bytes = Vec::new();
+    file.take(limit)
+        .read_to_end(&mut bytes)
+        .map_err(|e| FsError::io(path, "read", &e))?;
+    Ok((bytes, meta.len()))
+}
+
+/// Opens the checked file `canon`, after counting `len` bytes against the budget.
+fn open_counted(
+    path: &Path,
+    canon: &Path,
+    meta: &std::fs::Metadata,
+    len: u64,
+) -> Result<std::fs::File, FsError> {
+    let before = BYTES_READ.fetch_add(len, Ordering::Relaxed);
+    if before.saturating_add(len) > TOTAL_READ_BUDGET {
         return Err(FsError::new(
             FsErrorKind::Budget,
             path,
@@ -316,7 +347,7 @@ fn read_checked(path: &Path, canon: &Path, meta: &std::fs::Metadata) -> Result<V
     }
     let file = std::fs::File::open(canon).map_err(|e| FsError::io(path, "read", &e))?;
     // The file was checked before `open`; check again that `open` got that very file (not a
-    // FIFO swapped in meanwhile), and never read past the limit if it grows.
+    // FIFO swapped in meanwhile).
     let opened = file.metadata().map_err(|e| FsError::io(path, "read", &e))?;
     if !opened.is_file() || opened.ino() != meta.ino() || opened.dev() != meta.dev() {
         return Err(FsError::new(
@@ -325,6 +356,12 @@ fn read_checked(path: &Path, canon: &Path, meta: &std::fs::Metadata) -> Result<V
             format!("{} changed while it was being read", shown(path)),
         ));
     }
+    Ok(file)
+}
+
+fn read_checked(path: &Path, canon: &Path, meta: &std::fs::Metadata) -> Result<Vec<u8>, FsError> {
+    let file = open_counted(path, canon, meta, meta.len())?;
+    // Never read past the limit if the file grows while read.
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)

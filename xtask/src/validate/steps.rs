@@ -471,6 +471,11 @@ fn changelog_gone(file: &Path, from_commit: bool) -> String {
         Ok(_) => {}
     }
     let is_link = link.as_ref().is_ok_and(|m| m.file_type().is_symlink());
+    if let Err(e) = infx_fs::check_file(file)
+        && e.kind == infx_fs::FsErrorKind::OutsideRoot
+    {
+        return "was replaced by a symlink that leads outside the repository (not read)".into();
+    }
     let what = match std::fs::metadata(file) {
         Err(_) if is_link => "a dangling symlink".to_string(),
         Err(e) => format!("unreadable ({e})"),
