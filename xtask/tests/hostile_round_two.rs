@@ -301,3 +301,46 @@ fn item2_change_detection_never_reads_a_device_link_a_fifo_or_outside() {
     assert_eq!(r.code, Some(1), "{}", r.all());
     assert!(!r.all().contains("infx-outside-secret-91c2"), "{}", r.all());
 }
+
+/// `dry-run PATH` through a folder link in the middle of PATH (`benchmarks/e -> outside`):
+/// the root is the repository around the path as given, so the link is refused, its target's
+/// content never printed. `in_git`: the tree is a clone (else a plain copy).
+fn dry_run_through_a_folder_link(in_git: bool) -> Run {
+    let (tmp, repo) = fork();
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::write(
+        outside.join("shadow"),
+        "root:infx-outside-secret-5d1e:20228:0:99999:7:::\n",
+    )
+    .unwrap();
+    let tree = if in_git {
+        repo.join(TREE)
+    } else {
+        let copy = tmp.path().join("copy");
+        copy_dir(&repo.join(TREE), &copy);
+        copy
+    };
+    symlink(&outside, tree.join("benchmarks/e")).unwrap();
+    let r = xtask_in(&tree, &["dry-run", "--tree", ".", "benchmarks/e/shadow"]);
+    assert!(
+        !r.all().contains("infx-outside-secret-5d1e"),
+        "the target was read and printed:\n{}",
+        r.all()
+    );
+    r
+}
+
+#[test]
+fn item3_dry_run_never_follows_a_folder_link_in_the_middle_of_path_out() {
+    for in_git in [true, false] {
+        let r = dry_run_through_a_folder_link(in_git);
+        assert_ne!(r.code, Some(0), "{}", r.all());
+        assert!(
+            r.all()
+                .contains("benchmarks/e is a symlink that leads outside the repository"),
+            "{}",
+            r.all()
+        );
+    }
+}
