@@ -344,3 +344,70 @@ fn item3_dry_run_never_follows_a_folder_link_in_the_middle_of_path_out() {
         );
     }
 }
+
+/// Characters that must never reach the output raw (docs/security.md, "Output").
+const SPOOFS: [char; 4] = ['\u{1b}', '\u{202e}', '\u{2067}', '\u{9b}'];
+
+fn assert_no_spoof(what: &str, out: &str) {
+    for c in SPOOFS {
+        assert!(!out.contains(c), "{what}: raw {c:?} in\n{out}");
+    }
+}
+
+#[test]
+fn item6_bidi_c1_and_esc_from_a_file_name_or_content_are_escaped_in_every_format() {
+    let (tmp, _repo) = fork();
+    let tree = tmp.path().join("copy");
+    copy_dir(&xtask::paths::workspace_root().join(TREE), &tree);
+    // A broken YAML file whose name carries ESC and bidi controls, whose text a C1 control.
+    let name = "x\u{1b}[31m\u{202e}lmay\u{2067}.yaml";
+    std::fs::write(
+        tree.join("configs/srt-recipes").join(name),
+        "a: [\u{9b}31m\u{202e}\n",
+    )
+    .unwrap();
+    let t = tree.to_str().unwrap();
+    for format in ["human", "github", "json", "sarif"] {
+        let r = xtask_in(
+            tmp.path(),
+            &[
+                "validate",
+                "--root",
+                t,
+                "--all",
+                "--hermetic",
+                "--format",
+                format,
+            ],
+        );
+        assert_eq!(r.code, Some(1), "{format}: {}", r.all());
+        assert_no_spoof(format, &r.all());
+    }
+}
+
+#[test]
+fn item6_a_newline_in_a_recipe_name_stays_in_the_dry_run_header() {
+    let (tmp, _repo) = fork();
+    let tree = tmp.path().join("copy");
+    copy_dir(&xtask::paths::workspace_root().join(TREE), &tree);
+    let rel = "benchmarks/single_node/srt-slurm-recipes/dsr1/sglang/b300-fp4/fixed.yaml";
+    let p = tree.join(rel);
+    let text = std::fs::read_to_string(&p).unwrap();
+    let forged = text.replacen(
+        "name: dsr1-fp4-b300-sglang",
+        "name: \"dsr1\\nsrun --forged-line \\u202e\\u009b\"",
+        1,
+    );
+    assert_ne!(text, forged);
+    std::fs::write(&p, forged).unwrap();
+    let r = xtask_in(&tree, &["dry-run", "--tree", ".", rel]);
+    assert!(r.out.contains("# dsr1\\nsrun --forged-line"), "{}", r.all());
+    assert!(
+        !r.out.lines().any(|l| l.starts_with("srun --forged-line")),
+        "{}",
+        r.all()
+    );
+    assert_no_spoof("dry-run", &r.all());
+    let r = xtask_in(&tree, &["dry-run", "--tree", ".", "--format", "json", rel]);
+    assert_no_spoof("dry-run json", &r.all());
+}

@@ -146,7 +146,7 @@ fn shown(p: &Path) -> String {
     let s = p.display().to_string();
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        if c.is_control() {
+        if infx_report::is_unsafe_char(c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);
