@@ -42,6 +42,14 @@ pub struct Args {
     /// Also verify image pins against their registries (network).
     #[arg(long, conflicts_with = "hermetic")]
     pub online: bool,
+    /// With --online: serve a registry name from another base URL, e.g.
+    /// `docker.io=http://127.0.0.1:5000` (repeatable; validated as `pin` validates it).
+    #[arg(
+        long = "registry-override",
+        value_name = "NAME=URL",
+        requires = "online"
+    )]
+    pub registry_overrides: Vec<String>,
     /// No network at all: any attempt is an error. Implied inside a Nix build sandbox.
     #[arg(long)]
     pub hermetic: bool,
@@ -204,11 +212,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("error: --root {}: not a directory", args.root.display());
         return Ok(ExitCode::from(2));
     }
+    let registry_overrides =
+        match crate::registry_override::parse_overrides(&args.registry_overrides) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Ok(ExitCode::from(2));
+            }
+        };
     let opts = Options {
         root: args.root.clone(),
         base: args.base.clone(),
         all: args.all,
         online: args.online,
+        registry_overrides,
         hermetic,
         labels: args.labels.map(label_names),
         pr: args.pr,
@@ -510,6 +527,8 @@ pub struct Options {
     pub base: Option<String>,
     pub all: bool,
     pub online: bool,
+    /// `--registry-override` for the online image check (NAME → base URL, validated).
+    pub registry_overrides: std::collections::BTreeMap<String, String>,
     pub hermetic: bool,
     /// The PR's labels (`--labels`); `None` = unknown (then the event's, if any).
     pub labels: Option<Vec<String>>,
@@ -545,6 +564,7 @@ impl Options {
             base: None,
             all: false,
             online: false,
+            registry_overrides: Default::default(),
             hermetic: false,
             labels: None,
             pr: None,

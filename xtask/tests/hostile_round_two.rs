@@ -411,3 +411,158 @@ fn item6_a_newline_in_a_recipe_name_stays_in_the_dry_run_header() {
     let r = xtask_in(&tree, &["dry-run", "--tree", ".", "--format", "json", rel]);
     assert_no_spoof("dry-run json", &r.all());
 }
+
+#[test]
+fn item8_a_crlf_checkout_under_autocrlf_scopes_the_change_as_git_sees_it() {
+    let (_tmp, repo) = fork();
+    // `* text=auto` on both sides, then a checkout with CRLF line endings.
+    std::fs::write(repo.join(".gitattributes"), "* text=auto\n").unwrap();
+    git(&repo, &["add", ".gitattributes"]);
+    git(&repo, &["commit", "-q", "-m", "attributes"]);
+    let base = git(&repo, &["rev-parse", "HEAD"]);
+    git(&repo, &["config", "core.autocrlf", "true"]);
+    std::fs::remove_dir_all(repo.join(TREE)).unwrap();
+    git(&repo, &["checkout", "-q", "--", "."]);
+    let master = repo.join(MASTER);
+    let bytes = std::fs::read(&master).unwrap();
+    assert!(
+        bytes.windows(2).any(|w| w == b"\r\n"),
+        "not a CRLF checkout"
+    );
+    let text = String::from_utf8(bytes).unwrap();
+    std::fs::write(&master, text.replacen("conc-end: 64", "conc-end: 128", 1)).unwrap();
+    let log = repo.join(CHANGELOG);
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    text.push_str(&entry_for_the_edit().replace('\n', "\r\n"));
+    std::fs::write(&log, text).unwrap();
+    let r = xtask_in(
+        &repo,
+        &[
+            "validate",
+            "--base",
+            &base,
+            "--labels",
+            "full-sweep-enabled",
+        ],
+    );
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    // Only the edited config is in scope, as on an LF checkout (the raw CRLF text made every
+    // entry of the master look touched: "matrix ok [4 configs]").
+    let matrix = r
+        .all()
+        .lines()
+        .find(|l| l.starts_with("matrix "))
+        .map(str::to_string)
+        .unwrap_or_default();
+    assert!(matrix.ends_with("[dsr1-fp4-b300-sglang]"), "{}", r.all());
+}
+
+#[test]
+fn item8_a_corrupt_pack_is_named_not_a_missing_branch() {
+    let (_tmp, repo) = fork();
+    git(&repo, &["repack", "-adq"]);
+    let infx = repo.join(TREE).join("infx.yaml");
+    let text = std::fs::read_to_string(&infx).unwrap();
+    std::fs::write(&infx, text + "# x\n").unwrap();
+    git(&repo, &["commit", "-q", "-am", "x"]);
+    // Every object of the pack (origin/main's commit among them) unreadable; the new head
+    // commit is loose and reads.
+    let packs = repo.join(".git/objects/pack");
+    for e in std::fs::read_dir(&packs).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "pack") {
+            let mut perms = std::fs::metadata(&p).unwrap().permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perms.set_readonly(false);
+            std::fs::set_permissions(&p, perms).unwrap();
+            let mut b = std::fs::read(&p).unwrap();
+            let n = b.len();
+            b[12..n - 20].fill(0);
+            std::fs::write(&p, b).unwrap();
+        }
+    }
+    for args in [
+        &["validate"][..],
+        &["validate", "--base", "origin/main"][..],
+    ] {
+        let r = xtask_in(&repo, args);
+        assert_eq!(r.code, Some(1), "{args:?}: {}", r.all());
+        assert!(
+            r.all()
+                .contains("error[git/object]: `origin/main` names commit"),
+            "{args:?}: {}",
+            r.all()
+        );
+        assert!(
+            !r.all().contains("none of the upstream branches") && !r.all().contains("not found"),
+            "{args:?}: {}",
+            r.all()
+        );
+    }
+}
+
+#[test]
+fn item8_review_check_fails_a_sparse_checkout_without_benchmarks() {
+    let (_tmp, repo) = fork();
+    git(
+        &repo,
+        &[
+            "sparse-checkout",
+            "set",
+            "--no-cone",
+            "/*",
+            "!/inferencex-e2e/benchmarks/",
+        ],
+    );
+    assert!(!repo.join(TREE).join("benchmarks").exists());
+    for args in [&["review", "check"][..], &["validate"][..]] {
+        let r = xtask_in(&repo, args);
+        assert_eq!(r.code, Some(1), "{args:?}: {}", r.all());
+        assert!(
+            r.all()
+                .contains("error[git/sparse-checkout]: inferencex-e2e/benchmarks/ is left out of this sparse checkout"),
+            "{args:?}: {}",
+            r.all()
+        );
+    }
+}
+
+/// `validate --online` without the hermetic guard (only loopback overrides are contacted).
+fn validate_online(repo: &Path, overrides: &[&str]) -> Run {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    c.current_dir(repo)
+        .env_remove("INFX_HERMETIC")
+        .env_remove("NIX_BUILD_TOP")
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_EVENT_PATH")
+        .args(["validate", "--all", "--online"]);
+    for o in overrides {
+        c.args(["--registry-override", o]);
+    }
+    run_with_deadline(c, Duration::from_secs(60))
+}
+
+#[test]
+fn item8_validate_online_takes_registry_overrides_validated_as_pin_does() {
+    let (_tmp, repo) = fork();
+    for (bad, why) in [
+        ("=http://127.0.0.1:9", "NAME must be a registry host name"),
+        ("docker.io=http://127.0.0.1:0", "from 1 to 65535"),
+        ("docker.io=http://127.0.0.1:9/?q=1", "query"),
+        ("docker.io=http://127.0.0.1:9#f", "fragment"),
+        ("docker.io=ftp://127.0.0.1:9", "http:// or https://"),
+    ] {
+        let r = validate_online(&repo, &[bad]);
+        assert_eq!(r.code, Some(2), "{bad}: {}", r.all());
+        assert!(r.err.contains(why), "{bad}: {}", r.all());
+    }
+    // Used: every reference of the tree is on docker.io, served by a closed loopback port.
+    let r = validate_online(&repo, &["docker.io=http://127.0.0.1:9"]);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(
+        r.out
+            .contains("http://127.0.0.1:9/v2/lmsysorg/sglang/manifests/"),
+        "{}",
+        r.all()
+    );
+}

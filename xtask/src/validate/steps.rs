@@ -137,6 +137,42 @@ impl ChangeInfo {
     fn with_repo<T>(&self, read: impl FnOnce(&infx_git::Repo) -> Option<T>) -> Option<T> {
         self.repo.read(self.repo_root.as_ref()?, read)
     }
+    /// The folders the checks read that a sparse checkout left out (`git/sparse-checkout`):
+    /// without them review passed with "0 recipes" and validate reported every recipe as
+    /// missing (docs/security.md, "Budgets and read paths, with their tests"). The index is
+    /// read only when such a folder is absent from the work tree.
+    pub(crate) fn sparse_findings(&self, root: &Path) -> Vec<Diagnostic> {
+        let Some(repo_root) = &self.repo_root else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for dir in ["configs", "benchmarks"] {
+            let folder = root.join(dir);
+            if std::fs::symlink_metadata(&folder).is_ok() {
+                continue;
+            }
+            let rel = relative_to(repo_root, &folder);
+            let prefix = format!("{}/", rel.to_string_lossy());
+            let skipped = self
+                .with_repo(|r| Some(r.skip_worktree_count(&prefix)))
+                .unwrap_or(0);
+            if skipped > 0 {
+                out.push(
+                    Diagnostic::error(
+                        infx_git::codes::SPARSE_CHECKOUT,
+                        format!(
+                            "{prefix} is left out of this sparse checkout ({skipped} tracked files below it are not in the work tree), so the checks that read it cannot run"
+                        ),
+                    )
+                    .with_path(&rel)
+                    .with_help(format!(
+                        "check it out: `git sparse-checkout add {prefix}` (or `git sparse-checkout disable`)"
+                    )),
+                );
+            }
+        }
+        out
+    }
     /// The loaded text of `rel` (repository-relative) when the change modified it in place
     /// (same path on both sides, diffed against this run's base): its old and new bytes are
     /// exactly what [`Self::base_bytes`] and [`Self::head_bytes`] would read from git again.
@@ -704,10 +740,16 @@ pub fn touched_keys(
             .base_bytes(&doc.path)
             .and_then(|b| String::from_utf8(b).ok())
             .unwrap_or_default();
+        // The head as git would commit it (docs/diff.md): a CRLF checkout under
+        // `core.autocrlf` must not make every entry of the file look touched.
+        let head_text = change
+            .head_bytes(&doc.path)
+            .and_then(|b| String::from_utf8(b).ok());
+        let head_text = head_text.as_deref().unwrap_or(&doc.text);
         let before = top_level_sections(&base_text);
-        for (key, range) in top_level_sections(&doc.text) {
+        for (key, range) in top_level_sections(head_text) {
             let old = before.iter().find(|(k, _)| *k == key);
-            if old.is_none_or(|(_, r)| base_text.get(r.clone()) != doc.text.get(range.clone())) {
+            if old.is_none_or(|(_, r)| base_text.get(r.clone()) != head_text.get(range.clone())) {
                 keys.insert(key.to_string());
             }
         }
@@ -995,11 +1037,16 @@ fn dry_run_one(
 
 /// `validate --online`: the registry confirms every pin (HEAD requests only).
 #[cfg(feature = "registry")]
-pub fn check_images_online(sites: &[infx_image::ImageSite], hermetic: bool) -> Vec<Diagnostic> {
-    // The same client as `pin`: docker config and INFX_REGISTRY_* credentials, hermetic guard.
+pub fn check_images_online(
+    sites: &[infx_image::ImageSite],
+    hermetic: bool,
+    overrides: &std::collections::BTreeMap<String, String>,
+) -> Vec<Diagnostic> {
+    // The same client as `pin`: docker config and INFX_REGISTRY_* credentials, hermetic guard,
+    // `--registry-override` (validated as pin validates it).
     let client = crate::cmd_pin::registry_client(
         hermetic,
-        Default::default(),
+        overrides.clone(),
         std::time::Duration::from_secs(30),
     );
     infx_image::check_online(
