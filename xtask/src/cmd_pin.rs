@@ -101,8 +101,36 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(|f| f.strip_prefix(&cwd).map(Path::to_path_buf).unwrap_or(f))
         .collect();
     let journal = journal_path(&args.root);
-    if !settle_journal(&journal, args.check || args.dry_run) {
+    let read_only = args.check || args.dry_run;
+    // One pin at a time per checkout (docs/security.md, "Pinning"): two runs lost each
+    // other's edits, and the second took the first's live journal for an interrupted one.
+    let _lock = match pin::PinLock::acquire(&journal, !read_only, &|path| {
+        eprintln!(
+            "pin: another pin is running on this checkout; waiting for it (lock {})",
+            crate::hygiene::escape_line(&path.display().to_string())
+        );
+    }) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!(
+                "error: {}",
+                crate::hygiene::escape_line(&format!(
+                    "cannot take the pin lock {}: {e}",
+                    pin::PinLock::path(&journal).display()
+                ))
+            );
+            return Ok(ExitCode::from(1));
+        }
+    };
+    if !settle_journal(&journal, read_only) {
         return Ok(ExitCode::from(1));
+    }
+    if !read_only {
+        // Every writing run, even one with nothing to write, clears what a run killed before
+        // its journal left.
+        for f in &files {
+            pin::remove_stale_temps(f);
+        }
     }
     let loaded = pin::load(&files);
     let mut sources = SourceMap::new();
