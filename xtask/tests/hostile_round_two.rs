@@ -566,3 +566,160 @@ fn item8_validate_online_takes_registry_overrides_validated_as_pin_does() {
         r.all()
     );
 }
+
+/// A plain copy of the bundled tree, with `edit` applied (no git: the whole tree is judged).
+fn edited_copy(edit: impl FnOnce(&Path)) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("tree");
+    copy_dir(&xtask::paths::workspace_root().join(TREE), &tree);
+    edit(&tree);
+    (tmp, tree)
+}
+
+const AMD: &str = "configs/amd-master.yaml";
+const SMALL_LIST: &str = "conc-list: [4, 8, 16, 32]";
+
+fn conc_list(n: usize) -> String {
+    let values: Vec<String> = (1..=n).map(|i| i.to_string()).collect();
+    format!("conc-list: [{}]", values.join(", "))
+}
+
+#[test]
+fn item4_sweep_points_per_config_and_per_run_have_a_budget() {
+    // One config of 10,001 points (the budget is 10,000 per config).
+    let (_tmp, tree) = edited_copy(|t| {
+        let p = t.join(AMD);
+        let s = std::fs::read_to_string(&p).unwrap();
+        assert!(s.contains(SMALL_LIST));
+        std::fs::write(&p, s.replacen(SMALL_LIST, &conc_list(10_001), 1)).unwrap();
+    });
+    let r = xtask_in(
+        &tree,
+        &[
+            "matrix",
+            "full-sweep",
+            "--root",
+            ".",
+            "--no-evals",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(r.code, Some(1), "{}", r.err);
+    assert!(
+        r.err.contains("error[matrix/too-many-points]: master config 'dsv41flash-fp4-mi355x-sglang' expands into more than 10000 sweep points"),
+        "{}",
+        r.err
+    );
+    // Eleven configs of 9,100 points each: every config within its budget, the run not.
+    let (_tmp, tree) = edited_copy(|t| {
+        let p = t.join(AMD);
+        let s = std::fs::read_to_string(&p).unwrap();
+        let start = s.find("dsv41flash-fp4-mi355x-sglang:").unwrap();
+        let end = s[start..].find(SMALL_LIST).unwrap() + start;
+        let end = end + s[end..].find('\n').unwrap() + 1;
+        let block = &s[start..end];
+        let mut out = s.clone();
+        for k in 0..11 {
+            out.push('\n');
+            out.push_str(
+                &block
+                    .replacen(
+                        "dsv41flash-fp4-mi355x-sglang:",
+                        &format!("budget{k}-fp4-mi355x-sglang:"),
+                        1,
+                    )
+                    .replacen(SMALL_LIST, &conc_list(9_100), 1),
+            );
+        }
+        std::fs::write(&p, out).unwrap();
+    });
+    let r = xtask_in(
+        &tree,
+        &[
+            "matrix",
+            "full-sweep",
+            "--root",
+            ".",
+            "--no-evals",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(r.code, Some(1), "{}", r.err);
+    assert!(
+        r.err.contains(
+            "error[matrix/too-many-points]: this run expands into more than 100000 sweep points"
+        ),
+        "{}",
+        r.err
+    );
+}
+
+#[test]
+fn item4_variants_per_recipe_have_a_budget() {
+    let rel = "benchmarks/single_node/srt-slurm-recipes/dsr1/sglang/b300-fp4/fixed.yaml";
+    let (_tmp, tree) = edited_copy(|t| {
+        let p = t.join(rel);
+        let mut s = std::fs::read_to_string(&p).unwrap();
+        for i in 0..1_001 {
+            s.push_str(&format!(
+                "override_budget{i}:\n  resources:\n    gpus_per_node: 8\n"
+            ));
+        }
+        std::fs::write(&p, s).unwrap();
+    });
+    let r = xtask_in(&tree, &["dry-run", "--tree", ".", "--quiet", rel]);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(
+        r.out
+            .contains("error[recipe/too-many-variants]: the recipe has 1003 variants"),
+        "{}",
+        r.all()
+    );
+}
+
+#[test]
+fn item4_appended_entries_per_change_have_a_budget() {
+    let (_tmp, repo) = fork();
+    let log = repo.join(CHANGELOG);
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    for _ in 0..2_001 {
+        text.push_str(&entry_for_the_edit());
+    }
+    std::fs::write(&log, text).unwrap();
+    let r = xtask_in(&repo, &["validate", "--base", "origin/main"]);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(
+        r.out.contains(
+            "error[changelog/too-many-entries]: the change appends 2001 entries; at most 2000"
+        ),
+        "{}",
+        r.all()
+    );
+    // One finding, not one per entry.
+    assert!(r.out.len() < 20_000, "{} bytes", r.out.len());
+}
+
+#[test]
+fn item4_findings_per_code_are_listed_up_to_a_budget_and_counted() {
+    use infx_report::{Code, Diagnostic, Span};
+    let many = Code::error("x/many", "a test code");
+    let few = Code::error("x/few", "another");
+    let mut diags: Vec<Diagnostic> = (0..5_003)
+        .map(|i| Diagnostic::error(many, format!("finding {i}")).at("f.yaml", Span::line(i + 1)))
+        .collect();
+    diags.push(Diagnostic::error(few, "one").at("g.yaml", Span::line(1)));
+    xtask::validate::cap_per_code(&mut diags);
+    assert_eq!(diags.iter().filter(|d| d.code == many).count(), 5_000);
+    assert_eq!(diags.iter().filter(|d| d.code == few).count(), 1);
+    let note = diags.last().unwrap();
+    assert_eq!(note.code.as_str(), "validate/truncated");
+    assert!(
+        note.message
+            .starts_with("3 more `x/many` findings not listed"),
+        "{}",
+        note.message
+    );
+    assert_eq!(note.span.map(|s| s.start.line()), Some(5_001));
+}

@@ -40,6 +40,7 @@ infx_report::codes! {
     ROOT = error("changelog/root", "the changelog's top level is not a list");
     SEPARATOR = error("changelog/separator", "added entries are not separated the way the file's history is");
     TAB = error("changelog/tab", "a line contains a tab");
+    TOO_MANY_ENTRIES = error("changelog/too-many-entries", "the change appends more entries than the budget (docs/security.md)");
     TRAILING_BLANK = error("changelog/trailing-blank", "the file ends in blank lines");
     UNREGISTERED = error("changelog/unregistered", "a changelog rule with no registered code (a bug in infx; the message tells what failed)");
     YAML = error("changelog/yaml", "perf-changelog.yaml is not valid YAML");

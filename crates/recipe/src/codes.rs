@@ -17,6 +17,7 @@ infx_report::codes! {
     OVERRIDE_NOT_MAPPING = error("recipe/override-not-mapping", "an override_ block is not a mapping");
     REFERENCE = error("recipe/reference", "a recipe reference is malformed");
     ROLE = error("recipe/role", "a role breaks a schema-2 rule (names, nodes, fit)");
+    TOO_MANY_VARIANTS = error("recipe/too-many-variants", "the recipe expands into more variants than the budget (docs/security.md)");
     ROOT_ESCAPE = error("recipe/root-escape", "a recipe path leaves the repository");
     RULE = error("recipe/rule", "a schema-1 post-init rule fails");
     SCHEMA_GATE = error("recipe/schema-gate", "the schema field is missing, invalid, or a pre-2.0 key is used");

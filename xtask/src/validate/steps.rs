@@ -554,6 +554,17 @@ fn appended_scope(
     let mut new_entries = 0;
     let mut append_only = false;
     let mut appended = Vec::new();
+    // Over the budget nothing is parsed: the changelog check says so, coverage waits for it.
+    if let Some(b) = base
+        && infx_changelog::appended_over_budget(b, head, Path::new("")).is_some()
+    {
+        let scope = ChangelogScope {
+            has_history: true,
+            additions_unreadable: true,
+            ..Default::default()
+        };
+        return (scope, infx_changelog::findings::appended_count(b, head));
+    }
     let gated = infx_changelog::gate(
         base,
         head,
