@@ -44,6 +44,7 @@ pub enum FsErrorKind {
     Budget,
     Unreadable,
     SymlinkLoop,
+    OutOfMemory,
 }
 
 impl FsErrorKind {
@@ -56,6 +57,7 @@ impl FsErrorKind {
             FsErrorKind::Budget => codes::BUDGET,
             FsErrorKind::Unreadable => codes::UNREADABLE,
             FsErrorKind::SymlinkLoop => codes::SYMLINK_LOOP,
+            FsErrorKind::OutOfMemory => codes::OUT_OF_MEMORY,
         }
     }
 }
@@ -112,6 +114,9 @@ impl FsError {
             }
             FsErrorKind::Unreadable => "check the permissions of the file or folder",
             FsErrorKind::SymlinkLoop => "remove the symlink: it leads back into its own folder",
+            FsErrorKind::OutOfMemory => {
+                "the process is out of memory (an address-space limit, `ulimit -v`?); docs/security.md"
+            }
         }
     }
 
@@ -359,10 +364,42 @@ fn open_counted(
     Ok(file)
 }
 
+std::thread_local! {
+    static FALLIBLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// True while this thread makes a reservation whose failure it reports itself: the program's
+/// allocator leaves a refused allocation to the caller then, instead of ending the run
+/// (xtask's `main.rs`; docs/security.md, "Memory").
+pub fn reserving_fallibly() -> bool {
+    FALLIBLE.with(std::cell::Cell::get)
+}
+
+/// `v.try_reserve_exact(n)`, marked as fallible for the allocator (see [`reserving_fallibly`]).
+pub fn try_reserve(v: &mut Vec<u8>, n: usize) -> Result<(), std::collections::TryReserveError> {
+    FALLIBLE.with(|f| f.set(true));
+    let r = v.try_reserve_exact(n);
+    FALLIBLE.with(|f| f.set(false));
+    r
+}
+
 fn read_checked(path: &Path, canon: &Path, meta: &std::fs::Metadata) -> Result<Vec<u8>, FsError> {
     let file = open_counted(path, canon, meta, meta.len())?;
+    // The file's size decides the buffer: reserved fallibly, so a refused allocation is a
+    // finding naming the file, not an abort. One byte more holds the probe for growth.
+    let len = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+    let mut bytes = Vec::new();
+    try_reserve(&mut bytes, len.saturating_add(1)).map_err(|e| {
+        FsError::new(
+            FsErrorKind::OutOfMemory,
+            path,
+            format!(
+                "{} has {len} bytes, and no buffer that large could be allocated ({e})",
+                shown(path)
+            ),
+        )
+    })?;
     // Never read past the limit if the file grows while read.
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| FsError::io(path, "read", &e))?;
