@@ -507,10 +507,16 @@ fn changelog_gone(file: &Path, from_commit: bool) -> String {
         Ok(_) => {}
     }
     let is_link = link.as_ref().is_ok_and(|m| m.file_type().is_symlink());
-    if let Err(e) = infx_fs::check_file(file)
-        && e.kind == infx_fs::FsErrorKind::OutsideRoot
-    {
-        return "was replaced by a symlink that leads outside the repository (not read)".into();
+    let refused = infx_fs::check_file(file).err();
+    match &refused {
+        Some(e) if e.kind == infx_fs::FsErrorKind::OutsideRoot => {
+            return "was replaced by a symlink that leads outside the repository (not read)".into();
+        }
+        // A regular file the file layer refuses (over 16 MiB, …): its own words.
+        Some(e) if e.kind == infx_fs::FsErrorKind::TooLarge => {
+            return format!("cannot be read: {}", e.message);
+        }
+        _ => {}
     }
     let what = match std::fs::metadata(file) {
         Err(_) if is_link => "a dangling symlink".to_string(),
