@@ -533,9 +533,13 @@ fn replay(repo: &RepoArgs, head: &str, verbose: bool) -> anyhow::Result<ExitCode
 }
 
 /// What git is doing while it runs the merge driver (the driver's working directory is the
-/// work tree). A rebase leaves `rebase-merge/` or `rebase-apply/` in the git directory (also
-/// `git am`); `git merge` and `git pull` export `GITHEAD_<oid>=<name>` for the merged-in side
-/// and set `GIT_REFLOG_ACTION` to `merge …`/`pull …`; a cherry-pick or revert has neither.
+/// work tree), asked in the order git's own status asks it: a merge in progress first, then a
+/// rebase, then the rest (docs/changelog.md, "The merge driver"). A merge step inside
+/// `git rebase --rebase-merges` leaves both `MERGE_HEAD` and `rebase-merge/`: it is a merge,
+/// "ours" the rewritten PR side. A rebase leaves `rebase-merge/` or `rebase-apply/` (also
+/// `git am`); `git merge` and `git pull` have no `MERGE_HEAD` yet while the driver runs but
+/// export `GITHEAD_<oid>=<name>` for the merged-in side and set `GIT_REFLOG_ACTION` to
+/// `merge …`/`pull …`; a cherry-pick or revert has none of these.
 fn git_operation() -> GitOperation {
     let repo = std::env::current_dir()
         .ok()
@@ -544,7 +548,22 @@ fn git_operation() -> GitOperation {
         return GitOperation::Apply;
     };
     let dir = repo.git_dir();
-    if dir.join("rebase-merge").is_dir() || dir.join("rebase-apply").is_dir() {
+    let upstream_short = repo
+        .default_upstream()
+        .map(|u| branch_short_name(&u).to_string());
+    let is_upstream = |name: &str| {
+        let short = branch_short_name(name);
+        short == "main" || short == "master" || upstream_short.as_deref() == Some(short)
+    };
+    let rebasing = dir.join("rebase-merge").is_dir() || dir.join("rebase-apply").is_dir();
+    if let Some(merged) = read_oid(&dir.join("MERGE_HEAD")) {
+        return GitOperation::Merge {
+            current_is_upstream: !rebasing
+                && repo.current_branch().is_some_and(|c| is_upstream(&c)),
+            merged_is_upstream: merged_is_upstream(&repo, merged, rebasing, &is_upstream),
+        };
+    }
+    if rebasing {
         return GitOperation::Rebase;
     }
     let merged: Vec<String> = std::env::vars()
@@ -558,17 +577,43 @@ fn git_operation() -> GitOperation {
     if !merging {
         return GitOperation::Apply;
     }
-    let upstream_short = repo
-        .default_upstream()
-        .map(|u| branch_short_name(&u).to_string());
-    let is_upstream = |name: &str| {
-        let short = branch_short_name(name);
-        short == "main" || short == "master" || upstream_short.as_deref() == Some(short)
-    };
     GitOperation::Merge {
         current_is_upstream: repo.current_branch().is_some_and(|c| is_upstream(&c)),
         merged_is_upstream: merged.iter().any(|m| is_upstream(m)),
     }
+}
+
+/// The first line of a git state file (`MERGE_HEAD`, `rebase-merge/onto`) as a commit id.
+fn read_oid(path: &std::path::Path) -> Option<Oid> {
+    let text = std::fs::read_to_string(path).ok()?;
+    Oid::from_str(text.lines().next()?.trim()).ok()
+}
+
+/// Whether the commit being merged in is upstream history: inside a rebase, history of the
+/// commit being rebased onto (`rebase-merge/onto`); else the tip, or history, of an upstream
+/// branch (`main`, `master`, the configured upstream).
+fn merged_is_upstream(
+    repo: &Repo,
+    merged: Oid,
+    rebasing: bool,
+    is_upstream: &dyn Fn(&str) -> bool,
+) -> bool {
+    let g = repo.git2();
+    let within = |tip: Oid| tip == merged || g.graph_descendant_of(tip, merged).unwrap_or(false);
+    let dir = repo.git_dir();
+    if rebasing {
+        let onto = read_oid(&dir.join("rebase-merge/onto"))
+            .or_else(|| read_oid(&dir.join("rebase-apply/onto")));
+        return onto.is_some_and(within);
+    }
+    let Ok(refs) = g.references() else {
+        return false;
+    };
+    refs.flatten()
+        .filter(|r| r.is_branch() || r.is_remote())
+        .filter(|r| r.name().ok().is_some_and(is_upstream))
+        .filter_map(|r| r.target())
+        .any(within)
 }
 
 /// `main` from `main`, `origin/main`, `refs/remotes/origin/main` or git pull's

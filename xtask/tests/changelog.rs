@@ -378,7 +378,12 @@ fn check_reports_rule_and_line() {
     std::fs::write(p.join("perf-changelog.yaml"), &mid).expect("write");
     let (code, out) = check(p, &[]);
     assert_eq!(code, 1);
-    assert!(out.contains("changelog/entry-changed"), "{out}");
+    // One finding at the insertion, none for the entry it shifts (docs/changelog.md, "Entries
+    // inserted before the end").
+    assert!(
+        out.contains("changelog/entry-inserted") && out.matches("\"code\":").count() == 1,
+        "{out}"
+    );
     let (code, _) = check(p, &["--mode", "gate"]);
     assert_eq!(code, 0, "the CI gate accepts a mid-file insertion");
     // A key that does not exist at this revision.
@@ -600,4 +605,129 @@ fn random_merges_and_rebases_under_real_git_match_upstream() {
         }
     }
     assert!(failures.is_empty(), "seed {seed}:\n{}", failures.join("\n"));
+}
+
+/// Appends an entry for `key` with its own description (so two entries of one key differ).
+fn append_desc(p: &Path, key: &str, desc: &str, msg: &str) {
+    let mut t = read(p);
+    t.push_str(&format!(
+        "\n- config-keys:\n    - {key}\n  description:\n    - {desc}\n  pr-link: XXX\n"
+    ));
+    std::fs::write(p.join("perf-changelog.yaml"), t).expect("write");
+    ok(p, &["commit", "-q", "-am", msg]);
+}
+
+/// The descriptions of the entries, in file order.
+fn descriptions(p: &Path) -> Vec<String> {
+    read(p)
+        .lines()
+        .filter_map(|l| l.strip_prefix("    - "))
+        .filter(|l| l.starts_with("Change ") || l.starts_with("entry "))
+        .map(String::from)
+        .collect()
+}
+
+fn run_ok(p: &Path, args: &[&str]) {
+    let out = git(p, args).expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+        read(p)
+    );
+}
+
+/// Issue #45: the merge step of `git rebase --rebase-merges` leaves `MERGE_HEAD` beside
+/// `rebase-merge/`; it is a merge whose "ours" is the PR side, so main's entries go first
+/// (the rebase alone put the PR's p1 before main's m1 and m2, and the PR failed its own gate
+/// with entry-reordered).
+#[test]
+fn rebase_merges_keeps_mains_entries_first() {
+    let d = repo();
+    let p = d.path();
+    ok(p, &["checkout", "-q", "-b", "pr"]);
+    append_desc(p, "c-b200-vllm", "entry p1", "p1");
+    ok(p, &["checkout", "-q", "main"]);
+    append_desc(p, "a-mi355x-sglang", "entry m1", "m1");
+    ok(p, &["checkout", "-q", "pr"]);
+    run_ok(p, &["merge", "--no-edit", "main"]);
+    append_desc(p, "c-b200-vllm", "entry p2", "p2");
+    ok(p, &["checkout", "-q", "main"]);
+    append_desc(p, "b-b200-vllm", "entry m2", "m2");
+    ok(p, &["checkout", "-q", "pr"]);
+    run_ok(p, &["rebase", "-q", "--rebase-merges", "main"]);
+    let order = descriptions(p);
+    assert_eq!(
+        &order[2..],
+        ["entry m1", "entry m2", "entry p1", "entry p2"],
+        "{}",
+        read(p)
+    );
+    let (code, report) = strict_against(p, "main");
+    assert_eq!(code, 0, "the PR passes its own strict check: {report}");
+}
+
+/// `git rebase --onto main topic pr` replays the PR's entry commit on main: main's first.
+#[test]
+fn rebase_onto_replays_the_entry_after_mains() {
+    let d = repo();
+    let p = d.path();
+    ok(p, &["checkout", "-q", "-b", "topic"]);
+    append_desc(p, "b-b200-vllm", "entry t1", "t1");
+    ok(p, &["checkout", "-q", "-b", "pr"]);
+    append_desc(p, "c-b200-vllm", "entry p1", "p1");
+    ok(p, &["checkout", "-q", "main"]);
+    append_desc(p, "a-mi355x-sglang", "entry m1", "m1");
+    run_ok(p, &["rebase", "-q", "--onto", "main", "topic", "pr"]);
+    assert_eq!(
+        &descriptions(p)[2..],
+        ["entry m1", "entry p1"],
+        "{}",
+        read(p)
+    );
+    let (code, report) = strict_against(p, "main");
+    assert_eq!(code, 0, "{report}");
+}
+
+/// A cherry-pick of an entry commit onto a main that moved on keeps main's bytes first; a
+/// revert of an entry commit under later entries edits history, which the driver leaves as
+/// a conflict with its reason rather than merge.
+#[test]
+fn cherry_pick_and_revert_of_an_entry_commit() {
+    let d = repo();
+    let p = d.path();
+    ok(p, &["checkout", "-q", "-b", "pr"]);
+    append_desc(p, "c-b200-vllm", "entry p1", "p1");
+    ok(p, &["checkout", "-q", "main"]);
+    append_desc(p, "a-mi355x-sglang", "entry m1", "m1");
+    append_desc(p, "b-b200-vllm", "entry m2", "m2");
+    run_ok(p, &["cherry-pick", "pr"]);
+    assert_eq!(
+        &descriptions(p)[2..],
+        ["entry m1", "entry m2", "entry p1"],
+        "{}",
+        read(p)
+    );
+    ok(p, &["reset", "-q", "--hard", "HEAD~1"]);
+    let out = git(p, &["revert", "--no-edit", "HEAD~1"]).expect("git revert");
+    assert!(
+        !out.status.success(),
+        "reverting m1 under m2 edits history: {}",
+        read(p)
+    );
+    assert!(read(p).contains("<<<<<<< ours"), "{}", read(p));
+}
+
+/// Issue #45: a description holding DEL (PyYAML's reader refuses it: upstream's validator
+/// exits 1) fails the check with the YAML reader's rule.
+#[test]
+fn a_control_character_in_an_entry_fails_the_check() {
+    let d = repo();
+    let p = d.path();
+    append_desc(p, "c-b200-vllm", "a\u{7f}b", "entry with DEL");
+    let (code, report) = strict_against(p, "HEAD~1");
+    assert_eq!(code, 1, "{report}");
+    assert!(report.contains("changelog/yaml"), "{report}");
+    assert!(report.contains("unacceptable character #x007f"), "{report}");
 }

@@ -76,6 +76,11 @@ const LINES: &[(&str, &str, &str)] = &[
         "pin's own journal inside .git, which no tree can commit",
     ),
     (
+        "xtask/src/cmd_changelog.rs",
+        "let text = std::fs::read_to_string(path).ok()?;",
+        "git's own state files in .git (MERGE_HEAD, rebase-merge/onto), which no tree can commit",
+    ),
+    (
         "xtask/src/cmd_pin.rs",
         "match std::fs::read_to_string(&file)",
         "the invoker's registry credentials ($DOCKER_CONFIG), outside any tree; never printed",

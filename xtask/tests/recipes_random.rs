@@ -80,3 +80,34 @@ fn seeded_cases_replay() {
         .collect();
     assert_ne!(a, other);
 }
+
+/// Issue #45: every frontend × backend pair srtctl's mock supports launches what the mock
+/// launches; an SGLang router in front of vLLM workers lists their URLs.
+#[test]
+fn every_frontend_and_backend_pair_launches_as_srtctl_mock() {
+    let Some(corpus) = xtask::paths::corpus_dir() else {
+        println!("SKIP: frontend pairs differential: ../shared/corpus not found");
+        return;
+    };
+    if let Err(why) = recipes_random::oracle_python() {
+        println!("SKIP: frontend pairs differential: {why}");
+        return;
+    }
+    let cases = recipes_random::frontend_pair_cases(&corpus);
+    assert!(
+        cases.iter().any(|c| c
+            .what
+            .starts_with("vllm disaggregated with frontend sglang")),
+        "a vLLM disaggregated seed behind the SGLang router"
+    );
+    let outcome = recipes_random::run_frontend_pairs(&corpus).expect("the differential runs");
+    println!("{}", outcome.summary());
+    for d in &outcome.disagreements {
+        println!("  disagree: {d}");
+    }
+    assert!(
+        outcome.disagreements.is_empty(),
+        "{} disagreements",
+        outcome.disagreements.len()
+    );
+}

@@ -227,3 +227,77 @@ fn a_run_without_a_change_has_no_baseline() {
     assert!(report.diagnostics().iter().all(|d| d.baseline.is_none()));
     assert!(report.has_errors(), "--all judges the whole tree");
 }
+
+/// Where .ci/run installs the official SARIF 2.1.0 schema: Microsoft's `@microsoft/jest-sarif`
+/// npm package ships it (`sarif-2.1.0-rtm.5.json`, draft-04); `INFX_SARIF_SCHEMA` overrides.
+fn official_sarif_schema() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("INFX_SARIF_SCHEMA")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            xtask::paths::tools_target()
+                .join("tools/npm/node_modules/@microsoft/jest-sarif/lib/schemas")
+                .join("sarif-2.1.0-rtm.5.json")
+        });
+    if path.is_file() {
+        return Some(path);
+    }
+    let why = format!(
+        "{} missing (npm install --prefix target/tools/npm --no-save @microsoft/jest-sarif@1.0.0-beta.0)",
+        path.display()
+    );
+    assert!(std::env::var_os("CI").is_none(), "CI has no schema: {why}");
+    println!("SKIP: SARIF against the official schema: {why}");
+    None
+}
+
+#[test]
+fn sarif_with_baseline_states_validates_against_the_official_schema() {
+    let Some(schema_path) = official_sarif_schema() else {
+        return;
+    };
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&schema_path).expect("schema reads"))
+            .expect("schema is JSON");
+    let mut schemas = boon::Schemas::new();
+    let mut compiler = boon::Compiler::new();
+    compiler.enable_format_assertions();
+    compiler
+        .add_resource("sarif-2.1.0-rtm.5.json", schema)
+        .expect("schema added");
+    let idx = compiler
+        .compile("sarif-2.1.0-rtm.5.json", &mut schemas)
+        .expect("schema compiles");
+    // Base findings (unchanged) and a new duplicate key (new) in one log.
+    let (_tmp, repo) = scenario();
+    on_the_base(&repo, break_the_other_entry);
+    edit(&repo, RECIPE, |t| {
+        t.replacen(
+            "base:\n  schema: 2\n",
+            "base:\n  schema: 2\n  schema: 2\n",
+            1,
+        )
+    });
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["validate", "--format", "sarif"])
+        .current_dir(&repo)
+        .env("NO_COLOR", "1")
+        .env("INFX_HERMETIC", "1")
+        .output()
+        .expect("xtask runs");
+    assert_eq!(out.status.code(), Some(1), "the new key fails");
+    let doc: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("stdout is one SARIF log");
+    if let Err(e) = schemas.validate(&doc, idx) {
+        panic!("{e:#}");
+    }
+    let states: Vec<&str> = doc["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter_map(|r| r["baselineState"].as_str())
+        .collect();
+    assert!(
+        states.contains(&"new") && states.contains(&"unchanged"),
+        "{states:?}"
+    );
+}

@@ -49,4 +49,26 @@ fn adding_a_point_needs_an_entry() {
         found.len() == 1 && found[0].contains("'dsr1-fp4-b300-sglang'"),
         "{found:#?}"
     );
+    // The finding names the row that is new (docs/changelog.md, "Impact is about rows").
+    assert!(found[0].contains("a new row `"), "{found:#?}");
+}
+
+#[test]
+fn a_changed_field_is_named_with_its_values() {
+    let (_tmp, repo) = scenario();
+    edit(&repo, MASTER, |t| {
+        t.replacen(
+            "model: nvidia/DeepSeek-R1-0528-FP4-V2",
+            "model: nvidia/DeepSeek-R1-0528-FP4-V3",
+            1,
+        )
+    });
+    let found = entry_required(&repo);
+    assert!(
+        found.len() == 1
+            && found[0].contains(
+                "a row's `model` is \"nvidia/DeepSeek-R1-0528-FP4-V3\", was \"nvidia/DeepSeek-R1-0528-FP4-V2\""
+            ),
+        "{found:#?}"
+    );
 }

@@ -15,6 +15,7 @@ infx_report::codes! {
     ENTRIES_DELETED = error("changelog/entries-deleted", "entries present at the base are missing from the head");
     ENTRY_CHANGED = error("changelog/entry-changed", "an existing changelog entry was edited (append-only)");
     ENTRY_EXCLUSIVE = error("changelog/entry-exclusive", "an entry sets two fields that exclude each other");
+    ENTRY_INSERTED = error("changelog/entry-inserted", "a new entry is inserted before the end of the changelog (append-only)");
     ENTRY_REORDERED = error("changelog/entry-reordered", "existing changelog entries were swapped or moved (append-only)");
     ENTRY_REQUIRED = error("changelog/entry-required", "a changed config can benchmark differently, but no appended entry plans it");
     ENTRY_SCHEMA = error("changelog/entry-schema", "a changelog entry does not match the entry schema");

@@ -116,18 +116,43 @@ pub fn coverage(
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for (i, a) in appended.iter().enumerate() {
-        if rows.entry_total(i) == 0 {
-            let d = Diagnostic::error(
-                codes::EMPTY_PLAN,
-                format!(
-                    "this entry plans no benchmark row: the sweep of this PR would run nothing for {}",
-                    a.keys.join(", ")
-                ),
-            )
-            .at(changelog, Span::line(a.line))
-            .with_help("name the configs the change affects, and a scenario-type they have (or none)");
-            out.push(d);
+        if rows.entry_total(i) > 0 {
+            continue;
         }
+        // The planner claims a config's scenarios once (upstream's de-duplication): an entry
+        // whose configs an earlier entry already plans is not empty. The finding names the
+        // configs that run nothing anywhere in the plan, or the keys as written when they
+        // resolve to no config.
+        let idle: Vec<String> = if a.keys.is_empty() {
+            a.entry
+                .config_keys
+                .iter()
+                .map(|k| format!("{k} (resolves to no config)"))
+                .collect()
+        } else {
+            a.keys
+                .iter()
+                .filter(|k| rows.rows_for(k) == 0)
+                .cloned()
+                .collect()
+        };
+        if idle.is_empty() && !a.keys.is_empty() {
+            continue;
+        }
+        let d = Diagnostic::error(
+            codes::EMPTY_PLAN,
+            format!(
+                "this entry plans no benchmark row: the sweep of this PR would run nothing for {}",
+                if idle.is_empty() {
+                    "it (no config-keys)".to_string()
+                } else {
+                    idle.join(", ")
+                }
+            ),
+        )
+        .at(changelog, Span::line(a.line))
+        .with_help("name the configs the change affects, and a scenario-type they have (or none)");
+        out.push(d);
     }
     let uncovered: Vec<&crate::impact::Impacted> = impact
         .keys
@@ -220,6 +245,7 @@ mod tests {
                     why: "master entry changed".into(),
                 }],
             }],
+            ..Impact::default()
         }
     }
 
@@ -274,6 +300,39 @@ mod tests {
                 "changelog/empty-plan perf-changelog.yaml:10:1",
                 "changelog/entry-required configs/m.yaml:7:1"
             ]
+        );
+    }
+
+    /// Upstream's planner claims a config once: a second entry naming it plans no row of its
+    /// own, and is not an empty plan (the config is planned).
+    #[test]
+    fn two_entries_for_one_config_plan_it_once_without_empty_plan() {
+        let entries = [entry(&["a"], None), entry(&["a"], None)];
+        assert!(codes(&entries, "a").is_empty());
+    }
+
+    #[test]
+    fn an_empty_plan_names_its_configs() {
+        let entries = [entry(&["b"], None)];
+        let appended = [Appended {
+            entry: &entries[0],
+            line: 10,
+            keys: vec![],
+        }];
+        let rows = planned_rows(&appended, Modifiers::default(), &mut Fake).unwrap();
+        let d = coverage(
+            &Impact::default(),
+            &appended,
+            &rows,
+            Path::new("perf-changelog.yaml"),
+            None,
+        );
+        assert_eq!(d.len(), 1);
+        assert!(
+            d[0].message
+                .ends_with("nothing for b (resolves to no config)"),
+            "{}",
+            d[0].message
         );
     }
 

@@ -95,21 +95,32 @@ pub fn all_faults(
         return out;
     }
     let history_faults = compare_history(&b.entries, items, path, &mut out.diagnostics);
-    let appended = items.get(b.entries.len()..).unwrap_or(&[]);
+    // (entry number, entry): the tail, or the inserted entries wherever they sit.
+    let appended: Vec<(usize, &Node)> = match &history_faults.inserted {
+        Some(at) => at
+            .iter()
+            .filter_map(|&i| Some((i + 1, items.get(i)?)))
+            .collect(),
+        None => items
+            .iter()
+            .enumerate()
+            .skip(b.entries.len())
+            .map(|(i, e)| (i + 1, e))
+            .collect(),
+    };
     if history_faults.corrections > 0 && !appended.is_empty() {
         out.diagnostics.push(
             fault(
                 path,
                 "mixed-corrections",
                 "do not mix historical pr-link corrections with new changelog entries".into(),
-                appended[0].span,
+                appended[0].1.span,
             )
             .with_help("send the pr-link corrections in a separate change"),
         );
     }
-    let first_number = b.entries.len() + 1;
-    for (n, e) in appended.iter().enumerate() {
-        appended_entry_faults(e, first_number + n, &clean, dialect, links, path, &mut out);
+    for (number, e) in &appended {
+        appended_entry_faults(e, *number, &clean, dialect, links, path, &mut out);
     }
     if !history_faults.any && !appended.is_empty() {
         raw_faults(
@@ -277,6 +288,24 @@ fn appended_entry_faults(
 struct History {
     any: bool,
     corrections: usize,
+    /// Head positions of entries inserted among the base's (the base entries are all still
+    /// there, in order): the new entries, wherever they sit.
+    inserted: Option<Vec<usize>>,
+}
+
+/// When `head` is `base` with entries added, the head positions of the added ones (`None`
+/// when a base entry is missing, changed or moved).
+fn added_positions(base: &[Node], head: &[Node]) -> Option<Vec<usize>> {
+    let mut next = 0;
+    let mut added = Vec::new();
+    for (i, n) in head.iter().enumerate() {
+        if base.get(next) == Some(n) {
+            next += 1;
+        } else {
+            added.push(i);
+        }
+    }
+    (next == base.len()).then_some(added)
 }
 
 /// Every historical entry that changed, each once: a swap of two entries is one finding naming
@@ -292,6 +321,7 @@ fn compare_history(
     let mut h = History {
         any: false,
         corrections: 0,
+        inserted: None,
     };
     let at = |code: &str, msg: String, span: Span| {
         Diagnostic::error(crate::codes::of_rule(code), msg).at(path, span)
@@ -315,6 +345,37 @@ fn compare_history(
             )),
         );
         h.any = true;
+        return h;
+    }
+    // An entry added before the end shifts every base entry after it: one finding for the
+    // insertion, none for the entries it shifted (docs/changelog.md, "Entries inserted before
+    // the end").
+    if let Some(added) = added_positions(base, head)
+        && added.iter().any(|&i| i < base.len())
+    {
+        for &i in added.iter().filter(|&&i| i < base.len()) {
+            out.push(
+                at(
+                    "entry-inserted",
+                    format!(
+                        "entry {} is inserted before the end, after entry {}: appended entries must be at the end",
+                        i + 1,
+                        i
+                    ),
+                    Span::point(head[i].span.start),
+                )
+                .with_help({
+                    let after = head.len() - i - 1;
+                    format!(
+                        "move it after the last entry (after one empty line); the {after} entr{} after it {} the base's, unchanged",
+                        if after == 1 { "y" } else { "ies" },
+                        if after == 1 { "is" } else { "are" }
+                    )
+                }),
+            );
+        }
+        h.any = true;
+        h.inserted = Some(added);
         return h;
     }
     let mut explained = vec![false; base.len()];
@@ -491,6 +552,20 @@ mod tests {
             (tabs[MAX_LINES_PER_KIND].1, tabs[MAX_LINES_PER_KIND].2),
             (0, 0)
         );
+    }
+
+    /// An entry inserted between two historical ones is one finding at the insertion; the base
+    /// entry it shifts is not a new entry (no pr-link or key checks on it).
+    #[test]
+    fn an_insertion_before_the_end_is_one_finding() {
+        let e3 = E2
+            .replace("    - b\n", "    - c\n")
+            .replace("pull/2", "pull/3");
+        let base = format!("{E1}\n{E2}");
+        let head = format!("{E1}\n{e3}\n{E2}");
+        assert_eq!(faults(&base, &head), [(codes::ENTRY_INSERTED, 7, 3)]);
+        // At the end it is simply appended.
+        assert_eq!(faults(&base, &format!("{E1}\n{E2}\n{e3}")), []);
     }
 
     #[test]

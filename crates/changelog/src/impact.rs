@@ -35,6 +35,10 @@ pub struct Impacted {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Impact {
     pub keys: Vec<Impacted>,
+    /// Changed files a benchmark may run that no config can be tied to (a shared library
+    /// script, an eval task, a multinode script): their impact is not assessed, and the
+    /// report says so (docs/changelog.md, "Launchers are part of the row").
+    pub not_assessed: Vec<PathBuf>,
 }
 
 impl Impact {
@@ -122,6 +126,17 @@ fn line_at(text: &str, offset: usize) -> usize {
         .filter(|&&b| b == b'\n')
         .count()
         + 1
+}
+
+/// The first line (1-based, on the new side) where `old` and `new` part: where a change that
+/// only removes lines is shown.
+fn parting_line(old: &str, new: &str) -> usize {
+    let same = old
+        .lines()
+        .zip(new.lines())
+        .take_while(|(a, b)| a == b)
+        .count();
+    (same + 1).min(new.lines().count().max(1))
 }
 
 /// Lines added on the new side (1-based, relative to `new`), skipping blank and comment-only
@@ -235,13 +250,59 @@ fn new_config(rel: &Path, line: usize) -> Cause {
     cause(rel, line, "new config")
 }
 
+/// Impact of a launcher script that the rows of `keys` run (docs/changelog.md, "Launchers are
+/// part of the row"): when its code differs between `base` and `head` (`None` = absent on that
+/// side), every key is impacted, caused by the first changed code line. Blank and comment-only
+/// lines are not code, so an edit of comments alone impacts nothing.
+pub fn launcher_impact(
+    rel: &Path,
+    base: Option<&str>,
+    head: Option<&str>,
+    keys: &[&str],
+    out: &mut Impact,
+) {
+    fn code(t: Option<&str>) -> Vec<&str> {
+        t.unwrap_or("")
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect()
+    }
+    if base.is_some() == head.is_some() && code(base) == code(head) {
+        return;
+    }
+    let name = rel.file_name().map_or_else(
+        || rel.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let (line, why) = match (base, head) {
+        (_, None) => (1, format!("launcher `{name}` deleted")),
+        (None, Some(_)) => (1, format!("launcher `{name}` added")),
+        (Some(b), Some(h)) => (
+            added_lines(base, h)
+                .first()
+                .copied()
+                .unwrap_or_else(|| parting_line(b, h)),
+            format!("launcher `{name}` changed"),
+        ),
+    };
+    for key in keys {
+        out.add(key, cause(rel, line, &why));
+    }
+}
+
 /// One recipe file as a config uses it.
 #[derive(Debug, Clone)]
 pub struct RecipeUse<'a> {
     pub key: &'a str,
     /// Relative to the tree.
     pub rel: &'a str,
-    pub lane: Lane,
+    /// The lane block the fragment is composed over; `None` for a complete recipe the launcher
+    /// runs as written (a `CONFIG_FILE=` reference).
+    pub lane: Option<Lane>,
+    /// The variant a complete recipe's reference selects (`override_x`, `zip_override_y[0]`);
+    /// `None` = every variant.
+    pub selector: Option<&'a str>,
 }
 
 /// Reads a file of one side of the change (tree-relative path); `None` = absent.
@@ -267,19 +328,24 @@ pub fn recipe_impact<'a, 'd>(
     let no_documents = |_: &str| None;
     let mut base_side = Side::new(base, &no_documents, true);
     let mut head_side = Side::new(head, head_parsed, false);
-    let mut done: Vec<(&str, Lane, bool)> = Vec::new();
+    type Seen<'u> = (&'u str, Option<Lane>, Option<&'u str>, bool);
+    let mut done: Vec<Seen<'_>> = Vec::new();
     for u in uses {
-        let block = u.lane.block_path();
+        let block = u.lane.map(Lane::block_path);
         let file_changed = changed.contains(Path::new(u.rel));
-        let block_changed = changed.contains(Path::new(block));
+        let block_changed = block.is_some_and(|b| changed.contains(Path::new(b)));
         if !file_changed && !block_changed {
             continue;
         }
-        let verdict = match done.iter().find(|(r, l, _)| *r == u.rel && *l == u.lane) {
-            Some((_, _, v)) => *v,
+        let verdict = match done
+            .iter()
+            .find(|(r, l, s, _)| *r == u.rel && *l == u.lane && *s == u.selector)
+        {
+            Some((_, _, _, v)) => *v,
             None => {
-                let v = base_side.variants(u.rel, u.lane) != head_side.variants(u.rel, u.lane);
-                done.push((u.rel, u.lane, v));
+                let v = base_side.variants(u.rel, u.lane, u.selector)
+                    != head_side.variants(u.rel, u.lane, u.selector);
+                done.push((u.rel, u.lane, u.selector, v));
                 v
             }
         };
@@ -287,19 +353,21 @@ pub fn recipe_impact<'a, 'd>(
             continue;
         }
         for (path, changed_here, what) in [
-            (u.rel, file_changed, "recipe"),
+            (Some(u.rel), file_changed, "recipe"),
             (block, block_changed, "lane block"),
         ] {
-            if !changed_here {
+            let Some(path) = path.filter(|_| changed_here) else {
                 continue;
-            }
+            };
             let Some(new) = head(path) else {
                 continue;
             };
             let why = format!("{what} {path} resolves to different variants");
-            let lines = added_lines(base(path).as_deref(), &new);
+            let old = base(path);
+            let lines = added_lines(old.as_deref(), &new);
             if lines.is_empty() {
-                out.add(u.key, cause(Path::new(path), 1, &why));
+                let line = old.as_deref().map_or(1, |o| parting_line(o, &new));
+                out.add(u.key, cause(Path::new(path), line, &why));
             }
             for l in lines {
                 out.add(u.key, cause(Path::new(path), l, &why));
@@ -395,11 +463,32 @@ impl<'a, 'd> Side<'a, 'd> {
         self.files.insert(rel.to_string(), file);
     }
 
-    /// The resolved variants of `rel` in `lane`: (label, tree) in expansion order; `None`
-    /// when the file or block is absent; the texts when either does not resolve (then any
-    /// text change counts).
-    fn variants(&mut self, rel: &str, lane: Lane) -> Option<Result<Vec<(String, Node)>, String>> {
+    /// The resolved variants of `rel` in `lane` (`None`: the file as written, only the
+    /// `selector`'s variant when it names one): (label, tree) in expansion order; `None` when
+    /// the file or block is absent; the texts when either does not resolve (then any text
+    /// change counts).
+    fn variants(
+        &mut self,
+        rel: &str,
+        lane: Option<Lane>,
+        selector: Option<&str>,
+    ) -> Option<Result<Vec<(String, Node)>, String>> {
         self.load(rel);
+        let (file_text, file) = self.files.get(rel)?.as_ref()?;
+        let Some(lane) = lane else {
+            let resolve = || -> Option<Vec<(String, Node)>> {
+                let selector = match selector {
+                    Some(s) => Some(infx_recipe::Selector::parse_srtctl(s).ok()?),
+                    None => None,
+                };
+                let found = file
+                    .as_ref()?
+                    .expand_with(selector.as_ref(), ExpandOptions::srtctl())
+                    .ok()?;
+                Some(found.into_iter().map(|v| (v.label, v.tree)).collect())
+            };
+            return Some(resolve().ok_or_else(|| file_text.clone()));
+        };
         self.load(lane.block_path());
         let (file_text, file) = self.files.get(rel)?.as_ref()?;
         let (block_text, block) = self.files.get(lane.block_path())?.as_ref()?;
@@ -644,7 +733,8 @@ mod tests {
         let uses = [RecipeUse {
             key: "m-fp4",
             rel: recipe_rel,
-            lane: Lane::FixedSeqSingle,
+            lane: Some(Lane::FixedSeqSingle),
+            selector: None,
         }];
         let changed = BTreeSet::from([PathBuf::from(recipe_rel)]);
         let side = |recipe: &str| {
@@ -664,6 +754,43 @@ mod tests {
         let mut out = Impact::default();
         recipe_impact(&uses, &changed, &base_side, &head_side, &parsed, &mut out);
         out.keys.into_iter().map(|k| k.key).collect()
+    }
+
+    /// A `CONFIG_FILE=` recipe runs as written, and a bundle's edit impacts only the configs
+    /// whose selector names a variant it changes (docs/changelog.md, "Impact is about rows").
+    #[test]
+    fn a_config_file_recipe_edit_impacts_the_configs_binding_the_changed_variant() {
+        const BUNDLE: &str = "base:\n  name: b\n  model: {path: m, container: c, precision: fp4}\n  resources: {gpu_type: gb300, gpus_per_node: 4}\noverride_a:\n  resources: {gpus_per_node: 2}\noverride_b:\n  resources: {gpus_per_node: 1}\n";
+        let rel = "benchmarks/multi_node/srt-slurm-recipes/t/bundle.yaml";
+        let head = BUNDLE.replace("gpus_per_node: 2", "gpus_per_node: 8");
+        let uses = [
+            RecipeUse {
+                key: "uses-a",
+                rel,
+                lane: None,
+                selector: Some("override_a"),
+            },
+            RecipeUse {
+                key: "uses-b",
+                rel,
+                lane: None,
+                selector: Some("override_b"),
+            },
+            RecipeUse {
+                key: "uses-all",
+                rel,
+                lane: None,
+                selector: None,
+            },
+        ];
+        let changed = BTreeSet::from([PathBuf::from(rel)]);
+        let base_side = |r: &str| (r == rel).then(|| BUNDLE.to_string());
+        let head_side = |r: &str| (r == rel).then(|| head.clone());
+        let parsed = |_: &str| None;
+        let mut out = Impact::default();
+        recipe_impact(&uses, &changed, &base_side, &head_side, &parsed, &mut out);
+        let keys: Vec<String> = out.keys.into_iter().map(|k| k.key).collect();
+        assert_eq!(keys, ["uses-a", "uses-all"]);
     }
 
     #[test]

@@ -63,6 +63,75 @@ pub fn checkout_recipe_path(reference: &str) -> Option<String> {
     Some(format!("{}/{rest}", recipes_root(true)))
 }
 
+/// The base GPU of a runner label, as upstream's launch scripts are named after it: the part
+/// before the first `-` or `_` of its last `:` component, lower-cased (`b200-dgxc` → `b200`,
+/// `cluster:mi355x-amds` → `mi355x`).
+pub fn gpu_of_runner(runner: &str) -> String {
+    let r = runner
+        .rsplit(':')
+        .next()
+        .unwrap_or(runner)
+        .to_ascii_lowercase();
+    r.split(['-', '_']).next().unwrap_or("").to_string()
+}
+
+/// The single-node launcher scripts upstream's runner scripts (`runners/launch_<runner>.sh`)
+/// run for a row (docs/changelog.md, "Launchers are part of the row"): under
+/// `benchmarks/single_node/<agentic|fixed_seq_len>/`, first the framework-tagged name
+/// `<model-prefix>_<precision>_<gpu>_<framework>[_mtp].sh`, and when that file does not exist
+/// the historical one, `<model-prefix>_<precision>_<gpu>[_trt|_atom][_mtp].sh`. `_mtp` when the
+/// row's `spec-decoding` is `mtp`. Both names are given; which one runs depends on the tree.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Launcher {
+    pub tagged: String,
+    pub historical: String,
+}
+
+/// Every launcher a single-node entry's rows can run (one per scenario and `spec-decoding`
+/// kind, in row order); none for a multinode entry (srt-slurm runs its recipes) or one without
+/// `model-prefix`, `precision`, `runner` or `framework`.
+pub fn single_node_launchers(entry: &crate::view::EntryView<'_>) -> Vec<Launcher> {
+    let (Some(prefix), Some(precision), Some(runner), Some(framework)) = (
+        entry.model_prefix(),
+        entry.precision(),
+        entry.runner(),
+        entry.framework(),
+    ) else {
+        return Vec::new();
+    };
+    if entry.is_multinode() {
+        return Vec::new();
+    }
+    let gpu = gpu_of_runner(runner);
+    let historical_suffix = match framework {
+        "trt" => "_trt",
+        "atom" => "_atom",
+        _ => "",
+    };
+    let mut out: Vec<Launcher> = Vec::new();
+    for r in entry.rows() {
+        let dir = if crate::view::is_agentic_scenario(r.scenario) {
+            "agentic"
+        } else {
+            "fixed_seq_len"
+        };
+        let mtp = if r.row.get("spec-decoding").and_then(Node::as_str) == Some("mtp") {
+            "_mtp"
+        } else {
+            ""
+        };
+        let base = format!("benchmarks/single_node/{dir}/{prefix}_{precision}_{gpu}");
+        let l = Launcher {
+            tagged: format!("{base}_{framework}{mtp}.sh"),
+            historical: format!("{base}{historical_suffix}{mtp}.sh"),
+        };
+        if !out.contains(&l) {
+            out.push(l);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,7 +22,10 @@ mod runners;
 mod schema;
 mod view;
 
-pub use layout::{RecipeDir, checkout_recipe_path, is_multinode, recipes_root, truthy};
+pub use layout::{
+    Launcher, RecipeDir, checkout_recipe_path, gpu_of_runner, is_multinode, recipes_root,
+    single_node_launchers, truthy,
+};
 pub use model::*;
 pub use view::{
     EntryView, LegacyRef, RecipeSetting, SETTINGS_SCOPES, ScenarioRow, SrtReference, entries_in,

@@ -184,6 +184,13 @@ pub fn is_confining() -> bool {
     !ROOTS.read().unwrap_or_else(|p| p.into_inner()).is_empty()
 }
 
+/// Whether `path` exists and lies inside the roots (always true before [`confine_to`]): for
+/// optional look-ups beside the tree (a parent folder's CODEOWNERS), which are skipped, not
+/// reported, when they would leave the repository (docs/security.md).
+pub fn is_inside(path: &Path) -> bool {
+    path.canonicalize().is_ok_and(|c| is_confined(&c))
+}
+
 /// Inside a registered root, and not inside a `.git` folder there: CI checkouts keep the job's
 /// token in `.git/config` (docs/security.md), so a link to it is as bad as one leaving the root.
 fn is_confined(canon: &Path) -> bool {

@@ -5,6 +5,7 @@
 pub mod args;
 pub mod bind;
 pub mod codes;
+pub mod compare;
 pub mod decimal;
 pub mod evals;
 pub mod generate;

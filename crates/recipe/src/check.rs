@@ -154,6 +154,10 @@ fn check_each(variants: Vec<Variant>, plain: bool) -> Vec<(Variant, Vec<Diagnost
                 }
             }
             diagnostics.extend(validate(&v));
+            // Only a variant both dry-runs accept can fail later, at launch.
+            if diagnostics.is_empty() {
+                diagnostics.extend(crate::render::runtime_warnings(&v));
+            }
             (v, diagnostics)
         })
         .collect()

@@ -20,6 +20,8 @@ infx_report::codes! {
     TOO_MANY_VARIANTS = error("recipe/too-many-variants", "the recipe expands into more variants than the budget (docs/security.md)");
     ROOT_ESCAPE = error("recipe/root-escape", "a recipe path leaves the repository");
     RULE = error("recipe/rule", "a schema-1 post-init rule fails");
+    RUNTIME_GPUS = warning("recipe/runtime-gpus", "a vLLM data-parallel role's sizes need another GPU count than its workers have; srtctl's runtime refuses it");
+    RUNTIME_SIZE_TYPE = warning("recipe/runtime-size-type", "a vLLM parallel size written as a string or fraction; srtctl's runtime fails on it");
     SCHEMA_GATE = error("recipe/schema-gate", "the schema field is missing, invalid, or a pre-2.0 key is used");
     SELECTOR = error("recipe/selector", "a selector is malformed or used on a plain recipe");
     SELECTOR_IGNORED = warning("recipe/selector-ignored", "a selector on a plain recipe, which srtctl ignores");

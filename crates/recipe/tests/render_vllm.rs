@@ -268,3 +268,64 @@ fn a_data_parallel_endpoint_with_a_negative_size_is_refused_as_srtctl_does() {
     let (argvs, _) = workers(AGG8, backend, "");
     assert!(argvs.is_empty(), "{argvs:?}");
 }
+
+/// Issue #45: an SGLang router in front of vLLM workers lists their leaders' URLs, prefill with
+/// its bootstrap port, as srtctl's mock launches it.
+#[test]
+fn an_sglang_router_lists_the_vllm_workers() {
+    let text = "name: t\nmodel: {path: hf:org/tiny, container: c.sqsh, precision: fp8}\n\
+        resources: {gpu_type: h100, gpus_per_node: 8, prefill_nodes: 1, decode_nodes: 1, prefill_workers: 1, decode_workers: 1}\n\
+        frontend: {type: sglang}\nbackend:\n  type: vllm\n";
+    let f = RecipeFile::parse(Path::new("t.yaml"), text.into()).expect("recipe parses");
+    let v = f.expand(None).expect("expands").remove(0);
+    let r = render(&v);
+    let router = r
+        .processes
+        .iter()
+        .find(|p| p.kind == "router")
+        .expect("a router");
+    let argv = router.argv.join(" ");
+    assert!(
+        argv.contains(
+            "--pd-disaggregation --prefill http://<ip0>:6100 7200 --decode http://<ip1>:6100 --host"
+        ),
+        "{argv}"
+    );
+}
+
+/// Issue #45: layouts both dry-runs accept and srtctl's runtime refuses are warnings with
+/// their own codes: a data-parallel size that does not match the worker's GPUs, and one
+/// written as a string.
+#[test]
+fn runtime_only_faults_are_warnings() {
+    let recipe = |agg: &str| {
+        format!(
+            "name: t\nmodel: {{path: hf:org/tiny, container: c.sqsh, precision: fp8}}\n\
+             resources: {{{AGG8}}}\nbackend:\n  type: vllm\n  vllm_config:\n    aggregated: {{{agg}}}\n"
+        )
+    };
+    let warnings = |agg: &str| {
+        let f = RecipeFile::parse(Path::new("t.yaml"), recipe(agg)).expect("recipe parses");
+        infx_recipe::check::checked_variants(&f, None)
+            .expect("expands")
+            .remove(0)
+            .1
+    };
+    let d = warnings("data-parallel-size: 2, tensor-parallel-size: 2");
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].code, infx_recipe::codes::RUNTIME_GPUS);
+    assert!(!d[0].is_error());
+    assert!(d[0].message.contains("need 4 GPUs"), "{}", d[0].message);
+    let span = d[0].span.expect("located");
+    assert_eq!(
+        (span.start.line(), span.start.col()),
+        (7, 38),
+        "at the size"
+    );
+    let d = warnings("data-parallel-size: \"2\", tensor-parallel-size: 4");
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].code, infx_recipe::codes::RUNTIME_SIZE_TYPE);
+    // Matching sizes, the direct vLLM endpoint and per-GPU launches are fine.
+    assert!(warnings("data-parallel-size: 2, tensor-parallel-size: 4").is_empty());
+    assert!(warnings("tensor-parallel-size: 2").is_empty());
+}

@@ -383,7 +383,17 @@ pub fn render_human(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> S
                 group = group.element(snippet);
             }
         }
-        let help = d.help.as_deref().map(escape_control);
+        // infx's own help may span lines (a changelog entry to paste): its first line is the
+        // help, the rest is printed after the finding at column 0, as it is to be pasted. Each
+        // line is escaped on its own, so none can start with a forged `::` command.
+        let mut help_lines = d
+            .help
+            .as_deref()
+            .map(|h| h.trim_end_matches('\n').split('\n').map(escape_control))
+            .into_iter()
+            .flatten();
+        let help = help_lines.next();
+        let paste: Vec<String> = help_lines.collect();
         let notes: Vec<String> = d.notes.iter().map(|n| escape_control(n)).collect();
         if let Some(h) = &help {
             group = group.element(Level::HELP.message(h.as_str()));
@@ -393,6 +403,10 @@ pub fn render_human(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> S
         }
         out.push_str(&renderer.render(&[group]));
         out.push_str("\n\n");
+        if !paste.is_empty() {
+            out.push_str(&paste.join("\n"));
+            out.push_str("\n\n");
+        }
     }
     if omitted > 0 {
         let _ = writeln!(

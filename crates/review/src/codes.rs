@@ -21,6 +21,8 @@ infx_report::codes! {
     GOLDEN_AL_FILE = error("review/golden-al-file", "a golden acceptance curve file is invalid");
     GOLDEN_AL_HARDCODED = error("review/golden-al-hardcoded", "a recipe or master row hard-codes the simulated acceptance length");
     IMAGE_PUBLIC = error("review/image-public", "the image is not from a public registry");
+    MTP_CHAT_TEMPLATE = error("review/mtp-chat-template", "an MTP launcher runs the benchmark without `--use-chat-template`");
+    RECIPE_CONTAINER = error("review/recipe-container", "an image bump leaves the recipe's `model.container` on another image");
     IO = error("review/io", "a file the reviewer checks need cannot be read");
     PARETO = warning("review/pareto", "a result curve has too few or invalid Pareto frontier points");
     PARETO_INPUT = error("review/pareto-input", "the Pareto check's input is malformed");

@@ -82,12 +82,7 @@ impl ImageRef {
 
 /// The base GPU of a runner label (`cluster:gb300-nv` → `gb300`, `b200-multinode` → `b200`).
 pub fn sku_of_runner(runner: &str) -> String {
-    let r = runner
-        .rsplit(':')
-        .next()
-        .unwrap_or(runner)
-        .to_ascii_lowercase();
-    r.split(['-', '_']).next().unwrap_or("").to_string()
+    infx_config::gpu_of_runner(runner)
 }
 
 /// The upstream organisation a framework's images must come from, if it is bound by 6a.

@@ -10,6 +10,7 @@ pub mod codes;
 pub mod cookbook;
 pub mod golden;
 pub mod images;
+pub mod invariants;
 pub mod load;
 pub mod masters;
 pub mod pareto;
@@ -38,6 +39,9 @@ pub struct Change {
     pub files: Vec<FileChange>,
     /// The PR number, when known (for waiver lookup).
     pub pr: Option<u64>,
+    /// The whole new text of every added or modified `*_mtp.sh` (the MTP launcher rule reads
+    /// a command that may span lines the change did not touch).
+    pub mtp_launchers: Vec<(String, String)>,
 }
 
 /// The lines of `text` numbered `numbers` (1-based; a number past the end is left out), in the
@@ -111,7 +115,17 @@ impl Change {
                 }
             })
             .collect();
-        Change { files, pr }
+        let mtp_launchers = c
+            .texts
+            .iter()
+            .filter(|t| t.path.to_string_lossy().ends_with("_mtp.sh") && !t.new.is_empty())
+            .map(|t| (slash(&t.path), String::from_utf8_lossy(&t.new).into_owned()))
+            .collect();
+        Change {
+            files,
+            pr,
+            mtp_launchers,
+        }
     }
 
     pub fn changed_paths(&self) -> Vec<ChangedPath> {
@@ -195,6 +209,13 @@ pub fn review_tree_of(inputs: &ReviewInputs, masters: &[Document]) -> Vec<Diagno
     }
     if let Some(change) = &inputs.change {
         out.extend(patches::check(&change.files, change.pr, &inputs.waivers));
+        out.extend(invariants::check_mtp_chat_template(change));
+        out.extend(invariants::check_recipe_containers(
+            &entries,
+            &bindings,
+            &inputs.recipes,
+            change,
+        ));
         if let (Some(co), Some(signer)) = (&inputs.codeowners, &inputs.signer) {
             out.extend(codeowners::check_signer(
                 co,

@@ -71,7 +71,10 @@ fn rel(root: &Path, p: &Path) -> PathBuf {
 /// layout. Returns (absolute, display path).
 pub fn find_codeowners(root: &Path) -> Option<(PathBuf, PathBuf)> {
     let candidates = [".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS"];
-    for base in [Some(root), root.parent()].into_iter().flatten() {
+    // The parent only when it is still the repository (a tree in a subfolder, as the bundled
+    // `inferencex-e2e/`): beside an upstream-style root it is outside and never read.
+    let parent = root.parent().filter(|p| infx_fs::is_inside(p));
+    for base in [Some(root), parent].into_iter().flatten() {
         for c in candidates {
             let p = base.join(c);
             if p.is_file() {
@@ -114,6 +117,7 @@ pub fn load_golden_in(root: &Path, parsed: &DocIndex<'_>, diags: &mut Vec<Diagno
         root.join("golden_al_distribution"),
         root.join("infx/golden_al_distribution"),
         root.parent()
+            .filter(|p| infx_fs::is_inside(p))
             .map(|p| p.join("infx/golden_al_distribution"))
             .unwrap_or_default(),
     ];

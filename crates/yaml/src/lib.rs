@@ -6,6 +6,7 @@
 //! "billion laughs" file fails fast in bounded memory. Every error is a [`Diagnostic`] with
 //! file, line and column; no input makes the loader panic.
 
+mod chars;
 pub mod codes;
 mod edit;
 mod input;

@@ -1,5 +1,6 @@
 //! Event-driven construction of the tree from saphyr-parser's span-carrying events.
 
+use crate::chars;
 use crate::codes;
 use crate::resolve::{self, Resolved};
 use crate::value::{Float, Mapping, Node, ScalarStyle, Value};
@@ -298,6 +299,10 @@ struct Builder<'a> {
     /// first; under `Reject` only the earliest). The load goes on past them (the last value
     /// wins) and [`build`] puts them in source order.
     duplicates: Option<Vec<Diagnostic>>,
+    /// Anchor names defined so far and where (PyYAML refuses a second definition).
+    anchor_names: HashMap<String, Pos>,
+    /// The parser reads U+FEFF as [`chars::BOM_STAND_IN`]; scalars turn it back.
+    bom_stand_in: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -314,6 +319,8 @@ impl<'a> Builder<'a> {
             stack: Vec::new(),
             children: Vec::new(),
             duplicates: None,
+            anchor_names: HashMap::new(),
+            bom_stand_in: false,
         }
     }
 
@@ -343,8 +350,163 @@ impl<'a> Builder<'a> {
         Diagnostic::error(code, msg).at(self.path, Span::point(pos))
     }
 
+    /// The load with PyYAML's character rules around it (docs/yaml.md, "Characters and
+    /// tabs"): its reader refuses a non-printable character before reading anything, and a
+    /// tab its scanner refuses stops the load there, before any later error.
     fn run(&mut self) -> Result<Node, Box<Diagnostic>> {
-        let mut parser = Parser::new(crate::input::TextInput::new(self.text));
+        let survey = chars::survey(self.text);
+        if let Some((offset, c)) = survey.refused {
+            let pos = self.line_index.pos(self.text, offset);
+            return Err(Box::new(
+                self.err(codes::CHARACTER, pos, chars::refused_message(c))
+                    .with_help("remove the character (in a double-quoted string, write it as an escape such as \\x7f)"),
+            ));
+        }
+        // Tabs and YAML 1.1 breaks need the lexical pass; nearly every file has neither.
+        let lexed = if survey.tabs || survey.breaks {
+            chars::lex(self.text)
+        } else {
+            chars::Lexed::default()
+        };
+        // U+FEFF inside the text is content to PyYAML; the parser refuses it, so it reads a
+        // stand-in that scalars turn back (unless the text holds the stand-in itself).
+        self.bom_stand_in = survey.inner_bom && !self.text.contains(chars::BOM_STAND_IN);
+        let translated;
+        let input = if survey.breaks || self.bom_stand_in {
+            translated = chars::parser_text(self.text, &lexed.breaks, self.bom_stand_in);
+            translated.as_str()
+        } else {
+            self.text
+        };
+        let parsed = self.events(input);
+        let Some(tab) = lexed.bad_tab else {
+            return parsed;
+        };
+        // PyYAML stops at the tab unless an error comes before it. A tab in indentation the
+        // parser takes for whitespace, and its own error then points at the line before
+        // (where the line's token began, or its end): there the tab wins too.
+        let tab_first = match &parsed {
+            Ok(_) => true,
+            Err(e) => e.span.is_none_or(|s| {
+                let tab_pos = self.line_index.pos(self.text, tab.offset);
+                let line_start = tab.offset + 1 - tab_pos.col();
+                let indentation = self
+                    .text
+                    .get(line_start..tab.offset)
+                    .is_some_and(|t| t.bytes().all(|b| b == b' '));
+                tab.offset < s.start.offset()
+                    || e.message.contains("tab")
+                    || (tab.line_key && e.code == codes::SYNTAX && tab_pos.line() == s.start.line())
+                    || (indentation && tab_pos.line() <= s.start.line() + 1)
+                    || (e.code == codes::DUPLICATE_ANCHOR
+                        && self.tab_before_anchored_node(s.start.offset(), tab.offset))
+            }),
+        };
+        if !tab_first {
+            return parsed;
+        }
+        Err(Box::new(self.tab_error(&tab)))
+    }
+
+    /// A tab between the anchor at `amp` and its node's first token: PyYAML's parser reads
+    /// the token after an anchor before the composer judges the anchor, so the tab comes first.
+    fn tab_before_anchored_node(&self, amp: usize, tab: usize) -> bool {
+        let Some(between) = self.text.get(amp + 1..tab) else {
+            return false;
+        };
+        let name = between
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
+            .count();
+        between.bytes().skip(name).all(|b| b == b' ' || b == b'\t')
+    }
+
+    /// PyYAML's scanner error for a tab, at the tab (its context's start in the message).
+    fn tab_error(&self, tab: &chars::TabError) -> Diagnostic {
+        let pos = self.line_index.pos(self.text, tab.offset);
+        let (context, start) = tab.context;
+        let message = match start {
+            Some(start) => {
+                let at = self.line_index.pos(self.text, start);
+                format!("{context} (at {}:{}): {}", at.line(), at.col(), tab.problem)
+            }
+            None => format!("{context}: {}", tab.problem),
+        };
+        if tab.is_simple_key() {
+            // A key on an earlier line still waits for its `:` when the tab comes.
+            return self.err(codes::SYNTAX, pos, message);
+        }
+        self.err(codes::TAB, pos, message).with_help(
+            "PyYAML allows tabs only inside quoted or block scalars and comments: use spaces",
+        )
+    }
+
+    /// A second node anchored with a name already used: PyYAML's composer refuses it. The
+    /// name must also be one PyYAML's scanner reads (see [`Builder::name_fault`]).
+    fn check_anchor_name(&mut self, node_start: Pos) -> Result<(), Box<Diagnostic>> {
+        let from = node_start.offset();
+        let rest = self.text.get(from..).unwrap_or("");
+        let rest = match rest.strip_prefix('!') {
+            // A tag first: the anchor follows it.
+            Some(_) => rest
+                .trim_start_matches(|c: char| !c.is_whitespace())
+                .trim_start_matches([' ', '\t']),
+            None => rest,
+        };
+        if !rest.starts_with('&') {
+            return Ok(());
+        }
+        let amp = self.text.len() - rest.len();
+        let name = self.name_fault(amp, "anchor")?;
+        let pos = self.line_index.pos(self.text, amp);
+        if let Some(first) = self.anchor_names.get(name) {
+            return Err(Box::new(
+                self.err(
+                    codes::DUPLICATE_ANCHOR,
+                    pos,
+                    format!(
+                        "found duplicate anchor '{name}'; first occurrence at line {}:{}, second occurrence here",
+                        first.line(),
+                        first.col()
+                    ),
+                )
+                .with_help("rename one of the two anchors (PyYAML refuses a redefined anchor)"),
+            ));
+        }
+        self.anchor_names.insert(name.to_string(), pos);
+        Ok(())
+    }
+
+    /// The name after the `&` or `*` at byte `at`, as PyYAML's scanner reads it: ASCII letters,
+    /// digits, `-` and `_`, then a space, line break, or one of `?:,]}%@`` ` ``; else its
+    /// error at the first other character.
+    fn name_fault(&self, at: usize, what: &str) -> Result<&'a str, Box<Diagnostic>> {
+        let text: &'a str = self.text;
+        let body = text.get(at + 1..).unwrap_or("");
+        let len = body
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
+            .count();
+        let next = body[len..].chars().next();
+        let ends = match next {
+            None => true,
+            Some(c) => " \t\r\n\u{85}\u{2028}\u{2029}?:,]}%@`".contains(c),
+        };
+        if len > 0 && ends {
+            return Ok(&body[..len]);
+        }
+        let bad = at + 1 + len;
+        let pos = self.line_index.pos(text, bad);
+        let shown = next.map_or_else(|| "'\\x00'".to_string(), chars::py_repr);
+        Err(Box::new(self.err(
+            codes::SYNTAX,
+            pos,
+            format!("while scanning an {what}: expected alphabetic or numeric character, but found {shown}"),
+        ).with_help("PyYAML's anchor and alias names are ASCII letters, digits, '-' and '_'")))
+    }
+
+    fn events(&mut self, input: &str) -> Result<Node, Box<Diagnostic>> {
+        let mut parser = Parser::new(crate::input::TextInput::new(input));
         let mut root: Option<Node> = None;
         let mut documents = 0usize;
         while let Some(next) = parser.next_event() {
@@ -383,6 +545,7 @@ impl<'a> Builder<'a> {
                 }
                 Event::Alias(id) => {
                     let start = self.pos(&span.start);
+                    self.name_fault(start.offset(), "alias")?;
                     let Some(target) = self.anchors.get(&id) else {
                         return Err(Box::new(self.err(
                             codes::SYNTAX,
@@ -408,6 +571,14 @@ impl<'a> Builder<'a> {
                         end: self.pos(&span.end),
                     };
                     let style = node_style(style);
+                    if anchor != 0 {
+                        self.check_anchor_name(span.start)?;
+                    }
+                    let value = if self.bom_stand_in && value.contains(chars::BOM_STAND_IN) {
+                        Cow::Owned(value.replace(chars::BOM_STAND_IN, "\u{feff}"))
+                    } else {
+                        value
+                    };
                     let value = self.scalar(value, style, tag.as_deref(), span)?;
                     let node = Node {
                         value,
@@ -421,10 +592,16 @@ impl<'a> Builder<'a> {
                 }
                 Event::SequenceStart(anchor, tag) => {
                     let start = self.pos(&span.start);
+                    if anchor != 0 {
+                        self.check_anchor_name(start)?;
+                    }
                     self.open_collection(FrameKind::Seq, start, anchor, tag.as_deref())?;
                 }
                 Event::MappingStart(anchor, tag) => {
                     let start = self.pos(&span.start);
+                    if anchor != 0 {
+                        self.check_anchor_name(start)?;
+                    }
                     self.open_collection(FrameKind::Map, start, anchor, tag.as_deref())?;
                 }
                 Event::SequenceEnd => {

@@ -1,4 +1,4 @@
-//! `cargo xtask conformance [validation|recipes|matrix|changelog|real-prs]`: agreement with the
+//! `cargo xtask conformance [validation|recipes|matrix|changelog|yaml|real-prs]`: agreement with the
 //! reference outputs in ../shared/corpus, and upstream's real pull requests against a
 //! hand-reviewed expectation file (`real-prs`). Each area lives in its own module.
 
@@ -12,6 +12,7 @@ pub mod recipes;
 pub mod recipes_random;
 pub mod seeds;
 pub mod validation;
+pub mod yaml_random;
 
 use std::process::ExitCode;
 
@@ -27,7 +28,7 @@ pub struct Args {
     /// Also run N seeded random cases against the reference tools (recipes: srtctl dry-run and
     /// its mock runtime's launch commands, then every corpus recipe's launches; matrix: mutated
     /// master configs through upstream's generator; changelog: strict edits and merge
-    /// resolutions through upstream's functions).
+    /// resolutions through upstream's functions; yaml: generated texts through PyYAML).
     #[arg(long, value_name = "N", conflicts_with = "fixed")]
     pub random: Option<usize>,
     /// Seed of the random cases (default: from the clock; printed so a run can be replayed).
@@ -66,6 +67,8 @@ pub enum Area {
     Matrix,
     Changelog,
     RealPrs,
+    /// Random YAML texts against PyYAML (reader, tab and anchor rules; values).
+    Yaml,
 }
 
 /// The result of one area: `N/M agree` plus every disagreement, and the cases where we are
@@ -105,6 +108,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Area::Recipes,
             Area::Matrix,
             Area::Changelog,
+            Area::Yaml,
             Area::RealPrs,
         ],
     };
@@ -126,6 +130,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Area::Recipes => recipes::run(&corpus),
             Area::Matrix => matrix::run(&corpus),
             Area::Changelog => changelog::run(&corpus),
+            // No corpus part: the broad seed is its figure (docs/yaml.md, "Random differential").
+            Area::Yaml => match yaml_random::run_selected(
+                seeds::YAML_BROAD.seed,
+                &seeds::Cases::First(seeds::YAML_BROAD.count),
+            ) {
+                Ok(Some(o)) => Ok(o),
+                Ok(None) => continue,
+                Err(e) => Err(e),
+            },
             Area::RealPrs => continue,
         };
         failed |= report(*area, outcome, args.verbose);
@@ -153,6 +166,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 failed |= report(
                     *area,
                     recipes_random::run_corpus_launches(&corpus),
+                    args.verbose,
+                );
+                failed |= report(
+                    *area,
+                    recipes_random::run_frontend_pairs(&corpus),
                     args.verbose,
                 );
             }
@@ -183,6 +201,7 @@ fn differential(area: Area) -> Option<seeds::Differential> {
         Area::Recipes => Some(seeds::Differential::Recipes),
         Area::Matrix => Some(seeds::Differential::Matrix),
         Area::Changelog => Some(seeds::Differential::Changelog),
+        Area::Yaml => Some(seeds::Differential::Yaml),
     }
 }
 

@@ -99,6 +99,80 @@ fn push_seed(out: &mut Vec<(String, Map<String, J>)>, id: String, root: &Node) {
     }
 }
 
+/// Every frontend × backend pair srtctl's mock launches, on the seed recipes (issue #45: an
+/// SGLang router in front of vLLM workers lost its worker URLs): for each engine, schema and
+/// disaggregated or aggregated layout the first seed that has it, once per frontend type its
+/// schema registers (schema 1: `sglang`, `dynamo`, `vllm`, `trtllm_serve`; schema 2 adds the
+/// routers), compared launch by launch as the random cases are (docs/recipe.md, "Rendering").
+/// A pair srtctl refuses is compared by verdict.
+pub fn frontend_pair_cases(corpus: &Path) -> Vec<Case> {
+    let mut taken: Vec<(bool, String, bool)> = Vec::new();
+    let mut out = Vec::new();
+    for (id, base) in seeds(corpus) {
+        let schema2 = base.contains_key("schema");
+        let engine_key = if schema2 { "engine" } else { "backend" };
+        let engine = base
+            .get(engine_key)
+            .and_then(|b| b.get("type"))
+            .and_then(J::as_str)
+            .unwrap_or("sglang")
+            .to_string();
+        let disagg = if schema2 {
+            base.get("roles").and_then(|r| r.get("prefill")).is_some()
+        } else {
+            base.get("resources")
+                .and_then(|r| r.get("prefill_nodes"))
+                .is_some_and(|n| !n.is_null())
+        };
+        let key = (schema2, engine.clone(), disagg);
+        if taken.contains(&key) {
+            continue;
+        }
+        taken.push(key);
+        let frontends: &[&str] = if schema2 {
+            &[
+                "sglang-router",
+                "sglang",
+                "dynamo",
+                "vllm-router",
+                "vllm",
+                "trtllm_serve",
+            ]
+        } else {
+            &["sglang", "dynamo", "vllm", "trtllm_serve"]
+        };
+        for fe in frontends {
+            let mut tree = base.clone();
+            set_path(&mut tree, &["frontend".into(), "type".into()], json!(fe));
+            let Ok(recipe) = serde_json::to_string_pretty(&J::Object(tree)) else {
+                continue;
+            };
+            out.push(Case {
+                id: format!("{id} frontend={fe}"),
+                what: format!(
+                    "{engine} {} with frontend {fe}",
+                    if disagg {
+                        "disaggregated"
+                    } else {
+                        "aggregated"
+                    }
+                ),
+                recipe: recipe + "\n",
+                selector: None,
+                mock: true,
+            });
+        }
+    }
+    out
+}
+
+/// [`frontend_pair_cases`] against srtctl's mock.
+pub fn run_frontend_pairs(corpus: &Path) -> anyhow::Result<super::Outcome> {
+    let cases = frontend_pair_cases(corpus);
+    anyhow::ensure!(!cases.is_empty(), "no seed recipes");
+    run_cases("recipes (frontend x backend vs srtctl.mock)", &cases)
+}
+
 /// The srt-slurm recipes of the August InferenceX tree, under the corpus.
 const INFERENCEX_RECIPES: &str = "inferencex-aug2026/benchmarks/multi_node/srt-slurm-recipes";
 

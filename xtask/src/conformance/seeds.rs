@@ -4,7 +4,7 @@
 //! demand (`cargo xtask conformance AREA --random N [--seed S]`); a seed that finds a
 //! disagreement is added to [`REGRESSIONS`] with the commit that fixed it.
 
-use super::{Outcome, changelog_random, config_random, recipes_random};
+use super::{Outcome, changelog_random, config_random, recipes_random, yaml_random};
 use std::path::Path;
 
 /// Which random differential a seed belongs to.
@@ -16,6 +16,8 @@ pub enum Differential {
     Matrix,
     /// Changelog edits and merges against upstream's functions (`conformance changelog`).
     Changelog,
+    /// Random YAML texts against PyYAML's `safe_load` (`conformance yaml`).
+    Yaml,
 }
 
 impl Differential {
@@ -25,6 +27,7 @@ impl Differential {
             Differential::Recipes => "recipes",
             Differential::Matrix => "matrix",
             Differential::Changelog => "changelog",
+            Differential::Yaml => "yaml",
         }
     }
 
@@ -132,7 +135,15 @@ pub const BROAD: &[Broad] = &[
         seed: 20261202,
         count: 400,
     },
+    YAML_BROAD,
 ];
+
+/// The YAML differential's broad seed: 10,000 texts (issue #45), a few seconds of PyYAML.
+pub const YAML_BROAD: Broad = Broad {
+    differential: Differential::Yaml,
+    seed: 20261207,
+    count: 10_000,
+};
 
 /// The cases of one differential run, as numbered in its report.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -161,6 +172,7 @@ pub fn run(
         }
         Differential::Matrix => config_random::run_selected(corpus, seed, cases),
         Differential::Changelog => changelog_random::run_selected(seed, cases),
+        Differential::Yaml => yaml_random::run_selected(seed, cases),
     }
 }
 

@@ -45,15 +45,15 @@ pub fn change_impact(
     });
     if recipes_changed {
         let uses = recipe_uses(loaded, None);
-        // The impact composes each recipe over its lane block: CONFIG_FILE recipes, run as
-        // written, are left out (their change is not compared variant by variant yet).
+        // A fragment is composed over its lane block; a `CONFIG_FILE=` recipe runs as written,
+        // and only the variant its selector names counts.
         let uses: Vec<RecipeUse<'_>> = uses
             .iter()
-            .filter(|u| !u.standalone)
             .map(|u| RecipeUse {
                 key: u.key,
                 rel: &u.rel,
-                lane: u.lane,
+                lane: (!u.standalone).then_some(u.lane),
+                selector: u.selector,
             })
             .collect();
         let base = |rel: &str| {
@@ -84,6 +84,7 @@ pub fn change_impact(
             .collect();
         runners_impact(runners_rel, base.as_deref(), doc, &entries, &mut impact);
     }
+    launchers_impact(root, change, loaded, &changed, &mut impact);
     if !impact.keys.is_empty() {
         keep_configs_whose_rows_differ(&mut impact, loaded, change, named);
     }
@@ -97,6 +98,70 @@ pub fn change_impact(
     };
     impact.keys.sort_by_key(|k| order(&k.key));
     impact
+}
+
+/// The changed launcher scripts and the configs whose rows run them (docs/changelog.md,
+/// "Launchers are part of the row"); other changed files a benchmark may run (shared shell,
+/// Python, eval tasks, multinode and runner scripts) are listed as not assessed.
+fn launchers_impact(
+    root: &Path,
+    change: &ChangeInfo,
+    loaded: &infx_config::LoadedConfigs,
+    changed: &BTreeSet<PathBuf>,
+    impact: &mut Impact,
+) {
+    let runnable = |p: &Path| {
+        let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+        (p.starts_with("benchmarks") || p.starts_with("utils/evals") || p.starts_with("runners"))
+            && !p.to_string_lossy().contains("srt-slurm-recipes/")
+            && !matches!(ext, "md" | "yaml" | "yml")
+    };
+    let candidates: Vec<&PathBuf> = changed.iter().filter(|p| runnable(p)).collect();
+    if candidates.is_empty() {
+        return;
+    }
+    let text = |b: Option<Vec<u8>>| b.and_then(|b| String::from_utf8(b).ok());
+    let launchers: Vec<(&str, infx_config::Launcher)> = loaded
+        .views()
+        .flat_map(|e| {
+            infx_config::single_node_launchers(&e)
+                .into_iter()
+                .map(move |l| (e.key, l))
+        })
+        .collect();
+    // Which launcher runs is decided by the head tree (the tagged name when it exists).
+    let mut exists: std::collections::HashMap<String, bool> = Default::default();
+    for rel in candidates {
+        let name = rel.to_string_lossy();
+        let mut keys: Vec<&str> = Vec::new();
+        for (key, l) in &launchers {
+            let runs = l.tagged == name
+                || (l.historical == name
+                    && !*exists
+                        .entry(l.tagged.clone())
+                        .or_insert_with(|| change.head_bytes(&root.join(&l.tagged)).is_some()));
+            if runs && !keys.contains(key) {
+                keys.push(key);
+            }
+        }
+        if keys.is_empty() {
+            impact.not_assessed.push(rel.clone());
+            continue;
+        }
+        let base = if change.base.is_some() {
+            text(change.base_bytes(&root.join(rel)))
+        } else {
+            None
+        };
+        let head = text(change.head_bytes(&root.join(rel)));
+        infx_changelog::impact::launcher_impact(
+            rel,
+            base.as_deref(),
+            head.as_deref(),
+            &keys,
+            impact,
+        );
+    }
 }
 
 /// A config needs an entry only when its sweep at head has a row that is new or differs from
@@ -149,24 +214,27 @@ fn keep_configs_whose_rows_differ(
         let opts = infx_matrix::Options::for_binding(Some(&[key.to_string()]));
         infx_matrix::expand(configs, runners, &opts).ok()
     };
-    impact.keys.retain(|k| {
+    let comparison = infx_matrix::compare::RowComparison::of(&base_configs, &head_configs);
+    impact.keys.retain_mut(|k| {
         if !by_config_files(k) {
             return true;
         }
-        let (Some(head), Some(mut base)) = (
+        let (Some(head), Some(base)) = (
             rows(&head_configs, &head_runners, &k.key),
             rows(&base_configs, &base_runners, &k.key),
         ) else {
             return true;
         };
-        // Every head row must find an identical base row (a multiset: one each).
-        !head.iter().all(|r| match base.iter().position(|b| b == r) {
-            Some(i) => {
-                base.swap_remove(i);
+        match comparison.first_difference(&base, &head) {
+            // The cause names the row that makes the config run differently.
+            Some(what) => {
+                if let Some(first) = k.causes.first_mut() {
+                    first.why = format!("{}: {what}", first.why);
+                }
                 true
             }
             None => false,
-        })
+        }
     });
 }
 
@@ -227,13 +295,32 @@ pub fn check_coverage(
         );
     }
     let appended = appended_of(scope);
-    let described = format!(
+    let mut described = format!(
         "{} impacted config{}, {} appended entr{}",
         impact.keys.len(),
         super::plural(impact.keys.len()),
         appended.len(),
         if appended.len() == 1 { "y" } else { "ies" }
     );
+    if !impact.not_assessed.is_empty() {
+        // Never silence: files a benchmark may run that no config is tied to are named.
+        let shown: Vec<String> = impact
+            .not_assessed
+            .iter()
+            .take(3)
+            .map(|p| p.display().to_string())
+            .collect();
+        let more = impact.not_assessed.len().saturating_sub(shown.len());
+        described.push_str(&format!(
+            "; impact not assessed for {}{}",
+            shown.join(", "),
+            if more > 0 {
+                format!(" (+{more} more)")
+            } else {
+                String::new()
+            }
+        ));
+    }
     let changelog = Path::new("perf-changelog.yaml");
     match planned {
         Ok(rows) => ran(

@@ -820,6 +820,8 @@ pub(super) struct RecipeUse<'a> {
     /// runs as written (no lane block, no fragment rules, no model binding; docs/matrix.md,
     /// "Binding").
     pub(super) standalone: bool,
+    /// A standalone reference's variant selector (`…yaml:override_x`), as written.
+    pub(super) selector: Option<&'a str>,
     model: &'a str,
     image: &'a str,
     precision: &'a str,
@@ -850,6 +852,7 @@ pub(super) fn recipe_uses<'a>(
                     rel: dir.file_path(reference.file),
                     lane: infx_recipe::Lane::of(reference.is_agentic(), dir.multinode),
                     standalone: false,
+                    selector: None,
                     model,
                     image,
                     precision,
@@ -870,6 +873,7 @@ pub(super) fn recipe_uses<'a>(
                     e.is_multinode(),
                 ),
                 standalone: true,
+                selector: legacy.selector,
                 model,
                 image,
                 precision,

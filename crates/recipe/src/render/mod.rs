@@ -5,11 +5,14 @@
 mod frontend;
 mod mocker;
 mod roles;
+mod runtime;
 mod topology;
 mod vllm;
 mod vllm_command;
 mod vllm_launch;
 mod workers;
+
+pub use runtime::runtime_warnings;
 
 use crate::pystr::{py_repr, py_str};
 use crate::recipe::{Variant, is_truthy};
@@ -279,6 +282,7 @@ pub fn render(v: &Variant) -> Rendered {
     let mut node_cursor = infra + fe_node;
     // vLLM: srtctl's own placement, process layout and command (render/vllm*.rs).
     let all_vllm = !roles.is_empty() && roles.iter().all(|r| r.engine == "vllm");
+    let mut vllm_urls = Vec::new();
     if all_vllm {
         let inputs = vllm_launch::Inputs {
             tree: t,
@@ -290,15 +294,16 @@ pub fn render(v: &Variant) -> Rendered {
             frontend: &fe_type,
             request_plane: job.request_plane.clone(),
         };
-        let (workers, nodes) = vllm_launch::launch(&inputs, &roles, &mut notes);
-        processes.extend(workers);
-        node_cursor += nodes;
+        let launched = vllm_launch::launch(&inputs, &roles, &mut notes);
+        processes.extend(launched.processes);
+        node_cursor += launched.nodes;
+        vllm_urls = launched.worker_urls;
     }
     // The other engines: srtctl's standard placement (render/topology.rs), one process per
     // endpoint node, ports from its plan.
     let standard: &[Role] = if all_vllm { &[] } else { &roles };
     let placed = place(t, standard, &roles, schema2, gpn, node_cursor, &mut notes);
-    let (workers, worker_urls) = workers::processes(
+    let (workers, mut worker_urls) = workers::processes(
         &job,
         standard,
         &placed.sizes,
@@ -308,6 +313,7 @@ pub fn render(v: &Variant) -> Rendered {
         &mut notes,
     );
     processes.extend(workers);
+    worker_urls.extend(vllm_urls);
     let frontend = frontend::Frontend {
         section: fe,
         kind: &fe_type,

@@ -64,7 +64,7 @@ impl VllmJob<'_> {
     /// srtctl's GPU check of a data-parallel endpoint, on the sizes as written: data × tensor ×
     /// pipeline parallel must equal the endpoint's GPUs (`total`). A negative size makes the
     /// product negative, and the launch fails there (docs/recipe.md, "Rendering").
-    fn written_sizes_fit(&self, mode: &str, total: usize) -> Result<(), String> {
+    pub(super) fn written_sizes_fit(&self, mode: &str, total: usize) -> Result<(), String> {
         let tp = self.signed_size(mode, "tensor-parallel-size").unwrap_or(1);
         let pp = self
             .signed_size(mode, "pipeline-parallel-size")

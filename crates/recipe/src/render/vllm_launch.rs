@@ -31,8 +31,16 @@ pub fn schema1_kv_events<'a>(backend: Option<&'a Node>, mode: &str) -> Option<&'
     }
 }
 
-/// Renders the workers; returns the processes and the number of worker nodes used.
-pub fn launch(inp: &Inputs, roles: &[Role], notes: &mut Vec<String>) -> (Vec<Process>, usize) {
+/// What [`launch`] rendered: the worker processes, the worker nodes used, and each endpoint
+/// leader's URL for a router in front (docs/recipe.md, "Rendering").
+pub struct Launched {
+    pub processes: Vec<Process>,
+    pub nodes: usize,
+    pub worker_urls: Vec<super::workers::WorkerUrl>,
+}
+
+/// Renders the workers.
+pub fn launch(inp: &Inputs, roles: &[Role], notes: &mut Vec<String>) -> Launched {
     let t = inp.tree;
     let engine = |k: &str| t.get_path(&[if inp.schema2 { "engine" } else { "backend" }, k]);
     let flag = |k: &str| engine(k).is_some_and(super::flag);
@@ -121,10 +129,28 @@ pub fn launch(inp: &Inputs, roles: &[Role], notes: &mut Vec<String>) -> (Vec<Pro
             notes.push(format!(
                 "vLLM: srtctl refuses this layout at run time: {why}"
             ));
-            return (Vec::new(), nodes);
+            return Launched {
+                processes: Vec::new(),
+                nodes,
+                worker_urls: Vec::new(),
+            };
         }
     };
     let mut out = Vec::new();
+    // A router lists each endpoint's leader process (node rank 0) in process order, prefill
+    // with its bootstrap port, as srtctl's SGLang frontend collects them.
+    let worker_urls = slots
+        .iter()
+        .filter(|s| s.rank == 0)
+        .map(|s| {
+            let mode = endpoints[s.endpoint].mode;
+            (
+                mode.to_string(),
+                format!("http://<ip{}>:{}", s.node, s.http_port),
+                s.bootstrap_port,
+            )
+        })
+        .collect();
     for slot in &slots {
         let ep = &endpoints[slot.endpoint];
         let mut ep_nodes: Vec<usize> = Vec::new();
@@ -160,5 +186,9 @@ pub fn launch(inp: &Inputs, roles: &[Role], notes: &mut Vec<String>) -> (Vec<Pro
             env,
         });
     }
-    (out, nodes)
+    Launched {
+        processes: out,
+        nodes,
+        worker_urls,
+    }
 }
