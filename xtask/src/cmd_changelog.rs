@@ -416,7 +416,7 @@ fn write_check_plan(
     );
     match planned {
         Ok(v) => {
-            let json = serde_json::to_string(&v)?;
+            let json = infx_report::json_safe(serde_json::to_string(&v)?);
             match &a.plan_out {
                 Some(out) if out.as_os_str() == "-" => println!("{json}"),
                 Some(out) => std::fs::write(out, json + "\n")?,
@@ -450,7 +450,7 @@ fn plan(a: PlanArgs) -> anyhow::Result<ExitCode> {
     let dialect = a.repo.dialect.into();
     match crate::history::plan_between(&r, b, h, &base, &a.head, opts, dialect, None) {
         Ok(v) => {
-            println!("{}", serde_json::to_string(&v)?);
+            println!("{}", infx_report::json_safe(serde_json::to_string(&v)?));
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {

@@ -877,7 +877,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         println!("---");
                     }
                     if !args.quiet {
-                        print!("{}", crate::hygiene::escape_lines(&v.rendered.to_text()));
+                        print!("{}", crate::hygiene::escape_lines(&one_line_fields(&v.rendered).to_text()));
                     }
                 }
                 DryFormat::Json => jv.push(serde_json::json!({
@@ -902,7 +902,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     match args.format {
-        DryFormat::Json => println!("{}", serde_json::to_string_pretty(&json_out)?),
+        DryFormat::Json => println!(
+            "{}",
+            infx_report::json_safe(serde_json::to_string_pretty(&json_out)?)
+        ),
         DryFormat::Text if args.config_key.is_some() => {
             let key = args.config_key.as_deref().unwrap_or_default();
             println!(
@@ -949,4 +952,23 @@ fn resolved_json(n: &infx_yaml::Node) -> serde_json::Value {
                 .collect(),
         ),
     }
+}
+
+/// `r` with every field from the recipe on one line (`crate::hygiene::escape_line`): a newline
+/// in a recipe's `name`, an env value or an argument would otherwise start a line of its own
+/// in the text (`# name` header, `env`, `$` lines); docs/security.md, "Output".
+fn one_line_fields(r: &infx_recipe::render::Rendered) -> infx_recipe::render::Rendered {
+    let one = |s: &String| crate::hygiene::escape_line(s).into_owned();
+    let mut r = r.clone();
+    for s in [&mut r.name, &mut r.selector, &mut r.engine, &mut r.frontend] {
+        *s = one(s);
+    }
+    for p in &mut r.processes {
+        p.kind = one(&p.kind);
+        p.role = one(&p.role);
+        p.argv = p.argv.iter().map(one).collect();
+        p.env = p.env.iter().map(|(k, v)| (one(k), one(v))).collect();
+    }
+    r.notes = r.notes.iter().map(one).collect();
+    r
 }

@@ -68,6 +68,8 @@ pub struct Args {
     pub format: Format,
 }
 
+use crate::registry_override::parse_overrides;
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let required = match parse_platforms(&args.platforms) {
         Ok(p) => p,
@@ -99,8 +101,36 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(|f| f.strip_prefix(&cwd).map(Path::to_path_buf).unwrap_or(f))
         .collect();
     let journal = journal_path(&args.root);
-    if !settle_journal(&journal, args.check || args.dry_run) {
+    let read_only = args.check || args.dry_run;
+    // One pin at a time per checkout (docs/security.md, "Pinning"): two runs lost each
+    // other's edits, and the second took the first's live journal for an interrupted one.
+    let _lock = match pin::PinLock::acquire(&journal, !read_only, &|path| {
+        eprintln!(
+            "pin: another pin is running on this checkout; waiting for it (lock {})",
+            crate::hygiene::escape_line(&path.display().to_string())
+        );
+    }) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!(
+                "error: {}",
+                crate::hygiene::escape_line(&format!(
+                    "cannot take the pin lock {}: {e}",
+                    pin::PinLock::path(&journal).display()
+                ))
+            );
+            return Ok(ExitCode::from(1));
+        }
+    };
+    if !settle_journal(&journal, read_only) {
         return Ok(ExitCode::from(1));
+    }
+    if !read_only {
+        // Every writing run, even one with nothing to write, clears what a run killed before
+        // its journal left.
+        for f in &files {
+            pin::remove_stale_temps(f);
+        }
     }
     let loaded = pin::load(&files);
     let mut sources = SourceMap::new();
@@ -602,69 +632,6 @@ fn parse_platforms(list: &[String]) -> Result<Vec<Platform>, String> {
         .collect()
 }
 
-/// Why the authority (`host[:port]`) of an override URL is unusable, if it is: an empty host,
-/// an empty or non-numeric port (`http://127.0.0.1:/` would silently mean port 80), a port
-/// above 65535, or user info.
-fn authority_problem(url: &str) -> Option<&'static str> {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    if authority.contains('@') {
-        return Some("credentials in the URL are not accepted (use the Docker config)");
-    }
-    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-        match v6.split_once(']') {
-            Some((h, tail)) => (h, tail.strip_prefix(':')),
-            None => return Some("an IPv6 host needs its closing `]`"),
-        }
-    } else {
-        match authority.rsplit_once(':') {
-            Some((h, p)) => (h, Some(p)),
-            None => (authority, None),
-        }
-    };
-    if host.is_empty() {
-        return Some("the host is empty");
-    }
-    match port {
-        Some("") => Some("the port after `:` is empty"),
-        Some(p) if !p.bytes().all(|b| b.is_ascii_digit()) || p.parse::<u16>().is_err() => {
-            Some("the port must be a number from 0 to 65535")
-        }
-        _ => None,
-    }
-}
-
-fn parse_overrides(list: &[String]) -> Result<BTreeMap<String, String>, String> {
-    let mut out = BTreeMap::new();
-    for raw in list {
-        // The value is echoed in errors: never raw (NUL, ESC, newlines).
-        let s = infx_report::escape_control(raw);
-        let (name, url) = raw
-            .split_once('=')
-            .ok_or_else(|| format!("--registry-override `{s}`: expected NAME=URL"))?;
-        if !(url.starts_with("http://") || url.starts_with("https://")) {
-            return Err(format!(
-                "--registry-override `{s}`: the URL must start with http:// or https://"
-            ));
-        }
-        if url.chars().any(char::is_control) {
-            return Err(format!(
-                "--registry-override `{s}`: the URL contains control characters"
-            ));
-        }
-        if let Some(why) = authority_problem(url) {
-            return Err(format!("--registry-override `{s}`: {why}"));
-        }
-        let name = if name == "index.docker.io" {
-            "docker.io"
-        } else {
-            name
-        };
-        out.insert(name.to_string(), url.trim_end_matches('/').to_string());
-    }
-    Ok(out)
-}
-
 /// Why no file list came out of the arguments.
 enum Refused {
     /// The command line names nothing usable (exit 2).
@@ -1038,8 +1005,16 @@ mod tests {
             ("docker.io=http://127.0.0.1:/v2", "port after `:` is empty"),
             ("docker.io=http://[::1]:", "port after `:` is empty"),
             ("docker.io=http://:5000", "host is empty"),
-            ("docker.io=http://h:99999", "0 to 65535"),
-            ("docker.io=http://h:5x", "0 to 65535"),
+            ("docker.io=http://h:99999", "1 to 65535"),
+            ("docker.io=http://h:5x", "1 to 65535"),
+            ("docker.io=http://h:0", "1 to 65535"),
+            ("=http://h:5000", "NAME must be a registry host name"),
+            (
+                "docker io=http://h:5000",
+                "NAME must be a registry host name",
+            ),
+            ("docker.io=http://h:5000/?q=1", "query"),
+            ("docker.io=http://h:5000#frag", "fragment"),
             ("docker.io=http://u:p@h:1", "credentials"),
         ] {
             let e = one(bad).expect_err(bad);

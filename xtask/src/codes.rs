@@ -11,6 +11,8 @@ infx_report::codes! {
     POINTS_UNBOUND = warning("dry-run/points-unbound", "--conc/--point given for a recipe no master entry binds; every variant is shown");
     UNBOUND_FRAGMENT = note("dry-run/unbound-fragment", "no master entry uses the recipe, so lane, model, image and precision stay unbound");
     PR_EVENT = error("pr/event", "the pull-request event payload could not be read");
+    OUT_OF_MEMORY = error("process/out-of-memory", "an allocation failed: the run stopped before its verdict (exit 1, never a pass)");
+    VALIDATE_TRUNCATED = note("validate/truncated", "more findings of one code than the report lists (the verdict counts them all)");
     VALIDATE_INTERNAL = error("validate/internal", "a check failed unexpectedly (a bug in infx; the other checks still ran)");
 }
 

@@ -8,11 +8,41 @@ use std::path::{Path, PathBuf};
 
 /// The repository a tree belongs to: the git work tree containing `dir`, else `dir` itself.
 /// (The Oct layout's CODEOWNERS sits one level above `inferencex-e2e/`, in the repository.)
+///
+/// Taken from the path *as given*: when a symlink on the way to `dir` sits inside a
+/// repository (`benchmarks/e -> /etc`), the root is that repository, never what the link
+/// resolves to, so the link's target is outside the root and refused (docs/security.md,
+/// "The safe file layer"). Links above any repository (a checkout reached through a linked
+/// home folder) are the invoker's and are followed.
 pub fn repository_root(dir: &Path) -> PathBuf {
+    if let Some(repo) = repository_of_inner_link(dir) {
+        return repo;
+    }
     infx_git::Repo::discover(dir)
         .ok()
         .and_then(|r| r.workdir())
         .unwrap_or_else(|| dir.to_path_buf())
+}
+
+/// The work tree holding the first symlink on `dir`'s way down whose folder is inside one.
+fn repository_of_inner_link(dir: &Path) -> Option<PathBuf> {
+    let abs = std::path::absolute(dir).ok()?;
+    let mut prefix = PathBuf::new();
+    for c in abs.components() {
+        let parent = prefix.clone();
+        prefix.push(c);
+        let is_link = std::fs::symlink_metadata(&prefix).is_ok_and(|m| m.file_type().is_symlink());
+        if !is_link || parent.as_os_str().is_empty() {
+            continue;
+        }
+        if let Some(repo) = infx_git::Repo::discover(&parent)
+            .ok()
+            .and_then(|r| r.workdir())
+        {
+            return Some(repo);
+        }
+    }
+    None
 }
 
 /// The folder a file named on the command line lives in, as a tree to confine to.
@@ -22,6 +52,14 @@ fn around_file(p: &Path) -> PathBuf {
         _ => PathBuf::from("."),
     };
     repository_root(&parent)
+}
+
+/// `p` lies below `dir` by name, before any symlink is resolved.
+fn lexically_within(p: &Path, dir: &Path) -> bool {
+    match (std::path::absolute(p), std::path::absolute(dir)) {
+        (Ok(p), Ok(dir)) => p.starts_with(dir),
+        _ => false,
+    }
 }
 
 fn cwd() -> PathBuf {
@@ -54,7 +92,11 @@ pub fn roots_of(cmd: &Command) -> Option<Vec<PathBuf>> {
                     .map(|(i, _)| &t[..i])
                     .find(|f| Path::new(f).exists())
                     .unwrap_or(t);
-                roots.push(around_file(Path::new(file)));
+                // A file inside the tree as given needs no root of its own: adding the
+                // folder a link in the tree resolves to would let that link out.
+                if !lexically_within(Path::new(file), &a.tree) {
+                    roots.push(around_file(Path::new(file)));
+                }
             }
             roots
         }
@@ -67,6 +109,9 @@ pub fn roots_of(cmd: &Command) -> Option<Vec<PathBuf>> {
         Command::Pin(a) => {
             let mut roots = vec![repository_root(&a.root)];
             for p in &a.paths {
+                if lexically_within(p, &a.root) {
+                    continue;
+                }
                 roots.push(if p.is_dir() {
                     repository_root(p)
                 } else {

@@ -36,10 +36,14 @@ pub fn is_broken_pipe_panic(payload: &(dyn std::any::Any + Send)) -> bool {
     msg.starts_with("failed printing to std") && msg.contains("Broken pipe")
 }
 
-/// `s` on one line: line breaks, NUL, ESC and other control characters (tab excepted) as
-/// `\n`, `\0`, `\u{1b}`; a leading `::` as `\::` so no runner takes it for a workflow command.
+/// `s` on one line: line breaks, NUL, ESC and other control characters (tab excepted), C1
+/// controls and bidi controls as `\n`, `\0`, `\u{1b}`, `\u{9b}`, `\u{202e}`
+/// (`infx_report::is_unsafe_char`); a leading `::` as `\::` so no runner takes it for a
+/// workflow command.
 pub fn escape_line(s: &str) -> Cow<'_, str> {
-    let needs = s.starts_with("::") || s.chars().any(|c| c.is_control() && c != '\t');
+    let needs = s.starts_with("::")
+        || s.chars()
+            .any(|c| infx_report::is_unsafe_char(c) && c != '\t');
     if !needs {
         return Cow::Borrowed(s);
     }
@@ -53,7 +57,7 @@ pub fn escape_line(s: &str) -> Cow<'_, str> {
             '\r' => out.push_str("\\r"),
             '\t' => out.push('\t'),
             '\0' => out.push_str("\\0"),
-            c if c.is_control() => out.extend(c.escape_unicode()),
+            c if infx_report::is_unsafe_char(c) => out.extend(c.escape_unicode()),
             c => out.push(c),
         }
     }

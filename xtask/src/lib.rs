@@ -21,6 +21,7 @@ pub mod lazy;
 pub mod output;
 pub mod paths;
 pub mod registry_handover;
+pub mod registry_override;
 pub mod validate;
 
 use clap::{Parser, Subcommand};

@@ -7,8 +7,127 @@ use std::process::ExitCode;
 /// small nodes and strings (the YAML trees), and mimalloc cut a run's CPU by 5-10 %, for more
 /// peak memory (docs/performance.md, "The allocator: mimalloc"). libgit2's C keeps glibc's
 /// malloc.
+///
+/// Wrapped so that an allocation the system refuses (an address-space limit, `ulimit -v`)
+/// ends the run with a finding and exit 1 instead of SIGABRT (exit 134) and no word
+/// (docs/security.md, "Memory").
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: Guarded = Guarded(mimalloc::MiMalloc);
+
+/// [`mimalloc::MiMalloc`], with [`out_of_memory`] where it returns null.
+struct Guarded(mimalloc::MiMalloc);
+
+// SAFETY: every call is forwarded unchanged to mimalloc's allocator; only a null result is
+// acted on, by ending the process (nothing is returned to the caller then).
+unsafe impl std::alloc::GlobalAlloc for Guarded {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: the caller's contract is passed on as is.
+        let p = unsafe { self.0.alloc(layout) };
+        if p.is_null() && !infx_fs::reserving_fallibly() {
+            out_of_memory(layout.size());
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: as for `alloc`.
+        let p = unsafe { self.0.alloc_zeroed(layout) };
+        if p.is_null() && !infx_fs::reserving_fallibly() {
+            out_of_memory(layout.size());
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: as for `alloc`.
+        unsafe { self.0.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: as for `alloc`.
+        let p = unsafe { self.0.realloc(ptr, layout, new_size) };
+        if p.is_null() && !infx_fs::reserving_fallibly() {
+            out_of_memory(new_size);
+        }
+        p
+    }
+}
+
+/// Says which allocation failed, with the code `process/out-of-memory`, on stderr without
+/// allocating, and ends the process with exit 1: the run did not reach its verdict, so it is
+/// not a pass. A fallible reservation never gets here (`infx_fs::try_reserve`): large buffers
+/// whose size an input decides (a file read) report their own finding.
+fn out_of_memory(size: usize) -> ! {
+    let mut buf = [0u8; 320];
+    let mut n = 0;
+    let mut put = |bytes: &[u8]| {
+        let k = bytes.len().min(buf.len() - n);
+        buf[n..n + k].copy_from_slice(&bytes[..k]);
+        n += k;
+    };
+    put(b"error[process/out-of-memory]: out of memory: an allocation of ");
+    put(decimal(size as u64).as_slice());
+    put(b" bytes failed");
+    if let Some(limit) = address_space_limit() {
+        put(b" (address-space limit, ulimit -v: ");
+        put(decimal(limit).as_slice());
+        put(b" bytes)");
+    }
+    put(b"; the run stopped before its verdict\n");
+    #[cfg(unix)]
+    // SAFETY: writes `n` initialised bytes of a stack buffer to fd 2, then ends the process
+    // without running anything that could allocate.
+    unsafe {
+        libc::write(2, buf.as_ptr().cast(), n);
+        libc::_exit(1);
+    }
+    #[cfg(not(unix))]
+    std::process::abort();
+}
+
+/// `v` in decimal digits, in a fixed buffer (no allocation).
+struct Decimal {
+    digits: [u8; 20],
+    start: usize,
+}
+
+impl Decimal {
+    fn as_slice(&self) -> &[u8] {
+        &self.digits[self.start..]
+    }
+}
+
+fn decimal(mut v: u64) -> Decimal {
+    let mut d = Decimal {
+        digits: [b'0'; 20],
+        start: 19,
+    };
+    let mut i = 20;
+    loop {
+        i -= 1;
+        d.digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    d.start = i;
+    d
+}
+
+/// The process's address-space limit (`ulimit -v`) in bytes, if it has one.
+fn address_space_limit() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes one `rlimit` into the struct passed.
+        let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } == 0;
+        if ok && lim.rlim_cur != libc::RLIM_INFINITY {
+            return Some(lim.rlim_cur);
+        }
+    }
+    None
+}
 
 /// Exit code of a run whose stdout closed under it before it could finish (`| head -1`): not
 /// a pass, since the run did not complete (docs/security.md, "Output").
@@ -62,6 +181,10 @@ fn exit_without_teardown(code: ExitCode) -> ExitCode {
 /// `validate` made ~1,300 of them, serialised on the process's memory-map lock while the parse
 /// threads allocate. A 32 MiB pad makes each growth one call; untouched pages cost no memory
 /// (docs/performance.md, "The allocator's heap growth").
+///
+/// Under an address-space limit (`ulimit -v`) glibc's malloc keeps one arena: each thread's
+/// own arena reserves 64 MiB of address space, which made the August tree, 63 MB at its peak,
+/// fail at 256 MiB (docs/security.md, "Memory").
 fn grow_heaps_in_large_steps() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
@@ -70,6 +193,9 @@ fn grow_heaps_in_large_steps() {
         // before any other thread exists, and a value it refuses leaves the default in place.
         unsafe {
             libc::mallopt(libc::M_TOP_PAD, TOP_PAD);
+            if address_space_limit().is_some() {
+                libc::mallopt(libc::M_ARENA_MAX, 1);
+            }
         }
     }
 }

@@ -42,6 +42,14 @@ pub struct Args {
     /// Also verify image pins against their registries (network).
     #[arg(long, conflicts_with = "hermetic")]
     pub online: bool,
+    /// With --online: serve a registry name from another base URL, e.g.
+    /// `docker.io=http://127.0.0.1:5000` (repeatable; validated as `pin` validates it).
+    #[arg(
+        long = "registry-override",
+        value_name = "NAME=URL",
+        requires = "online"
+    )]
+    pub registry_overrides: Vec<String>,
     /// No network at all: any attempt is an error. Implied inside a Nix build sandbox.
     #[arg(long)]
     pub hermetic: bool,
@@ -150,6 +158,43 @@ pub struct Report {
     pub elapsed: Duration,
 }
 
+/// The most findings of one code a report lists (docs/security.md, "Budgets and read paths,
+/// with their tests"): 5,000, ten times the most one code has on a real tree (510
+/// `image/tag-only` on the August tree with `--all`); 10^5 appended entries printed 25 MB.
+pub const MAX_DIAGNOSTICS_PER_CODE: usize = 5_000;
+
+/// Keeps the first [`MAX_DIAGNOSTICS_PER_CODE`] findings of each code (in report order) and
+/// says, in one `validate/truncated` note per code at the first one left out, how many more
+/// there are. Only the listing is cut: the verdict is the report's, over every finding.
+pub fn cap_per_code(diags: &mut Vec<Diagnostic>) {
+    let mut seen: HashMap<infx_report::Code, usize> = HashMap::new();
+    let mut first_dropped: Vec<(infx_report::Code, Diagnostic)> = Vec::new();
+    diags.retain(|d| {
+        let n = seen.entry(d.code).or_default();
+        *n += 1;
+        if *n == MAX_DIAGNOSTICS_PER_CODE + 1 {
+            first_dropped.push((d.code, d.clone()));
+        }
+        *n <= MAX_DIAGNOSTICS_PER_CODE
+    });
+    for (code, first) in first_dropped {
+        let more = seen.get(&code).copied().unwrap_or(0) - MAX_DIAGNOSTICS_PER_CODE;
+        let mut note = Diagnostic::note(
+            crate::codes::VALIDATE_TRUNCATED,
+            format!(
+                "{more} more `{code}` findings not listed (at most {MAX_DIAGNOSTICS_PER_CODE} per code); the verdict counts them all"
+            ),
+        );
+        if let Some(p) = &first.path {
+            note = match first.span {
+                Some(s) => note.at(p, s),
+                None => note.with_path(p),
+            };
+        }
+        diags.push(note);
+    }
+}
+
 /// A finding the base revision already had (docs/baseline.md).
 pub(crate) fn is_unchanged(d: &Diagnostic) -> bool {
     d.baseline == Some(infx_report::BaselineState::Unchanged)
@@ -204,11 +249,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("error: --root {}: not a directory", args.root.display());
         return Ok(ExitCode::from(2));
     }
+    let registry_overrides =
+        match crate::registry_override::parse_overrides(&args.registry_overrides) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Ok(ExitCode::from(2));
+            }
+        };
     let opts = Options {
         root: args.root.clone(),
         base: args.base.clone(),
         all: args.all,
         online: args.online,
+        registry_overrides,
         hermetic,
         labels: args.labels.map(label_names),
         pr: args.pr,
@@ -232,6 +286,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if listed {
         diags.retain(|d| !is_unchanged(d));
     }
+    cap_per_code(&mut diags);
     let rendered = match args.format {
         // SARIF carries the acknowledged warnings as suppressed results.
         Format::Sarif => infx_report::render_sarif_with_acknowledged(
@@ -510,6 +565,8 @@ pub struct Options {
     pub base: Option<String>,
     pub all: bool,
     pub online: bool,
+    /// `--registry-override` for the online image check (NAME → base URL, validated).
+    pub registry_overrides: std::collections::BTreeMap<String, String>,
     pub hermetic: bool,
     /// The PR's labels (`--labels`); `None` = unknown (then the event's, if any).
     pub labels: Option<Vec<String>>,
@@ -545,6 +602,7 @@ impl Options {
             base: None,
             all: false,
             online: false,
+            registry_overrides: Default::default(),
             hermetic: false,
             labels: None,
             pr: None,

@@ -276,3 +276,81 @@ fn pin_check_without_a_reachable_registry_ends_with_what_to_do() {
     );
     insta::assert_snapshot!("pin_check_unreachable_tail", stable(&err, &reg));
 }
+
+/// Issue #42, item 7: a second pin on the same checkout waits for the first (the lock beside
+/// the journal) instead of taking its live journal for an interrupted one.
+#[test]
+fn two_pins_on_one_checkout_take_turns() {
+    use std::io::Read as _;
+    let (tmp, reg) = repo_with_pins();
+    let root = tmp.path();
+    support::edit(root, MASTER, |t| t.replacen("sglang:v2@", "sglang:v5@", 1));
+    let marker = root.join(".git/infx-pin.journal.stopped");
+    let spawn = |stop: bool| {
+        let mut c = Command::new(XTASK);
+        c.arg("pin")
+            .args(["--registry-override", &format!("docker.io={}", reg.url)])
+            .current_dir(root)
+            .env("HOME", root)
+            .env_remove("INFX_HERMETIC")
+            .env_remove("NIX_BUILD_TOP")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        if stop {
+            c.env("INFX_PIN_TEST_STOP_AFTER_RENAMES", "1");
+        }
+        c.spawn().expect("spawn")
+    };
+    // The first run stops between its renames, its journal live and its lock held.
+    let mut first = spawn(true);
+    let started = std::time::Instant::now();
+    while !marker.exists() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(60));
+        if let Ok(Some(status)) = first.try_wait() {
+            panic!("the first pin exited before its first rename: {status}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mut second = spawn(false);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let waited = second.try_wait().expect("wait").is_none();
+    // Whatever the outcome, end the first run (SIGKILL: no cleanup, the kernel drops its lock).
+    first.kill().expect("SIGKILL");
+    let _ = first.wait();
+    let status = second.wait().expect("wait");
+    let mut err = String::new();
+    let _ = second
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err);
+    assert!(waited, "the second pin did not wait for the first:\n{err}");
+    assert!(
+        err.contains("pin: another pin is running on this checkout; waiting for it"),
+        "{err}"
+    );
+    // Once the first was gone, its journal was an interrupted one: completed, then pinned.
+    assert!(err.contains("completed an interrupted pin"), "{err}");
+    assert_eq!(status.code(), Some(0), "{err}");
+    let pinned = |rel: &str, tag: &str| read(root, rel).contains(&reg.digest_of(tag));
+    assert!(pinned(MASTER, "lmsysorg/sglang:v5") && pinned(RECIPE, "lmsysorg/sglang:v1"));
+}
+
+/// Issue #42, item 7: a temporary left by a run killed before its journal is removed by the
+/// next run even when that run has nothing to write (and even when the dead run's pid has
+/// been reused: here it is this test's own, alive).
+#[test]
+fn a_run_with_nothing_to_write_still_removes_stale_temporaries() {
+    let (tmp, reg) = repo_with_pins();
+    let root = tmp.path();
+    let (code, out) = pin(root, &reg, &[], &[]);
+    assert_eq!(code, 0, "{out}");
+    let stale = root.join(format!(
+        "configs/.nvidia-master.yaml.infx-pin.{}.tmp",
+        std::process::id()
+    ));
+    std::fs::write(&stale, "half a pin\n").expect("write");
+    let (code, out) = pin(root, &reg, &[], &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!stale.exists(), "the stale temporary survived:\n{out}");
+}

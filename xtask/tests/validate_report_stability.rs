@@ -173,9 +173,9 @@ const CORPUS_TREES: &[Pinned] = &[
     },
     Pinned {
         tree: "inferencex-oct2026/inferencex-e2e",
-        human_sha256: "44c8e5cf160827a80a6056beba8b8c5d90f2c7a50e258f7f99b697a9dd9cf6c1",
-        json_sha256: "c1acce797afb496141ac109db83e98886802ff1b6fc5521d34292f11e1ae38e8",
-        counts: "config/R0 34\nconfig/X5 5\nfs/outside-root 1\nimage/missing-tag 1\nimage/tag-only 184\nreview/dp-cuda-graph 1\nreview/golden-al-curve 2\nreview/io 1\n",
+        human_sha256: "02b062ee6a3ea15b13b60679f72a00c564edfdb90eafbf5f8d3942964b0337ef",
+        json_sha256: "2ab18dfc011d3b92f909f0164fedf9e2e4950f5dfdf4f2dd851c9213d10ec73e",
+        counts: "config/R0 34\nconfig/X5 5\nimage/missing-tag 1\nimage/tag-only 184\nreview/dp-cuda-graph 1\nreview/golden-al-curve 2\n",
     },
 ];
 

@@ -25,6 +25,7 @@ infx_report::codes! {
     HISTORY_BYTES = error("changelog/history-bytes", "the bytes before the added entries differ from the base");
     IO = error("changelog/io", "perf-changelog.yaml could not be read");
     MASTER_CONFIGS = error("changelog/master-configs", "the master configs needed to resolve config-keys could not be loaded");
+    MISSING = error("changelog/missing", "the base has perf-changelog.yaml; the change deleted, replaced or unreadably changed it");
     MIXED_CORRECTIONS = error("changelog/mixed-corrections", "a change both corrects earlier entries and adds new ones");
     NO_ADDITIONS = error("changelog/no-additions", "the change adds no changelog entry");
     NO_HISTORY = note("changelog/no-history", "no git history: entries checked one by one, without the append-only and config-key checks");
@@ -40,6 +41,7 @@ infx_report::codes! {
     ROOT = error("changelog/root", "the changelog's top level is not a list");
     SEPARATOR = error("changelog/separator", "added entries are not separated the way the file's history is");
     TAB = error("changelog/tab", "a line contains a tab");
+    TOO_MANY_ENTRIES = error("changelog/too-many-entries", "the change appends more entries than the budget (docs/security.md)");
     TRAILING_BLANK = error("changelog/trailing-blank", "the file ends in blank lines");
     UNREGISTERED = error("changelog/unregistered", "a changelog rule with no registered code (a bug in infx; the message tells what failed)");
     YAML = error("changelog/yaml", "perf-changelog.yaml is not valid YAML");

@@ -62,6 +62,44 @@ pub struct CheckOptions {
 /// the new bytes, `path` = the path to report, `master` = the master-config keys of the head
 /// revision (`None` skips key resolution, e.g. when the masters failed to load: report that
 /// separately). Returns diagnostics in file order; empty = the change is fine.
+/// The most entries one change may append (docs/security.md, "Budgets and read paths, with
+/// their tests"): 2,000, above the whole real changelog (772 entries in August 2026, so even a
+/// `--base` at its first commit fits) and 180 times the most one real commit appended (11);
+/// 10^5 appended entries took 16-41 s and printed 25 MB before.
+pub const MAX_APPENDED_ENTRIES: usize = 2_000;
+
+/// `changelog/too-many-entries` when `head` appends more than [`MAX_APPENDED_ENTRIES`] entries
+/// to `base` (counted by their `- config-keys:` lines, before any parse), at the first one
+/// past the budget.
+pub fn appended_over_budget(base: &[u8], head: &[u8], path: &Path) -> Option<Diagnostic> {
+    let n = findings::appended_count(base, head);
+    if n <= MAX_APPENDED_ENTRIES {
+        return None;
+    }
+    let starts = strict::entry_starts(head);
+    let at = starts
+        .len()
+        .checked_sub(n)
+        .and_then(|first| starts.get(first + MAX_APPENDED_ENTRIES))
+        .copied()
+        .unwrap_or(0);
+    let line = head[..at.min(head.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1;
+    Some(
+        Diagnostic::error(
+            codes::TOO_MANY_ENTRIES,
+            format!(
+                "the change appends {n} entries; at most {MAX_APPENDED_ENTRIES} are checked per change, so none is"
+            ),
+        )
+        .at(path, infx_report::Span::line(line))
+        .with_help("split the change, or compare with a later --base"),
+    )
+}
+
 pub fn check_change(
     base: Option<&[u8]>,
     head: &[u8],
@@ -69,6 +107,11 @@ pub fn check_change(
     master: Option<&MasterKeys>,
     opts: &CheckOptions,
 ) -> Vec<Diagnostic> {
+    if let Some(b) = base
+        && let Some(d) = appended_over_budget(b, head, path)
+    {
+        return vec![d];
+    }
     let mut out = Vec::new();
     let links = opts.links.unwrap_or(LinkMode::Local);
     let mut added: Vec<Entry> = Vec::new();

@@ -9,7 +9,6 @@ use git2::{
 use infx_git::{BaseError, Repo};
 use infx_report::Diagnostic;
 use std::collections::HashSet;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 pub use infx_git::{BaseSource, DEFAULT_UPSTREAMS, EMPTY_TREE};
@@ -740,10 +739,11 @@ impl AttrNames {
         }
         dirs.insert(Path::new(""));
         for d in &dirs {
-            names.read(&root.join(d).join(".gitattributes"));
+            names.read(&root.join(d).join(".gitattributes"), true);
         }
-        names.read(&repo.path().join("info").join("attributes"));
-        names.read(Path::new("/etc/gitattributes"));
+        // git's own attribute files, outside the work tree: size-limited, never confined.
+        names.read(&repo.path().join("info").join("attributes"), false);
+        names.read(Path::new("/etc/gitattributes"), false);
         let attributes_file = repo
             .config()
             .and_then(|c| c.get_path("core.attributesFile"))
@@ -755,7 +755,7 @@ impl AttrNames {
                 Some(xdg.join("git").join("attributes"))
             });
         if let Some(f) = attributes_file {
-            names.read(&f);
+            names.read(&f, false);
         }
         // Tracked ones anywhere (read from the index when missing from the working tree).
         match repo.index() {
@@ -770,7 +770,7 @@ impl AttrNames {
                         continue;
                     }
                     if !path.parent().is_some_and(|d| dirs.contains(d)) {
-                        names.read(&root.join(path));
+                        names.read(&root.join(path), true);
                     }
                     match repo.find_blob(entry.id) {
                         Ok(b) => names.text.push_str(&String::from_utf8_lossy(b.content())),
@@ -787,13 +787,21 @@ impl AttrNames {
     }
 
     /// Adds one source. Only regular files are read here (a symlink or FIFO is libgit2's to
-    /// judge: its lookups then run as before).
-    fn read(&mut self, p: &Path) {
+    /// judge: its lookups then run as before); a work-tree file through infx-fs (`in_tree`),
+    /// git's own files size-limited but unconfined.
+    fn read(&mut self, p: &Path, in_tree: bool) {
         match std::fs::symlink_metadata(p) {
-            Ok(m) if m.is_file() => match std::fs::read(p) {
-                Ok(b) => self.text.push_str(&String::from_utf8_lossy(&b)),
-                Err(_) => self.everything = true,
-            },
+            Ok(m) if m.is_file() => {
+                let read = if in_tree {
+                    infx_fs::read(p)
+                } else {
+                    infx_fs::read_unconfined(p)
+                };
+                match read {
+                    Ok(b) => self.text.push_str(&String::from_utf8_lossy(&b)),
+                    Err(_) => self.everything = true,
+                }
+            }
             Ok(_) => self.everything = true,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(_) => self.everything = true,
@@ -905,35 +913,60 @@ impl Settings {
     }
 }
 
-/// The working-tree content of `path` as git sees it unconverted (a symlink's target).
-fn worktree_bytes(root: &Path, path: &Path) -> Vec<u8> {
-    let full = root.join(path);
-    match std::fs::symlink_metadata(&full) {
-        Ok(m) if m.file_type().is_symlink() => std::fs::read_link(&full)
+/// A refused work-tree read as a finding at `path` (repository-relative).
+fn fs_diag(e: &infx_fs::FsError, path: &Path) -> Diagnostic {
+    // A file that cannot be read (absent, permissions) keeps this crate's code; a refusal
+    // (outside the root, not regular, too large) is the file layer's.
+    let code = match e.kind {
+        infx_fs::FsErrorKind::Unreadable => codes::IO,
+        _ => e.code(),
+    };
+    Diagnostic::error(code, e.message.clone())
+        .with_path(path)
+        .with_help(e.help())
+}
+
+/// A symlink's content as git stores it: the target's name (never what it points to).
+fn link_text(full: &Path) -> Option<Vec<u8>> {
+    let m = std::fs::symlink_metadata(full).ok()?;
+    m.file_type().is_symlink().then(|| {
+        std::fs::read_link(full)
             .map(|t| t.into_os_string().into_encoded_bytes())
-            .unwrap_or_default(),
-        _ => std::fs::read(&full).unwrap_or_default(),
+            .unwrap_or_default()
+    })
+}
+
+/// The working-tree content of `path` as git sees it unconverted (a symlink's target name).
+/// A regular file is read through infx-fs: confined to the repository, at most 16 MiB, never a
+/// FIFO or device (docs/security.md, "The safe file layer").
+fn worktree_bytes(root: &Path, path: &Path) -> Result<Vec<u8>, Diagnostic> {
+    let full = root.join(path);
+    match link_text(&full) {
+        Some(text) => Ok(text),
+        None => infx_fs::read(&full).map_err(|e| fs_diag(&e, path)),
     }
 }
 
-/// The first bytes (and size) of the working-tree version of `path`, for the binary test.
-fn worktree_head(root: &Path, path: &Path) -> (Vec<u8>, u64) {
+/// Before libgit2 reads the working-tree file `path` itself (a converted text): a regular
+/// file must pass infx-fs's checks (confined, regular, size); a symlink is its target's name.
+fn worktree_check(root: &Path, path: &Path) -> Result<(), Diagnostic> {
     let full = root.join(path);
-    if let Ok(meta) = std::fs::symlink_metadata(&full) {
-        if meta.file_type().is_symlink() {
-            let target = std::fs::read_link(&full)
-                .map(|t| t.into_os_string().into_encoded_bytes())
-                .unwrap_or_default();
-            let len = target.len() as u64;
-            return (target, len);
-        }
-        let mut head = Vec::new();
-        if let Ok(f) = std::fs::File::open(&full) {
-            let _ = f.take(8000).read_to_end(&mut head);
-        }
-        return (head, meta.len());
+    if link_text(&full).is_some() {
+        return Ok(());
     }
-    (Vec::new(), 0)
+    infx_fs::check_file(&full)
+        .map(|_| ())
+        .map_err(|e| fs_diag(&e, path))
+}
+
+/// The first bytes (and size) of the working-tree version of `path`, for the binary test.
+fn worktree_head(root: &Path, path: &Path) -> Result<(Vec<u8>, u64), Diagnostic> {
+    let full = root.join(path);
+    if let Some(target) = link_text(&full) {
+        let len = target.len() as u64;
+        return Ok((target, len));
+    }
+    infx_fs::read_prefix(&full, 8000).map_err(|e| fs_diag(&e, path))
 }
 
 fn blob_bytes(repo: &Repository, id: Oid) -> Result<Vec<u8>, Diagnostic> {
@@ -987,15 +1020,16 @@ pub fn worktree_bytes_to_commit(repo: &Path, path: &Path) -> Result<Vec<u8>, Dia
     let handle = open_repository(repo)?;
     let repo = handle.git2();
     let root = root_of(repo);
-    let read = || {
-        std::fs::read(root.join(path)).map_err(|e| {
-            Diagnostic::error(codes::IO, format!("cannot read {}: {e}", path.display()))
-                .with_path(path)
-        })
-    };
-    if repo.is_bare() || !Settings::load(repo)?.may_convert(repo, path) {
+    // Through infx-fs (confined, regular, size-limited), following an in-repository symlink
+    // as the loaders do: a link to /dev/zero, a FIFO or a file outside is refused, not read
+    // (docs/security.md, "The safe file layer").
+    let full = root.join(path);
+    let read = || infx_fs::read(&full).map_err(|e| fs_diag(&e, path));
+    let is_link = link_text(&full).is_some();
+    if is_link || repo.is_bare() || !Settings::load(repo)?.may_convert(repo, path) {
         return read();
     }
+    worktree_check(&root, path)?;
     // libgit2 applies the clean filters to working-tree content it diffs: a whole-file diff of
     // just this path against the empty tree carries the converted text as its added side.
     let mut o = DiffOptions::new();
@@ -1064,7 +1098,7 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
             Some(b) => b,
             None => {
                 let (head, size) = match &opts.target {
-                    Target::WorkTree => worktree_head(&root, &path),
+                    Target::WorkTree => worktree_head(&root, &path)?,
                     Target::Rev(_) => {
                         let b = blob_bytes(repo, delta.new_file().id())?;
                         let size = b.len() as u64;
@@ -1087,14 +1121,14 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
                     Some(e) => blob_bytes(repo, e.id())?,
                     None => Vec::new(),
                 };
-                let new = std::fs::read(root.join(&path)).unwrap_or_default();
+                let new = worktree_bytes(&root, &path)?;
                 let added = added_between(&path, &old, &new)?;
                 (old, new, added)
             }
             // No conversion can apply: the working-tree bytes are what git compares. Reading
             // them directly skips libgit2's re-hashing and whole-file patch (the slow part).
             Target::WorkTree if !settings.may_convert(repo, &path) => {
-                let new = worktree_bytes(&root, &path);
+                let new = worktree_bytes(&root, &path)?;
                 let old_id = delta.old_file().id();
                 if old_id.is_zero() {
                     let added = added_between(&path, &[], &new)?;
@@ -1107,7 +1141,10 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
                 }
             }
             // The whole-file patch carries the converted text and the line classification.
-            Target::WorkTree => texts_from_patch(&diff, idx)?,
+            Target::WorkTree => {
+                worktree_check(&root, &path)?;
+                texts_from_patch(&diff, idx)?
+            }
             Target::Rev(_) => {
                 let old = blob_bytes(repo, delta.old_file().id())?;
                 let new = blob_bytes(repo, delta.new_file().id())?;

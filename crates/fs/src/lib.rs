@@ -44,6 +44,7 @@ pub enum FsErrorKind {
     Budget,
     Unreadable,
     SymlinkLoop,
+    OutOfMemory,
 }
 
 impl FsErrorKind {
@@ -56,6 +57,7 @@ impl FsErrorKind {
             FsErrorKind::Budget => codes::BUDGET,
             FsErrorKind::Unreadable => codes::UNREADABLE,
             FsErrorKind::SymlinkLoop => codes::SYMLINK_LOOP,
+            FsErrorKind::OutOfMemory => codes::OUT_OF_MEMORY,
         }
     }
 }
@@ -112,6 +114,9 @@ impl FsError {
             }
             FsErrorKind::Unreadable => "check the permissions of the file or folder",
             FsErrorKind::SymlinkLoop => "remove the symlink: it leads back into its own folder",
+            FsErrorKind::OutOfMemory => {
+                "the process is out of memory (an address-space limit, `ulimit -v`?); docs/security.md"
+            }
         }
     }
 
@@ -146,7 +151,7 @@ fn shown(p: &Path) -> String {
     let s = p.display().to_string();
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        if c.is_control() {
+        if infx_report::is_unsafe_char(c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);
@@ -309,9 +314,40 @@ pub fn read_unconfined(path: &Path) -> Result<Vec<u8>, FsError> {
     read_checked(path, path, &meta)
 }
 
-fn read_checked(path: &Path, canon: &Path, meta: &std::fs::Metadata) -> Result<Vec<u8>, FsError> {
-    let before = BYTES_READ.fetch_add(meta.len(), Ordering::Relaxed);
-    if before.saturating_add(meta.len()) > TOTAL_READ_BUDGET {
+/// The first `limit` bytes of a tree file, and its size: confined and regular like [`read`],
+/// but with no per-file size limit, since at most `limit` bytes are read (change detection's
+/// binary sniff of a file that may be large).
+pub fn read_prefix(path: &Path, limit: u64) -> Result<(Vec<u8>, u64), FsError> {
+    let canon = resolve(path)?;
+    let meta = std::fs::metadata(&canon).map_err(|e| FsError::io(path, "read", &e))?;
+    if !meta.is_file() {
+        return Err(FsError::new(
+            FsErrorKind::NotRegular,
+            path,
+            format!(
+                "{} is {}; only regular files are read",
+                shown(path),
+                file_type_name(&meta)
+            ),
+        ));
+    }
+    let file = open_counted(path, &canon, &meta, meta.len().min(limit))?;
+    let mut bytes = Vec::new();
+    file.take(limit)
+        .read_to_end(&mut bytes)
+        .map_err(|e| FsError::io(path, "read", &e))?;
+    Ok((bytes, meta.len()))
+}
+
+/// Opens the checked file `canon`, after counting `len` bytes against the budget.
+fn open_counted(
+    path: &Path,
+    canon: &Path,
+    meta: &std::fs::Metadata,
+    len: u64,
+) -> Result<std::fs::File, FsError> {
+    let before = BYTES_READ.fetch_add(len, Ordering::Relaxed);
+    if before.saturating_add(len) > TOTAL_READ_BUDGET {
         return Err(FsError::new(
             FsErrorKind::Budget,
             path,
@@ -323,7 +359,7 @@ fn read_checked(path: &Path, canon: &Path, meta: &std::fs::Metadata) -> Result<V
     }
     let file = std::fs::File::open(canon).map_err(|e| FsError::io(path, "read", &e))?;
     // The file was checked before `open`; check again that `open` got that very file (not a
-    // FIFO swapped in meanwhile), and never read past the limit if it grows.
+    // FIFO swapped in meanwhile).
     let opened = file.metadata().map_err(|e| FsError::io(path, "read", &e))?;
     if !opened.is_file() || opened.ino() != meta.ino() || opened.dev() != meta.dev() {
         return Err(FsError::new(
@@ -332,7 +368,45 @@ fn read_checked(path: &Path, canon: &Path, meta: &std::fs::Metadata) -> Result<V
             format!("{} changed while it was being read", shown(path)),
         ));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    Ok(file)
+}
+
+std::thread_local! {
+    static FALLIBLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// True while this thread makes a reservation whose failure it reports itself: the program's
+/// allocator leaves a refused allocation to the caller then, instead of ending the run
+/// (xtask's `main.rs`; docs/security.md, "Memory").
+pub fn reserving_fallibly() -> bool {
+    FALLIBLE.with(std::cell::Cell::get)
+}
+
+/// `v.try_reserve_exact(n)`, marked as fallible for the allocator (see [`reserving_fallibly`]).
+pub fn try_reserve(v: &mut Vec<u8>, n: usize) -> Result<(), std::collections::TryReserveError> {
+    FALLIBLE.with(|f| f.set(true));
+    let r = v.try_reserve_exact(n);
+    FALLIBLE.with(|f| f.set(false));
+    r
+}
+
+fn read_checked(path: &Path, canon: &Path, meta: &std::fs::Metadata) -> Result<Vec<u8>, FsError> {
+    let file = open_counted(path, canon, meta, meta.len())?;
+    // The file's size decides the buffer: reserved fallibly, so a refused allocation is a
+    // finding naming the file, not an abort. One byte more holds the probe for growth.
+    let len = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+    let mut bytes = Vec::new();
+    try_reserve(&mut bytes, len.saturating_add(1)).map_err(|e| {
+        FsError::new(
+            FsErrorKind::OutOfMemory,
+            path,
+            format!(
+                "{} has {len} bytes, and no buffer that large could be allocated ({e})",
+                shown(path)
+            ),
+        )
+    })?;
+    // Never read past the limit if the file grows while read.
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| FsError::io(path, "read", &e))?;

@@ -244,3 +244,32 @@ fn symlink_into_the_git_folder_is_refused() {
     assert_eq!(rel(dir.path(), &walk.files), ["configs/a.yaml"]);
     assert_eq!(walk.problems[0].code(), codes::OUTSIDE_ROOT);
 }
+
+/// Change detection's binary sniff (issue #42, item 2): at most `limit` bytes of a large file,
+/// its full size, and the same refusals as a whole read (a FIFO, a device link) before `open`.
+#[test]
+fn read_prefix_reads_a_bounded_head_and_refuses_what_read_refuses() {
+    let dir = tree(&[]);
+    let big = dir.path().join("big.bin");
+    std::fs::write(&big, vec![b'x'; 20_000]).unwrap();
+    let (head, len) = read_prefix(&big, 8000).unwrap();
+    assert_eq!((head.len(), len), (8000, 20_000));
+    let fifo = dir.path().join("pipe.yaml");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert_eq!(
+        read_prefix(&fifo, 8000).unwrap_err().code(),
+        codes::NOT_REGULAR
+    );
+    let zero = dir.path().join("zero.yaml");
+    symlink("/dev/zero", &zero).unwrap();
+    assert_eq!(
+        read_prefix(&zero, 8000).unwrap_err().code(),
+        codes::OUTSIDE_ROOT
+    );
+}

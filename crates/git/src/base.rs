@@ -42,6 +42,9 @@ pub enum BaseFault {
     NoMergeBase,
     /// A shallow clone lacks the base or the merge-base.
     Shallow,
+    /// The branch exists but its commit cannot be read: the object database is damaged (a
+    /// corrupt pack, a missing object).
+    Corrupt,
     /// Any other libgit2 failure.
     Git,
 }
@@ -92,6 +95,7 @@ impl BaseError {
             BaseFault::NotFound => crate::codes::BASE_NOT_FOUND,
             BaseFault::NoMergeBase => crate::codes::NO_MERGE_BASE,
             BaseFault::Shallow => crate::codes::SHALLOW,
+            BaseFault::Corrupt => crate::codes::OBJECT,
             BaseFault::Git => crate::codes::LIBGIT2,
         }
     }
@@ -211,6 +215,10 @@ impl Repo {
                 .map(|c| (u, c.id()))
         });
         let Some((upstream, up)) = found else {
+            // A branch that exists but does not read is damage, not absence.
+            if let Some(e) = upstreams.iter().find_map(|u| self.damaged(u)) {
+                return Err(e);
+            }
             return Err(BaseError::new(
                 BaseFault::NotFound,
                 format!(
@@ -242,7 +250,9 @@ impl Repo {
     /// `diff/base-not-found`, or `diff/shallow` in a shallow clone.
     pub fn find_base_rev(&self, spec: &str) -> Result<git2::Object<'_>, BaseError> {
         self.inner.revparse_single(spec).map_err(|e| {
-            if self.is_shallow() && e.code() == ErrorCode::NotFound {
+            if let Some(damage) = self.damaged(spec) {
+                damage
+            } else if self.is_shallow() && e.code() == ErrorCode::NotFound {
                 BaseError::shallow(&format!("base `{spec}`"))
             } else {
                 BaseError::new(BaseFault::NotFound, format!("base revision `{spec}` not found"))
@@ -250,6 +260,35 @@ impl Repo {
                     .note(e.message())
             }
         })
+    }
+
+    /// When `name` is a reference whose target object cannot be read (nor is missing from a
+    /// shallow boundary), the fault that says so: a corrupt pack used to read as "none of the
+    /// upstream branches exists" (docs/diff.md, "Base").
+    fn damaged(&self, name: &str) -> Option<BaseError> {
+        let reference = self.inner.resolve_reference_from_short_name(name).ok()?;
+        let target = reference.resolve().ok()?.target()?;
+        let e = match self.inner.find_object(target, None) {
+            // A tag or tree is no commit, but not damage; an unreadable peel target is.
+            Ok(o) => o
+                .peel_to_commit()
+                .err()
+                .filter(|e| matches!(e.class(), git2::ErrorClass::Odb | git2::ErrorClass::Zlib))?,
+            Err(e) => e,
+        };
+        if self.is_shallow() && e.code() == ErrorCode::NotFound {
+            return None;
+        }
+        Some(
+            BaseError::new(
+                BaseFault::Corrupt,
+                format!(
+                    "`{name}` names commit {target}, which cannot be read: the repository's object database is damaged"
+                ),
+            )
+            .help("run `git fsck` to see what is damaged; fetch again or re-clone the repository")
+            .note(format!("libgit2: {}", e.message())),
+        )
     }
 
     fn base_merge_base(&self, head: Oid, other: Oid, name: &str) -> Result<Oid, BaseError> {

@@ -208,6 +208,23 @@ impl Repo {
         self.inner.is_shallow()
     }
 
+    /// How many tracked files below `prefix` (repository-relative, ending in `/`) a sparse
+    /// checkout keeps out of the work tree (the index's skip-worktree flag); 0 when the index
+    /// cannot be read.
+    pub fn skip_worktree_count(&self, prefix: &str) -> usize {
+        // GIT_INDEX_ENTRY_SKIP_WORKTREE, in the extended flags.
+        const SKIP_WORKTREE: u16 = 1 << 14;
+        let Ok(index) = self.inner.index() else {
+            return 0;
+        };
+        index
+            .iter()
+            .filter(|e| {
+                e.flags_extended & SKIP_WORKTREE != 0 && e.path.starts_with(prefix.as_bytes())
+            })
+            .count()
+    }
+
     /// Resolves a revision (`HEAD`, a branch, `origin/main`, a SHA, `HEAD~2`) to a commit.
     pub fn resolve_commit(&self, rev: &str) -> Result<Oid, GitError> {
         let obj = self.inner.revparse_single(rev).map_err(|e| {

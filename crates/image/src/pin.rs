@@ -255,9 +255,69 @@ pub fn plan(
     plan
 }
 
+/// The lock `pin` runs of one checkout take (docs/security.md, "Pinning"): `infx-pin.lock`
+/// beside the journal. A writing run holds it exclusively from before it completes an
+/// interrupted journal until its own journal is gone; a reading run (`--check`, `--dry-run`)
+/// holds it shared. Released when dropped, or by the kernel when the process dies (so a
+/// SIGKILLed run never leaves it held). The file itself stays: removing a lock file races.
+#[derive(Debug)]
+pub struct PinLock {
+    _file: std::fs::File,
+}
+
+impl PinLock {
+    /// Where the lock of `journal` lives (hidden like the journal outside a repository).
+    pub fn path(journal: &Path) -> PathBuf {
+        let hidden = journal
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        journal.with_file_name(if hidden {
+            ".infx-pin.lock"
+        } else {
+            "infx-pin.lock"
+        })
+    }
+
+    /// Takes the lock of `journal`'s checkout; when another run holds it, calls `waiting`
+    /// once, then blocks until it is free.
+    pub fn acquire(
+        journal: &Path,
+        exclusive: bool,
+        waiting: &dyn Fn(&Path),
+    ) -> std::io::Result<PinLock> {
+        let path = PinLock::path(journal);
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)?;
+        let tried = if exclusive {
+            file.try_lock()
+        } else {
+            file.try_lock_shared()
+        };
+        match tried {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                waiting(&path);
+                if exclusive {
+                    file.lock()?;
+                } else {
+                    file.lock_shared()?;
+                }
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(e),
+        }
+        Ok(PinLock { _file: file })
+    }
+}
+
 /// Removes `.<name>.infx-pin.<pid>.tmp` siblings of `target` left by a pin that was killed
-/// (its process no longer exists), so an interrupted run leaves no litter after the next one.
-/// A temporary of a pin still running is left alone.
+/// before its journal, so an interrupted run leaves no litter after the next one, whether or
+/// not that one has anything to write. Called under the exclusive [`PinLock`]: no other pin
+/// of this checkout is writing, so every temporary but this process's own is stale (a live
+/// pid check alone kept the litter of a killed run whose pid was reused).
 pub fn remove_stale_temps(target: &Path) {
     let (Some(dir), Some(name)) = (target.parent(), target.file_name().and_then(|n| n.to_str()))
     else {
@@ -281,10 +341,8 @@ pub fn remove_stale_temps(target: &Path) {
         else {
             continue;
         };
-        let alive = pid
-            .parse::<u32>()
-            .is_ok_and(|p| p == std::process::id() || Path::new(&format!("/proc/{p}")).exists());
-        if !alive && e.file_type().is_ok_and(|t| t.is_file()) {
+        let ours = pid.parse::<u32>().is_ok_and(|p| p == std::process::id());
+        if !ours && e.file_type().is_ok_and(|t| t.is_file()) {
             let _ = std::fs::remove_file(e.path());
         }
     }

@@ -20,6 +20,7 @@ infx_report::codes! {
     RECIPE_VARIANTS = error("matrix/recipe-variants", "the selector names no variant or the zip blocks are malformed");
     REQUIRE_POWER = error("matrix/require-power", "require-power on a point that is not fixed-sequence 8192/1024");
     ROW = error("matrix/row", "a generated matrix row is invalid");
+    TOO_MANY_POINTS = error("matrix/too-many-points", "a config or the run expands into more sweep points than the budget (docs/security.md)");
     UNKNOWN_CONFIG_KEY = error("matrix/unknown-config-key", "a --config-keys name is not in the master configs");
     UNKNOWN_RUNNER_TYPE = error("matrix/unknown-runner-type", "the runner type is not in runners.yaml");
     UNUSED_VARIANT = warning("matrix/unused-variant", "a recipe variant no sweep point uses");

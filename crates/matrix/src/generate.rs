@@ -156,6 +156,16 @@ pub struct RowOrigin {
 
 /// Generates the rows upstream's generator prints, in its order, with its keys. Errors carry
 /// upstream's message (the `ValueError` text) so callers can compare.
+/// The most sweep points one master config may expand into (docs/security.md, "Budgets and
+/// read paths, with their tests"): 10,000, 238 times the most a real config has (42,
+/// `dsv4-fp4-b300-sglang-agentic-hicache-mtp` in August 2026).
+pub const MAX_POINTS_PER_CONFIG: usize = 10_000;
+
+/// The most sweep points one expansion (one run of the generator) may hold: 100,000, 55 times
+/// the real full sweep (1,820 rows in August 2026). An 8.8 MB master expanding to 1.9 M points
+/// took 256 s and 11 GB; 100,000 points stay well under a GiB, below a 7 GB CI runner.
+pub const MAX_POINTS_PER_RUN: usize = 100_000;
+
 pub fn generate(
     configs: &MasterConfigs<'_>,
     runners: &Runners<'_>,
@@ -560,6 +570,7 @@ fn expand_config(
                 fs.single_node
             }
         }),
+        first: rows.len(),
     };
     if wants(ScenarioType::FixedSeqLen)
         && let Some(fixed) = get_some(scenarios, "fixed-seq-len")
@@ -589,6 +600,7 @@ fn expand_config(
                     rows,
                 )?;
                 x.note(rows, benchmark, origins);
+                x.within_budget(rows, benchmark)?;
             }
         }
     }
@@ -605,9 +617,37 @@ struct Expansion<'e, 'a> {
     runner_list: Vec<String>,
     /// `full-sweep`'s `--single-node` / `--multi-node` admit the entry's node type.
     node_allowed: bool,
+    /// Rows of the run before this entry's (the per-config budget counts from here).
+    first: usize,
 }
 
 impl Expansion<'_, '_> {
+    /// `matrix/too-many-points` once the entry or the run passes its budget, checked after
+    /// every search-space row, so an expansion stops early instead of filling memory.
+    fn within_budget(&self, rows: &[Object], benchmark: &Node) -> Result<(), Diagnostic> {
+        let entry = self.cx.entry;
+        let of_config = rows.len().saturating_sub(self.first);
+        let (what, n, limit) = if of_config > MAX_POINTS_PER_CONFIG {
+            (
+                format!("master config '{}'", entry.key),
+                of_config,
+                MAX_POINTS_PER_CONFIG,
+            )
+        } else if rows.len() > MAX_POINTS_PER_RUN {
+            ("this run".to_string(), rows.len(), MAX_POINTS_PER_RUN)
+        } else {
+            return Ok(());
+        };
+        Err(Diagnostic::error(
+            codes::TOO_MANY_POINTS,
+            format!(
+                "{what} expands into more than {limit} sweep points ({n} by this search-space row); expansion stopped"
+            ),
+        )
+        .at(entry.path(), benchmark.span)
+        .with_help("narrow conc-list / conc-start..conc-end or split the config"))
+    }
+
     /// Records the search-space row each new row came from.
     fn note(&self, rows: &[Object], benchmark: &Node, origins: &mut Vec<RowOrigin>) {
         let entry = self.cx.entry;
@@ -682,6 +722,7 @@ impl Expansion<'_, '_> {
                     rows,
                 )?;
                 self.note(rows, benchmark, origins);
+                self.within_budget(rows, benchmark)?;
             }
         }
         Ok(())

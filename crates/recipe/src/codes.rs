@@ -17,6 +17,7 @@ infx_report::codes! {
     OVERRIDE_NOT_MAPPING = error("recipe/override-not-mapping", "an override_ block is not a mapping");
     REFERENCE = error("recipe/reference", "a recipe reference is malformed");
     ROLE = error("recipe/role", "a role breaks a schema-2 rule (names, nodes, fit)");
+    TOO_MANY_VARIANTS = error("recipe/too-many-variants", "the recipe expands into more variants than the budget (docs/security.md)");
     ROOT_ESCAPE = error("recipe/root-escape", "a recipe path leaves the repository");
     RULE = error("recipe/rule", "a schema-1 post-init rule fails");
     RUNTIME_GPUS = warning("recipe/runtime-gpus", "a vLLM data-parallel role's sizes need another GPU count than its workers have; srtctl's runtime refuses it");

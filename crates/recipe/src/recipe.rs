@@ -10,6 +10,11 @@ use infx_yaml::{DocIndex, Mapping, Node, Value};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+/// The most variants one recipe may expand into (docs/security.md, "Budgets and read paths,
+/// with their tests"): 1,000, 35 times the most a real recipe has (28, an srt-slurm recipe in
+/// the srtctl goldens; 19 in the October tree, 17 in August).
+pub const MAX_VARIANTS_PER_RECIPE: usize = 1_000;
+
 /// The shape of a recipe document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RecipeKind {
@@ -355,6 +360,24 @@ impl RecipeFile {
         let base = self.base()?;
         let overrides = self.override_keys();
         let zips = self.zip_keys();
+        // Counted before any variant is built: 10^5 `override_*` blocks kept dry-run busy past
+        // 120 s (docs/security.md, "Budgets and read paths, with their tests").
+        let count = overrides.len()
+            + zips
+                .iter()
+                .map(|z| self.zip_len(z))
+                .fold(0usize, usize::saturating_add);
+        if count > MAX_VARIANTS_PER_RECIPE {
+            return Err(code_err(
+                codes::TOO_MANY_VARIANTS,
+                format!(
+                    "the recipe has {count} variants ({} override_* blocks, the rest from zip_override_* lists); the limit is {MAX_VARIANTS_PER_RECIPE}",
+                    overrides.len()
+                ),
+            )
+            .at(self.path(), self.key_span("base"))
+            .with_help("split the recipe into several files"));
+        }
         let avail_all = || {
             let mut parts: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
             parts.extend(zips.iter().map(|z| format!("{z}[i]")));
@@ -555,6 +578,17 @@ impl RecipeFile {
     }
 
     /// The variants of one zip group (`only` = just that index).
+    /// How many variants the zip group `key` yields: its longest list (1 when it has none;
+    /// the lengths' agreement is checked when it is expanded).
+    fn zip_len(&self, key: &str) -> usize {
+        let Some(section) = self.root.get(key) else {
+            return 0;
+        };
+        let mut lists = Vec::new();
+        collect_lists(section, &mut lists);
+        lists.iter().map(|(l, _)| *l).max().unwrap_or(1)
+    }
+
     fn zip_variants(
         &self,
         base: &(Node, Origins),

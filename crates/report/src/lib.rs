@@ -12,7 +12,9 @@ mod sarif;
 pub mod suggest;
 
 pub use code::{Code, by_rule, check_of, is_code_name};
-pub use render::{SourceMap, escape_control, render_github, render_human, render_json};
+pub use render::{
+    SourceMap, escape_control, is_unsafe_char, json_safe, render_github, render_human, render_json,
+};
 pub use sarif::{render_sarif, render_sarif_with_acknowledged};
 
 use serde::Serialize;

@@ -78,6 +78,42 @@ const MAX_SNIPPETS: usize = 500;
 /// The longest message, help or note shown, in characters.
 const MAX_TEXT_CHARS: usize = 2000;
 
+/// Characters never printed raw from inputs or registries (docs/security.md, "Output"):
+/// control characters (C0, DEL and C1, e.g. U+009B, a one-character CSI), the bidirectional
+/// controls that reorder a line as it is shown (U+202A–U+202E, U+2066–U+2069, U+200E/F,
+/// U+061C), and the line and paragraph separators.
+pub fn is_unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061c}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{2028}'
+                | '\u{2029}'
+        )
+}
+
+/// A JSON text with every unsafe character written as a `\uXXXX` escape: serde_json leaves
+/// DEL, C1 and bidi controls raw, which a terminal or viewer would act on. Outside strings JSON
+/// holds none of them but the pretty printer's newlines, which stay.
+pub fn json_safe(s: String) -> String {
+    if !s.chars().any(|c| c != '\n' && is_unsafe_char(c)) {
+        return s;
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if c != '\n' && is_unsafe_char(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Makes untrusted text safe to print on one line of a log: newline, carriage return, NUL, ESC
 /// and every other control character become visible escapes (`\n`, `\u{1b}`), so a file name or
 /// key cannot start a line of its own, forge a GitHub workflow command or drive the terminal;
@@ -100,7 +136,7 @@ fn escape(s: &str, keep_newlines: bool) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push('\t'),
-            c if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') => {
+            c if is_unsafe_char(c) => {
                 out.push_str(&format!("\\u{{{:x}}}", c as u32));
             }
             c => out.push(c),
@@ -110,6 +146,18 @@ fn escape(s: &str, keep_newlines: bool) -> String {
         out = out.replacen("::", "\\u{3a}:", 1);
     }
     out
+}
+
+/// A shown source line: the snippet renderer prints C0 controls as control pictures (␛) but
+/// C1 and bidi controls raw, so those become U+FFFD, one character for one (columns hold).
+fn picture_safe(line: &str) -> String {
+    let other = |c: char| is_unsafe_char(c) && !matches!(c, '\0'..='\u{1f}');
+    if !line.chars().any(other) {
+        return line.to_string();
+    }
+    line.chars()
+        .map(|c| if other(c) { '\u{fffd}' } else { c })
+        .collect()
 }
 
 /// One line's shown part: the characters `lo..hi` of it, with `…` where it was cut.
@@ -127,7 +175,7 @@ impl ShownLine {
         let long = line.chars().nth(MAX_LINE_CHARS).is_some();
         if !long {
             return ShownLine {
-                text: line.to_string(),
+                text: picture_safe(line),
                 lo: 0,
                 hi: usize::MAX,
                 cut_left: false,
@@ -158,7 +206,7 @@ impl ShownLine {
             text.push('…');
         }
         ShownLine {
-            text,
+            text: picture_safe(&text),
             lo,
             hi,
             cut_left: lo > 0,
@@ -392,7 +440,7 @@ pub fn render_json(diags: &[Diagnostic]) -> String {
         if let Some(state) = d.baseline {
             v["baseline"] = serde_json::json!(state.as_str());
         }
-        out.push_str(&v.to_string());
+        out.push_str(&json_safe(v.to_string()));
         out.push('\n');
     }
     out
@@ -412,7 +460,7 @@ pub fn render_github(diags: &[Diagnostic]) -> String {
         if let Some(p) = &d.path {
             props.push(format!(
                 "file={}",
-                escape_property(&clip(&p.display().to_string()))
+                escape_property(&escape(&p.display().to_string(), false))
             ));
             if let Some(s) = d.span {
                 props.push(format!("line={}", s.start.line()));
@@ -608,6 +656,38 @@ mod tests {
         );
         assert!(human.contains("help: \\u{3a}:error::help"), "{human}");
         assert!(human.contains("a␀b␛[31m"), "{human}");
+    }
+
+    /// Issue #42, item 6: ESC in a file name, bidi controls (U+202E, U+2067) and a C1 control
+    /// (U+009B, as a registry's JSON may carry) never reach any format raw, in paths,
+    /// messages, help, notes or source lines (docs/security.md, "Output").
+    #[test]
+    fn bidi_and_c1_controls_never_reach_any_format_raw() {
+        let hostile = "a\u{202e}b\u{2067}c\u{9b}31md\u{1b}[2J";
+        let text = format!("k: \"{hostile}\"\n");
+        let (_, idx) = one_file(&text);
+        let path = format!("dir/{hostile}.yaml");
+        let d = Diagnostic::error(crate::Code::error("x/y", "a test code"), hostile)
+            .at(&path, idx.span(&text, 3, 10))
+            .with_help(hostile)
+            .with_note(hostile);
+        let mut sm = SourceMap::new();
+        sm.insert(&path, text.clone());
+        let one = std::slice::from_ref(&d);
+        for (name, out) in [
+            ("human", render_human(one, &sm, false)),
+            ("github", render_github(one)),
+            ("json", render_json(one)),
+            ("sarif", crate::render_sarif(one, "0")),
+        ] {
+            for bad in ['\u{202e}', '\u{2067}', '\u{9b}', '\u{1b}'] {
+                assert!(!out.contains(bad), "{name}: {bad:?} in {out:?}");
+            }
+        }
+        // The data formats keep the text itself (escaped in the JSON string, decoded back).
+        let v: serde_json::Value = serde_json::from_str(render_json(one).trim()).unwrap();
+        assert_eq!(v["message"], hostile);
+        assert_eq!(v["path"], path.as_str());
     }
 
     #[test]

@@ -58,7 +58,7 @@ pub fn render_sarif_with_acknowledged(
             "results": results,
         }],
     });
-    let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
+    let mut s = crate::render::json_safe(serde_json::to_string_pretty(&log).unwrap_or_default());
     s.push('\n');
     s
 }

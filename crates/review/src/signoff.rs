@@ -735,15 +735,16 @@ fn read_artifacts(dir: &Path) -> Result<Vec<pareto::Curve>, infx_report::Diagnos
             format!("cannot read {}: {e}", dir.display()),
         )
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(io)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
+    // Through infx-fs: the artifacts folder is a registered root, and a FIFO or a link out
+    // of it named `*.json` is refused, not read (docs/security.md, "The safe file layer").
+    let files: Vec<PathBuf> = infx_fs::list_dir(dir)
+        .map_err(|e| io(e.into()))?
+        .into_iter()
         .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"))
         .collect();
-    files.sort();
     let mut curves = Vec::new();
     for f in &files {
-        let text = std::fs::read_to_string(f).map_err(io)?;
+        let text = infx_fs::read_to_string(f).map_err(io)?;
         let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
             infx_report::Diagnostic::error(pareto::CODE_INPUT, format!("not JSON: {e}"))
                 .with_path(f)

@@ -619,7 +619,13 @@ pub fn markdown_tables(records: &[BindingRecord]) -> String {
 /// Terminal-safe text: tree content must not move the cursor or recolour the terminal.
 fn plain(s: &str) -> String {
     s.chars()
-        .map(|c| if c.is_control() { '?' } else { c })
+        .map(|c| {
+            if infx_report::is_unsafe_char(c) {
+                '?'
+            } else {
+                c
+            }
+        })
         .collect()
 }
 
@@ -629,7 +635,7 @@ pub fn md_escape(s: &str) -> String {
     s.chars()
         .map(|c| match c {
             '|' | '`' | '<' | '>' => ' ',
-            c if c.is_control() => ' ',
+            c if infx_report::is_unsafe_char(c) => ' ',
             c => c,
         })
         .collect()

@@ -308,7 +308,11 @@ fn image(i: &Checking<'_>) -> Checked {
     );
     if online {
         #[cfg(feature = "registry")]
-        diagnostics.extend(steps::check_images_online(&sites, i.opts.hermetic));
+        diagnostics.extend(steps::check_images_online(
+            &sites,
+            i.opts.hermetic,
+            &i.opts.registry_overrides,
+        ));
         // The CLI hands `--online` to the registry build (README, "What builds when"); a
         // caller that still asks this build gets a finding, never a silent pass.
         #[cfg(not(feature = "registry"))]

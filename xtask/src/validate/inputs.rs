@@ -88,7 +88,7 @@ impl Inputs {
     pub fn load(opts: &Options) -> Inputs {
         let root = canonical_root(opts);
         let DetectedAndParsed {
-            change,
+            mut change,
             change_elapsed,
             files,
             mut parsed,
@@ -99,6 +99,8 @@ impl Inputs {
         } = detect_and_parse(&root, opts, ParseScope::Run, || {
             steps::detect_change(&root, opts)
         });
+        let sparse = change.sparse_findings(&root);
+        change.diagnostics.extend(sparse);
         let pr = load_pr(opts, &change);
         let whole_tree = opts.whole_tree(&change.mode);
 
@@ -388,7 +390,8 @@ impl ReviewLoad {
             changelog.scope.append_only,
             pr.number,
         );
-        let (review, docs, review_load_findings) = review_inputs(&root, side, parsed.docs);
+        let (review, docs, mut review_load_findings) = review_inputs(&root, side, parsed.docs);
+        review_load_findings.extend(change.sparse_findings(&root));
         ReviewLoad {
             root,
             change,

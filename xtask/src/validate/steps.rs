@@ -137,6 +137,42 @@ impl ChangeInfo {
     fn with_repo<T>(&self, read: impl FnOnce(&infx_git::Repo) -> Option<T>) -> Option<T> {
         self.repo.read(self.repo_root.as_ref()?, read)
     }
+    /// The folders the checks read that a sparse checkout left out (`git/sparse-checkout`):
+    /// without them review passed with "0 recipes" and validate reported every recipe as
+    /// missing (docs/security.md, "Budgets and read paths, with their tests"). The index is
+    /// read only when such a folder is absent from the work tree.
+    pub(crate) fn sparse_findings(&self, root: &Path) -> Vec<Diagnostic> {
+        let Some(repo_root) = &self.repo_root else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for dir in ["configs", "benchmarks"] {
+            let folder = root.join(dir);
+            if std::fs::symlink_metadata(&folder).is_ok() {
+                continue;
+            }
+            let rel = relative_to(repo_root, &folder);
+            let prefix = format!("{}/", rel.to_string_lossy());
+            let skipped = self
+                .with_repo(|r| Some(r.skip_worktree_count(&prefix)))
+                .unwrap_or(0);
+            if skipped > 0 {
+                out.push(
+                    Diagnostic::error(
+                        infx_git::codes::SPARSE_CHECKOUT,
+                        format!(
+                            "{prefix} is left out of this sparse checkout ({skipped} tracked files below it are not in the work tree), so the checks that read it cannot run"
+                        ),
+                    )
+                    .with_path(&rel)
+                    .with_help(format!(
+                        "check it out: `git sparse-checkout add {prefix}` (or `git sparse-checkout disable`)"
+                    )),
+                );
+            }
+        }
+        out
+    }
     /// The loaded text of `rel` (repository-relative) when the change modified it in place
     /// (same path on both sides, diffed against this run's base): its old and new bytes are
     /// exactly what [`Self::base_bytes`] and [`Self::head_bytes`] would read from git again.
@@ -351,8 +387,11 @@ pub struct ChangelogScope {
 /// What the changelog check compares, read once.
 #[derive(Debug)]
 pub enum ChangelogState {
-    /// The tree has no perf-changelog.yaml.
+    /// The tree has no perf-changelog.yaml, and neither has the base (or there is no base).
     Missing,
+    /// The base has perf-changelog.yaml, the new side does not: deleted, replaced by a symlink,
+    /// a folder or a device, or unreadable. Says which (docs/security.md, "The changelog gate").
+    Gone { what: String },
     /// It exists but its new side cannot be read.
     Unreadable,
     /// No base to compare with: entries are checked one by one.
@@ -413,20 +452,39 @@ pub fn load_changelog(
         scope: ChangelogScope::default(),
         new_entries: 0,
     };
-    if !file.is_file() {
-        return inputs;
-    }
-    let Some(head) = change.head_bytes(&file) else {
-        inputs.state = ChangelogState::Unreadable;
-        return inputs;
-    };
     let has_history =
         matches!(change.mode, ChangeMode::Change | ChangeMode::Fallback) && change.base.is_some();
+    // The gate runs whenever the base has the file: deleting or replacing it must not skip
+    // the entry requirement and append-only (docs/security.md, "The changelog gate").
+    let base = if has_history {
+        change.base_bytes(&file)
+    } else {
+        None
+    };
+    let head = if file.is_file() {
+        change.head_bytes(&file)
+    } else {
+        None
+    };
+    let Some(head) = head else {
+        inputs.state = match (&base, file.is_file()) {
+            (Some(_), _) => {
+                // Coverage still runs: with no appended entry, every impacted config is
+                // `changelog/entry-required` as well.
+                inputs.scope.has_history = true;
+                ChangelogState::Gone {
+                    what: changelog_gone(&file, change.head_rev.is_some()),
+                }
+            }
+            (None, true) => ChangelogState::Unreadable,
+            (None, false) => ChangelogState::Missing,
+        };
+        return inputs;
+    };
     if !has_history {
         inputs.state = ChangelogState::NoHistory { head };
         return inputs;
     }
-    let base = change.base_bytes(&file);
     let keys = infx_changelog::MasterKeys::from_keys(loaded.entries.iter().map(|e| e.key.clone()));
     let (scope, new_entries) =
         appended_scope(base.as_deref(), &head, &keys, changelog_dialect(loaded));
@@ -434,6 +492,61 @@ pub fn load_changelog(
     inputs.new_entries = new_entries;
     inputs.state = ChangelogState::History { head, base };
     inputs
+}
+
+/// What became of a changelog the base has and the new side cannot read, in the words of the
+/// message: "was deleted", "is a symlink to a device", …; never the content of a target.
+fn changelog_gone(file: &Path, from_commit: bool) -> String {
+    if from_commit {
+        return "is not in the head commit".into();
+    }
+    let link = std::fs::symlink_metadata(file);
+    match &link {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return "was deleted".into(),
+        Err(e) => return format!("cannot be looked at ({e})"),
+        Ok(_) => {}
+    }
+    let is_link = link.as_ref().is_ok_and(|m| m.file_type().is_symlink());
+    let refused = infx_fs::check_file(file).err();
+    match &refused {
+        Some(e) if e.kind == infx_fs::FsErrorKind::OutsideRoot => {
+            return "was replaced by a symlink that leads outside the repository (not read)".into();
+        }
+        // A regular file the file layer refuses (over 16 MiB, …): its own words.
+        Some(e) if e.kind == infx_fs::FsErrorKind::TooLarge => {
+            return format!("cannot be read: {}", e.message);
+        }
+        _ => {}
+    }
+    let what = match std::fs::metadata(file) {
+        Err(_) if is_link => "a dangling symlink".to_string(),
+        Err(e) => format!("unreadable ({e})"),
+        Ok(m) => {
+            use std::os::unix::fs::FileTypeExt as _;
+            let t = m.file_type();
+            let kind = if t.is_dir() {
+                "a directory"
+            } else if t.is_fifo() {
+                "a FIFO"
+            } else if t.is_socket() {
+                "a socket"
+            } else if t.is_char_device() || t.is_block_device() {
+                "a device"
+            } else {
+                "a file that cannot be read"
+            };
+            if is_link {
+                format!("a symlink to {kind}")
+            } else {
+                kind.to_string()
+            }
+        }
+    };
+    if what.starts_with("unreadable") {
+        format!("is {what}")
+    } else {
+        format!("was replaced by {what}")
+    }
 }
 
 /// The appended entries with their resolved keys, and how many there are.
@@ -447,6 +560,17 @@ fn appended_scope(
     let mut new_entries = 0;
     let mut append_only = false;
     let mut appended = Vec::new();
+    // Over the budget nothing is parsed: the changelog check says so, coverage waits for it.
+    if let Some(b) = base
+        && infx_changelog::appended_over_budget(b, head, Path::new("")).is_some()
+    {
+        let scope = ChangelogScope {
+            has_history: true,
+            additions_unreadable: true,
+            ..Default::default()
+        };
+        return (scope, infx_changelog::findings::appended_count(b, head));
+    }
     let gated = infx_changelog::gate(
         base,
         head,
@@ -501,6 +625,17 @@ pub fn check_changelog(
     let (head, base) = match &changelog.state {
         ChangelogState::Missing => {
             return skipped("changelog", "no perf-changelog.yaml in the tree");
+        }
+        ChangelogState::Gone { what } => {
+            let d = Diagnostic::error(
+                infx_changelog::codes::MISSING,
+                format!(
+                    "perf-changelog.yaml {what}; the base has it, so the change's entries cannot be checked"
+                ),
+            )
+            .with_path(file)
+            .with_help("restore perf-changelog.yaml from the base (a regular file) and append the change's entry to it");
+            return ran("changelog", vec![d], "the changelog is gone".into());
         }
         ChangelogState::Unreadable => {
             let d = Diagnostic::error(infx_changelog::codes::IO, "cannot read perf-changelog.yaml")
@@ -622,10 +757,16 @@ pub fn touched_keys(
             .base_bytes(&doc.path)
             .and_then(|b| String::from_utf8(b).ok())
             .unwrap_or_default();
+        // The head as git would commit it (docs/diff.md): a CRLF checkout under
+        // `core.autocrlf` must not make every entry of the file look touched.
+        let head_text = change
+            .head_bytes(&doc.path)
+            .and_then(|b| String::from_utf8(b).ok());
+        let head_text = head_text.as_deref().unwrap_or(&doc.text);
         let before = top_level_sections(&base_text);
-        for (key, range) in top_level_sections(&doc.text) {
+        for (key, range) in top_level_sections(head_text) {
             let old = before.iter().find(|(k, _)| *k == key);
-            if old.is_none_or(|(_, r)| base_text.get(r.clone()) != doc.text.get(range.clone())) {
+            if old.is_none_or(|(_, r)| base_text.get(r.clone()) != head_text.get(range.clone())) {
                 keys.insert(key.to_string());
             }
         }
@@ -917,11 +1058,16 @@ fn dry_run_one(
 
 /// `validate --online`: the registry confirms every pin (HEAD requests only).
 #[cfg(feature = "registry")]
-pub fn check_images_online(sites: &[infx_image::ImageSite], hermetic: bool) -> Vec<Diagnostic> {
-    // The same client as `pin`: docker config and INFX_REGISTRY_* credentials, hermetic guard.
+pub fn check_images_online(
+    sites: &[infx_image::ImageSite],
+    hermetic: bool,
+    overrides: &std::collections::BTreeMap<String, String>,
+) -> Vec<Diagnostic> {
+    // The same client as `pin`: docker config and INFX_REGISTRY_* credentials, hermetic guard,
+    // `--registry-override` (validated as pin validates it).
     let client = crate::cmd_pin::registry_client(
         hermetic,
-        Default::default(),
+        overrides.clone(),
         std::time::Duration::from_secs(30),
     );
     infx_image::check_online(
