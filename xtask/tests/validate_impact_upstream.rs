@@ -72,6 +72,27 @@ fn multinode(key: &str, setting: &str) -> String {
     )
 }
 
+/// An agentic entry on the `cluster:b200-x` runner, with (`dram`) or without DRAM offload rows.
+fn agentic(key: &str, offload: &str) -> String {
+    format!(
+        "{key}:
+  image: vllm/vllm-openai:v0.25.0@sha256:{digest}
+  model: org/k
+  model-prefix: k
+  runner: cluster:b200-x
+  precision: fp4
+  framework: vllm
+  multinode: false
+  scenarios:
+    agentic-coding:
+    - dram-utilization: 0.80
+      search-space:
+      - {{ tp: 8, kv-offloading: {offload}, conc-list: [32, 40] }}
+",
+        digest = "0".repeat(64)
+    )
+}
+
 /// The bundle both multinode entries bind, one variant each.
 const BUNDLE: &str = "base:
   name: n-bundle
@@ -128,6 +149,11 @@ fn repo() -> Repo {
             "n-fp4-gb300-b",
             "CONFIG_FILE=recipes/t/bundle.yaml:override_b",
         ),
+        agentic(
+            "k-fp4-b200-vllm-agentic-dram",
+            "dram, kv-offload-backend: { name: vllm-native }",
+        ),
+        agentic("k-fp4-b200-vllm-agentic", "none"),
     ]
     .concat();
     write(root, BUNDLE_PATH, BUNDLE);
@@ -136,12 +162,12 @@ fn repo() -> Repo {
     write(
         root,
         "configs/runners.yaml",
-        "labels:\n  b200:\n    - b200-dgxc_0\n  gb300:\n    - gb300-nv_0\nhardware:\n  b200:\n    gpus-per-node: 8\n    available-cpu-dram-mib: 1000000\n  gb300:\n    gpus-per-node: 4\n    available-cpu-dram-mib: 1000000\n",
+        "labels:\n  b200:\n    - b200-dgxc_0\n  gb300:\n    - gb300-nv_0\n  cluster:b200-x:\n    - b200-x_0\nhardware:\n  cluster:b200-x:\n    gpus-per-node: 8\n    available-cpu-dram-mib: 2_000_000\n  b200:\n    gpus-per-node: 8\n    available-cpu-dram-mib: 1000000\n  gb300:\n    gpus-per-node: 4\n    available-cpu-dram-mib: 1000000\n",
     );
     write(
         root,
         "perf-changelog.yaml",
-        "- config-keys:\n    - m-fp4-b200-vllm\n    - m-fp4-b200-vllm-mtp\n    - n-fp4-gb300-a\n    - n-fp4-gb300-b\n  description:\n    - \"Add m on B200\"\n  pr-link: https://github.com/o/r/pull/1\n",
+        "- config-keys:\n    - m-fp4-b200-vllm\n    - m-fp4-b200-vllm-mtp\n    - n-fp4-gb300-a\n    - n-fp4-gb300-b\n    - k-fp4-b200-vllm-agentic-dram\n    - k-fp4-b200-vllm-agentic\n  description:\n    - \"Add m on B200\"\n  pr-link: https://github.com/o/r/pull/1\n",
     );
     for rel in [PLAIN, MTP, HISTORICAL] {
         write(root, rel, LAUNCHER);
@@ -295,5 +321,27 @@ fn a_config_file_recipe_edit_needs_an_entry_for_the_configs_binding_it() {
         vec![format!("n-fp4-gb300-a {BUNDLE_PATH}:10")],
         "{all}"
     );
+    assert_eq!(code, 1, "{all}");
+}
+
+/// A `hardware:` fact that a row carries (`available-cpu-dram-mib` gives `total-cpu-dram-gb`)
+/// impacts the DRAM-offload configs on that runner and no other (issue 38: upstream's
+/// `runners.yaml` DRAM edit changed 12 of 32 rows of a DRAM-offload config and got no finding).
+#[test]
+fn a_dram_edit_needs_an_entry_for_the_dram_offload_configs_only() {
+    let tmp = repo();
+    edit(&tmp.path(), "configs/runners.yaml", |t: String| {
+        t.replace(
+            "available-cpu-dram-mib: 2_000_000",
+            "available-cpu-dram-mib: 1_500_000",
+        )
+    });
+    let (code, found, all) = validate(&tmp.path());
+    assert_eq!(found.len(), 1, "{all}");
+    assert!(
+        found[0].starts_with("k-fp4-b200-vllm-agentic-dram configs/runners.yaml:"),
+        "{all}"
+    );
+    assert!(all.contains("`total-cpu-dram-gb`"), "{all}");
     assert_eq!(code, 1, "{all}");
 }

@@ -219,13 +219,24 @@ fn keep_configs_whose_rows_differ(
         if !by_config_files(k) {
             return true;
         }
-        let (Some(head), Some(base)) = (
+        let (head, base) = (
             rows(&head_configs, &head_runners, &k.key),
             rows(&base_configs, &base_runners, &k.key),
-        ) else {
+        );
+        let (Some(head), Some(base)) = (head.as_ref(), base.as_ref()) else {
+            // Rows the base could not generate (a hardware record missing, say) and the head
+            // can are all new: say so, the text comparison alone would not.
+            if head.is_some()
+                && let Some(first) = k.causes.first_mut()
+            {
+                first.why = format!(
+                    "{}: the base could not generate its rows, this tree can",
+                    first.why
+                );
+            }
             return true;
         };
-        match comparison.first_difference(&base, &head) {
+        match comparison.first_difference(base, head) {
             // The cause names the row that makes the config run differently.
             Some(what) => {
                 if let Some(first) = k.causes.first_mut() {
