@@ -167,9 +167,11 @@ struct Pinned {
 const CORPUS_TREES: &[Pinned] = &[
     Pinned {
         tree: "inferencex-aug2026",
-        human_sha256: "e408bd97bfa7206191c9acffc70531eff34c9313c2fab8db81b93d1585bb73be",
-        json_sha256: "6351c0870970131af66dce6bb1058d0a095edb78d48f85bfae06cbf380731434",
-        counts: "binding:- 595\nchangelog/no-history 1\nconfig/X5 8\nimage/tag-only 1059\nrecipe/unknown-field 18\nreview/dp-cuda-graph 38\nreview/draft-precision-env 19\nreview/event-publication 13\nreview/golden-al 13\nreview/upstream-image 2\nyaml/duplicate-key 8\n",
+        // The August checklist (docs/review.md, "Rules carry their checklist"): no
+        // review/draft-precision-env (19) or review/event-publication (13) since 2026-12-07.
+        human_sha256: "f92e7379395b75c7f6443bc3d6b694c2b5aa909b6527db5efa88dfce50903e7c",
+        json_sha256: "24bba1fcfdabb4798cb4d7cfb37cbbeb9ec9110b7277c476d30a026b0fd3728d",
+        counts: "binding:- 595\nchangelog/no-history 1\nconfig/X5 8\nimage/tag-only 1059\nrecipe/unknown-field 18\nreview/dp-cuda-graph 38\nreview/golden-al 13\nreview/upstream-image 2\nyaml/duplicate-key 8\n",
     },
     Pinned {
         tree: "inferencex-oct2026/inferencex-e2e",

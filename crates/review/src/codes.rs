@@ -29,3 +29,14 @@ infx_report::codes! {
     UPSTREAM_IMAGE = error("review/upstream-image", "an image not from the engine's upstream registry");
     WAIVER = error("review/waiver", "a waiver file was not added by this change or lacks a section");
 }
+
+/// The rules the [Oct] checklist added (spec: "1.3 [Oct] deltas"): Check 8's
+/// `publish_events_and_metrics: false` prohibition, Check 13 (the draft runs as shipped) and
+/// AGENTS.md's ban on hard-coded acceptance lengths (Check 11). A tree of the [Aug] layout was
+/// reviewed without them (docs/review.md, "Rules carry their checklist").
+pub const OCT_ONLY: &[infx_report::Code] = &[
+    EVENT_PUBLICATION,
+    DRAFT_PRECISION_ENV,
+    DRAFT_PRECISION_FLAG,
+    GOLDEN_AL_HARDCODED,
+];

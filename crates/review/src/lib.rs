@@ -165,6 +165,9 @@ pub struct ReviewInputs {
     /// Check 12's base/head matrix verdict from `infx-changelog` (`Err` = upstream's
     /// append-only message). `None` with `append_only_entry`: reported as not run.
     pub append_only_verdict: Option<Result<(), String>>,
+    /// The tree is judged by the [Aug] checklist: the rules the [Oct] checklist added
+    /// ([`codes::OCT_ONLY`]) do not run (docs/review.md, "Rules carry their checklist").
+    pub aug_checklist: bool,
 }
 
 impl ReviewInputs {
@@ -239,6 +242,9 @@ pub fn review_tree_of(inputs: &ReviewInputs, masters: &[Document]) -> Vec<Diagno
             .with_help("commit the change and run `cargo xtask review check --base <rev>` (or `cargo xtask changelog plan`)"),
         ),
         _ => {}
+    }
+    if inputs.aug_checklist {
+        out.retain(|d| !codes::OCT_ONLY.contains(&d.code));
     }
     out
 }

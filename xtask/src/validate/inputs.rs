@@ -663,6 +663,7 @@ impl ReviewSide {
             inputs.base_master_keys = Some(steps::master_keys_of(texts.iter().map(String::as_str)));
         }
         inputs.append_only_entry = append_only;
+        inputs.aug_checklist = configs.dialect == infx_config::Dialect::Aug;
         if append_only && let (Some(repo_root), Some(base)) = (&change.repo_root, &change.base) {
             // Check 12 compares the matrices of base and head through the changelog planner
             // (committed history: HEAD, or the fallback commit).
