@@ -315,11 +315,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         // SARIF is one document on stdout: the impact and binding records stay out of it.
         Format::Sarif => eprint!("{summary}"),
+        // The verdict is the report's last line, where eyes and scripts look (the binding
+        // table comes before the step summary; docs/matrix.md, "Binding").
         Format::Human => {
-            crate::hygiene::print_stdout(&summary);
             crate::hygiene::print_stdout(&crate::hygiene::escape_lines(&binding::human_table(
                 &report.bindings,
             )));
+            crate::hygiene::print_stdout(&summary);
         }
         Format::Github => {
             crate::hygiene::print_stdout(&summary);

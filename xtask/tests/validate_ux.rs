@@ -49,8 +49,8 @@ fn validate(repo: &Path, args: &[&str]) -> (String, i32) {
     )
 }
 
-/// The report up to and including the `validate:` verdict (the binding table after it is
-/// covered elsewhere), with timings and commit ids masked: they vary run to run.
+/// The report up to and including the `validate:` verdict, its last line (the binding table
+/// before it included), with timings and commit ids masked: they vary run to run.
 fn masked(out: &str) -> String {
     let mut lines = Vec::new();
     for line in out.lines() {
@@ -539,4 +539,16 @@ fn near_misses_are_suggested() {
         "{out}"
     );
     insta::assert_snapshot!("near_misses", masked(&out));
+}
+
+/// The verdict is the human report's last line (issue 43, item 7): the binding table comes
+/// before the step summary.
+#[test]
+fn the_verdict_is_the_last_line() {
+    let tmp = repo();
+    let (out, code) = validate(tmp.path(), &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("planned rows of "), "{out}");
+    let last = out.lines().last().unwrap_or("");
+    assert!(last.starts_with("validate: passed"), "{last}");
 }
