@@ -138,7 +138,8 @@ pub struct PlanArgs {
     #[command(flatten)]
     pub repo: RepoArgs,
     /// Base revision (default: as validate finds it, the merge-base of HEAD with the
-    /// upstream branch).
+    /// upstream branch; with nothing committed since, the last commit that changed the
+    /// changelog and its parent, as validate on a clean clone).
     #[arg(long)]
     pub base: Option<String>,
     /// Head revision (default: HEAD; the plan is computed from commits, so uncommitted
@@ -435,11 +436,30 @@ fn write_check_plan(
 /// `changelog plan`.
 fn plan(a: PlanArgs) -> anyhow::Result<ExitCode> {
     let r = open(&a.repo.repo)?;
-    let h = commit(&r, &a.head)?;
+    let mut h = commit(&r, &a.head)?;
+    let mut head_name = a.head.clone();
     let (b, base) = match a.base {
         Some(base) => (commit(&r, &base)?, base),
         None => {
-            let b = default_base(&r)?;
+            let mut b = default_base(&r)?;
+            // Nothing committed since the base (a clean clone of main): the last commit that
+            // changed the changelog stands in, as it does for validate (docs/diff.md, "The
+            // change").
+            if b == h
+                && a.head == "HEAD"
+                && let Some(workdir) = r.workdir()
+            {
+                let tree = changelog_tree(&r, h);
+                let rel = Path::new(&tree).join(infx_changelog::CHANGELOG_PATH);
+                // A changelog born in the root commit has the empty tree for a parent: no
+                // commit to plan against, so the plain default stands.
+                if let Ok(Some((parent, last))) = infx_diff::last_commit_touching(&workdir, &rel)
+                    && let (Ok(pb), Ok(lh)) = (commit(&r, &parent), commit(&r, &last))
+                {
+                    (b, h) = (pb, lh);
+                    head_name = last;
+                }
+            }
             (b, b.to_string())
         }
     };
@@ -448,7 +468,7 @@ fn plan(a: PlanArgs) -> anyhow::Result<ExitCode> {
         trim_conc: a.trim_conc,
     };
     let dialect = a.repo.dialect.into();
-    match crate::history::plan_between(&r, b, h, &base, &a.head, opts, dialect, None) {
+    match crate::history::plan_between(&r, b, h, &base, &head_name, opts, dialect, None) {
         Ok(v) => {
             println!("{}", infx_report::json_safe(serde_json::to_string(&v)?));
             Ok(ExitCode::SUCCESS)

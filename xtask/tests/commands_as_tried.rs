@@ -99,6 +99,24 @@ fn review_check_finds_the_change_and_prints_repository_paths() {
     );
 }
 
+/// On a clean clone (nothing since the base) `changelog plan` plans the last commit that
+/// changed the changelog, as validate does, instead of exiting 1 with "No additions found"
+/// (issue 43, item 7).
+#[test]
+fn changelog_plan_on_a_clean_clone_plans_the_last_changelog_commit() {
+    let tmp = support::bundled_repo();
+    let repo = tmp.path();
+    support::edit(repo, CHANGELOG, |t| {
+        format!(
+            "{t}\n- config-keys:\n    - dsr1-fp4-b300-sglang\n  description:\n    - Re-run on the same image\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX\n"
+        )
+    });
+    git(repo, &["commit", "-q", "-am", "changelog: re-run dsr1"]);
+    let (code, plan, err) = xtask_in(repo, &["changelog", "plan"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(plan.contains("dsr1-fp4-b300-sglang"), "{plan}");
+}
+
 #[test]
 fn changelog_plan_and_replay_default_as_validate() {
     let clone = clone_on_a_branch();
