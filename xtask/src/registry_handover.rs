@@ -62,7 +62,7 @@ pub fn hand_over_with(cargo: Option<&OsStr>, args: &[OsString]) -> ExitCode {
         .unwrap_or_default();
     let Some(cargo) = cargo else {
         eprintln!(
-            "error: `{what}` needs the registry client, which this xtask binary was built without; run it as `cargo xtask {what} …`, or build xtask with its default features"
+            "error: `{what}` needs the registry client, which this xtask binary was built without: run it as `cargo xtask {what} …` in a clone, copy the `xtask-registry` binary beside this one, or build xtask with its default features"
         );
         return ExitCode::from(1);
     };
@@ -88,16 +88,46 @@ pub fn hand_over_with(cargo: Option<&OsStr>, args: &[OsString]) -> ExitCode {
 /// [`hand_over_with`] the cargo that ran this binary. The first time, the registry binary is
 /// still to be compiled, and `--quiet` hides cargo's progress: say why the wait.
 pub fn hand_over(args: &[OsString]) -> ExitCode {
-    let built = std::env::current_exe()
+    let sibling = std::env::current_exe()
         .ok()
         .and_then(|exe| Some(exe.parent()?.join("xtask-registry")))
-        .is_some_and(|p| p.exists());
-    if !built {
+        .filter(|p| p.is_file());
+    let cargo = std::env::var_os("CARGO");
+    // A copied or installed binary (no cargo ran it) uses the registry binary beside it when
+    // there is one; the note about building is for a build that will happen.
+    if cargo.is_none()
+        && let Some(registry) = sibling
+    {
+        return run_sibling(&registry, args);
+    }
+    if cargo.is_some() && sibling.is_none() {
         eprintln!(
             "note: building the registry client for this command once (the `xtask-registry` binary, about a minute on a fresh clone)"
         );
     }
-    hand_over_with(std::env::var_os("CARGO").as_deref(), args)
+    hand_over_with(cargo.as_deref(), args)
+}
+
+/// Runs the `xtask-registry` binary found beside this one with `args` (program name dropped).
+fn run_sibling(registry: &std::path::Path, args: &[OsString]) -> ExitCode {
+    match std::process::Command::new(registry)
+        .args(args.iter().skip(1))
+        .status()
+    {
+        Ok(status) => ExitCode::from(
+            status
+                .code()
+                .and_then(|c| u8::try_from(c).ok())
+                .unwrap_or(1),
+        ),
+        Err(e) => {
+            eprintln!(
+                "error: running {} failed: {e}",
+                crate::hygiene::escape_line(&registry.display().to_string())
+            );
+            ExitCode::from(1)
+        }
+    }
 }
 
 #[cfg(test)]
