@@ -67,14 +67,7 @@ pub fn hand_over_with(cargo: Option<&OsStr>, args: &[OsString]) -> ExitCode {
         return ExitCode::from(1);
     };
     match handover_command(cargo, args).status() {
-        // A signal (no code) is a failed run; codes above 255 do not occur on the platforms
-        // cargo runs on, and would be a failure too.
-        Ok(status) => ExitCode::from(
-            status
-                .code()
-                .and_then(|c| u8::try_from(c).ok())
-                .unwrap_or(1),
-        ),
+        Ok(status) => exit_of(status),
         Err(e) => {
             eprintln!(
                 "error: `{what}` needs the registry build of xtask; running {} failed: {e}",
@@ -108,18 +101,24 @@ pub fn hand_over(args: &[OsString]) -> ExitCode {
     hand_over_with(cargo.as_deref(), args)
 }
 
+/// The exit code of the handed-over run. A signal (no code) is a failed run; codes above 255
+/// do not occur on the platforms cargo runs on, and would be a failure too.
+fn exit_of(status: std::process::ExitStatus) -> ExitCode {
+    ExitCode::from(
+        status
+            .code()
+            .and_then(|c| u8::try_from(c).ok())
+            .unwrap_or(1),
+    )
+}
+
 /// Runs the `xtask-registry` binary found beside this one with `args` (program name dropped).
 fn run_sibling(registry: &std::path::Path, args: &[OsString]) -> ExitCode {
     match std::process::Command::new(registry)
         .args(args.iter().skip(1))
         .status()
     {
-        Ok(status) => ExitCode::from(
-            status
-                .code()
-                .and_then(|c| u8::try_from(c).ok())
-                .unwrap_or(1),
-        ),
+        Ok(status) => exit_of(status),
         Err(e) => {
             eprintln!(
                 "error: running {} failed: {e}",

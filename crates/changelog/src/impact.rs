@@ -551,18 +551,10 @@ fn runner_facts(root: &Node, runner: &str) -> Vec<Option<Node>> {
     // [Aug] `hardware.<label>` records (DRAM, GPUs per node): the runner's own and those of its
     // GPU family, which the generator falls back to (infx-matrix `Runners`); a record that no
     // row reads is dropped again by the row comparison.
-    let family = |l: &str| {
-        l.strip_prefix("cluster:")
-            .unwrap_or(l)
-            .split('-')
-            .next()
-            .unwrap_or("")
-            .to_string()
-    };
     if let Some(hw) = root.get("hardware").and_then(Node::as_map) {
-        let want = family(runner);
+        let want = infx_matrix::inputs::gpu_family(runner);
         for (label, _, record) in hw.iter() {
-            if label == runner || family(label) == want {
+            if label == runner || infx_matrix::inputs::gpu_family(label) == want {
                 facts.push(Some(record.clone()));
             }
         }

@@ -190,19 +190,11 @@ impl<'a> Runners<'a> {
         if let Some(m) = self.facts(label) {
             return gpn(m).ok_or_else(|| format!("Cannot resolve gpus-per-node for '{label}'"));
         }
-        let family = |l: &str| {
-            l.strip_prefix("cluster:")
-                .unwrap_or(l)
-                .split('-')
-                .next()
-                .unwrap_or("")
-                .to_string()
-        };
-        let want = family(label);
+        let want = gpu_family(label);
         let mut values: Vec<i64> = self
             .hardware
             .iter()
-            .filter(|(l, _)| family(l) == want)
+            .filter(|(l, _)| gpu_family(l) == want)
             .filter_map(|(_, m)| gpn(m))
             .collect();
         values.sort_unstable();
@@ -249,4 +241,16 @@ impl<'a> Runners<'a> {
             }
         }
     }
+}
+
+/// The GPU family of a runner or hardware label: the text before the first `-`, after
+/// `cluster:` (`cluster:gb300-nv` → `gb300`), whose records a label without its own falls back
+/// to ([`Runners::scheduling_gpus_per_node`]).
+pub fn gpu_family(label: &str) -> &str {
+    label
+        .strip_prefix("cluster:")
+        .unwrap_or(label)
+        .split('-')
+        .next()
+        .unwrap_or("")
 }
