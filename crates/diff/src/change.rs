@@ -322,7 +322,8 @@ fn status_of(d: Delta) -> Option<Status> {
 }
 
 /// Rename detection as `git diff` does it by default (`diff.renames`: true, false or copies).
-fn find_options(repo: &Repository, untracked: bool) -> Option<DiffFindOptions> {
+/// With the options, whether copies are looked for too.
+fn find_options(repo: &Repository, untracked: bool) -> Option<(DiffFindOptions, bool)> {
     let cfg = repo.config().ok()?.snapshot().ok()?;
     let (renames, copies) = match cfg.get_bool("diff.renames") {
         Ok(false) => return None,
@@ -334,7 +335,7 @@ fn find_options(repo: &Repository, untracked: bool) -> Option<DiffFindOptions> {
     };
     let mut f = DiffFindOptions::new();
     f.renames(renames).copies(copies).for_untracked(untracked);
-    Some(f)
+    Some((f, copies))
 }
 
 // Enough context that one hunk spans the whole file, so the patch carries both full texts
@@ -358,28 +359,291 @@ fn diff_options(untracked: bool, whole_files: bool) -> DiffOptions {
     o
 }
 
+/// The change's deltas after rename detection: libgit2's diffs (the whole change, and the
+/// similarity pass's part) and the rows read from them, in libgit2's order.
+struct ChangeDiff<'r> {
+    diffs: Vec<git2::Diff<'r>>,
+    rows: Vec<Row>,
+}
+
+/// One delta of a [`ChangeDiff`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Row {
+    status: Delta,
+    old_path: Option<PathBuf>,
+    new_path: Option<PathBuf>,
+    old_id: Oid,
+    new_id: Oid,
+    old_mode: u32,
+    new_mode: u32,
+    /// Where the whole-file patch of this delta is: `(diff, delta index)`; `None` for an exact
+    /// rename paired here, whose old and new texts are its one blob.
+    patch: Option<(usize, usize)>,
+}
+
+impl Row {
+    fn read(delta: &git2::DiffDelta<'_>, patch: (usize, usize)) -> Row {
+        let (old, new) = (delta.old_file(), delta.new_file());
+        Row {
+            status: delta.status(),
+            old_path: old.path().map(Path::to_path_buf),
+            new_path: new.path().map(Path::to_path_buf),
+            old_id: old.id(),
+            new_id: new.id(),
+            old_mode: u32::from(old.mode()),
+            new_mode: u32::from(new.mode()),
+            patch: Some(patch),
+        }
+    }
+
+    /// The path libgit2 sorts the delta by (`diff_delta__path`): the new one for an addition,
+    /// rename or copy, else the old one.
+    fn sort_path(&self) -> Option<&Path> {
+        match self.status {
+            Delta::Added | Delta::Renamed | Delta::Copied => self.new_path.as_deref(),
+            _ => self.old_path.as_deref().or(self.new_path.as_deref()),
+        }
+    }
+}
+
+/// A regular file's mode (100644 or 100755): what libgit2's similarity pass considers.
+fn is_blob_mode(mode: u32) -> bool {
+    mode & 0o170000 == 0o100000
+}
+
+fn rows_of(diff: &git2::Diff<'_>, which: usize) -> Vec<Row> {
+    diff.deltas()
+        .enumerate()
+        .map(|(idx, d)| Row::read(&d, (which, idx)))
+        .collect()
+}
+
+/// The change's diff with renames found as `diff.renames` says: exact ones by blob id first
+/// ([`pair_exact_renames`]), then libgit2's similarity pass over what is left.
 fn build_diff<'r>(
     repo: &'r Repository,
     resolved: &Resolved<'r>,
     opts: &ChangeOptions,
     whole_files: bool,
+) -> Result<ChangeDiff<'r>, Diagnostic> {
+    let untracked = opts.untracked && opts.target == Target::WorkTree;
+    if opts.target == Target::WorkTree && repo.is_bare() {
+        return Err(Diagnostic::error(
+            codes::BARE_REPO,
+            "a bare repository has no working tree to check",
+        )
+        .with_help("pass a revision to compare instead, or run in a clone with a working tree"));
+    }
+    DIFFS_COMPUTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut diff = raw_diff(repo, resolved, opts, whole_files, None)?;
+    let find = find_options(repo, untracked);
+    let Some((mut f, copies)) = find else {
+        let rows = rows_of(&diff, 0);
+        return Ok(ChangeDiff {
+            diffs: vec![diff],
+            rows,
+        });
+    };
+    let mut rows = rows_of(&diff, 0);
+    // Copies take any changed file as a source, exact or not: libgit2 judges the whole diff.
+    let paired = if copies {
+        0
+    } else {
+        pair_exact_renames(&mut rows, untracked)
+    };
+    if paired == 0 {
+        diff.find_similar(Some(&mut f)).map_err(|e| git_err(&e))?;
+        let rows = rows_of(&diff, 0);
+        return Ok(ChangeDiff {
+            diffs: vec![diff],
+            rows,
+        });
+    }
+    // The similarity pass runs only on what the exact pass left, as git's does (docs/diff.md,
+    // "Renames"): a second diff limited to those paths.
+    let Some(rest) = similarity_candidates(&rows, untracked) else {
+        return Ok(ChangeDiff {
+            diffs: vec![diff],
+            rows,
+        });
+    };
+    let mut second = raw_diff(repo, resolved, opts, whole_files, Some(rest.clone()))?;
+    second.find_similar(Some(&mut f)).map_err(|e| git_err(&e))?;
+    let found = rows_of(&second, 1);
+    match splice(rows, &rest, found) {
+        Some(rows) => Ok(ChangeDiff {
+            diffs: vec![diff, second],
+            rows,
+        }),
+        // Not modelled: one libgit2 pass over everything, as before.
+        None => {
+            diff.find_similar(Some(&mut f)).map_err(|e| git_err(&e))?;
+            let rows = rows_of(&diff, 0);
+            Ok(ChangeDiff {
+                diffs: vec![diff],
+                rows,
+            })
+        }
+    }
+}
+
+/// Pairs deleted and added regular files with the same blob id as renames, in place, the way
+/// git's exact pass does (`find_exact_renames` in diffcore-rename.c): destinations in path
+/// order, each taking among the unused sources with its id (in path order) the first with the
+/// same file name, else the first, looking at no more than 100 of them. The source's row is
+/// dropped and the destination's becomes the rename, where libgit2 would put it (its sort key
+/// is the new path). Returns how many were paired.
+fn pair_exact_renames(rows: &mut Vec<Row>, untracked: bool) -> usize {
+    let is_source =
+        |r: &Row| r.status == Delta::Deleted && is_blob_mode(r.old_mode) && !r.old_id.is_zero();
+    let is_target = |r: &Row| {
+        (r.status == Delta::Added || (untracked && r.status == Delta::Untracked))
+            && is_blob_mode(r.new_mode)
+            && !r.new_id.is_zero()
+    };
+    let mut sources: std::collections::HashMap<Oid, Vec<usize>> = Default::default();
+    for (i, r) in rows.iter().enumerate() {
+        if is_source(r) {
+            sources.entry(r.old_id).or_default().push(i);
+        }
+    }
+    if sources.is_empty() {
+        return 0;
+    }
+    let mut used = vec![false; rows.len()];
+    let mut pairs = Vec::new();
+    for (t, r) in rows.iter().enumerate() {
+        if !is_target(r) {
+            continue;
+        }
+        let Some(candidates) = sources.get(&r.new_id) else {
+            continue;
+        };
+        let name = r.new_path.as_deref().and_then(Path::file_name);
+        let mut best: Option<usize> = None;
+        for &s in candidates.iter().filter(|&&s| !used[s]).take(100) {
+            let same_name = rows[s].old_path.as_deref().and_then(Path::file_name) == name;
+            if best.is_none() {
+                best = Some(s);
+            }
+            if same_name {
+                best = Some(s);
+                break;
+            }
+        }
+        if let Some(s) = best {
+            used[s] = true;
+            pairs.push((s, t));
+        }
+    }
+    for &(s, t) in &pairs {
+        let (old_path, old_id, old_mode) = {
+            let src = &rows[s];
+            (src.old_path.clone(), src.old_id, src.old_mode)
+        };
+        let tgt = &mut rows[t];
+        tgt.status = Delta::Renamed;
+        tgt.old_path = old_path;
+        tgt.old_id = old_id;
+        tgt.old_mode = old_mode;
+        tgt.patch = None;
+    }
+    let mut i = 0;
+    rows.retain(|_| {
+        let keep = !used[i];
+        i += 1;
+        keep
+    });
+    pairs.len()
+}
+
+/// The paths of the rows libgit2's similarity pass may pair (`is_rename_source` and
+/// `is_rename_target` for renames without copies or rewrites), when there are sources and
+/// targets both; `None` when the pass would find nothing.
+fn similarity_candidates(rows: &[Row], untracked: bool) -> Option<Vec<Vec<u8>>> {
+    let source = |r: &Row| {
+        matches!(r.status, Delta::Deleted | Delta::Typechange) && is_blob_mode(r.old_mode)
+    };
+    let target = |r: &Row| {
+        (matches!(
+            r.status,
+            Delta::Added | Delta::Typechange | Delta::Unreadable
+        ) || (untracked && r.status == Delta::Untracked))
+            && is_blob_mode(r.new_mode)
+    };
+    if !rows.iter().any(source) || !rows.iter().any(target) {
+        return None;
+    }
+    let mut paths: Vec<Vec<u8>> = rows
+        .iter()
+        .filter(|r| source(r) || target(r))
+        .filter_map(|r| r.sort_path())
+        .map(|p| p.as_os_str().as_encoded_bytes().to_vec())
+        .collect();
+    paths.dedup();
+    Some(paths)
+}
+
+/// `rows` with the rows at the `rest` paths replaced by `found` (the similarity pass's rows for
+/// those paths, in libgit2's order): each found row goes where the first row with its sort
+/// path was, so the order is the one a libgit2 pass over everything would give. `None` when a
+/// found row is not at one of those paths.
+fn splice(rows: Vec<Row>, rest: &[Vec<u8>], found: Vec<Row>) -> Option<Vec<Row>> {
+    let key = |r: &Row| {
+        r.sort_path()
+            .map(|p| p.as_os_str().as_encoded_bytes().to_vec())
+    };
+    let rest: HashSet<&[u8]> = rest.iter().map(Vec::as_slice).collect();
+    let mut by_path: std::collections::HashMap<Vec<u8>, Vec<Row>> = Default::default();
+    let mut unplaced = Vec::new();
+    for r in found {
+        match key(&r) {
+            Some(k) if rest.contains(k.as_slice()) => by_path.entry(k).or_default().push(r),
+            _ => unplaced.push(r),
+        }
+    }
+    // A limit names a directory's contents too: a row of another path came along (a file
+    // that became a directory), and the pass may have paired it. Not spliced: `None`.
+    if !unplaced.is_empty() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows {
+        match key(&r) {
+            Some(k) if rest.contains(k.as_slice()) => {
+                out.extend(by_path.remove(&k).unwrap_or_default());
+            }
+            _ => out.push(r),
+        }
+    }
+    Some(out)
+}
+
+/// The diff of the change without rename detection, limited to `only` (literal paths) when
+/// given.
+fn raw_diff<'r>(
+    repo: &'r Repository,
+    resolved: &Resolved<'r>,
+    opts: &ChangeOptions,
+    whole_files: bool,
+    only: Option<Vec<Vec<u8>>>,
 ) -> Result<git2::Diff<'r>, Diagnostic> {
     let untracked = opts.untracked && opts.target == Target::WorkTree;
     // The working-tree diff is two diffs with the same options and different path limits.
-    let options = || diff_options(untracked, whole_files);
-    DIFFS_COMPUTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let mut diff = match &opts.target {
+    let options = || {
+        let mut o = diff_options(untracked, whole_files);
+        if let Some(only) = &only {
+            limit_to(&mut o, only.clone());
+        }
+        o
+    };
+    match &opts.target {
         Target::WorkTree => {
-            if repo.is_bare() {
-                return Err(Diagnostic::error(
-                    codes::BARE_REPO,
-                    "a bare repository has no working tree to check",
-                )
-                .with_help(
-                    "pass a revision to compare instead, or run in a clone with a working tree",
-                ));
-            }
-            let scan = worktree_pathspec(repo, untracked);
+            let scan = match &only {
+                // Both halves limited to the paths, which already had a delta.
+                Some(_) => None,
+                None => worktree_pathspec(repo, untracked),
+            };
             diff_to_worktree(repo, resolved.tree.as_ref(), &options, scan)
         }
         Target::Rev(_) => repo.diff_tree_to_tree(
@@ -388,11 +652,7 @@ fn build_diff<'r>(
             Some(&mut options()),
         ),
     }
-    .map_err(|e| git_err(&e))?;
-    if let Some(mut f) = find_options(repo, untracked) {
-        diff.find_similar(Some(&mut f)).map_err(|e| git_err(&e))?;
-    }
-    Ok(diff)
+    .map_err(|e| git_err(&e))
 }
 
 /// Base tree → working tree with the index, as libgit2's `diff_tree_to_workdir_with_index`
@@ -658,10 +918,10 @@ fn worktree_pathspec(_repo: &Repository, _untracked: bool) -> Option<WorktreeSca
     None
 }
 
-fn changed_file(delta: &git2::DiffDelta<'_>) -> Option<ChangedFile> {
-    let status = status_of(delta.status())?;
-    let new = delta.new_file().path().map(Path::to_path_buf);
-    let old = delta.old_file().path().map(Path::to_path_buf);
+fn changed_file(row: &Row) -> Option<ChangedFile> {
+    let status = status_of(row.status)?;
+    let new = row.new_path.clone();
+    let old = row.old_path.clone();
     let path = match status {
         Status::Deleted => old.clone().or(new)?,
         _ => new.or_else(|| old.clone())?,
@@ -684,7 +944,7 @@ pub fn changed_files(repo: &Path, opts: &ChangeOptions) -> Result<ChangeSet, Dia
     let repo = handle.git2();
     let resolved = resolve(&handle, opts)?;
     let diff = build_diff(repo, &resolved, opts, false)?;
-    let files = diff.deltas().filter_map(|d| changed_file(&d)).collect();
+    let files = diff.rows.iter().filter_map(changed_file).collect();
     Ok(ChangeSet {
         root: root_of(repo),
         base: resolved.base,
@@ -1068,26 +1328,21 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
     let diff = build_diff(repo, &resolved, opts, true)?;
     let root = root_of(repo);
     // One scan of the attribute sources for the whole change instead of ~9 lookups per file.
-    let paths: Vec<PathBuf> = diff
-        .deltas()
-        .flat_map(|d| [d.old_file().path(), d.new_file().path()])
-        .flatten()
-        .map(Path::to_path_buf)
-        .collect();
-    settings.attr_names = Some(AttrNames::scan(
-        repo,
-        &root,
-        paths.iter().map(PathBuf::as_path),
-    ));
+    let paths = diff
+        .rows
+        .iter()
+        .flat_map(|r| [r.old_path.as_deref(), r.new_path.as_deref()])
+        .flatten();
+    settings.attr_names = Some(AttrNames::scan(repo, &root, paths));
     let mut files = Vec::new();
     let mut texts = Vec::new();
     let mut binary = Vec::new();
-    for (idx, delta) in diff.deltas().enumerate() {
-        let Some(file) = changed_file(&delta) else {
+    for row in &diff.rows {
+        let Some(file) = changed_file(row) else {
             continue;
         };
-        let new_mode = delta.new_file().mode();
-        let skip = file.status == Status::Deleted || new_mode == git2::FileMode::Commit;
+        let skip =
+            file.status == Status::Deleted || row.new_mode == u32::from(git2::FileMode::Commit);
         let path = file.path.clone();
         let conflicted = file.status == Status::Conflicted;
         files.push(file);
@@ -1100,7 +1355,7 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
                 let (head, size) = match &opts.target {
                     Target::WorkTree => worktree_head(&root, &path)?,
                     Target::Rev(_) => {
-                        let b = blob_bytes(repo, delta.new_file().id())?;
+                        let b = blob_bytes(repo, row.new_id)?;
                         let size = b.len() as u64;
                         (b, size)
                     }
@@ -1115,6 +1370,12 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
         let rule = settings.rule(repo, &path)?;
         let marker_size = settings.marker_size(repo, &path);
         let texts_of_path = match &opts.target {
+            // An exact rename: both sides are the one blob (the new side's id is the
+            // working-tree file's, after its clean conversion), nothing is added.
+            _ if row.patch.is_none() => {
+                let text = blob_bytes(repo, row.old_id)?;
+                (text.clone(), text, Vec::new())
+            }
             // Unmerged: git checks the working-tree file (markers and all) against the base.
             Target::WorkTree if conflicted => {
                 let old = match resolved.tree.as_ref().and_then(|t| t.get_path(&path).ok()) {
@@ -1129,7 +1390,7 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
             // them directly skips libgit2's re-hashing and whole-file patch (the slow part).
             Target::WorkTree if !settings.may_convert(repo, &path) => {
                 let new = worktree_bytes(&root, &path)?;
-                let old_id = delta.old_file().id();
+                let old_id = row.old_id;
                 if old_id.is_zero() {
                     let added = added_between(&path, &[], &new)?;
                     (Vec::new(), new, added)
@@ -1143,11 +1404,17 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
             // The whole-file patch carries the converted text and the line classification.
             Target::WorkTree => {
                 worktree_check(&root, &path)?;
-                texts_from_patch(&diff, idx)?
+                let patch = row
+                    .patch
+                    .and_then(|(w, idx)| Some((diff.diffs.get(w)?, idx)));
+                match patch {
+                    Some((d, idx)) => texts_from_patch(d, idx)?,
+                    None => (Vec::new(), Vec::new(), Vec::new()),
+                }
             }
             Target::Rev(_) => {
-                let old = blob_bytes(repo, delta.old_file().id())?;
-                let new = blob_bytes(repo, delta.new_file().id())?;
+                let old = blob_bytes(repo, row.old_id)?;
+                let new = blob_bytes(repo, row.new_id)?;
                 let added = added_between(&path, &old, &new)?;
                 (old, new, added)
             }

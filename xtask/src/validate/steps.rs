@@ -38,6 +38,18 @@ pub struct ChangeInfo {
     pub loaded: Option<Result<infx_diff::Change, Diagnostic>>,
     /// The run's one handle on the repository for the reads after change detection.
     repo: SharedRepo,
+    /// `loaded`'s texts by path, built on first use: the yaml and contribution steps look up
+    /// every file in scope, and a scan of the change per lookup was quadratic in a 2,000-file
+    /// move (docs/performance.md, "Renames").
+    texts_by_path: std::sync::OnceLock<HashMap<PathBuf, LoadedText>>,
+}
+
+/// Where [`ChangeInfo::loaded`] has the text of a path, and the path's status.
+#[derive(Debug, Clone, Copy)]
+struct LoadedText {
+    /// Index into the change's texts.
+    text: usize,
+    status: infx_diff::Status,
 }
 
 /// One repository handle shared by the load's threads, opened on first use. Opening a libgit2
@@ -177,18 +189,45 @@ impl ChangeInfo {
     /// (same path on both sides, diffed against this run's base): its old and new bytes are
     /// exactly what [`Self::base_bytes`] and [`Self::head_bytes`] would read from git again.
     fn modified_text(&self, rel: &Path) -> Option<&infx_diff::FileText> {
+        self.loaded_text(rel, &[infx_diff::Status::Modified])
+    }
+    /// The loaded text of `rel` when its status is one of `statuses` (and the change was
+    /// diffed against this run's base).
+    fn loaded_text(
+        &self,
+        rel: &Path,
+        statuses: &[infx_diff::Status],
+    ) -> Option<&infx_diff::FileText> {
         let change = self.loaded.as_ref()?.as_ref().ok()?;
         if change.set.base.commit != self.base {
             return None;
         }
-        let modified = change
-            .set
-            .files
-            .iter()
-            .any(|f| f.path == rel && f.status == infx_diff::Status::Modified);
-        modified
-            .then(|| change.texts.iter().find(|t| t.path == rel))
-            .flatten()
+        let index = self.texts_by_path.get_or_init(|| {
+            let mut status: HashMap<&Path, infx_diff::Status> = HashMap::new();
+            for f in &change.set.files {
+                // A path listed twice counts as modified if either entry is.
+                let s = status.entry(f.path.as_path()).or_insert(f.status);
+                if f.status == infx_diff::Status::Modified {
+                    *s = f.status;
+                }
+            }
+            // Reversed, so that the first text of a path is the one kept.
+            change
+                .texts
+                .iter()
+                .enumerate()
+                .rev()
+                .filter_map(|(i, t)| {
+                    let status = *status.get(t.path.as_path())?;
+                    Some((t.path.clone(), LoadedText { text: i, status }))
+                })
+                .collect()
+        });
+        let found = index.get(rel)?;
+        if !statuses.contains(&found.status) {
+            return None;
+        }
+        change.texts.get(found.text)
     }
     /// The bytes of `file` (absolute) at the base, following the move into `inferencex-e2e/`.
     pub(super) fn base_bytes(&self, file: &Path) -> Option<Vec<u8>> {
@@ -204,13 +243,24 @@ impl ChangeInfo {
     /// The bytes of `file` (absolute) on the new side: the fallback commit or the working tree
     /// (as git would commit it: a CRLF checkout under `core.autocrlf` reads as LF).
     pub(super) fn head_bytes(&self, file: &Path) -> Option<Vec<u8>> {
+        // A moved file's new text is loaded too (a rename or copy is of a regular file, whose
+        // loaded text is what git would commit).
+        let loaded = [
+            infx_diff::Status::Modified,
+            infx_diff::Status::Renamed,
+            infx_diff::Status::Copied,
+        ];
         if let Some(repo) = &self.repo_root
-            && let Some(text) = self.modified_text(&relative_to(repo, file))
+            && let Some(text) = self.loaded_text(&relative_to(repo, file), &loaded)
         {
             return Some(text.new.clone());
         }
         match &self.head_rev {
             None => match &self.repo_root {
+                // A path the change moved away has nothing to read; asking git for it would open
+                // the repository and read its index first, once per path (docs/performance.md,
+                // "Renames").
+                Some(_) if std::fs::symlink_metadata(file).is_err() => None,
                 Some(repo) => {
                     infx_diff::worktree_bytes_to_commit(repo, &relative_to(repo, file)).ok()
                 }
@@ -258,6 +308,7 @@ fn no_repository() -> (ChangeInfo, Option<PathBuf>) {
         base_label: String::new(),
         loaded: None,
         repo: SharedRepo::default(),
+        texts_by_path: std::sync::OnceLock::new(),
     };
     (info, None)
 }
@@ -317,6 +368,7 @@ pub fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
             .flat_map(|f| std::iter::once(f.path.clone()).chain(f.old_path.clone()))
             .collect();
         info.loaded = Some(loaded);
+        info.texts_by_path = std::sync::OnceLock::new();
         return info;
     }
     // Nothing changed: the last commit that touched the changelog is the change.
@@ -347,6 +399,7 @@ fn stand_in(mut info: ChangeInfo, root: &Path, repo_root: &Path) -> ChangeInfo {
                     info.head_rev = Some(commit);
                     info.paths = s.files.iter().map(|f| f.path.clone()).collect();
                     info.loaded = Some(loaded);
+                    info.texts_by_path = std::sync::OnceLock::new();
                 }
                 Err(d) => {
                     info.mode = ChangeMode::Failed;
