@@ -169,7 +169,7 @@ const CORPUS_TREES: &[Pinned] = &[
         tree: "inferencex-aug2026",
         // The August checklist (docs/review.md, "Rules carry their checklist"): no
         // review/draft-precision-env (19) or review/event-publication (13) since 2026-12-07.
-        human_sha256: "f92e7379395b75c7f6443bc3d6b694c2b5aa909b6527db5efa88dfce50903e7c",
+        human_sha256: "4bdf55bad2c853fd5a521d121f8d3eae6b4db3aaf2733210813efc521c2c262d",
         json_sha256: "24bba1fcfdabb4798cb4d7cfb37cbbeb9ec9110b7277c476d30a026b0fd3728d",
         counts: "binding:- 595\nchangelog/no-history 1\nconfig/X5 8\nimage/tag-only 1059\nrecipe/unknown-field 18\nreview/dp-cuda-graph 38\nreview/golden-al 13\nreview/upstream-image 2\nyaml/duplicate-key 8\n",
     },
