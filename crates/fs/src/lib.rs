@@ -245,7 +245,8 @@ pub fn resolve(path: &Path) -> Result<PathBuf, FsError> {
     Ok(canon)
 }
 
-fn file_type_name(m: &std::fs::Metadata) -> &'static str {
+/// What a file that is not a regular file is, in words ("a directory", "a FIFO", …).
+pub fn file_type_name(m: &std::fs::Metadata) -> &'static str {
     use std::os::unix::fs::FileTypeExt as _;
     let t = m.file_type();
     if t.is_dir() {
@@ -271,6 +272,16 @@ pub fn check_file(path: &Path) -> Result<(PathBuf, std::fs::Metadata), FsError> 
 /// The metadata of `target` (what `path` names) when it is a regular file within the size
 /// limit; refused from the metadata alone, before anything is opened.
 fn regular_within_limit(path: &Path, target: &Path) -> Result<std::fs::Metadata, FsError> {
+    let meta = regular(path, target)?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(too_large(path, meta.len()));
+    }
+    Ok(meta)
+}
+
+/// The metadata of `target` (what `path` names) when it is a regular file, refused from the
+/// metadata alone otherwise.
+fn regular(path: &Path, target: &Path) -> Result<std::fs::Metadata, FsError> {
     let meta = std::fs::metadata(target).map_err(|e| FsError::io(path, "read", &e))?;
     if !meta.is_file() {
         return Err(FsError::new(
@@ -282,9 +293,6 @@ fn regular_within_limit(path: &Path, target: &Path) -> Result<std::fs::Metadata,
                 file_type_name(&meta)
             ),
         ));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(too_large(path, meta.len()));
     }
     Ok(meta)
 }
@@ -319,18 +327,7 @@ pub fn read_unconfined(path: &Path) -> Result<Vec<u8>, FsError> {
 /// binary sniff of a file that may be large).
 pub fn read_prefix(path: &Path, limit: u64) -> Result<(Vec<u8>, u64), FsError> {
     let canon = resolve(path)?;
-    let meta = std::fs::metadata(&canon).map_err(|e| FsError::io(path, "read", &e))?;
-    if !meta.is_file() {
-        return Err(FsError::new(
-            FsErrorKind::NotRegular,
-            path,
-            format!(
-                "{} is {}; only regular files are read",
-                shown(path),
-                file_type_name(&meta)
-            ),
-        ));
-    }
+    let meta = regular(path, &canon)?;
     let file = open_counted(path, &canon, &meta, meta.len().min(limit))?;
     let mut bytes = Vec::new();
     file.take(limit)

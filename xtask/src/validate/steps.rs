@@ -575,18 +575,10 @@ fn changelog_gone(file: &Path, from_commit: bool) -> String {
         Err(_) if is_link => "a dangling symlink".to_string(),
         Err(e) => format!("unreadable ({e})"),
         Ok(m) => {
-            use std::os::unix::fs::FileTypeExt as _;
-            let t = m.file_type();
-            let kind = if t.is_dir() {
-                "a directory"
-            } else if t.is_fifo() {
-                "a FIFO"
-            } else if t.is_socket() {
-                "a socket"
-            } else if t.is_char_device() || t.is_block_device() {
-                "a device"
-            } else {
+            let kind = if m.is_file() {
                 "a file that cannot be read"
+            } else {
+                infx_fs::file_type_name(&m)
             };
             if is_link {
                 format!("a symlink to {kind}")
