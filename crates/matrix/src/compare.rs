@@ -53,6 +53,16 @@ impl RowComparison {
         out
     }
 
+    /// Whether `head` runs the same benchmark as `base` ([`Self::differing_fields`] is empty),
+    /// without allocating.
+    fn same(&self, base: &Row, head: &Row) -> bool {
+        let skipped = |k: &str| self.across_kv_metadata && KV_METADATA_ONLY.contains(&k);
+        head.iter()
+            .filter(|(k, _)| !skipped(k))
+            .all(|(k, v)| base.get(k) == Some(v))
+            && base.keys().all(|k| skipped(k) || head.contains(k))
+    }
+
     /// What makes the first head row without a base counterpart new, in words: "a new row"
     /// when the base has none, else the fields by which it differs from its nearest base row
     /// (with both values when one field differs). `None` when every head row has one (a
@@ -60,15 +70,18 @@ impl RowComparison {
     pub fn first_difference(&self, base: &[Row], head: &[Row]) -> Option<String> {
         let mut left: Vec<&Row> = base.iter().collect();
         for h in head {
+            // The common case, an identical row, is found without building field lists; the
+            // nearest row is looked for only to word the first difference.
+            if let Some(i) = left.iter().position(|b| self.same(b, h)) {
+                left.swap_remove(i);
+                continue;
+            }
             let nearest = left
                 .iter()
                 .enumerate()
                 .map(|(i, b)| (i, self.differing_fields(b, h)))
                 .min_by_key(|(_, d)| d.len());
             match nearest {
-                Some((i, d)) if d.is_empty() => {
-                    left.swap_remove(i);
-                }
                 Some((i, d)) => {
                     let b = left[i];
                     return Some(match d.as_slice() {

@@ -107,11 +107,17 @@ pub fn check_recipe_containers(
     recipes: &[Document],
     change: &Change,
 ) -> Vec<Diagnostic> {
+    let is = |f: &crate::FileChange, path: &str| {
+        f.path == path
+            || f.path
+                .strip_suffix(path)
+                .is_some_and(|dir| dir.ends_with('/'))
+    };
     let added = |path: &str, line: usize| {
-        change.files.iter().any(|f| {
-            (f.path == path || f.path.ends_with(&format!("/{path}")))
-                && f.added_lines.iter().any(|(n, _)| *n == line)
-        })
+        change
+            .files
+            .iter()
+            .any(|f| is(f, path) && f.added_lines.iter().any(|(n, _)| *n == line))
     };
     let mut out = Vec::new();
     for doc in recipes {
@@ -119,7 +125,10 @@ pub fn check_recipe_containers(
         let Some(binding) = bindings.get(&rel) else {
             continue;
         };
-        let variants = crate::recipe::variants(doc);
+        // Expanding a bundle is the costly part: only for a recipe this change touches, or
+        // one whose entry's image line it adds.
+        let recipe_touched = change.files.iter().any(|f| is(f, &rel));
+        let expanded = std::cell::OnceCell::new();
         for key in &binding.keys {
             let Some(e) = entries.iter().find(|e| e.key == *key && e.is_multinode()) else {
                 continue;
@@ -133,7 +142,10 @@ pub fn check_recipe_containers(
                 .rfind("/configs/")
                 .map_or(master.as_str(), |i| &master[i + 1..]);
             let bumped = added(master_rel, image.span.start.line());
-            for v in &variants {
+            if !bumped && !recipe_touched {
+                continue;
+            }
+            for v in expanded.get_or_init(|| crate::recipe::variants(doc)) {
                 let Some(container) = v.node.get_path(&["model", "container"]) else {
                     continue;
                 };
