@@ -99,6 +99,16 @@ fn review_check_finds_the_change_and_prints_repository_paths() {
     );
 }
 
+/// Appends an entry re-running dsr1-fp4-b300-sglang and commits it.
+fn append_a_rerun_entry(repo: &Path) {
+    support::edit(repo, CHANGELOG, |t| {
+        format!(
+            "{t}\n- config-keys:\n    - dsr1-fp4-b300-sglang\n  description:\n    - Re-run on the same image\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX\n"
+        )
+    });
+    git(repo, &["commit", "-q", "-am", "changelog: re-run dsr1"]);
+}
+
 /// On a clean clone (nothing since the base) `changelog plan` plans the last commit that
 /// changed the changelog, as validate does, instead of exiting 1 with "No additions found"
 /// (issue 43, item 7).
@@ -106,12 +116,7 @@ fn review_check_finds_the_change_and_prints_repository_paths() {
 fn changelog_plan_on_a_clean_clone_plans_the_last_changelog_commit() {
     let tmp = support::bundled_repo();
     let repo = tmp.path();
-    support::edit(repo, CHANGELOG, |t| {
-        format!(
-            "{t}\n- config-keys:\n    - dsr1-fp4-b300-sglang\n  description:\n    - Re-run on the same image\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX\n"
-        )
-    });
-    git(repo, &["commit", "-q", "-am", "changelog: re-run dsr1"]);
+    append_a_rerun_entry(repo);
     let (code, plan, err) = xtask_in(repo, &["changelog", "plan"]);
     assert_eq!(code, 0, "{err}");
     assert!(plan.contains("dsr1-fp4-b300-sglang"), "{plan}");
@@ -121,12 +126,7 @@ fn changelog_plan_on_a_clean_clone_plans_the_last_changelog_commit() {
 fn changelog_plan_and_replay_default_as_validate() {
     let clone = clone_on_a_branch();
     let repo = clone.path();
-    support::edit(repo, CHANGELOG, |t| {
-        format!(
-            "{t}\n- config-keys:\n    - dsr1-fp4-b300-sglang\n  description:\n    - Re-run on the same image\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX\n"
-        )
-    });
-    git(repo, &["commit", "-q", "-am", "changelog: re-run dsr1"]);
+    append_a_rerun_entry(repo);
     // No --base / --head: the merge-base with main, and HEAD.
     let (code, plan, err) = xtask_in(repo, &["changelog", "plan"]);
     assert_eq!(code, 0, "{err}");
