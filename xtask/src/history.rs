@@ -14,7 +14,17 @@ const LEGACY_DIR: &str = ".github/configs";
 /// `configs/runners.yaml` (nested `inferencex-e2e/` layout first, then the root, then the legacy
 /// `.github/configs/`).
 pub fn revision_inputs(repo: &Repo, commit: Oid) -> Result<RevisionInputs, String> {
-    RevisionInputs::read_with(|p| {
+    revision_inputs_from(repo, commit, &[])
+}
+
+/// [`revision_inputs`], taking over from `previous` (the same files parsed at another revision,
+/// matched by their path's end) what did not change.
+pub fn revision_inputs_from(
+    repo: &Repo,
+    commit: Oid,
+    previous: &[&infx_yaml::Document],
+) -> Result<RevisionInputs, String> {
+    let read = |p: &str| {
         if let Some(b) = repo.blob_at_layout(commit, p).map_err(|e| e.to_string())? {
             return Ok(Some(b.data));
         }
@@ -23,7 +33,9 @@ pub fn revision_inputs(repo: &Repo, commit: Oid) -> Result<RevisionInputs, Strin
             .blob_at(commit, &legacy)
             .map_err(|e| e.to_string())?
             .map(|b| b.data))
-    })
+    };
+    let previous = |p: &str| previous.iter().copied().find(|d| d.path.ends_with(p));
+    RevisionInputs::read_with_previous(read, previous)
 }
 
 /// The plan of the change `base..head` of `repo` ([`infx_changelog::matrix_gen::plan_between`]

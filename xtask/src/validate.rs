@@ -594,6 +594,11 @@ pub struct RunScope {
     pub files: Vec<PathBuf>,
     /// The configs the change touches; `None` = every config.
     pub touched: Option<Vec<String>>,
+    /// Parses another run made of files with the same bytes (the head's, for the base's run).
+    pub reuse: Option<std::sync::Arc<infx_yaml::Reuse>>,
+    /// The checks to run (`None` = all): the base's run needs only those whose findings the
+    /// head has, the others' findings would match nothing (docs/baseline.md, "Cost").
+    pub checks: Option<Vec<&'static str>>,
 }
 
 impl Options {
@@ -635,7 +640,14 @@ fn validate_keeping_inputs(opts: &Options) -> (Report, Inputs) {
     let mut inputs = Inputs::load(opts);
     let mut checks = Vec::with_capacity(checks::CHECKS.len() + 1);
     let mut bindings = Vec::new();
-    for checked in checks::run_all(&inputs) {
+    // The base's findings beside the checks when the load already shows the comparison will
+    // be needed: the checks read no file, so the head's reads are known (docs/baseline.md).
+    let (results, early) = std::thread::scope(|s| {
+        let early = baseline::starts_early(&inputs).then(|| s.spawn(|| baseline::early(&inputs)));
+        let results = checks::run_all(&inputs);
+        (results, early.and_then(|h| h.join().ok().flatten()))
+    });
+    for checked in results {
         checks.push(checked.result);
         bindings.extend(checked.bindings);
     }
@@ -643,7 +655,7 @@ fn validate_keeping_inputs(opts: &Options) -> (Report, Inputs) {
     drop_repeated_faults(&mut checks);
     let (allow_check, acknowledged) = apply_allows(&mut checks, &sources);
     checks.push(allow_check);
-    let baseline = baseline::compare(&inputs, &mut checks, &sources);
+    let baseline = baseline::compare(&inputs, &mut checks, &sources, early);
     let report = Report {
         checks,
         impact: std::mem::take(&mut inputs.impact),

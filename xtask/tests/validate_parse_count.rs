@@ -274,4 +274,45 @@ fn each_yaml_file_is_parsed_once_per_run() {
         "files parsed more than once:\n{}",
         failures.join("\n")
     );
+    base_run_parses_only_what_changed();
+}
+
+/// `validate` of the change (scoped, the base compared).
+fn validate_change(tree: &Path) {
+    let report = validate(&Options {
+        hermetic: true,
+        ..Options::new(tree)
+    });
+    assert!(report.baseline.is_some(), "the base was compared");
+}
+
+/// With a change, the base revision is validated too. Its run takes the head's parse of every
+/// file the base has with the same bytes, and of the changed master config it parses only the
+/// sections that changed (counted as one parse of that file; docs/baseline.md, "Cost").
+fn base_run_parses_only_what_changed() {
+    let (_repo, tree) = with_changed_files();
+    let counts = parses_of_one_run(&tree, validate_change);
+    let base: BTreeMap<String, usize> = counts
+        .iter()
+        .filter_map(|(p, n)| {
+            let p = p.to_string_lossy();
+            let at = p.find("/inferencex-e2e/")?;
+            p.contains("infx-base-")
+                .then(|| (p[at + "/inferencex-e2e/".len()..].to_string(), *n))
+        })
+        .collect();
+    let changed = [
+        "configs/nvidia-master.yaml",
+        "configs/runners.yaml",
+        "benchmarks/single_node/srt-slurm-recipes/dsr1/sglang/b300-fp4/fixed.yaml",
+        "configs/srt-recipes/fixed-sequence-single.yaml",
+    ];
+    assert!(
+        base.keys().all(|p| changed.contains(&p.as_str())),
+        "the base's run parsed a file it has unchanged: {base:?}"
+    );
+    assert!(
+        base.contains_key("configs/nvidia-master.yaml") && base.values().all(|n| *n == 1),
+        "the changed master config is parsed once at the base: {base:?}"
+    );
 }

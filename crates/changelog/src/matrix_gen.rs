@@ -39,20 +39,65 @@ fn parse_doc(path: &str, bytes: Vec<u8>) -> Result<Document, String> {
     })
 }
 
+/// [`parse_doc`], from `previous` (the file's parse at another revision) where it can: the
+/// same text is the same tree; of a large file that changed, the unchanged top-level sections
+/// are taken over and only the rest parsed (`infx_yaml::reparse_sections`).
+fn parse_doc_from(
+    path: &str,
+    bytes: Vec<u8>,
+    previous: Option<&Document>,
+) -> Result<Document, String> {
+    let Some(previous) = previous else {
+        return parse_doc(path, bytes);
+    };
+    if previous.text.as_bytes() == bytes.as_slice() {
+        return Ok(Document {
+            path: PathBuf::from(path),
+            text: previous.text.clone(),
+            root: previous.root.clone(),
+        });
+    }
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return parse_doc(path, bytes);
+    };
+    let opts = LoadOptions {
+        duplicate_keys: infx_yaml::DuplicateKeys::KeepLast,
+        ..LoadOptions::default()
+    };
+    match infx_yaml::reparse_sections(std::path::Path::new(path), text, previous, &opts) {
+        Some(root) => Ok(Document {
+            path: PathBuf::from(path),
+            text: Arc::from(text),
+            root,
+        }),
+        None => parse_doc(path, bytes),
+    }
+}
+
 impl RevisionInputs {
     /// The inputs of one revision from its files: `read(path)` gives the bytes of `path` (each
     /// of [`MASTER_CONFIGS`] in order, then [`RUNNERS`]) at the revision, `None` when it is absent
     /// there, or the read error. Each file is parsed as soon as it is read; the first error wins.
     pub fn read_with(
+        read: impl FnMut(&str) -> Result<Option<Vec<u8>>, String>,
+    ) -> Result<RevisionInputs, String> {
+        Self::read_with_previous(read, |_| None)
+    }
+
+    /// [`Self::read_with`], with `previous(path)` the parse of that file at another revision
+    /// (the work tree's, when the base is read): unchanged files and sections are not parsed
+    /// again (docs/performance.md, "Sections of a changed file").
+    pub fn read_with_previous<'p>(
         mut read: impl FnMut(&str) -> Result<Option<Vec<u8>>, String>,
+        previous: impl Fn(&str) -> Option<&'p Document>,
     ) -> Result<RevisionInputs, String> {
         let mut masters = Vec::new();
         for m in MASTER_CONFIGS {
             let data = read(m)?.ok_or_else(|| format!("Input file '{m}' does not exist."))?;
-            masters.push(parse_doc(m, data)?);
+            masters.push(parse_doc_from(m, data, previous(m))?);
         }
         let runners = match read(RUNNERS)? {
-            Some(d) => Some(parse_doc(RUNNERS, d)?),
+            Some(d) => Some(parse_doc_from(RUNNERS, d, previous(RUNNERS))?),
             None => None,
         };
         Ok(RevisionInputs { masters, runners })

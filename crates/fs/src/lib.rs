@@ -21,8 +21,8 @@ use std::fmt;
 use std::io::Read as _;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
-use std::sync::RwLock;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, RwLock};
 
 /// The largest file read from a tree (16 MiB). The largest real file (the perf changelog) is
 /// well under 1 MiB.
@@ -34,6 +34,61 @@ pub const TOTAL_READ_BUDGET: u64 = 1024 * 1024 * 1024;
 
 static ROOTS: RwLock<Vec<PathBuf>> = RwLock::new(Vec::new());
 static BYTES_READ: AtomicU64 = AtomicU64::new(0);
+/// The open [`ReadLog`]s: each its root and the tree-relative paths read below it.
+static READ_LOGS: Mutex<Vec<(u64, PathBuf, HashSet<PathBuf>)>> = Mutex::new(Vec::new());
+static LOGGING: AtomicBool = AtomicBool::new(false);
+static NEXT_LOG: AtomicU64 = AtomicU64::new(0);
+
+/// Which files below a root this process reads from now on, until it is dropped: the
+/// baseline exports only what the head's run read (docs/baseline.md, "Cost"). Logs of
+/// different roots (tests running side by side) keep apart.
+pub struct ReadLog {
+    id: u64,
+}
+
+impl ReadLog {
+    /// Starts logging the reads below `root` (an absolute path; links in it resolved).
+    pub fn start(root: &Path) -> ReadLog {
+        let id = NEXT_LOG.fetch_add(1, Ordering::Relaxed);
+        let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+        let mut logs = READ_LOGS.lock().unwrap_or_else(|p| p.into_inner());
+        logs.push((id, root, HashSet::new()));
+        LOGGING.store(true, Ordering::Relaxed);
+        ReadLog { id }
+    }
+
+    /// The tree-relative paths read so far: each file and folder as named and as resolved.
+    pub fn paths(&self) -> HashSet<PathBuf> {
+        let logs = READ_LOGS.lock().unwrap_or_else(|p| p.into_inner());
+        logs.iter()
+            .find(|(id, ..)| *id == self.id)
+            .map(|(.., paths)| paths.clone())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for ReadLog {
+    fn drop(&mut self) {
+        let mut logs = READ_LOGS.lock().unwrap_or_else(|p| p.into_inner());
+        logs.retain(|(id, ..)| *id != self.id);
+        LOGGING.store(!logs.is_empty(), Ordering::Relaxed);
+    }
+}
+
+/// Notes a read of `path` (resolved to `canon`) in the open logs whose root holds it.
+fn log_read(path: &Path, canon: &Path) {
+    if !LOGGING.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut logs = READ_LOGS.lock().unwrap_or_else(|p| p.into_inner());
+    for (_, root, paths) in logs.iter_mut() {
+        for p in [path, canon] {
+            if let Ok(rel) = p.strip_prefix(&*root) {
+                paths.insert(rel.to_path_buf());
+            }
+        }
+    }
+}
 
 /// Why a tree path was not read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,6 +280,7 @@ pub fn resolve(path: &Path) -> Result<PathBuf, FsError> {
     let canon = path
         .canonicalize()
         .map_err(|e| FsError::io(path, "resolve", &e))?;
+    log_read(path, &canon);
     if !is_confined(&canon) {
         return Err(match escaping_link(path) {
             Some(link) => FsError::new(

@@ -115,6 +115,16 @@ pub struct LineDiff {
     pub deleted: Vec<DiffLine>,
 }
 
+/// Whether a tree entry's name stays inside the folder it is written to (not `..`, `.git`, a
+/// separator or empty).
+fn safe_name(name: &str) -> bool {
+    !(name.is_empty()
+        || name == "."
+        || name == ".."
+        || name.eq_ignore_ascii_case(".git")
+        || name.contains(['/', '\\', '\0']))
+}
+
 /// What [`Repo::export_tree`] wrote.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct ExportStats {
@@ -331,88 +341,98 @@ impl Repo {
         }
     }
 
+    /// The tree of `commit` below `subdir` (repository-relative, `""` = all); `None` when
+    /// the commit has no such folder.
+    fn subtree(&self, commit: Oid, subdir: &str) -> Result<Option<git2::Tree<'_>>, GitError> {
+        let tree = self.tree_of(commit)?;
+        if subdir.is_empty() {
+            return Ok(Some(tree));
+        }
+        let entry = match tree.get_path(Path::new(subdir)) {
+            Ok(e) => e,
+            Err(e) if e.code() == git2::ErrorCode::NotFound => return Ok(None),
+            Err(e) => return Err(ge("object", format!("{subdir} at {commit}"))(e)),
+        };
+        self.inner.find_tree(entry.id()).map(Some).map_err(ge(
+            "object",
+            format!("{subdir} at {commit} is not a folder"),
+        ))
+    }
+
+    /// Writes one entry at `path` as a checkout would: a folder, a regular file with its bytes,
+    /// a link as a link (a reader's confinement decides where it may lead); a submodule or a
+    /// blob over `max_blob` bytes is left out.
+    fn write_entry(
+        &self,
+        entry: &git2::TreeEntry<'_>,
+        path: &Path,
+        max_blob: u64,
+        stats: &mut ExportStats,
+    ) -> Result<(), String> {
+        match entry.kind() {
+            Some(ObjectType::Tree) => std::fs::create_dir(path)
+                .or_else(|e| match e.kind() {
+                    std::io::ErrorKind::AlreadyExists => Ok(()),
+                    _ => Err(e),
+                })
+                .map_err(|e| e.to_string()),
+            Some(ObjectType::Blob) => match self.inner.find_blob(entry.id()) {
+                Ok(blob) if blob.size() as u64 > max_blob => {
+                    stats.left_out += 1;
+                    Ok(())
+                }
+                Ok(blob) if entry.filemode() == 0o120000 => {
+                    let target = String::from_utf8_lossy(blob.content()).into_owned();
+                    stats.files += 1;
+                    std::os::unix::fs::symlink(target, path).map_err(|e| e.to_string())
+                }
+                Ok(blob) => {
+                    stats.files += 1;
+                    stats.bytes += blob.size() as u64;
+                    std::fs::write(path, blob.content()).map_err(|e| e.to_string())
+                }
+                Err(e) => Err(e.message().to_string()),
+            },
+            // Submodules (commits) have no content in this repository.
+            _ => {
+                stats.left_out += 1;
+                Ok(())
+            }
+        }
+    }
+
     /// Writes the files of `commit`'s tree below `subdir` (repository-relative, `""` = all)
-    /// into `dest`, as a checkout would lay them out: regular files with their bytes, links as
-    /// links (a reader's confinement decides where they may lead), submodules and blobs over
-    /// `max_blob` bytes left out. An entry whose name could leave `dest` (`..`, `.git`, a
-    /// separator) is left out too: the base is history, but history is input (docs/security.md).
-    /// Only the files `keep` accepts (by their path below `subdir`) are written.
+    /// into `dest`, as a checkout would lay them out ([`Self::write_entry`]). An entry whose
+    /// name could leave `dest` (`..`, `.git`, a separator) is left out too: the base is
+    /// history, but history is input (docs/security.md). Only the files `keep` accepts (by
+    /// their path below `subdir` and their blob id) are written.
     pub fn export_tree(
         &self,
         commit: Oid,
         subdir: &str,
         dest: &Path,
         max_blob: u64,
-        keep: &dyn Fn(&str) -> bool,
+        keep: &dyn Fn(&str, Oid) -> bool,
     ) -> Result<ExportStats, GitError> {
-        let mut tree = self.tree_of(commit)?;
-        if !subdir.is_empty() {
-            let entry = match tree.get_path(Path::new(subdir)) {
-                Ok(e) => e,
-                Err(e) if e.code() == git2::ErrorCode::NotFound => {
-                    return Ok(ExportStats::default());
-                }
-                Err(e) => return Err(ge("object", format!("{subdir} at {commit}"))(e)),
-            };
-            tree = self.inner.find_tree(entry.id()).map_err(ge(
-                "object",
-                format!("{subdir} at {commit} is not a folder"),
-            ))?;
-        }
+        let Some(tree) = self.subtree(commit, subdir)? else {
+            return Ok(ExportStats::default());
+        };
         let mut stats = ExportStats::default();
         let mut failed: Option<GitError> = None;
-        let safe = |name: &str| {
-            !(name.is_empty()
-                || name == "."
-                || name == ".."
-                || name.eq_ignore_ascii_case(".git")
-                || name.contains(['/', '\\', '\0']))
-        };
         let walked = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
-            let Some(name) = entry.name().ok().filter(|n| safe(n)) else {
+            let Some(name) = entry.name().ok().filter(|n| safe_name(n)) else {
                 stats.left_out += 1;
                 return git2::TreeWalkResult::Skip;
             };
-            if !dir.split('/').filter(|c| !c.is_empty()).all(&safe) {
+            if !dir.split('/').filter(|c| !c.is_empty()).all(safe_name) {
                 stats.left_out += 1;
                 return git2::TreeWalkResult::Skip;
             }
-            let path = dest.join(dir).join(name);
-            let mode = entry.filemode();
-            if entry.kind() == Some(ObjectType::Blob) && !keep(&format!("{dir}{name}")) {
+            if entry.kind() == Some(ObjectType::Blob) && !keep(&format!("{dir}{name}"), entry.id())
+            {
                 return git2::TreeWalkResult::Ok;
             }
-            let written = match entry.kind() {
-                Some(ObjectType::Tree) => std::fs::create_dir(&path)
-                    .or_else(|e| match e.kind() {
-                        std::io::ErrorKind::AlreadyExists => Ok(()),
-                        _ => Err(e),
-                    })
-                    .map_err(|e| e.to_string()),
-                Some(ObjectType::Blob) => match self.inner.find_blob(entry.id()) {
-                    Ok(blob) if blob.size() as u64 > max_blob => {
-                        stats.left_out += 1;
-                        Ok(())
-                    }
-                    Ok(blob) if mode == 0o120000 => {
-                        let target = String::from_utf8_lossy(blob.content()).into_owned();
-                        stats.files += 1;
-                        std::os::unix::fs::symlink(target, &path).map_err(|e| e.to_string())
-                    }
-                    Ok(blob) => {
-                        stats.files += 1;
-                        stats.bytes += blob.size() as u64;
-                        std::fs::write(&path, blob.content()).map_err(|e| e.to_string())
-                    }
-                    Err(e) => Err(e.message().to_string()),
-                },
-                // Submodules (commits) have no content in this repository.
-                _ => {
-                    stats.left_out += 1;
-                    Ok(())
-                }
-            };
-            match written {
+            match self.write_entry(entry, &dest.join(dir).join(name), max_blob, &mut stats) {
                 Ok(()) => git2::TreeWalkResult::Ok,
                 Err(e) => {
                     failed = Some(GitError::new(
@@ -428,6 +448,58 @@ impl Repo {
         }
         walked.map_err(ge("object", format!("tree of {commit}")))?;
         Ok(stats)
+    }
+
+    /// [`Self::export_tree`] of just `paths` (below `subdir`, `/`-separated): each that
+    /// `commit` has is written with the folders above it, the others are skipped; `seen` hears
+    /// of each blob written (its path and id). A path with an unsafe component is left out.
+    /// One look-up per path instead of a walk of every folder: a tree of a few hundred
+    /// folders cost the baseline's export more than its few files (docs/baseline.md, "Cost").
+    pub fn export_paths<'p>(
+        &self,
+        commit: Oid,
+        subdir: &str,
+        dest: &Path,
+        max_blob: u64,
+        paths: impl IntoIterator<Item = &'p str>,
+        seen: &dyn Fn(&str, Oid),
+    ) -> Result<ExportStats, GitError> {
+        let mut stats = ExportStats::default();
+        let Some(tree) = self.subtree(commit, subdir)? else {
+            return Ok(stats);
+        };
+        std::fs::create_dir_all(dest)
+            .map_err(|e| GitError::new("object", format!("cannot write the export: {e}")))?;
+        for rel in paths {
+            if !rel.split('/').all(safe_name) {
+                stats.left_out += 1;
+                continue;
+            }
+            let Ok(entry) = tree.get_path(Path::new(rel)) else {
+                continue;
+            };
+            let to = dest.join(rel);
+            if let Some(dir) = to.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| {
+                    GitError::new("object", format!("cannot write {rel} of {commit}: {e}"))
+                })?;
+            }
+            self.write_entry(&entry, &to, max_blob, &mut stats)
+                .map_err(|e| {
+                    GitError::new("object", format!("cannot write {rel} of {commit}: {e}"))
+                })?;
+            if entry.kind() == Some(ObjectType::Blob) {
+                seen(rel, entry.id());
+            }
+        }
+        Ok(stats)
+    }
+
+    /// A blob's size from its object header, without inflating it; `None` when unreadable.
+    pub fn blob_size(&self, id: Oid) -> Option<u64> {
+        let odb = self.inner.odb().ok()?;
+        let (size, kind) = odb.read_header(id).ok()?;
+        (kind == ObjectType::Blob).then_some(size as u64)
     }
 
     /// Reads a blob by id.

@@ -12,6 +12,7 @@ mod edit;
 mod input;
 mod load;
 mod resolve;
+mod sections;
 mod value;
 
 pub mod parse_count;
@@ -20,9 +21,10 @@ pub use edit::{Edit, apply_edits};
 pub use infx_fs::{FsError, Walk, walk_yaml, yaml_files};
 pub use infx_report::{Pos, Span};
 pub use load::{
-    DEFAULT_ALIAS_BUDGET, DuplicateKeys, LoadOptions, Loaded, MAX_NESTING_DEPTH, load_file,
-    load_file_as_pyyaml, parse_str, parse_str_with,
+    DEFAULT_ALIAS_BUDGET, DuplicateKeys, LoadOptions, Loaded, MAX_NESTING_DEPTH, Reuse, load_file,
+    load_file_as_pyyaml, load_file_reusing, parse_str, parse_str_with,
 };
+pub use sections::reparse_sections;
 pub use value::{Float, Mapping, Node, ScalarStyle, Value};
 
 use infx_report::{Diagnostic, LineIndex};

@@ -9,7 +9,7 @@ use infx_report::{Diagnostic, LineIndex};
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle as PStyle, Tag};
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Nodes that alias expansion and the copies kept for anchors may create in one document before
@@ -89,6 +89,108 @@ pub struct Loaded {
     pub text: Option<Arc<str>>,
 }
 
+/// Parses made once and handed to a second reader: the base revision's run takes the head's
+/// parse of every file whose blob is the same, by the path it would read it at, instead of
+/// reading and parsing it again; of a file that changed, the head's parse of the sections
+/// whose text is the same (docs/baseline.md, "Cost").
+#[derive(Default)]
+pub struct Reuse {
+    offers: std::sync::Mutex<std::collections::HashMap<PathBuf, Offer>>,
+}
+
+/// What [`Reuse`] holds for one path.
+enum Offer {
+    /// The file's parse, as it is.
+    Same(Loaded),
+    /// A parse of another revision of the file, for its unchanged sections.
+    Previous(Document),
+}
+
+impl std::fmt::Debug for Reuse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Reuse({} files)", self.offers().len())
+    }
+}
+
+impl Reuse {
+    fn offers(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<PathBuf, Offer>> {
+        self.offers.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Offers `loaded` as the parse of the file at `path` (the same bytes): its document and
+    /// findings are moved to that path.
+    pub fn offer(&self, path: &Path, mut loaded: Loaded) {
+        if let Some(doc) = &mut loaded.document {
+            doc.path = path.to_path_buf();
+        }
+        for d in &mut loaded.findings {
+            d.path = Some(path.to_path_buf());
+        }
+        self.offers()
+            .insert(path.to_path_buf(), Offer::Same(loaded));
+    }
+
+    /// Offers `previous`, a parse of another revision of the file at `path`, for the
+    /// top-level sections the two share.
+    pub fn offer_previous(&self, path: &Path, previous: Document) {
+        self.offers()
+            .insert(path.to_path_buf(), Offer::Previous(previous));
+    }
+
+    /// Whether the whole parse of `path` is on offer (a reader sizing its work skips those).
+    pub fn has(&self, path: &Path) -> bool {
+        matches!(self.offers().get(path), Some(Offer::Same(_)))
+    }
+
+    fn take(&self, path: &Path) -> Option<Offer> {
+        self.offers().remove(path)
+    }
+}
+
+/// [`load_file_as_pyyaml`], or the parse `reuse` offers for `path`.
+pub fn load_file_reusing(path: &Path, reuse: Option<&Reuse>) -> Loaded {
+    match reuse.and_then(|r| r.take(path)) {
+        Some(Offer::Same(loaded)) => loaded,
+        Some(Offer::Previous(previous)) => load_with_previous(path, previous),
+        None => load_file_as_pyyaml(path),
+    }
+}
+
+/// [`load_file_as_pyyaml`], taking the unchanged top-level sections from `previous`
+/// (crate::sections); the whole file is parsed when they cannot be shown the same.
+fn load_with_previous(path: &Path, previous: Document) -> Loaded {
+    let text = match read_text(path) {
+        Ok(t) => t,
+        Err(d) => {
+            return Loaded {
+                document: None,
+                findings: vec![d],
+                text: None,
+            };
+        }
+    };
+    let opts = LoadOptions {
+        duplicate_keys: DuplicateKeys::Record,
+        ..LoadOptions::default()
+    };
+    crate::parse_count::record(path);
+    match crate::sections::reparse_sections(path, &text, &previous, &opts) {
+        Some(root) => {
+            let text: Arc<str> = Arc::from(text);
+            Loaded {
+                document: Some(Document {
+                    path: path.to_path_buf(),
+                    text: text.clone(),
+                    root,
+                }),
+                findings: Vec::new(),
+                text: Some(text),
+            }
+        }
+        None => built(path, text, &opts),
+    }
+}
+
 /// Like [`load_file`], but a key written twice does not stop the load: each one is a
 /// `yaml/duplicate-key` error and the document is kept as PyYAML reads it, so the checks that
 /// read the file still see what upstream's tools would run (README, the yaml step).
@@ -103,12 +205,22 @@ pub fn load_file_as_pyyaml(path: &Path) -> Loaded {
             };
         }
     };
+    loaded_from_text(path, text)
+}
+
+/// The load of a file whose text is read (see [`load_file_as_pyyaml`]).
+fn loaded_from_text(path: &Path, text: String) -> Loaded {
     crate::parse_count::record(path);
     let opts = LoadOptions {
         duplicate_keys: DuplicateKeys::Record,
         ..LoadOptions::default()
     };
-    let (parsed, mut findings) = build(path, &text, &opts);
+    built(path, text, &opts)
+}
+
+/// The whole parse of `text` as [`Loaded`] (counted by the caller).
+fn built(path: &Path, text: String, opts: &LoadOptions) -> Loaded {
+    let (parsed, mut findings) = build(path, &text, opts);
     let text: Arc<str> = Arc::from(text);
     let document = match parsed {
         Ok(root) => Some(Document {
@@ -185,7 +297,7 @@ pub fn parse_str_with(path: &Path, text: &str, opts: &LoadOptions) -> Result<Nod
 
 /// Runs the builder: the root or the error that stopped it, and the duplicate keys it met
 /// (under [`DuplicateKeys::Reject`] and [`DuplicateKeys::Record`]) in source order.
-fn build(
+pub(crate) fn build(
     path: &Path,
     text: &str,
     opts: &LoadOptions,

@@ -350,6 +350,10 @@ impl Mapping {
         pairs.shrink_to_fit();
         Ok(Mapping { pairs, index })
     }
+    /// The pairs, in order, to change in place (spans only: the index follows the keys).
+    pub(crate) fn pairs_mut(&mut self) -> impl Iterator<Item = &mut (Node, Node)> {
+        self.pairs.iter_mut()
+    }
     /// The pairs, in order.
     pub(crate) fn into_pairs(self) -> Vec<(Node, Node)> {
         self.pairs

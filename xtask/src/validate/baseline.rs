@@ -52,20 +52,70 @@ impl Baseline {
 /// head too, docs/security.md).
 const MAX_BLOB: u64 = infx_fs::MAX_FILE_BYTES;
 
+/// Whether this run compares with a base at all: a change (not a clean clone's stand-in,
+/// `--all`, or a tree outside git).
+fn compares(inputs: &Inputs) -> bool {
+    let (opts, change) = (&inputs.opts, &inputs.change);
+    !(opts.all || opts.no_repository || change.mode != ChangeMode::Change)
+}
+
+/// The base's findings, worked out while the head's checks run: started when the load itself
+/// already has findings (so the comparison will be needed), on the second core
+/// (docs/baseline.md, "Cost").
+pub(super) struct Early {
+    /// How many paths the head's run had read when the base was exported: a check that read
+    /// more would leave the export short, and the base is then validated again after all.
+    read: usize,
+    found: Result<Vec<String>, String>,
+    elapsed: Duration,
+}
+
+/// Whether to start [`early`]: the run compares with a base and its load has findings.
+pub(super) fn starts_early(inputs: &Inputs) -> bool {
+    compares(inputs)
+        && inputs.read_log.is_some()
+        && (!inputs.config_findings.is_empty()
+            || !inputs.yaml.findings.is_empty()
+            || !inputs.review_load_findings.is_empty()
+            || !inputs.pin_policy.1.is_empty())
+}
+
+/// The base validated over the head's scope, every check run (the head's checks, which would
+/// narrow them, are not done yet).
+pub(super) fn early(inputs: &Inputs) -> Option<Early> {
+    let started = Instant::now();
+    let base = inputs.change.base.clone()?;
+    let read = read_count(inputs);
+    let scope = RunScope {
+        files: head_files(inputs),
+        touched: inputs.touched.clone(),
+        reuse: None,
+        checks: None,
+    };
+    Some(Early {
+        read,
+        found: base_findings(inputs, &base, scope),
+        elapsed: started.elapsed(),
+    })
+}
+
+fn read_count(inputs: &Inputs) -> usize {
+    inputs.read_log.as_ref().map_or(0, |l| l.paths().len())
+}
+
 /// Gives every finding of `checks` its baseline state when the run has a change to compare
-/// with. `sources` holds the texts the findings name (repository-relative paths). `None` when
-/// there is nothing to compare: no change (a clean clone's stand-in, `--all`, outside git), or
-/// no finding at all — then the base is not even read.
+/// with. `sources` holds the texts the findings name (repository-relative paths); `early` is
+/// the base's findings when they were worked out beside the checks. `None` when there is
+/// nothing to compare: no change (a clean clone's stand-in, `--all`, outside git), or no
+/// finding at all — then the base is not even read.
 pub(super) fn compare(
     inputs: &Inputs,
     checks: &mut [CheckResult],
     sources: &SourceMap,
+    early: Option<Early>,
 ) -> Option<Baseline> {
-    let (opts, change, root) = (&inputs.opts, &inputs.change, inputs.root.as_path());
-    if opts.all || opts.no_repository || change.mode != ChangeMode::Change {
-        return None;
-    }
-    if checks.iter().all(|c| c.diagnostics.is_empty()) {
+    let change = &inputs.change;
+    if !compares(inputs) || checks.iter().all(|c| c.diagnostics.is_empty()) {
         return None;
     }
     let started = Instant::now();
@@ -74,15 +124,31 @@ pub(super) fn compare(
         base: base.get(..12).unwrap_or(&base).to_string(),
         ..Baseline::default()
     };
-    let scope = RunScope {
-        files: head_files(inputs),
-        touched: inputs.touched.clone(),
+    let early = early.filter(|e| e.read == read_count(inputs));
+    let spent_early = early.as_ref().map_or(Duration::ZERO, |e| e.elapsed);
+    let found = match early {
+        Some(e) => e.found,
+        None => {
+            let scope = RunScope {
+                files: head_files(inputs),
+                touched: inputs.touched.clone(),
+                reuse: None,
+                checks: Some(
+                    checks
+                        .iter()
+                        .filter(|c| !c.diagnostics.is_empty())
+                        .map(|c| c.name)
+                        .collect(),
+                ),
+            };
+            base_findings(inputs, &base, scope)
+        }
     };
-    let base_findings = match base_findings(change, root, &base, scope) {
+    let base_findings = match found {
         Ok(found) => found,
         Err(why) => {
             outcome.not_compared = Some(why);
-            outcome.elapsed = started.elapsed();
+            outcome.elapsed = started.elapsed() + spent_early;
             return Some(outcome);
         }
     };
@@ -126,18 +192,15 @@ pub(super) fn compare(
             compared.elapsed()
         );
     }
-    outcome.elapsed = started.elapsed();
+    // The time the comparison took, beside the checks or after them.
+    outcome.elapsed = started.elapsed() + spent_early;
     Some(outcome)
 }
 
 /// The base's findings as fingerprints: its tree exported from git objects into a temporary
 /// folder outside any repository, validated by the same load and checks over the head's scope.
-fn base_findings(
-    change: &super::steps::ChangeInfo,
-    root: &Path,
-    base: &str,
-    scope: RunScope,
-) -> Result<Vec<String>, String> {
+fn base_findings(inputs: &Inputs, base: &str, mut scope: RunScope) -> Result<Vec<String>, String> {
+    let (change, root) = (&inputs.change, inputs.root.as_path());
     let repo_root = change
         .repo_root
         .as_deref()
@@ -152,14 +215,26 @@ fn base_findings(
     let export = tmp.path().join("repo");
     let base_root = export.join(tree_rel);
     let subdir = tree_rel.to_string_lossy().replace('\\', "/");
+    let head = HeadParses::of(inputs);
     change
-        .with_base(|repo, commit| export_base(repo, commit, &subdir, &export, &base_root))
+        .with_base(|repo, commit| export_base(repo, commit, &subdir, &export, &base_root, &head))
         .ok_or_else(|| format!("the base {base} cannot be read"))??;
+    scope.reuse = Some(std::sync::Arc::new(head.reuse(&base_root)));
+    if std::env::var_os("INFX_BASELINE_TRACE").is_some() {
+        let same: Vec<String> = head.same.borrow().iter().map(|(r, _)| r.clone()).collect();
+        eprintln!("baseline: head parses reused {same:?}");
+    }
     // Reads in this run are confined to the repository; the export is one more root.
     if infx_fs::is_confining() {
         let _ = infx_fs::confine_to(&export);
     }
     let exported = Instant::now();
+    if std::env::var_os("INFX_BASELINE_TRACE").is_some() {
+        eprintln!(
+            "baseline: read by the head {:?}",
+            head.read.as_ref().map(HashSet::len)
+        );
+    }
     let report = super::validate(&Options {
         no_repository: true,
         scope: Some(scope),
@@ -233,6 +308,118 @@ fn head_files(inputs: &Inputs) -> Vec<PathBuf> {
     files
 }
 
+/// The head's parsed documents by tree-relative path, and which of them the base has with the
+/// same bytes (found while the base is exported): the base's run takes those parses instead of
+/// parsing the file again (docs/baseline.md, "Cost").
+struct HeadParses<'a> {
+    inputs: &'a Inputs,
+    /// The tree-relative paths the head's run read (`None`: not logged, export everything).
+    read: Option<HashSet<PathBuf>>,
+    changed_paths: HashSet<PathBuf>,
+    docs: HashMap<String, &'a infx_yaml::Document>,
+    same: std::cell::RefCell<Vec<(String, &'a infx_yaml::Document)>>,
+    /// Large files the base has with other bytes: their unchanged sections are taken over.
+    changed: std::cell::RefCell<Vec<(String, &'a infx_yaml::Document)>>,
+}
+
+/// From this size a changed file's parse is offered for its unchanged sections: below it a
+/// whole parse costs about what the comparison of sections does.
+const SECTIONS_FROM: usize = 16 * 1024;
+
+impl<'a> HeadParses<'a> {
+    /// The tree-relative paths the base's run may read, sorted (`None`: every file validate
+    /// could read): those the head's run read, and those the change touched (deleted and
+    /// renamed-away paths are in the change too). The rest the head's run did not read, so the
+    /// base's (the same code over the same scope) does not either.
+    fn needed(&self) -> Option<Vec<String>> {
+        let read = self.read.as_ref()?;
+        let mut paths: Vec<String> = read
+            .iter()
+            .chain(&self.changed_paths)
+            .filter_map(|p| p.to_str())
+            .filter(|p| read_by_validate(p))
+            .map(str::to_string)
+            .collect();
+        paths.sort();
+        paths.dedup();
+        Some(paths)
+    }
+
+    fn of(inputs: &'a Inputs) -> HeadParses<'a> {
+        let docs = inputs
+            .documents()
+            .filter_map(|d| {
+                let rel = d.path.strip_prefix(&inputs.root).ok()?;
+                Some((rel.to_string_lossy().replace('\\', "/"), d))
+            })
+            .collect();
+        HeadParses {
+            inputs,
+            read: inputs.read_log.as_ref().map(infx_fs::ReadLog::paths),
+            changed_paths: inputs
+                .change
+                .paths_under(&inputs.root)
+                .into_iter()
+                .collect(),
+            docs,
+            same: Default::default(),
+            changed: Default::default(),
+        }
+    }
+
+    /// Notes the base's blob `id` at `rel`: the same bytes as the head's parsed file there
+    /// (the change does not list the path, and the decoded text is as long as the blob, so a
+    /// byte order mark or a line-ending filter leaves it out), or a large file that changed.
+    fn note(&self, repo: &infx_git::Repo, rel: &str, id: infx_git::Oid) {
+        let Some(doc) = self.docs.get(rel) else {
+            return;
+        };
+        let unchanged = !self.changed_paths.contains(Path::new(rel))
+            && repo.blob_size(id) == Some(doc.text.len() as u64);
+        if unchanged {
+            self.same.borrow_mut().push((rel.to_string(), doc));
+        } else if doc.text.len() >= SECTIONS_FROM && !self.has_parse_findings(doc) {
+            // A section taken over brings no findings along: a file with parse findings is
+            // parsed whole.
+            self.changed.borrow_mut().push((rel.to_string(), doc));
+        }
+    }
+
+    fn has_parse_findings(&self, doc: &infx_yaml::Document) -> bool {
+        self.inputs
+            .yaml
+            .findings
+            .iter()
+            .any(|d| d.path.as_deref() == Some(doc.path.as_path()))
+    }
+
+    /// The head's parses of the files the base has unchanged, offered at their base paths:
+    /// each document with the parse findings of its file.
+    fn reuse(&self, base_root: &Path) -> infx_yaml::Reuse {
+        let reuse = infx_yaml::Reuse::default();
+        for (rel, doc) in self.same.borrow().iter() {
+            let findings = self
+                .inputs
+                .yaml
+                .findings
+                .iter()
+                .filter(|d| d.path.as_deref() == Some(doc.path.as_path()))
+                .cloned()
+                .collect();
+            let loaded = infx_yaml::Loaded {
+                document: Some((*doc).clone()),
+                findings,
+                text: Some(doc.text.clone()),
+            };
+            reuse.offer(&base_root.join(rel), loaded);
+        }
+        for (rel, doc) in self.changed.borrow().iter() {
+            reuse.offer_previous(&base_root.join(rel), (*doc).clone());
+        }
+        reuse
+    }
+}
+
 /// Writes the base's tree below `base_root` (and, for a nested tree, the repository's
 /// CODEOWNERS below `export`, where the review checks look for it).
 fn export_base(
@@ -241,10 +428,28 @@ fn export_base(
     subdir: &str,
     export: &Path,
     base_root: &Path,
+    head: &HeadParses<'_>,
 ) -> Result<(), String> {
     std::fs::create_dir_all(base_root).map_err(|e| format!("cannot export the base: {e}"))?;
-    repo.export_tree(commit, subdir, base_root, MAX_BLOB, &read_by_validate)
-        .map_err(|e| format!("cannot export the base: {}", e.message))?;
+    let exported = match head.needed() {
+        // What the head's run read and what the change touched: looked up one by one.
+        Some(paths) => {
+            let seen = |rel: &str, id: infx_git::Oid| head.note(repo, rel, id);
+            let paths = paths.iter().map(String::as_str);
+            repo.export_paths(commit, subdir, base_root, MAX_BLOB, paths, &seen)
+        }
+        None => {
+            let keep = |rel: &str, id: infx_git::Oid| {
+                let keep = read_by_validate(rel);
+                if keep {
+                    head.note(repo, rel, id);
+                }
+                keep
+            };
+            repo.export_tree(commit, subdir, base_root, MAX_BLOB, &keep)
+        }
+    };
+    exported.map_err(|e| format!("cannot export the base: {}", e.message))?;
     if !subdir.is_empty() {
         for file in [".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS"] {
             if let Ok(Some(b)) = repo.blob_at(commit, file) {

@@ -133,6 +133,10 @@ impl std::ops::Deref for Checking<'_> {
 
 fn run_one(check: &Check, inputs: &Checking<'_>) -> Checked {
     let t = Instant::now();
+    let wanted = inputs.opts.scope.as_ref().and_then(|s| s.checks.as_ref());
+    if wanted.is_some_and(|w| !w.contains(&check.name)) {
+        return skipped(check.name, "not needed: the head has no finding of it").into();
+    }
     let mut checked = match (check.skip)(inputs) {
         Some(why) => skipped(check.name, why).into(),
         None => (check.run)(inputs),

@@ -191,7 +191,7 @@ fn keep_configs_whose_rows_differ(
     if !impact.keys.iter().any(by_config_files) {
         return;
     }
-    let Some(base) = change.base_inputs() else {
+    let Some(base) = change.base_inputs(loaded) else {
         return;
     };
     let (Ok(base_configs), Some(base_runners)) = (base.configs(), base.runners.as_ref()) else {

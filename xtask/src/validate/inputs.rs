@@ -7,7 +7,7 @@ use super::{Options, contribution, pr};
 use infx_changelog::impact::Impact;
 use infx_changelog::labels::PrContext;
 use infx_report::Diagnostic;
-use infx_yaml::{DocIndex, Document, Loaded, load_file_as_pyyaml};
+use infx_yaml::{DocIndex, Document, Loaded, Reuse, load_file_reusing};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -52,6 +52,9 @@ pub struct Inputs {
     /// The base's image sites of the changed files that reference an image by tag only: a pin
     /// the change dropped is found against them (docs/image.md, "Pin policy").
     pub base_image_sites: Vec<infx_image::ImageSite>,
+    /// The files this run read, while a base may be compared: the base's export needs only
+    /// those (docs/baseline.md, "Cost"). `None` = export every file validate could read.
+    pub read_log: Option<infx_fs::ReadLog>,
 }
 
 /// The PR context: `--labels` / `--pr`, else the `pull_request` event payload.
@@ -87,6 +90,7 @@ impl Inputs {
     /// Reads everything one run needs. Never panics on repository content.
     pub fn load(opts: &Options) -> Inputs {
         let root = canonical_root(opts);
+        let read_log = (!opts.all && !opts.no_repository).then(|| infx_fs::ReadLog::start(&root));
         let DetectedAndParsed {
             mut change,
             change_elapsed,
@@ -188,7 +192,7 @@ impl Inputs {
                 .into_iter()
                 .filter(|p| p.is_file() && !listed.contains(p.as_path()))
                 .collect();
-            parsed.parse(&extra);
+            parsed.parse(&extra, reuse_of(opts));
             yaml_elapsed += t.elapsed();
         }
         let mut shown: Vec<String> = impact.keys.iter().map(|k| k.key.clone()).collect();
@@ -215,7 +219,7 @@ impl Inputs {
                 .appended
                 .iter()
                 .any(|(e, _, _)| e.append_only)
-                .then(|| change.base_inputs())
+                .then(|| change.base_inputs(&configs))
                 .flatten();
             contribution::plan_appended(&mut configs, base, &changelog.scope, modifiers)
         };
@@ -256,6 +260,7 @@ impl Inputs {
             review_load_findings,
             pin_policy,
             base_image_sites,
+            read_log,
         }
     }
 
@@ -320,7 +325,11 @@ fn base_sites_of_tag_only<'a>(
         else {
             continue;
         };
-        if let Ok(node) = infx_yaml::parse_str(&doc.path, &text) {
+        // The head's parse gives the base its unchanged sections (docs/performance.md,
+        // "Sections of a changed file"): only the edited entries are parsed.
+        let opts = infx_yaml::LoadOptions::default();
+        let reparsed = infx_yaml::reparse_sections(&doc.path, &text, doc, &opts).map(Ok);
+        if let Ok(node) = reparsed.unwrap_or_else(|| infx_yaml::parse_str(&doc.path, &text)) {
             let base = Document {
                 path: doc.path.clone(),
                 text: Arc::from(text),
@@ -444,7 +453,7 @@ impl ConfigLoad {
         let root = canonical_root(opts);
         let mut parsed = Parsed::default();
         let ConfigParse { configs, files, .. } =
-            parse_configs(&root, &existing_config_files(&root));
+            parse_configs(&root, &existing_config_files(&root), None);
         for (f, parse) in files {
             parsed.add_parse(&f, parse);
         }
@@ -457,7 +466,7 @@ impl ConfigLoad {
             &root.join("configs/srt-recipes"),
             &mut parsed.findings,
         ));
-        parsed.parse(&files);
+        parsed.parse(&files, None);
         ConfigLoad {
             root,
             yaml_findings: parsed.findings,
@@ -564,9 +573,9 @@ enum FileParse {
 }
 
 /// [`ConfigParse`] of `paths`, the tree's [`existing_config_files`].
-fn parse_configs(root: &Path, paths: &[PathBuf]) -> ConfigParse {
+fn parse_configs(root: &Path, paths: &[PathBuf], reuse: Option<&Reuse>) -> ConfigParse {
     let t = Instant::now();
-    let mut parses = parse_all(paths);
+    let mut parses = parse_all(paths, reuse);
     let parse_elapsed = t.elapsed();
     let t = Instant::now();
     let mut taken = vec![false; paths.len()];
@@ -727,7 +736,7 @@ fn detect_and_parse(
     let always = existing_config_files(root);
     std::thread::scope(|scope| {
         let early = scope.spawn(|| {
-            let config_parse = parse_configs(root, &always);
+            let config_parse = parse_configs(root, &always, reuse_of(opts));
             let rules = (parse_scope == ParseScope::Run).then(|| {
                 let t = Instant::now();
                 let rules = infx_config::rules_before_recipes(&config_parse.configs);
@@ -766,7 +775,7 @@ fn detect_and_parse(
             .filter(|f| !early_set.contains(f.as_path()))
             .cloned()
             .collect();
-        let rest_loaded = parse_all(&rest);
+        let rest_loaded = parse_all(&rest, reuse_of(opts));
         let waiting = Instant::now();
         let (config_parse, early_rules) = match early.join() {
             Ok(early) => early,
@@ -881,9 +890,9 @@ struct Parsed {
 }
 
 impl Parsed {
-    fn parse(&mut self, files: &[PathBuf]) {
+    fn parse(&mut self, files: &[PathBuf], reuse: Option<&Reuse>) {
         self.docs.reserve(files.len());
-        for (f, loaded) in files.iter().zip(parse_all(files)) {
+        for (f, loaded) in files.iter().zip(parse_all(files, reuse)) {
             self.add(f, loaded);
         }
     }
@@ -948,8 +957,14 @@ fn scoped_yaml_files(
     files
 }
 
-/// Parses files on every core (they are independent); results in input order.
-fn parse_all(files: &[PathBuf]) -> Vec<Loaded> {
+/// The parses a base revision's run takes over from the head's (docs/baseline.md, "Cost").
+fn reuse_of(opts: &Options) -> Option<&Reuse> {
+    opts.scope.as_ref().and_then(|s| s.reuse.as_deref())
+}
+
+/// Parses files on every core (they are independent); results in input order. A parse `reuse`
+/// offers is taken instead.
+fn parse_all(files: &[PathBuf], reuse: Option<&Reuse>) -> Vec<Loaded> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8);
@@ -957,13 +972,16 @@ fn parse_all(files: &[PathBuf]) -> Vec<Loaded> {
     // recipes. A file whose size cannot be read counts as empty; its load reports why.
     let sizes: Vec<u64> = files
         .iter()
-        .map(|f| std::fs::metadata(f).map_or(0, |m| m.len()))
+        .map(|f| match reuse {
+            Some(r) if r.has(f) => 0,
+            _ => std::fs::metadata(f).map_or(0, |m| m.len()),
+        })
         .collect();
     // A thread pays for itself from about this many bytes (a few milliseconds of parsing).
     const WORTH_A_THREAD: u64 = 64 * 1024;
     let threads = threads.min((sizes.iter().sum::<u64>() / WORTH_A_THREAD).max(1) as usize);
     if threads < 2 || files.len() < 2 {
-        return files.iter().map(|f| load_file_as_pyyaml(f)).collect();
+        return files.iter().map(|f| load_file_reusing(f, reuse)).collect();
     }
     let parts = byte_balanced_ranges(&sizes, threads);
     std::thread::scope(|scope| {
@@ -973,7 +991,7 @@ fn parse_all(files: &[PathBuf]) -> Vec<Loaded> {
                 let part = &files[range.clone()];
                 scope.spawn(move || {
                     part.iter()
-                        .map(|f| load_file_as_pyyaml(f))
+                        .map(|f| load_file_reusing(f, reuse))
                         .collect::<Vec<_>>()
                 })
             })

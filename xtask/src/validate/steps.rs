@@ -126,10 +126,17 @@ impl ChangeInfo {
             .as_deref()
             .and_then(|b| infx_git::Oid::from_str(b).ok())
     }
-    /// The base revision's generation inputs (append-only plans compare against them).
-    pub(super) fn base_inputs(&self) -> Option<infx_changelog::matrix_gen::RevisionInputs> {
+    /// The base revision's generation inputs (append-only plans and the rows' impact compare
+    /// against them), taking over from `head`'s master configs and runners.yaml what the base
+    /// has unchanged.
+    pub(super) fn base_inputs(
+        &self,
+        head: &infx_config::LoadedConfigs,
+    ) -> Option<infx_changelog::matrix_gen::RevisionInputs> {
         let base = self.base_oid()?;
-        self.with_repo(|repo| crate::history::revision_inputs(repo, base).ok())
+        let previous: Vec<&infx_yaml::Document> =
+            head.masters.iter().chain(&head.runners).collect();
+        self.with_repo(|repo| crate::history::revision_inputs_from(repo, base, &previous).ok())
     }
     /// The head commit message of `sha` (the PR's head), if this repository has it.
     pub(super) fn commit_message(&self, sha: &str) -> Option<String> {

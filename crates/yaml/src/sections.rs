@@ -1,0 +1,417 @@
+//! A file parsed again by its top-level sections: the same file at another revision (the
+//! base's master config, when the head's is parsed already) shares most of its top-level
+//! entries' text, and those entries' nodes are taken over with their positions moved; only
+//! the sections whose text differs are parsed (docs/performance.md, "Sections of a changed
+//! file"). Whenever the file is not plainly a block mapping of sections that stand alone, the
+//! answer is `None` and the caller parses the whole file: the result is never a guess.
+
+use crate::load::{LoadOptions, build};
+use crate::{Document, Node, Value};
+use infx_report::{Pos, Span};
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::Path;
+
+/// The root of `text` (the file at `path`) as a whole-file parse gives it, built from the
+/// sections of `previous` (a parse of another revision of the file) whose text is unchanged
+/// and a parse of each other section alone. `None` when that cannot be shown to be the same:
+/// a line break other than `\n` and `\r\n`, anything but comments before the first key, a
+/// section that does not parse alone as one plain key at column 0 without findings, a changed
+/// section with an anchor or alias (the alias budget is the whole file's), a taken-over
+/// section whose nodes point outside it (an alias or merge of another section), or a key
+/// written twice.
+pub fn reparse_sections(
+    path: &Path,
+    text: &str,
+    previous: &Document,
+    opts: &LoadOptions,
+) -> Option<Node> {
+    let sections = split(text)?;
+    let prev_sections = split(&previous.text)?;
+    let Value::Map(prev_map) = &previous.root.value else {
+        return None;
+    };
+    let prev_pairs: Vec<(&Node, &Node)> = prev_map.iter_nodes().collect();
+    if prev_pairs.len() != prev_sections.len() {
+        return None;
+    }
+    let prev_text = &previous.text;
+    let mut by_text: HashMap<&str, usize> = HashMap::with_capacity(prev_sections.len());
+    for (i, sec) in prev_sections.iter().enumerate() {
+        if prev_pairs[i].0.span.start.offset() != sec.range.start {
+            return None;
+        }
+        // A section written twice is taken from its first copy (both are the same text).
+        by_text.entry(&prev_text[sec.range.clone()]).or_insert(i);
+    }
+    let mut pairs = Vec::with_capacity(sections.len());
+    let (mut start, mut end) = (None, None);
+    for (i, sec) in sections.iter().enumerate() {
+        let (r, line) = (&sec.range, sec.line);
+        let section = &text[r.clone()];
+        let (pair, map_span) = match by_text.get(section).copied() {
+            Some(j) => {
+                let from = &prev_sections[j];
+                let (mut k, mut v) = (prev_pairs[j].0.clone(), prev_pairs[j].1.clone());
+                let shift = Shift {
+                    bytes: r.start as i64 - from.range.start as i64,
+                    lines: line as i64 - from.line as i64,
+                };
+                // A node from outside the section (an alias's or merge's definition keeps
+                // its span) means the section does not stand alone.
+                if !shift.node_within(&mut k, &from.range)
+                    || !shift.node_within(&mut v, &from.range)
+                {
+                    return None;
+                }
+                // The root mapping starts in its first section and ends in its last: known
+                // here when this section was first or last in `previous` too.
+                let root = previous.root.span;
+                let map_span = (
+                    (j == 0).then(|| shift.pos(root.start)),
+                    (j + 1 == prev_sections.len()).then(|| shift.pos(root.end)),
+                );
+                ((k, v), map_span)
+            }
+            None => {
+                if section.contains(['&', '*']) {
+                    return None;
+                }
+                let (parsed, findings) = build(path, section, opts);
+                let node = parsed.ok()?;
+                if !findings.is_empty() {
+                    return None;
+                }
+                let Value::Map(map) = node.value else {
+                    return None;
+                };
+                let mut one = map.into_pairs();
+                if one.len() != 1 {
+                    return None;
+                }
+                let (mut k, mut v) = one.pop()?;
+                if k.span.start.offset() != 0 {
+                    return None;
+                }
+                let shift = Shift {
+                    bytes: r.start as i64,
+                    lines: line as i64 - 1,
+                };
+                shift.node(&mut k);
+                shift.node(&mut v);
+                let span = shift.span(node.span);
+                ((k, v), (Some(span.start), Some(span.end)))
+            }
+        };
+        if !matches!(pair.0.value, Value::Str(_)) {
+            return None;
+        }
+        if i == 0 {
+            start = map_span.0;
+        }
+        if i + 1 == sections.len() {
+            end = map_span.1;
+        }
+        pairs.push(pair);
+    }
+    let map = crate::value::Mapping::from_distinct_pairs(pairs).ok()?;
+    let mut root = Node::new(
+        Value::Map(map),
+        Span {
+            start: start?,
+            end: end?,
+        },
+    );
+    root.style = crate::ScalarStyle::Collection;
+    Some(root)
+}
+
+/// One top-level section: its bytes and the (1-based) line it starts on.
+struct Section {
+    range: Range<usize>,
+    line: usize,
+}
+
+/// The top-level sections of `text`, each from a line starting with a key at column 0 to the
+/// next such line (comments, blank lines and `- ` items at column 0 stay in their section).
+/// `None` when a line break is not `\n` or `\r\n` (PyYAML also breaks lines at a lone `\r`,
+/// NEL, LS and PS), before the first key there is anything but comments and blank lines, or
+/// there is no section. One SIMD pass over the line breaks: only a line's first byte decides.
+fn split(text: &str) -> Option<Vec<Section>> {
+    let bytes = text.as_bytes();
+    let other_break = |i: usize| {
+        matches!(
+            bytes.get(i..i + 3),
+            Some([0xC2, 0x85, _] | [0xE2, 0x80, 0xA8 | 0xA9])
+        ) || bytes.get(i..) == Some(&[0xC2, 0x85][..])
+    };
+    if memchr::memchr2_iter(0xC2, 0xE2, bytes).any(other_break)
+        || memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n'))
+    {
+        return None;
+    }
+    let mut starts: Vec<(usize, usize)> = Vec::new();
+    let line_starts = std::iter::once(0).chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
+    for (n, start) in line_starts.enumerate() {
+        let Some(&first) = bytes.get(start) else {
+            break;
+        };
+        match first {
+            b' ' | b'#' | b'\n' | b'\r' | b'-' => {
+                // Before the first key only comments and blank lines may stand.
+                if starts.is_empty() {
+                    let line = &bytes[start..];
+                    let content = line
+                        .iter()
+                        .take_while(|b| **b != b'\n')
+                        .find(|b| !matches!(b, b' ' | b'\r'));
+                    if !matches!(content, None | Some(b'#')) {
+                        return None;
+                    }
+                }
+            }
+            b'\t' => return None,
+            _ => starts.push((start, n + 1)),
+        }
+    }
+    let ends = starts.iter().skip(1).map(|(s, _)| *s).chain([bytes.len()]);
+    let sections: Vec<Section> = starts
+        .iter()
+        .zip(ends)
+        .map(|(&(start, line), end)| Section {
+            range: start..end,
+            line,
+        })
+        .collect();
+    (!sections.is_empty()).then_some(sections)
+}
+
+/// Moves positions by whole lines (sections start at a line's start, so columns stay).
+struct Shift {
+    bytes: i64,
+    lines: i64,
+}
+
+impl Shift {
+    fn pos(&self, p: Pos) -> Pos {
+        let moved = |n: usize, by: i64| usize::try_from(n as i64 + by).unwrap_or(0);
+        Pos::new(
+            moved(p.offset(), self.bytes),
+            moved(p.line(), self.lines),
+            p.col(),
+        )
+    }
+
+    fn span(&self, s: Span) -> Span {
+        Span {
+            start: self.pos(s.start),
+            end: self.pos(s.end),
+        }
+    }
+
+    /// [`Self::node`], when every node of `node` lies inside `range` before the move (else
+    /// `false`, the node half moved).
+    fn node_within(&self, node: &mut Node, range: &Range<usize>) -> bool {
+        let inside = |p: Pos| p.offset() >= range.start && p.offset() <= range.end;
+        if !inside(node.span.start) || !inside(node.span.end) {
+            return false;
+        }
+        node.span = self.span(node.span);
+        match &mut node.value {
+            Value::Seq(items) => items.iter_mut().all(|n| self.node_within(n, range)),
+            Value::Map(map) => map
+                .pairs_mut()
+                .all(|(k, v)| self.node_within(k, range) && self.node_within(v, range)),
+            _ => true,
+        }
+    }
+
+    fn node(&self, node: &mut Node) {
+        node.span = self.span(node.span);
+        match &mut node.value {
+            Value::Seq(items) => items.iter_mut().for_each(|n| self.node(n)),
+            Value::Map(map) => map.pairs_mut().for_each(|(k, v)| {
+                self.node(k);
+                self.node(v);
+            }),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::DuplicateKeys;
+    use std::sync::Arc;
+
+    fn opts() -> LoadOptions {
+        LoadOptions {
+            duplicate_keys: DuplicateKeys::Record,
+            ..LoadOptions::default()
+        }
+    }
+
+    fn whole(text: &str) -> Node {
+        let (parsed, findings) = build(Path::new("f.yaml"), text, &opts());
+        assert!(findings.is_empty(), "{findings:?}");
+        parsed.expect("the test's text parses")
+    }
+
+    fn doc(text: &str) -> Document {
+        Document {
+            path: "f.yaml".into(),
+            text: Arc::from(text),
+            root: whole(text),
+        }
+    }
+
+    /// Values, spans and styles alike, all the way down (`Node`'s `==` ignores spans).
+    fn assert_same(a: &Node, b: &Node, at: &str) {
+        assert_eq!(a.span, b.span, "span at {at}");
+        assert_eq!(a.style, b.style, "style at {at}");
+        match (&a.value, &b.value) {
+            (Value::Seq(x), Value::Seq(y)) => {
+                assert_eq!(x.len(), y.len(), "length at {at}");
+                for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                    assert_same(p, q, &format!("{at}[{i}]"));
+                }
+            }
+            (Value::Map(x), Value::Map(y)) => {
+                let (xs, ys): (Vec<_>, Vec<_>) =
+                    (x.iter_nodes().collect(), y.iter_nodes().collect());
+                assert_eq!(xs.len(), ys.len(), "length at {at}");
+                for ((k1, v1), (k2, v2)) in xs.into_iter().zip(ys) {
+                    let key = format!("{at}.{:?}", k1.value);
+                    assert_same(k1, k2, &key);
+                    assert_same(v1, v2, &key);
+                    // Looked up by key, both find it (the index follows the moved pairs).
+                    assert_eq!(
+                        y.get_entry(as_str(k1)).is_some(),
+                        x.get_entry(as_str(k1)).is_some()
+                    );
+                }
+            }
+            (x, y) => assert_eq!(x, y, "value at {at}"),
+        }
+    }
+
+    fn as_str(n: &Node) -> &str {
+        match &n.value {
+            Value::Str(s) => s,
+            _ => "",
+        }
+    }
+
+    /// The reparse of `new` from `old`'s parse, checked against a whole parse of `new`: the
+    /// same tree, or none when the whole parse fails or has findings.
+    fn check(old: &str, new: &str) -> bool {
+        let reparsed = reparse_sections(Path::new("f.yaml"), new, &doc(old), &opts());
+        let (parsed, findings) = build(Path::new("f.yaml"), new, &opts());
+        match (reparsed, parsed) {
+            (Some(root), Ok(whole)) if findings.is_empty() => {
+                assert_same(&root, &whole, "root");
+                true
+            }
+            (Some(_), _) => panic!("a reparse where the whole parse fails or finds:\n{new}"),
+            (None, _) => false,
+        }
+    }
+
+    const OLD: &str = "# a comment\n\nalpha:\n  tp: 4\n  conc: [1, 2]\n# between\nbeta:\n- x\n- y: 1\ngamma: |\n  text\n\n  more\ndelta: {a: 1, b: [2, 3]}\n";
+
+    #[test]
+    fn an_edited_section_is_parsed_and_the_rest_moved() {
+        // One value edited, lines added above others, a section removed, one added.
+        assert!(check(OLD, &OLD.replace("tp: 4", "tp: 8")));
+        assert!(check(
+            OLD,
+            &OLD.replace("tp: 4\n", "tp: 4\n  ep: 2\n  extra: [a,\n    b]\n")
+        ));
+        assert!(check(OLD, &OLD.replace("beta:\n- x\n- y: 1\n", "")));
+        assert!(check(OLD, &format!("{OLD}epsilon: 5\n")));
+        assert!(check(OLD, &format!("zeta:\n  k: v\n{OLD}")));
+        assert!(check(OLD, OLD));
+        assert!(check(OLD, &OLD.replace("\n", "\r\n")));
+        // Sections moved around: the root's start and end follow the sections.
+        let swapped = OLD.replace("alpha:\n  tp: 4\n  conc: [1, 2]\n", "")
+            + "alpha:\n  tp: 4\n  conc: [1, 2]\n";
+        check(OLD, &swapped);
+    }
+
+    #[test]
+    fn what_cannot_be_shown_the_same_is_parsed_whole() {
+        // An anchor in one section and its alias in another.
+        let aliased = "a: &x [1, 2]\nb: *x\n";
+        assert!(!check(aliased, &aliased.replace("[1, 2]", "[1, 3]")));
+        assert!(!check("a: 1\nb: 2\n", "a: 1\nb: &y 2\nc: *y\n"));
+        // A merge key whose source section changed.
+        let merged = "base: &b {x: 1}\nuse:\n  <<: *b\n  y: 2\n";
+        assert!(!check(merged, &merged.replace("x: 1", "x: 5")));
+        // A key written twice at the top.
+        assert!(!check("a: 1\nb: 2\n", "a: 1\nb: 2\na: 3\n"));
+        // A document marker, a directive, a tab, a lone carriage return, a flow line at 0.
+        assert!(!check("a: 1\n", "---\na: 1\n"));
+        assert!(!check("a: 1\n", "%YAML 1.1\n---\na: 1\n"));
+        assert!(!check("a: 1\n", "a: 1\n\tb: 2\n"));
+        assert!(!check("a: 1\nb: 2\n", "a: 1\rb: 2\n"));
+        for brk in ['\u{85}', '\u{2028}', '\u{2029}'] {
+            assert!(!check("a: 1\nb: 2\n", &format!("a: 1{brk}b: 2\n")));
+        }
+        assert!(!check("a: 1\n", "a: [1,\n2]\n"));
+        // Not a mapping at the top; a complex key.
+        assert!(!check("a: 1\n", "- 1\n- 2\n"));
+        assert!(!check("a: 1\n", "? a\n: 1\n"));
+    }
+
+    #[test]
+    fn a_master_config_reparsed_after_each_kind_of_edit_is_the_whole_parse() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/corpus/inferencex-aug2026/configs/nvidia-master.yaml");
+        let Ok(old) = std::fs::read_to_string(&path) else {
+            eprintln!("SKIPPED: {} is absent", path.display());
+            return;
+        };
+        let first = old.find("conc-list: [").expect("a concurrency list");
+        let edits = [
+            old.replacen("conc-list: [", "conc-list: [512, ", 1),
+            old.replacen("conc-list: [", "conc-list: [\n          512, ", 1),
+            format!(
+                "{}{}",
+                &old[..first],
+                &old[first..].replacen('\n', "\n      # note\n", 1)
+            ),
+            old.clone() + "\nnew-config:\n  image: x\n",
+        ];
+        for (i, new) in edits.iter().enumerate() {
+            assert!(
+                check(&old, new),
+                "edit {i}: the sections were not taken over"
+            );
+        }
+        // Lines deleted, doubled, or a key inserted at some indentation, at positions spread
+        // over the file: each reparse is the whole parse or none.
+        let lines: Vec<&str> = old.split_inclusive('\n').collect();
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut taken = 0;
+        for round in 0..40 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let at = (seed % lines.len() as u64) as usize;
+            let mut new: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+            match round % 3 {
+                0 => {
+                    new.remove(at);
+                }
+                1 => new.insert(at, lines[at].to_string()),
+                _ => new.insert(
+                    at,
+                    format!("{}k{round}: 1\n", " ".repeat((seed % 9) as usize)),
+                ),
+            }
+            taken += usize::from(check(&old, &new.concat()));
+        }
+        assert!(taken >= 8, "only {taken} of 40 edits reparsed by sections");
+    }
+}
