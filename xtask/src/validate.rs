@@ -697,27 +697,32 @@ fn show_repository_paths(inputs: &Inputs, checks: &mut [CheckResult]) -> SourceM
         }
     };
     let mut shown_paths: HashMap<PathBuf, PathBuf> = HashMap::new();
+    let mut show = |d: &mut Diagnostic| {
+        unprefix(&mut d.message);
+        if let Some(help) = &mut d.help {
+            unprefix(help);
+        }
+        d.notes.iter_mut().for_each(&unprefix);
+        d.labels.iter_mut().for_each(|l| unprefix(&mut l.message));
+        if let Some(p) = &d.path {
+            // Hundreds of findings name the same few files: each path is resolved (two
+            // `stat`s) and its text read once.
+            let shown = match shown_paths.get(p) {
+                Some(shown) => shown.clone(),
+                None => {
+                    let shown = shown_path(root, &display_base, p, &mut sources);
+                    shown_paths.insert(p.clone(), shown.clone());
+                    shown
+                }
+            };
+            d.path = Some(shown);
+        }
+    };
     for c in checks {
         for d in &mut c.diagnostics {
-            unprefix(&mut d.message);
-            if let Some(help) = &mut d.help {
-                unprefix(help);
-            }
-            d.notes.iter_mut().for_each(&unprefix);
-            d.labels.iter_mut().for_each(|l| unprefix(&mut l.message));
-            if let Some(p) = &d.path {
-                // Hundreds of findings name the same few files: each path is resolved (two
-                // `stat`s) and its text read once.
-                let shown = match shown_paths.get(p) {
-                    Some(shown) => shown.clone(),
-                    None => {
-                        let shown = shown_path(root, &display_base, p, &mut sources);
-                        shown_paths.insert(p.clone(), shown.clone());
-                        shown
-                    }
-                };
-                d.path = Some(shown);
-            }
+            show(d);
+            // A folded consequence is shown at its location like any finding.
+            d.consequences.iter_mut().for_each(&mut show);
         }
     }
     sources

@@ -510,6 +510,8 @@ fn messages_name_files_relative_to_the_repository() {
 /// get "did you mean" with the nearest name (infx_report::suggest).
 #[test]
 fn near_misses_are_suggested() {
+    // The misspelt `conc-lsit` is one finding, its unknown-key with the C3 it causes folded in
+    // as a note (issue 43, item 3).
     let tmp = repo();
     let master = "inferencex-e2e/configs/nvidia-master.yaml";
     edit(tmp.path(), master, |t| {
@@ -551,4 +553,111 @@ fn the_verdict_is_the_last_line() {
     assert!(out.contains("planned rows of "), "{out}");
     let last = out.lines().last().unwrap_or("");
     assert!(last.starts_with("validate: passed"), "{last}");
+}
+
+const AGENTIC_LANE: &str = "inferencex-e2e/configs/srt-recipes/agentic-single.yaml";
+const NVIDIA: &str = "inferencex-e2e/configs/nvidia-master.yaml";
+
+/// Renaming the agentic benchmark command in the lane block is one fault: one
+/// `matrix/lane-block-value` error at the lane block's line, the 13 points that no longer bind
+/// and the 13 variants left unused folded into it as notes with their locations (issue 43,
+/// item 3); the two `entry-required` errors (the lane block changed two configs) stay.
+#[test]
+fn a_lane_block_fault_is_one_finding_at_the_lane_block() {
+    let tmp = repo();
+    edit(tmp.path(), AGENTIC_LANE, |t| {
+        t.replace("srt_agentic.sh", "srt_agentic_v2.sh")
+    });
+    let (out, code) = validate(tmp.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    let h = headers(&out);
+    assert_eq!(
+        h.iter()
+            .filter(|l| l.starts_with("error[matrix/lane-block-value]"))
+            .count(),
+        1,
+        "{out}"
+    );
+    assert_eq!(h.len(), 3, "{out}");
+    assert!(
+        !out.contains("\nerror[matrix/binding-none]")
+            && !out.contains("\nwarning[matrix/unused-variant]"),
+        "{out}"
+    );
+    assert_eq!(out.matches("note: caused here: ").count(), 26, "{out}");
+    insta::assert_snapshot!("lane_block_command_renamed", masked(&out));
+
+    // JSON: the same one finding, its consequences as notes.
+    let (json, _) = validate(tmp.path(), &["--format", "json"]);
+    let found: Vec<serde_json::Value> = json
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v.get("code").is_some())
+        .collect();
+    let codes: Vec<&str> = found.iter().filter_map(|v| v["code"].as_str()).collect();
+    assert_eq!(
+        codes
+            .iter()
+            .filter(|c| **c == "matrix/binding-none" || **c == "matrix/unused-variant")
+            .count(),
+        0,
+        "{json}"
+    );
+    let cause = found
+        .iter()
+        .find(|v| v["code"] == "matrix/lane-block-value")
+        .expect("the cause");
+    assert_eq!(cause["path"], AGENTIC_LANE);
+    assert_eq!(cause["line"], 5);
+    assert_eq!(cause["notes"].as_array().map(Vec::len), Some(26));
+    // SARIF: each consequence also a related location.
+    let (sarif, _) = validate(tmp.path(), &["--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_str(&sarif).unwrap();
+    let result = v["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "matrix/lane-block-value")
+        .expect("the cause in SARIF")
+        .clone();
+    assert_eq!(
+        result["relatedLocations"].as_array().map(Vec::len),
+        Some(26)
+    );
+    // GitHub: one annotation for the cause, carrying its consequences.
+    let (gh, _) = validate(tmp.path(), &["--format", "github"]);
+    assert_eq!(
+        gh.matches("title=matrix/lane-block-value::").count(),
+        1,
+        "{gh}"
+    );
+    assert!(!gh.contains("title=matrix/binding-none"), "{gh}");
+}
+
+/// A variant that a point names with an explicit selector is selected, even when the point does
+/// not bind to it: it is never "unused" with "remove the variant" (issue 43, item 3). Here every
+/// TP2 point names its override; with the lane block's command broken, the folded notes list
+/// the points and the unused TP4/DP4 variants, never a TP2 one.
+#[test]
+fn an_explicitly_selected_variant_is_never_unused() {
+    let tmp = repo();
+    edit(tmp.path(), NVIDIA, |t| {
+        let row = "      - { tp: 2, ep: 1, kv-offloading: none, spec-decoding: mtp, conc-list: [1, 4, 16, 24, 32, 48], srt-recipe: agentic.yaml }\n";
+        let rows: String = [1, 4, 16, 24, 32, 48]
+            .iter()
+            .map(|c| format!("      - {{ tp: 2, ep: 1, kv-offloading: none, spec-decoding: mtp, conc-list: [{c}], srt-recipe: \"agentic.yaml:override_tp2_c{c}\" }}\n"))
+            .collect();
+        t.replace(row, &rows)
+    });
+    edit(tmp.path(), AGENTIC_LANE, |t| {
+        t.replace("srt_agentic.sh", "srt_agentic_v2.sh")
+    });
+    let (out, code) = validate(tmp.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(!out.contains("variant override_tp2_"), "{out}");
+    assert!(!out.contains("remove the variant"), "{out}");
+    assert!(
+        out.contains("variant override_tp4_c1 is not selected by any generated point"),
+        "{out}"
+    );
 }
