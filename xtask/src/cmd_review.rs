@@ -877,8 +877,24 @@ mod tests {
             run(&["review", "cookbook", "--root", root, "--format", "json"]),
             ExitCode::from(1)
         );
+        // validate judges the published-command difference at merge time (docs/review.md,
+        // "Check 3: the cookbook diff"): a warning before the PR, an error on its CI event.
         assert_eq!(
             run(&["validate", "--root", root, "--format", "json"]),
+            ExitCode::SUCCESS
+        );
+        let events = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let event = events.path().join("event.json");
+        std::fs::write(
+            &event,
+            r#"{"pull_request":{"number":7,"labels":[{"name":"full-sweep-fail-fast"}]}}"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let event = event.to_str().unwrap_or("");
+        assert_eq!(
+            run(&[
+                "validate", "--root", root, "--format", "json", "--event", event
+            ]),
             ExitCode::from(1)
         );
     }

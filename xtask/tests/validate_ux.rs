@@ -661,3 +661,53 @@ fn an_explicitly_selected_variant_is_never_unused() {
         "{out}"
     );
 }
+
+/// A vendor adds a point the cookbook does not publish yet (TP2 C64: a master row and its
+/// override). Its published command cannot exist before the PR: locally
+/// `review/cookbook-point-missing` is a warning, as a missing sweep label is; in CI on a
+/// `pull_request` event it is an error, as the PR would merge without it (issue 43, item 2).
+#[test]
+fn an_unpublished_cookbook_point_warns_locally_and_fails_in_ci() {
+    let tmp = repo();
+    edit(tmp.path(), NVIDIA, |t| {
+        t.replacen(
+            "conc-list: [1, 4, 16, 24, 32, 48], srt-recipe: agentic.yaml",
+            "conc-list: [1, 4, 16, 24, 32, 48, 64], srt-recipe: agentic.yaml",
+            1,
+        )
+    });
+    edit(tmp.path(), RECIPE, |t| {
+        t.replacen(
+            "# DP-attention across 4 ranks",
+            "override_tp2_c64:\n  roles:\n    agg:\n      gpus: 2\n      args: {tensor-parallel-size: 2, expert-parallel-size: 1, mem-fraction-static: 0.8,\n             swa-prefix-tails: 3072, max-running-requests: 64, prefill-decode-interval: 64}\n  benchmark:\n    env: {CONC: \"64\", AGENTIC_WARMUP_GRACE_PERIOD: \"3600\"}\n\n# DP-attention across 4 ranks",
+            1,
+        )
+    });
+    let missing =
+        "[review/cookbook-point-missing]: matrix point tp 2, ep 1, dp-attn false, conc 64";
+    let (out, _) = validate(tmp.path(), &["--labels", "full-sweep-fail-fast"]);
+    let h = headers(&out);
+    assert!(
+        h.iter()
+            .any(|l| l.starts_with(&format!("warning{missing}"))),
+        "{out}"
+    );
+    assert!(!out.contains(&format!("error{missing}")), "{out}");
+    insta::assert_snapshot!("cookbook_point_unpublished_local", masked(&out));
+
+    // The same change in CI, on the pull request's event: an error.
+    let event = tmp.path().join("event.json");
+    std::fs::write(
+        &event,
+        r#"{"action":"synchronize","pull_request":{"number":4242,"labels":[{"name":"full-sweep-fail-fast"}]}}"#,
+    )
+    .unwrap();
+    let (out, code) = validate(tmp.path(), &["--event", "event.json"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        headers(&out)
+            .iter()
+            .any(|l| l.starts_with(&format!("error{missing}"))),
+        "{out}"
+    );
+}
