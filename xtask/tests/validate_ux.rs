@@ -711,3 +711,95 @@ fn an_unpublished_cookbook_point_warns_locally_and_fails_in_ci() {
         "{out}"
     );
 }
+
+/// An entry that re-runs dsr1-fp4-b300-sglang, valid on its own.
+const RERUN: &str = "- config-keys:\n    - dsr1-fp4-b300-sglang\n  description:\n    - Re-run on the same image\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX\n";
+
+/// Swaps the changelog's entries 2 and 3.
+fn swap_entries_2_and_3(t: String) -> String {
+    let body = t.trim_end_matches('\n');
+    let mut entries: Vec<String> = body
+        .split("\n\n- config-keys:")
+        .map(str::to_string)
+        .collect();
+    entries.swap(1, 2);
+    format!("{}\n", entries.join("\n\n- config-keys:"))
+}
+
+/// A reorder does not hide the appended entry's separator fault: both in one run, and coverage
+/// judges the appended entry, which reads (issue 43, item 6).
+#[test]
+fn a_reorder_and_a_separator_fault_in_one_run() {
+    let tmp = repo();
+    edit(tmp.path(), CHANGELOG, swap_entries_2_and_3);
+    append(tmp.path(), &format!("\n\n{RERUN}"));
+    let (out, code) = validate(tmp.path(), &["--labels", "full-sweep-fail-fast"]);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        headers(&out),
+        [
+            "error[changelog/entry-reordered]: entries 2 and 3 are swapped: existing entries keep their positions",
+            "error[changelog/separator]: appended changelog entries must have exactly one empty separator line",
+        ],
+        "{out}"
+    );
+    insta::assert_snapshot!("changelog_reorder_and_separator", masked(&out));
+}
+
+/// A trailing space added to a historical changelog line is one finding, the changelog's
+/// `history-bytes` (it owns the changelog's history; docs/architecture.md, "One finding per
+/// cause"), not also diff-check's trailing whitespace; coverage still reads the appended entry
+/// (issue 43, item 6).
+#[test]
+fn a_historical_lines_trailing_space_is_one_finding() {
+    let tmp = repo();
+    edit(tmp.path(), CHANGELOG, |t| {
+        t.replacen("at TP4 and DEP8\n", "at TP4 and DEP8 \n", 1)
+    });
+    append(tmp.path(), &format!("\n{RERUN}"));
+    let (out, code) = validate(tmp.path(), &["--labels", "full-sweep-fail-fast"]);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        headers(&out),
+        [
+            "error[changelog/history-bytes]: appended entries changed historical perf-changelog.yaml bytes; restore the base file byte-for-byte and append at the end"
+        ],
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("coverage") && l.contains(" ok ")),
+        "{out}"
+    );
+    insta::assert_snapshot!("changelog_history_trailing_space", masked(&out));
+}
+
+/// A recipe file the change renamed: each reference to the old name (four rows of
+/// dsr1-fp4-b300-sglang) says the file was renamed, and to what (issue 43, item 6).
+#[test]
+fn a_renamed_recipe_is_named_as_a_rename() {
+    let tmp = repo();
+    let dir = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsr1/sglang/b300-fp4";
+    git(
+        tmp.path(),
+        &[
+            "mv",
+            &format!("{dir}/fixed.yaml"),
+            &format!("{dir}/fixed-seq.yaml"),
+        ],
+    );
+    let (out, code) = validate(tmp.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    let sr4: Vec<&str> = headers(&out)
+        .into_iter()
+        .filter(|h| h.starts_with("error[config/SR4]"))
+        .collect();
+    assert_eq!(sr4.len(), 4, "{out}");
+    for h in sr4 {
+        assert!(
+            h.ends_with("fixed.yaml does not exist: the change renamed it to benchmarks/single_node/srt-slurm-recipes/dsr1/sglang/b300-fp4/fixed-seq.yaml"),
+            "{out}"
+        );
+    }
+    insta::assert_snapshot!("recipe_renamed", masked(&out));
+}
