@@ -457,10 +457,19 @@ fn run_pareto(a: ParetoArgs) -> anyhow::Result<ExitCode> {
     if let Some(out) = &a.plot {
         let svg = pareto_plot::plot_svg(&curves).map_err(|e| anyhow::anyhow!("{e}"))?;
         std::fs::write(out, svg).with_context(|| format!("writing {}", out.display()))?;
+        let drawable = curves
+            .iter()
+            .flat_map(|c| &c.points)
+            .any(|p| p.x.zip(p.y).is_some_and(|(x, y)| x > 0.0 && y > 0.0));
         eprintln!(
-            "review pareto: wrote {} ({} curves)",
+            "review pareto: wrote {} ({} curves{})",
             out.display(),
-            curves.len()
+            curves.len(),
+            if drawable {
+                String::new()
+            } else {
+                format!("; {}", pareto_plot::NO_POINTS)
+            }
         );
     }
     let input_errors = diags.iter().any(|d| d.is_error());
