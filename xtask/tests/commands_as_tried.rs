@@ -420,6 +420,17 @@ fn every_readme_command_runs_as_documented() {
         "review_pareto_plot_no_points",
         outputs[empty_run].replace(&scratch.display().to_string(), "<scratch>")
     );
+    // The copied binary checks the clone's docs, not the checkout it was built in: a code row
+    // dropped from the clone's README is drift.
+    support::edit(&clone, "README.md", |t| {
+        t.replacen(
+            "| `validate/truncated` | note |",
+            "| `validate/truncated-renamed` | note |",
+            1,
+        )
+    });
+    let (code, text) = run("codes --check");
+    assert_eq!(code, 1, "{text}");
     // The charts were written, the empty one saying why.
     let empty = std::fs::read_to_string(scratch.join("empty.svg")).expect("empty.svg");
     assert!(empty.contains("no point with a positive"), "{empty}");

@@ -952,7 +952,7 @@ fn fold_into_misspelt_conc_key(ctx: &mut Ctx, m: &Mapping) {
         .rev()
         .find(|d| d.code == codes::UNKNOWN_KEY && d.span == Some(typo))
     {
-        Some(cause) => cause.consequences.push(c3),
+        Some(cause) => cause.fold_in(c3),
         None => ctx.diags.push(c3),
     }
 }

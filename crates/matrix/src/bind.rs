@@ -270,8 +270,8 @@ pub struct BindReport {
     pub lane_faults: Vec<LaneFault>,
 }
 
-/// A point that matches no variant because of its lane block: every candidate variant fails on
-/// the same field, and every candidate has that field's value from the lane block.
+/// A point that matches no variant because of its lane block: the variants written for it fail
+/// on one field whose value they have from the lane block (see `lane_fault`).
 #[derive(Debug, Clone)]
 pub struct LaneFault {
     /// The point's `binding-none` finding, an index into [`BindReport::diagnostics`].

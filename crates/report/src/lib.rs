@@ -219,8 +219,12 @@ impl Diagnostic {
     /// reported by itself but as a note of its cause, with its location (docs/architecture.md,
     /// "One finding per cause").
     pub fn fold(mut self, consequence: Diagnostic) -> Self {
-        self.consequences.push(consequence);
+        self.fold_in(consequence);
         self
+    }
+    /// [`Diagnostic::fold`] on a finding held by reference.
+    pub fn fold_in(&mut self, consequence: Diagnostic) {
+        self.consequences.push(consequence);
     }
     /// The notes every format prints: the finding's own, then one per folded consequence
     /// (`caused here: file:line:col: warning[code]: message`).

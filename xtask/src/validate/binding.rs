@@ -165,12 +165,9 @@ fn fold_lane_faults(
         }
         for slot in slots.iter_mut() {
             let is_consequence = slot.as_ref().is_some_and(|d| {
-                d.code == infx_matrix::codes::UNUSED_VARIANT
-                    && unused.iter().any(|(recipe, label)| {
-                        d.path.as_deref() == Some(Path::new(recipe))
-                            && d.message
-                                .contains(&format!(": variant {label} is not selected"))
-                    })
+                unused
+                    .iter()
+                    .any(|(recipe, label)| is_unused_warning(d, recipe, label))
             });
             if is_consequence && let Some(d) = slot.take() {
                 cause = cause.fold(d);
@@ -485,14 +482,17 @@ fn unused_but_matched(
     d: &Diagnostic,
     matched: &std::collections::HashSet<(String, String)>,
 ) -> bool {
-    let Some(path) = d.path.as_ref().map(|p| p.to_string_lossy().into_owned()) else {
-        return false;
-    };
-    matched.iter().any(|(recipe, label)| {
-        *recipe == path
-            && d.message
-                .contains(&format!(": variant {label} is not selected"))
-    })
+    matched
+        .iter()
+        .any(|(recipe, label)| is_unused_warning(d, recipe, label))
+}
+
+/// Whether `d` is the binder's `unused-variant` warning about `label` of `recipe`.
+fn is_unused_warning(d: &Diagnostic, recipe: &str, label: &str) -> bool {
+    d.code == infx_matrix::codes::UNUSED_VARIANT
+        && d.path.as_deref() == Some(Path::new(recipe))
+        && d.message
+            .contains(&format!(": variant {label} is not selected"))
 }
 
 fn json_text(j: &Json) -> String {
