@@ -468,10 +468,17 @@ pub fn name_renamed_recipes(findings: &mut [Diagnostic], change: &ChangeInfo, ro
             if d.message.ends_with(&missing) {
                 d.message
                     .push_str(&format!(": the change renamed it to {}", new.display()));
-                d.help = Some(format!(
-                    "refer to the renamed file {} (or undo the rename)",
-                    new.display()
-                ));
+                // In the same folder the reference only changes its file name.
+                d.help = Some(match (old.parent() == new.parent(), new.file_name()) {
+                    (true, Some(name)) => format!(
+                        "write `{}` (the file's new name) in this reference, or undo the rename",
+                        name.to_string_lossy()
+                    ),
+                    _ => format!(
+                        "refer to the renamed file {} (or undo the rename)",
+                        new.display()
+                    ),
+                });
                 break;
             }
         }
