@@ -143,7 +143,7 @@ fn fold_lane_faults(
         let mut cause = Diagnostic::error(
             infx_matrix::codes::LANE_BLOCK_VALUE,
             format!(
-                "`{}` of this lane block fails every variant of {n} point{}: {reason}",
+                "`{}` of this lane block makes {n} point{} match no recipe variant: {reason}",
                 first.field,
                 if n == 1 { "" } else { "s" }
             ),
