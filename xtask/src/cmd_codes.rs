@@ -18,7 +18,8 @@ pub struct Args {
     /// differing rows when they drift.
     #[arg(long)]
     pub check: bool,
-    /// The checkout whose docs/ and README.md are checked (default: this workspace).
+    /// The checkout whose docs/ and README.md are checked (default: the checkout you stand in,
+    /// found as validate finds it).
     #[arg(long, value_name = "DIR", requires = "check")]
     pub docs_root: Option<PathBuf>,
 }
@@ -29,7 +30,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         print!("{}", table(&codes));
         return Ok(ExitCode::SUCCESS);
     }
-    let root = args.docs_root.unwrap_or_else(crate::paths::workspace_root);
+    // Found at run time, never where the binary was built: a copied binary checks the clone it
+    // runs in (paths.rs, the rule for every default).
+    let root = args.docs_root.unwrap_or_else(crate::paths::checkout_root);
     let docs = read_docs(&root)?;
     let drift = compare(&codes, &documented(&docs, &checks_of(&codes)));
     if drift.is_empty() {

@@ -457,10 +457,19 @@ fn run_pareto(a: ParetoArgs) -> anyhow::Result<ExitCode> {
     if let Some(out) = &a.plot {
         let svg = pareto_plot::plot_svg(&curves).map_err(|e| anyhow::anyhow!("{e}"))?;
         std::fs::write(out, svg).with_context(|| format!("writing {}", out.display()))?;
+        let drawable = curves
+            .iter()
+            .flat_map(|c| &c.points)
+            .any(|p| p.x.zip(p.y).is_some_and(|(x, y)| x > 0.0 && y > 0.0));
         eprintln!(
-            "review pareto: wrote {} ({} curves)",
+            "review pareto: wrote {} ({} curves{})",
             out.display(),
-            curves.len()
+            curves.len(),
+            if drawable {
+                String::new()
+            } else {
+                format!("; {}", pareto_plot::NO_POINTS)
+            }
         );
     }
     let input_errors = diags.iter().any(|d| d.is_error());
@@ -877,8 +886,24 @@ mod tests {
             run(&["review", "cookbook", "--root", root, "--format", "json"]),
             ExitCode::from(1)
         );
+        // validate judges the published-command difference at merge time (docs/review.md,
+        // "Check 3: the cookbook diff"): a warning before the PR, an error on its CI event.
         assert_eq!(
             run(&["validate", "--root", root, "--format", "json"]),
+            ExitCode::SUCCESS
+        );
+        let events = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let event = events.path().join("event.json");
+        std::fs::write(
+            &event,
+            r#"{"pull_request":{"number":7,"labels":[{"name":"full-sweep-fail-fast"}]}}"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let event = event.to_str().unwrap_or("");
+        assert_eq!(
+            run(&[
+                "validate", "--root", root, "--format", "json", "--event", event
+            ]),
             ExitCode::from(1)
         );
     }

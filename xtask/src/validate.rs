@@ -453,23 +453,40 @@ pub fn summary_text(report: &Report) -> String {
     s
 }
 
-/// One finding per fault: blank lines at the end of the changelog are the diff check's
-/// `diff/blank-at-eof` and the changelog's `changelog/trailing-blank`; the changelog's
-/// (which says what the append contract wants) is kept.
+/// One finding per fault (docs/architecture.md, "One finding per cause"): blank lines at the
+/// end of the changelog are the diff check's `diff/blank-at-eof` and the changelog's
+/// `changelog/trailing-blank`; whitespace added to a historical changelog line is the diff
+/// check's `diff/trailing-whitespace` (or another whitespace rule) and the changelog's
+/// `changelog/history-bytes` on that line. The changelog's, which says what the append
+/// contract wants (restore the base bytes, which also removes the whitespace), is kept.
 fn drop_repeated_faults(checks: &mut [CheckResult]) {
+    use infx_diff::codes as diff;
+    const WHITESPACE: [infx_report::Code; 4] = [
+        diff::TRAILING_WHITESPACE,
+        diff::SPACE_BEFORE_TAB,
+        diff::INDENT_WITH_NON_TAB,
+        diff::TAB_IN_INDENT,
+    ];
     let at = |d: &Diagnostic| (d.path.clone(), d.span.map(|s| s.start.line()));
-    let trailing: Vec<_> = checks
-        .iter()
-        .flat_map(|c| &c.diagnostics)
-        .filter(|d| d.code == infx_changelog::codes::TRAILING_BLANK)
-        .map(at)
-        .collect();
-    if trailing.is_empty() {
+    let owned = |code| -> Vec<_> {
+        checks
+            .iter()
+            .flat_map(|c| &c.diagnostics)
+            .filter(|d| d.code == code)
+            .map(at)
+            .collect()
+    };
+    let trailing = owned(infx_changelog::codes::TRAILING_BLANK);
+    let history = owned(infx_changelog::codes::HISTORY_BYTES);
+    if trailing.is_empty() && history.is_empty() {
         return;
     }
     for c in checks.iter_mut() {
-        c.diagnostics
-            .retain(|d| !(d.code == infx_diff::codes::BLANK_AT_EOF && trailing.contains(&at(d))));
+        c.diagnostics.retain(|d| {
+            let repeats_blank = d.code == diff::BLANK_AT_EOF && trailing.contains(&at(d));
+            let repeats_history = WHITESPACE.contains(&d.code) && history.contains(&at(d));
+            !(repeats_blank || repeats_history)
+        });
     }
 }
 
@@ -709,27 +726,32 @@ fn show_repository_paths(inputs: &Inputs, checks: &mut [CheckResult]) -> SourceM
         }
     };
     let mut shown_paths: HashMap<PathBuf, PathBuf> = HashMap::new();
+    let mut show = |d: &mut Diagnostic| {
+        unprefix(&mut d.message);
+        if let Some(help) = &mut d.help {
+            unprefix(help);
+        }
+        d.notes.iter_mut().for_each(&unprefix);
+        d.labels.iter_mut().for_each(|l| unprefix(&mut l.message));
+        if let Some(p) = &d.path {
+            // Hundreds of findings name the same few files: each path is resolved (two
+            // `stat`s) and its text read once.
+            let shown = match shown_paths.get(p) {
+                Some(shown) => shown.clone(),
+                None => {
+                    let shown = shown_path(root, &display_base, p, &mut sources);
+                    shown_paths.insert(p.clone(), shown.clone());
+                    shown
+                }
+            };
+            d.path = Some(shown);
+        }
+    };
     for c in checks {
         for d in &mut c.diagnostics {
-            unprefix(&mut d.message);
-            if let Some(help) = &mut d.help {
-                unprefix(help);
-            }
-            d.notes.iter_mut().for_each(&unprefix);
-            d.labels.iter_mut().for_each(|l| unprefix(&mut l.message));
-            if let Some(p) = &d.path {
-                // Hundreds of findings name the same few files: each path is resolved (two
-                // `stat`s) and its text read once.
-                let shown = match shown_paths.get(p) {
-                    Some(shown) => shown.clone(),
-                    None => {
-                        let shown = shown_path(root, &display_base, p, &mut sources);
-                        shown_paths.insert(p.clone(), shown.clone());
-                        shown
-                    }
-                };
-                d.path = Some(shown);
-            }
+            show(d);
+            // A folded consequence is shown at its location like any finding.
+            d.consequences.iter_mut().for_each(&mut show);
         }
     }
     sources

@@ -510,6 +510,8 @@ fn messages_name_files_relative_to_the_repository() {
 /// get "did you mean" with the nearest name (infx_report::suggest).
 #[test]
 fn near_misses_are_suggested() {
+    // The misspelt `conc-lsit` is one finding, its unknown-key with the C3 it causes folded in
+    // as a note (issue 43, item 3).
     let tmp = repo();
     let master = "inferencex-e2e/configs/nvidia-master.yaml";
     edit(tmp.path(), master, |t| {
@@ -551,4 +553,253 @@ fn the_verdict_is_the_last_line() {
     assert!(out.contains("planned rows of "), "{out}");
     let last = out.lines().last().unwrap_or("");
     assert!(last.starts_with("validate: passed"), "{last}");
+}
+
+const AGENTIC_LANE: &str = "inferencex-e2e/configs/srt-recipes/agentic-single.yaml";
+const NVIDIA: &str = "inferencex-e2e/configs/nvidia-master.yaml";
+
+/// Renaming the agentic benchmark command in the lane block is one fault: one
+/// `matrix/lane-block-value` error at the lane block's line, the 13 points that no longer bind
+/// and the 13 variants left unused folded into it as notes with their locations (issue 43,
+/// item 3); the two `entry-required` errors (the lane block changed two configs) stay.
+#[test]
+fn a_lane_block_fault_is_one_finding_at_the_lane_block() {
+    let tmp = repo();
+    edit(tmp.path(), AGENTIC_LANE, |t| {
+        t.replace("srt_agentic.sh", "srt_agentic_v2.sh")
+    });
+    let (out, code) = validate(tmp.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    let h = headers(&out);
+    assert_eq!(
+        h.iter()
+            .filter(|l| l.starts_with("error[matrix/lane-block-value]"))
+            .count(),
+        1,
+        "{out}"
+    );
+    assert_eq!(h.len(), 3, "{out}");
+    assert!(
+        !out.contains("\nerror[matrix/binding-none]")
+            && !out.contains("\nwarning[matrix/unused-variant]"),
+        "{out}"
+    );
+    assert_eq!(out.matches("note: caused here: ").count(), 26, "{out}");
+    insta::assert_snapshot!("lane_block_command_renamed", masked(&out));
+
+    // JSON: the same one finding, its consequences as notes.
+    let (json, _) = validate(tmp.path(), &["--format", "json"]);
+    let found: Vec<serde_json::Value> = json
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v.get("code").is_some())
+        .collect();
+    let codes: Vec<&str> = found.iter().filter_map(|v| v["code"].as_str()).collect();
+    assert_eq!(
+        codes
+            .iter()
+            .filter(|c| **c == "matrix/binding-none" || **c == "matrix/unused-variant")
+            .count(),
+        0,
+        "{json}"
+    );
+    let cause = found
+        .iter()
+        .find(|v| v["code"] == "matrix/lane-block-value")
+        .expect("the cause");
+    assert_eq!(cause["path"], AGENTIC_LANE);
+    assert_eq!(cause["line"], 5);
+    assert_eq!(cause["notes"].as_array().map(Vec::len), Some(26));
+    // SARIF: each consequence also a related location.
+    let (sarif, _) = validate(tmp.path(), &["--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_str(&sarif).unwrap();
+    let result = v["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "matrix/lane-block-value")
+        .expect("the cause in SARIF")
+        .clone();
+    assert_eq!(
+        result["relatedLocations"].as_array().map(Vec::len),
+        Some(26)
+    );
+    // GitHub: one annotation for the cause, carrying its consequences.
+    let (gh, _) = validate(tmp.path(), &["--format", "github"]);
+    assert_eq!(
+        gh.matches("title=matrix/lane-block-value::").count(),
+        1,
+        "{gh}"
+    );
+    assert!(!gh.contains("title=matrix/binding-none"), "{gh}");
+}
+
+/// A variant that a point names with an explicit selector is selected, even when the point does
+/// not bind to it: it is never "unused" with "remove the variant" (issue 43, item 3). Here every
+/// TP2 point names its override; with the lane block's command broken, the folded notes list
+/// the points and the unused TP4/DP4 variants, never a TP2 one.
+#[test]
+fn an_explicitly_selected_variant_is_never_unused() {
+    let tmp = repo();
+    edit(tmp.path(), NVIDIA, |t| {
+        let row = "      - { tp: 2, ep: 1, kv-offloading: none, spec-decoding: mtp, conc-list: [1, 4, 16, 24, 32, 48], srt-recipe: agentic.yaml }\n";
+        let rows: String = [1, 4, 16, 24, 32, 48]
+            .iter()
+            .map(|c| format!("      - {{ tp: 2, ep: 1, kv-offloading: none, spec-decoding: mtp, conc-list: [{c}], srt-recipe: \"agentic.yaml:override_tp2_c{c}\" }}\n"))
+            .collect();
+        t.replace(row, &rows)
+    });
+    edit(tmp.path(), AGENTIC_LANE, |t| {
+        t.replace("srt_agentic.sh", "srt_agentic_v2.sh")
+    });
+    let (out, code) = validate(tmp.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(!out.contains("variant override_tp2_"), "{out}");
+    assert!(!out.contains("remove the variant"), "{out}");
+    assert!(
+        out.contains("variant override_tp4_c1 is not selected by any generated point"),
+        "{out}"
+    );
+}
+
+/// A vendor adds a point the cookbook does not publish yet (TP2 C64: a master row and its
+/// override). Its published command cannot exist before the PR: locally
+/// `review/cookbook-point-missing` is a warning, as a missing sweep label is; in CI on a
+/// `pull_request` event it is an error, as the PR would merge without it (issue 43, item 2).
+#[test]
+fn an_unpublished_cookbook_point_warns_locally_and_fails_in_ci() {
+    let tmp = repo();
+    edit(tmp.path(), NVIDIA, |t| {
+        t.replacen(
+            "conc-list: [1, 4, 16, 24, 32, 48], srt-recipe: agentic.yaml",
+            "conc-list: [1, 4, 16, 24, 32, 48, 64], srt-recipe: agentic.yaml",
+            1,
+        )
+    });
+    edit(tmp.path(), RECIPE, |t| {
+        t.replacen(
+            "# DP-attention across 4 ranks",
+            "override_tp2_c64:\n  roles:\n    agg:\n      gpus: 2\n      args: {tensor-parallel-size: 2, expert-parallel-size: 1, mem-fraction-static: 0.8,\n             swa-prefix-tails: 3072, max-running-requests: 64, prefill-decode-interval: 64}\n  benchmark:\n    env: {CONC: \"64\", AGENTIC_WARMUP_GRACE_PERIOD: \"3600\"}\n\n# DP-attention across 4 ranks",
+            1,
+        )
+    });
+    let missing =
+        "[review/cookbook-point-missing]: matrix point tp 2, ep 1, dp-attn false, conc 64";
+    let (out, _) = validate(tmp.path(), &["--labels", "full-sweep-fail-fast"]);
+    let h = headers(&out);
+    assert!(
+        h.iter()
+            .any(|l| l.starts_with(&format!("warning{missing}"))),
+        "{out}"
+    );
+    assert!(!out.contains(&format!("error{missing}")), "{out}");
+    insta::assert_snapshot!("cookbook_point_unpublished_local", masked(&out));
+
+    // The same change in CI, on the pull request's event: an error.
+    let event = tmp.path().join("event.json");
+    std::fs::write(
+        &event,
+        r#"{"action":"synchronize","pull_request":{"number":4242,"labels":[{"name":"full-sweep-fail-fast"}]}}"#,
+    )
+    .unwrap();
+    let (out, code) = validate(tmp.path(), &["--event", "event.json"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        headers(&out)
+            .iter()
+            .any(|l| l.starts_with(&format!("error{missing}"))),
+        "{out}"
+    );
+}
+
+/// An entry that re-runs dsr1-fp4-b300-sglang, valid on its own.
+const RERUN: &str = "- config-keys:\n    - dsr1-fp4-b300-sglang\n  description:\n    - Re-run on the same image\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX\n";
+
+/// Swaps the changelog's entries 2 and 3.
+fn swap_entries_2_and_3(t: String) -> String {
+    let body = t.trim_end_matches('\n');
+    let mut entries: Vec<String> = body
+        .split("\n\n- config-keys:")
+        .map(str::to_string)
+        .collect();
+    entries.swap(1, 2);
+    format!("{}\n", entries.join("\n\n- config-keys:"))
+}
+
+/// A reorder does not hide the appended entry's separator fault: both in one run, and coverage
+/// judges the appended entry, which reads (issue 43, item 6).
+#[test]
+fn a_reorder_and_a_separator_fault_in_one_run() {
+    let tmp = repo();
+    edit(tmp.path(), CHANGELOG, swap_entries_2_and_3);
+    append(tmp.path(), &format!("\n\n{RERUN}"));
+    let (out, code) = validate(tmp.path(), &["--labels", "full-sweep-fail-fast"]);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        headers(&out),
+        [
+            "error[changelog/entry-reordered]: entries 2 and 3 are swapped: existing entries keep their positions",
+            "error[changelog/separator]: appended changelog entries must have exactly one empty separator line",
+        ],
+        "{out}"
+    );
+    insta::assert_snapshot!("changelog_reorder_and_separator", masked(&out));
+}
+
+/// A trailing space added to a historical changelog line is one finding, the changelog's
+/// `history-bytes` (it owns the changelog's history; docs/architecture.md, "One finding per
+/// cause"), not also diff-check's trailing whitespace; coverage still reads the appended entry
+/// (issue 43, item 6).
+#[test]
+fn a_historical_lines_trailing_space_is_one_finding() {
+    let tmp = repo();
+    edit(tmp.path(), CHANGELOG, |t| {
+        t.replacen("at TP4 and DEP8\n", "at TP4 and DEP8 \n", 1)
+    });
+    append(tmp.path(), &format!("\n{RERUN}"));
+    let (out, code) = validate(tmp.path(), &["--labels", "full-sweep-fail-fast"]);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        headers(&out),
+        [
+            "error[changelog/history-bytes]: appended entries changed historical perf-changelog.yaml bytes; restore the base file byte-for-byte and append at the end"
+        ],
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("coverage") && l.contains(" ok ")),
+        "{out}"
+    );
+    insta::assert_snapshot!("changelog_history_trailing_space", masked(&out));
+}
+
+/// A recipe file the change renamed: each reference to the old name (four rows of
+/// dsr1-fp4-b300-sglang) says the file was renamed, and to what (issue 43, item 6).
+#[test]
+fn a_renamed_recipe_is_named_as_a_rename() {
+    let tmp = repo();
+    let dir = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsr1/sglang/b300-fp4";
+    git(
+        tmp.path(),
+        &[
+            "mv",
+            &format!("{dir}/fixed.yaml"),
+            &format!("{dir}/fixed-seq.yaml"),
+        ],
+    );
+    let (out, code) = validate(tmp.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    let sr4: Vec<&str> = headers(&out)
+        .into_iter()
+        .filter(|h| h.starts_with("error[config/SR4]"))
+        .collect();
+    assert_eq!(sr4.len(), 4, "{out}");
+    for h in sr4 {
+        assert!(
+            h.ends_with("fixed.yaml does not exist: the change renamed it to benchmarks/single_node/srt-slurm-recipes/dsr1/sglang/b300-fp4/fixed-seq.yaml"),
+            "{out}"
+        );
+    }
+    insta::assert_snapshot!("recipe_renamed", masked(&out));
 }

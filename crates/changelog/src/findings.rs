@@ -7,9 +7,9 @@
 use crate::codes;
 use crate::entry::{Dialect, Entry, eq_without, validate_entry};
 use crate::strict::{
-    CANONICAL_PREFIX, LinkMode, append_byte_faults, entry_start_mismatch_line, entry_starts,
-    first_difference, first_removed_entry, is_canonical, link_of, parse_changelog,
-    validate_added_pr_link,
+    CANONICAL_PREFIX, LinkMode, append_byte_faults, appended_tail_faults,
+    entry_start_mismatch_line, entry_starts, first_difference, first_removed_entry, is_canonical,
+    link_of, parse_changelog, validate_added_pr_link,
 };
 use crate::text::py_splitlines;
 use infx_report::{Diagnostic, LineIndex, Span};
@@ -122,13 +122,13 @@ pub fn all_faults(
     for (number, e) in &appended {
         appended_entry_faults(e, *number, &clean, dialect, links, path, &mut out);
     }
-    if !history_faults.any && !appended.is_empty() {
+    if history_faults.inserted.is_none() && !appended.is_empty() {
         raw_faults(
             base,
             head,
             &lossy,
             &index,
-            appended.len(),
+            (appended.len(), history_faults.any),
             path,
             &mut out.diagnostics,
         );
@@ -470,17 +470,28 @@ fn compare_history(
 
 /// The byte rules of an append (upstream `validate_raw_change`), every one: the history
 /// unchanged, one empty line before the first appended entry and between appended entries,
-/// one newline at the end.
+/// one newline at the end. Upstream judges the separators only once the history's bytes are
+/// the base's; here a history fault (`history_faulted`: an edited or reordered entry, already
+/// reported) or other historical bytes do not hide them: they are judged on the head
+/// (`appended_tail_faults`), so one run finds both.
 fn raw_faults(
     base: &[u8],
     head: &[u8],
     lossy: &str,
     index: &LineIndex,
-    additions: usize,
+    (additions, history_faulted): (usize, bool),
     path: &Path,
     out: &mut Vec<Diagnostic>,
 ) {
-    for f in append_byte_faults(base, head, additions) {
+    let mut faults = if history_faulted {
+        Vec::new()
+    } else {
+        append_byte_faults(base, head, additions)
+    };
+    if !head.starts_with(base) {
+        faults.extend(appended_tail_faults(head, additions));
+    }
+    for f in faults {
         out.push(
             Diagnostic::error(crate::codes::of_rule(f.rule), f.message)
                 .at(path, Span::point(index.pos(lossy, f.offset)))

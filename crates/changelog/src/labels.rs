@@ -4,7 +4,7 @@
 
 use crate::codes;
 use crate::gate::Modifiers;
-use infx_report::Diagnostic;
+use infx_report::{Diagnostic, Severity};
 
 /// Primary labels; each starts the PR sweep. The first is the recommended one; the last two are
 /// legacy primaries upstream's workflow still honours.
@@ -30,6 +30,20 @@ pub struct PrContext {
     pub skip_sweep: bool,
     /// The labels came from a `pull_request` event in CI (findings that warn locally fail there).
     pub ci_event: bool,
+}
+
+/// A finding only the merge settles — the PR has no sweep label yet, an upstream document
+/// (the published cookbook command) is not out yet — at the severity it has where it is
+/// judged: a warning before the PR exists (a local run, `--labels`), an error in CI on a
+/// `pull_request` event, where the PR would merge with it (README, "Before you open a PR").
+/// The one place that decides; every merge-time finding goes through it.
+pub fn at_merge_time(pr: Option<&PrContext>, mut d: Diagnostic) -> Diagnostic {
+    d.severity = if pr.is_some_and(|p| p.ci_event) {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    d
 }
 
 /// The plan modifiers the labels turn on (upstream passes `--all-evals` / `--evals-only`).
@@ -93,11 +107,7 @@ pub fn check_labels(
         } else {
             "the change can affect benchmark performance but the PR has no primary sweep label: no sweep will run"
         };
-        let d = if pr.ci_event {
-            Diagnostic::error(codes::PR_LABELS, message)
-        } else {
-            Diagnostic::warning(codes::PR_LABELS, message)
-        };
+        let d = at_merge_time(Some(pr), Diagnostic::error(codes::PR_LABELS, message));
         out.push(d.with_help(format!("add one primary label; {recommend}")));
     }
     if pr.skip_sweep && appends_entry && primaries.len() == 1 {

@@ -445,6 +445,36 @@ pub(crate) fn append_byte_faults(
     out
 }
 
+/// The separator and end rules of an append, judged on the head alone: exactly one empty line
+/// before each of the last `additions` entries, one newline at the end. For a change whose
+/// history is itself at fault (edited, reordered, other bytes), where the base's bytes are no
+/// longer a prefix to measure from, so that one run reports both (docs/changelog.md,
+/// "Diagnostic codes").
+pub(crate) fn appended_tail_faults(head: &[u8], additions: usize) -> Vec<AppendByteFault> {
+    let mut out = Vec::new();
+    let starts = entry_starts(head);
+    for &s in &starts[starts.len().saturating_sub(additions)..] {
+        let prefix = &head[..s];
+        if !prefix.ends_with(b"\n\n") || prefix.ends_with(b"\n\n\n") {
+            out.push(AppendByteFault {
+                rule: "separator",
+                message: "appended changelog entries must have exactly one empty separator line",
+                help: "put exactly one empty line (no spaces) before each appended entry",
+                offset: s,
+            });
+        }
+    }
+    if head.ends_with(b"\n\n") {
+        out.push(AppendByteFault {
+            rule: "trailing-blank",
+            message: "the final appended changelog entry must end with one newline",
+            help: "remove the empty line(s) at the end of the file",
+            offset: head.len() - 1,
+        });
+    }
+    out
+}
+
 /// Upstream `validate_raw_change`: historical bytes are exact outside explicit link fixes.
 pub fn validate_raw_change(
     base: &[u8],

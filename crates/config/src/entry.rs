@@ -5,7 +5,7 @@
 
 use crate::model::*;
 use crate::schema::{Ctx, describe, idx, join, key_span, present};
-use crate::{Dialect, RecipeDir};
+use crate::{Dialect, RecipeDir, codes};
 use infx_report::Span;
 use infx_yaml::{Mapping, Node, Value};
 
@@ -929,6 +929,34 @@ fn t1(ctx: &mut Ctx, tp: i64, dcp: i64, span: Span, at: &str) {
     }
 }
 
+/// The C3 just reported, folded into the `unknown-key` finding of a key that is a misspelt
+/// concurrency key (`conc-lsit`): the typo is the cause, the missing list its consequence
+/// (docs/architecture.md, "One finding per cause").
+fn fold_into_misspelt_conc_key(ctx: &mut Ctx, m: &Mapping) {
+    let typo = m.iter_nodes().find_map(|(k, _)| {
+        let name = k.as_str()?;
+        (!CONC_KEYS.contains(&name))
+            .then(|| infx_report::suggest::nearest(name, CONC_KEYS.iter().copied()))
+            .flatten()
+            .map(|_| k.span)
+    });
+    let Some(typo) = typo else {
+        return;
+    };
+    let Some(c3) = ctx.diags.pop() else {
+        return;
+    };
+    match ctx
+        .diags
+        .iter_mut()
+        .rev()
+        .find(|d| d.code == codes::UNKNOWN_KEY && d.span == Some(typo))
+    {
+        Some(cause) => cause.fold_in(c3),
+        None => ctx.diags.push(c3),
+    }
+}
+
 /// C1–C5.
 fn conc_fields(ctx: &mut Ctx, m: &Mapping, at: &str) -> Option<Conc> {
     let before = ctx.diags.len();
@@ -979,6 +1007,7 @@ fn conc_fields(ctx: &mut Ctx, m: &Mapping, at: &str) -> Option<Conc> {
             "must specify either conc-list or both conc-start and conc-end",
             "add a non-empty conc-list, or both conc-start and conc-end",
         );
+        fold_into_misspelt_conc_key(ctx, m);
         return None;
     }
     if let (Some(s), Some(e)) = (start, end) {

@@ -265,6 +265,27 @@ fn py(v: Option<&Json>) -> String {
 pub struct BindReport {
     pub diagnostics: Vec<Diagnostic>,
     pub bindings: Vec<(usize, String)>,
+    /// The `binding-none` findings whose cause is a value the lane block sets (validate folds
+    /// them into one finding at that value; docs/matrix.md, "Binding").
+    pub lane_faults: Vec<LaneFault>,
+}
+
+/// A point that matches no variant because of its lane block: the variants written for it fail
+/// on one field whose value they have from the lane block (see `lane_fault`).
+#[derive(Debug, Clone)]
+pub struct LaneFault {
+    /// The point's `binding-none` finding, an index into [`BindReport::diagnostics`].
+    pub diagnostic: usize,
+    /// The lane block's file, as the variants' sources name it.
+    pub block: std::path::PathBuf,
+    /// The value's YAML path (`benchmark.command`) and its span in the lane block.
+    pub field: String,
+    pub span: infx_report::Span,
+    /// Why the first candidate failed (`benchmark.command: recipe '…' is not an agentic …`).
+    pub reason: String,
+    /// The recipe file (project-relative) and the labels of the variants that failed on it.
+    pub recipe: String,
+    pub candidates: Vec<String>,
 }
 
 /// Binds every throughput point (rows with `srt-recipe` or a `CONFIG_FILE=` setting; eval-only
@@ -328,6 +349,7 @@ pub fn bind(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> BindReport {
     BindReport {
         diagnostics: out.diags,
         bindings: out.bindings,
+        lane_faults: out.lane_faults,
     }
 }
 
@@ -340,6 +362,7 @@ struct BindState {
     usage: BTreeMap<String, (Vec<String>, HashMap<String, usize>)>,
     /// Unreadable files and lane blocks already reported, so each is reported once.
     reported: std::collections::HashSet<String>,
+    lane_faults: Vec<LaneFault>,
 }
 
 /// Composed files and expanded variants, kept across points.
@@ -500,11 +523,15 @@ impl BindState {
             .usage
             .entry(found.path.clone())
             .or_insert_with(|| (Vec::new(), HashMap::new()));
-        if !found.has_selector {
-            for v in found.variants {
+        for v in found.variants {
+            if !found.has_selector {
                 if !entry.0.contains(&v.label) {
                     entry.0.push(v.label.clone());
                 }
+            } else {
+                // A variant a point names explicitly is selected, whether or not it then
+                // matches the point: it is never "unused" (a failed match is its own finding).
+                entry.1.entry(v.label.clone()).or_default();
             }
         }
         let outcomes: Vec<(&Variant, Result<(), String>)> = found
@@ -548,6 +575,13 @@ impl BindState {
                 Ok(()) => format!("{}: matches", label(v)),
                 Err(why) => format!("{}: {why}", label(v)),
             });
+        }
+        if matched.is_empty()
+            && let Some(mut fault) = lane_fault(&outcomes, found.lane)
+        {
+            fault.diagnostic = self.diags.len();
+            fault.recipe = found.path.clone();
+            self.lane_faults.push(fault);
         }
         self.diags.push(d.at(&point.origin.path, point.origin.span));
     }
@@ -611,6 +645,42 @@ impl BindState {
             }
         }
     }
+}
+
+/// The lane-block cause of a point no variant matches: some variants fail on a field (the text
+/// before the reason's `:`) whose value they have from `lane`'s block, all on the same one; the
+/// others fail on what the fragment or the point sets (CONC, parallelism), checked first, so
+/// they were written for other points.
+fn lane_fault(outcomes: &[(&Variant, Result<(), String>)], lane: Lane) -> Option<LaneFault> {
+    let mut field: Option<&str> = None;
+    let mut failed: Vec<(&Variant, &str)> = Vec::new();
+    for (v, o) in outcomes {
+        let why = o.as_ref().err()?;
+        let Some((f, _)) = why.split_once(": ") else {
+            continue;
+        };
+        let from_block = v.origin_of(f).is_some() && v.file_of(f).ends_with(lane.block_path());
+        if !from_block {
+            continue;
+        }
+        if field.is_some_and(|g| g != f) {
+            return None;
+        }
+        field = Some(f);
+        failed.push((v, why));
+    }
+    let f = field?;
+    let (first, reason) = failed.first()?;
+    let node = first.tree.get_path(&f.split('.').collect::<Vec<_>>())?;
+    Some(LaneFault {
+        diagnostic: 0,
+        block: first.file_of(f).to_path_buf(),
+        field: f.to_string(),
+        span: node.span,
+        reason: reason.to_string(),
+        recipe: String::new(),
+        candidates: failed.iter().map(|(v, _)| label(v)).collect(),
+    })
 }
 
 fn label(v: &Variant) -> String {

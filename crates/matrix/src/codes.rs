@@ -10,6 +10,7 @@ infx_report::codes! {
     DUPLICATE_CONC = error("matrix/duplicate-conc", "two recipe overrides pin the same CONC");
     DUPLICATE_CONFIG_KEY = error("matrix/duplicate-config-key", "a config key is defined in more than one master file");
     KV_OFFLOAD_BACKEND = error("matrix/kv-offload-backend", "kv-offloading is set without a named kv-offload-backend");
+    LANE_BLOCK_VALUE = error("matrix/lane-block-value", "a value the lane block sets makes points match no recipe variant");
     LANE_BLOCK_MISSING = error("matrix/lane-block-missing", "the lane's shared block cannot be loaded");
     MALFORMED_ENTRY = error("matrix/malformed-entry", "a master entry cannot be expanded into sweep points");
     MISSING_FILE = error("matrix/missing-file", "an input file (--config-files, --runner-config) does not exist");

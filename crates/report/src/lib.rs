@@ -137,6 +137,10 @@ pub struct Diagnostic {
     /// The identity the baseline matched it by (a digest; SARIF's `partialFingerprints`).
     #[serde(skip)]
     pub fingerprint: Option<String>,
+    /// Findings this one causes, folded into it (docs/architecture.md, "One finding per
+    /// cause"): not reported on their own, every format lists each as a note with its location.
+    #[serde(skip)]
+    pub consequences: Vec<Diagnostic>,
 }
 
 /// A finding's state relative to the base revision, as SARIF's `baselineState` names it.
@@ -179,6 +183,7 @@ impl Diagnostic {
             labels: Vec::new(),
             baseline: None,
             fingerprint: None,
+            consequences: Vec::new(),
         }
     }
     pub fn error(code: Code, message: impl Into<String>) -> Self {
@@ -209,6 +214,29 @@ impl Diagnostic {
     pub fn with_note(mut self, note: impl Into<String>) -> Self {
         self.notes.push(note.into());
         self
+    }
+    /// Folds `consequence`, a finding this one causes, into it: the consequence is no longer
+    /// reported by itself but as a note of its cause, with its location (docs/architecture.md,
+    /// "One finding per cause").
+    pub fn fold(mut self, consequence: Diagnostic) -> Self {
+        self.fold_in(consequence);
+        self
+    }
+    /// [`Diagnostic::fold`] on a finding held by reference.
+    pub fn fold_in(&mut self, consequence: Diagnostic) {
+        self.consequences.push(consequence);
+    }
+    /// The notes every format prints: the finding's own, then one per folded consequence
+    /// (`caused here: file:line:col: warning[code]: message`).
+    pub fn all_notes(&self) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
+        self.notes
+            .iter()
+            .map(|n| std::borrow::Cow::Borrowed(n.as_str()))
+            .chain(
+                self.consequences
+                    .iter()
+                    .map(|c| std::borrow::Cow::Owned(format!("caused here: {c}"))),
+            )
     }
     /// Adds a secondary span with its label, shown beside the primary one.
     pub fn with_label(mut self, span: Span, message: impl Into<String>) -> Self {

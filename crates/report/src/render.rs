@@ -394,7 +394,7 @@ pub fn render_human(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> S
             .flatten();
         let help = help_lines.next();
         let paste: Vec<String> = help_lines.collect();
-        let notes: Vec<String> = d.notes.iter().map(|n| escape_control(n)).collect();
+        let notes: Vec<String> = d.all_notes().map(|n| escape_control(&n)).collect();
         if let Some(h) = &help {
             group = group.element(Level::HELP.message(h.as_str()));
         }
@@ -433,7 +433,7 @@ pub fn render_json(diags: &[Diagnostic]) -> String {
             "end_col": d.span.map(|s| s.end.col()),
             "message": clip(&d.message),
             "help": d.help.as_deref().map(clip),
-            "notes": d.notes.iter().map(|n| clip(n)).collect::<Vec<_>>(),
+            "notes": d.all_notes().map(|n| clip(&n)).collect::<Vec<_>>(),
         });
         let mut v = v;
         // Only with a base compared: a run without one prints what it always printed.
@@ -486,9 +486,9 @@ pub fn render_github(diags: &[Diagnostic]) -> String {
             msg.push_str("\nhelp: ");
             msg.push_str(&escape(h, true));
         }
-        for n in &d.notes {
+        for n in d.all_notes() {
             msg.push_str("\nnote: ");
-            msg.push_str(&escape(n, true));
+            msg.push_str(&escape(&n, true));
         }
         let _ = writeln!(out, "::{level} {}::{}", props.join(","), escape_data(&msg));
     }

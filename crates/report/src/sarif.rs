@@ -74,9 +74,9 @@ fn result(d: &Diagnostic, rule_index: usize) -> Value {
         text.push_str("\nhelp: ");
         text.push_str(h);
     }
-    for n in &d.notes {
+    for n in d.all_notes() {
         text.push_str("\nnote: ");
-        text.push_str(n);
+        text.push_str(&n);
     }
     let mut r = json!({
         "ruleId": d.code,
@@ -97,19 +97,30 @@ fn result(d: &Diagnostic, rule_index: usize) -> Value {
     if let Some(path) = &d.path {
         let uri = uri_of(&path.to_string_lossy());
         r["locations"] = json!([location(&uri, d.span, None)]);
-        if !d.labels.is_empty() {
-            let related: Vec<Value> = d
-                .labels
-                .iter()
-                .enumerate()
-                .map(|(i, l)| {
-                    let mut loc = location(&uri, Some(l.span), Some(&l.message));
-                    loc["id"] = json!(i);
-                    loc
-                })
-                .collect();
-            r["relatedLocations"] = Value::Array(related);
+    }
+    // Secondary spans in the finding's file, then the folded consequences where they are.
+    let mut related: Vec<Value> = Vec::new();
+    if let Some(path) = &d.path {
+        let uri = uri_of(&path.to_string_lossy());
+        for l in &d.labels {
+            related.push(location(&uri, Some(l.span), Some(&l.message)));
         }
+    }
+    for c in &d.consequences {
+        if let Some(path) = &c.path {
+            let text = format!("caused here: {}[{}]: {}", c.severity, c.code, c.message);
+            related.push(location(
+                &uri_of(&path.to_string_lossy()),
+                c.span,
+                Some(&text),
+            ));
+        }
+    }
+    if !related.is_empty() {
+        for (i, loc) in related.iter_mut().enumerate() {
+            loc["id"] = json!(i);
+        }
+        r["relatedLocations"] = Value::Array(related);
     }
     r
 }

@@ -22,6 +22,14 @@ pub const CODE_POINT_UNMATCHED: infx_report::Code = codes::COOKBOOK_POINT_UNMATC
 /// The cookbook file is malformed.
 pub const CODE_FILE: infx_report::Code = codes::COOKBOOK_FILE;
 
+/// The findings that depend on the published upstream document, not on the repository: a
+/// difference from the published command, and a matrix point the cookbook does not publish
+/// yet. A vendor adding a point cannot have its published command before the PR, and the
+/// checklist wants the upstream recipe merged before *this PR merges*: validate judges these
+/// at merge time (a warning locally, an error in CI on a pull request; docs/review.md,
+/// "Check 3: the cookbook diff").
+pub const PUBLISHED: &[infx_report::Code] = &[CODE_DIFF, CODE_POINT_MISSING];
+
 /// Where cookbook files live, relative to the benchmark tree.
 pub const COOKBOOK_DIR: &str = "infx/cookbook";
 
@@ -756,7 +764,7 @@ pub fn compare(cookbook: &Cookbook, points: &[Point]) -> Report {
                 ),
             )
             .at(&p.row_path, p.row_span)
-            .with_help("add the published command for this point to the cookbook file, or drop the point"),
+            .with_help("once the upstream recipe for this point is published (before this PR merges), add its command to the cookbook file; or drop the point"),
         );
     }
     report

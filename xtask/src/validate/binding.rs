@@ -106,7 +106,78 @@ pub fn bind_and_record(
             .unwrap_or_default();
         records.push(record_of(row, origin, recipe, &variant, args));
     }
-    (explain_root_causes(report.diagnostics, &from), records)
+    let diagnostics = fold_lane_faults(report.diagnostics, &report.lane_faults);
+    (explain_root_causes(diagnostics, &from), records)
+}
+
+/// One finding per lane-block cause (docs/matrix.md, binding): a value of the lane block that
+/// fails every candidate variant of a point is one `matrix/lane-block-value` error at that
+/// value; the `binding-none` errors of those points and the `unused-variant` warnings of their
+/// candidate variants (unused only because of it) are folded into it as notes.
+fn fold_lane_faults(
+    diags: Vec<Diagnostic>,
+    faults: &[infx_matrix::bind::LaneFault],
+) -> Vec<Diagnostic> {
+    if faults.is_empty() {
+        return diags;
+    }
+    // (block, field, span) → the faults it causes, in point order.
+    let mut causes: Vec<(&infx_matrix::bind::LaneFault, Vec<usize>)> = Vec::new();
+    for f in faults {
+        match causes.iter_mut().find(|(c, _)| {
+            (c.block.as_path(), c.field.as_str(), c.span)
+                == (f.block.as_path(), f.field.as_str(), f.span)
+        }) {
+            Some((_, points)) => points.push(f.diagnostic),
+            None => causes.push((f, vec![f.diagnostic])),
+        }
+    }
+    let mut slots: Vec<Option<Diagnostic>> = diags.into_iter().map(Some).collect();
+    let mut out = Vec::new();
+    for (first, points) in causes {
+        let reason = first
+            .reason
+            .split_once(": ")
+            .map_or(first.reason.as_str(), |(_, r)| r);
+        let n = points.len();
+        let mut cause = Diagnostic::error(
+            infx_matrix::codes::LANE_BLOCK_VALUE,
+            format!(
+                "`{}` of this lane block makes {n} point{} match no recipe variant: {reason}",
+                first.field,
+                if n == 1 { "" } else { "s" }
+            ),
+        )
+        .at(&first.block, first.span)
+        .with_help(format!(
+            "fix `{}` here: no fragment of the lane sets it, so every variant inherits this value",
+            first.field
+        ));
+        let unused: Vec<(&str, &str)> = faults
+            .iter()
+            .filter(|f| points.contains(&f.diagnostic))
+            .flat_map(|f| f.candidates.iter().map(|l| (f.recipe.as_str(), l.as_str())))
+            .collect();
+        for i in &points {
+            if let Some(d) = slots.get_mut(*i).and_then(Option::take) {
+                cause = cause.fold(d);
+            }
+        }
+        for slot in slots.iter_mut() {
+            let is_consequence = slot.as_ref().is_some_and(|d| {
+                unused
+                    .iter()
+                    .any(|(recipe, label)| is_unused_warning(d, recipe, label))
+            });
+            if is_consequence && let Some(d) = slot.take() {
+                cause = cause.fold(d);
+            }
+        }
+        out.push(cause);
+    }
+    let mut rest: Vec<Diagnostic> = slots.into_iter().flatten().collect();
+    rest.extend(out);
+    rest
 }
 
 /// The variant column of a `CONFIG_FILE` point whose recipe is not in the tree.
@@ -411,14 +482,17 @@ fn unused_but_matched(
     d: &Diagnostic,
     matched: &std::collections::HashSet<(String, String)>,
 ) -> bool {
-    let Some(path) = d.path.as_ref().map(|p| p.to_string_lossy().into_owned()) else {
-        return false;
-    };
-    matched.iter().any(|(recipe, label)| {
-        *recipe == path
-            && d.message
-                .contains(&format!(": variant {label} is not selected"))
-    })
+    matched
+        .iter()
+        .any(|(recipe, label)| is_unused_warning(d, recipe, label))
+}
+
+/// Whether `d` is the binder's `unused-variant` warning about `label` of `recipe`.
+fn is_unused_warning(d: &Diagnostic, recipe: &str, label: &str) -> bool {
+    d.code == infx_matrix::codes::UNUSED_VARIANT
+        && d.path.as_deref() == Some(Path::new(recipe))
+        && d.message
+            .contains(&format!(": variant {label} is not selected"))
 }
 
 fn json_text(j: &Json) -> String {

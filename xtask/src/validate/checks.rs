@@ -349,13 +349,26 @@ fn review(i: &Checking<'_>) -> Checked {
             .chain(&i.review.lanes),
     )
     .with_failures(&i.parse_failures);
-    diagnostics.extend(infx_review::cookbook::check_configs(
-        &i.root,
-        &i.configs.masters,
-        i.configs.runners.as_ref(),
-        &parsed,
-        i.touched.as_deref(),
-    ));
+    // What depends on the published cookbook is settled when the PR merges: the labels' rule
+    // (docs/review.md, "Check 3: the cookbook diff").
+    let pr = i.pr.context.as_ref();
+    diagnostics.extend(
+        infx_review::cookbook::check_configs(
+            &i.root,
+            &i.configs.masters,
+            i.configs.runners.as_ref(),
+            &parsed,
+            i.touched.as_deref(),
+        )
+        .into_iter()
+        .map(|d| {
+            if infx_review::cookbook::PUBLISHED.contains(&d.code) {
+                infx_changelog::labels::at_merge_time(pr, d)
+            } else {
+                d
+            }
+        }),
+    );
     let scope = format!(
         "{} config files, {} recipes",
         i.configs.masters.len(),

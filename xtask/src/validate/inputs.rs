@@ -171,6 +171,8 @@ impl Inputs {
                 };
                 (findings, elapsed, changelog, impact, touched, review_side)
             });
+        let mut config_findings = config_findings;
+        steps::name_renamed_recipes(&mut config_findings, &change, &root);
         let config_failed = config_findings
             .iter()
             .any(|d| d.is_error() && d.code != infx_config::codes::X5);

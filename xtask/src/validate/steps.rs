@@ -121,6 +121,20 @@ impl ChangeInfo {
             .filter_map(|p| repo.join(p).strip_prefix(root).ok().map(Path::to_path_buf))
             .collect()
     }
+    /// The change's renames below `root`, (old, new), relative to `root`.
+    pub fn renames_under(&self, root: &Path) -> Vec<(PathBuf, PathBuf)> {
+        let (Some(repo), Some(Ok(change))) = (&self.repo_root, &self.loaded) else {
+            return Vec::new();
+        };
+        let under = |p: &Path| repo.join(p).strip_prefix(root).ok().map(Path::to_path_buf);
+        change
+            .set
+            .files
+            .iter()
+            .filter(|f| f.status == infx_diff::Status::Renamed)
+            .filter_map(|f| Some((under(f.old_path.as_deref()?)?, under(&f.path)?)))
+            .collect()
+    }
     fn base_oid(&self) -> Option<infx_git::Oid> {
         self.base
             .as_deref()
@@ -444,6 +458,40 @@ pub struct ChangelogScope {
     pub additions_unreadable: bool,
 }
 
+/// Names the rename behind a `config/SR4` "does not exist": when the change renamed the
+/// referenced recipe file, each reference to the old name says so and where the file went
+/// (the change knows its renames; docs/config.md, "Diagnostic codes").
+pub fn name_renamed_recipes(findings: &mut [Diagnostic], change: &ChangeInfo, root: &Path) {
+    let renames = change.renames_under(root);
+    if renames.is_empty() {
+        return;
+    }
+    for d in findings
+        .iter_mut()
+        .filter(|d| d.code == infx_config::codes::SR4)
+    {
+        for (old, new) in &renames {
+            let missing = format!("{} does not exist", old.display());
+            if d.message.ends_with(&missing) {
+                d.message
+                    .push_str(&format!(": the change renamed it to {}", new.display()));
+                // In the same folder the reference only changes its file name.
+                d.help = Some(match (old.parent() == new.parent(), new.file_name()) {
+                    (true, Some(name)) => format!(
+                        "write `{}` (the file's new name) in this reference, or undo the rename",
+                        name.to_string_lossy()
+                    ),
+                    _ => format!(
+                        "refer to the renamed file {} (or undo the rename)",
+                        new.display()
+                    ),
+                });
+                break;
+            }
+        }
+    }
+}
+
 /// What the changelog check compares, read once.
 #[derive(Debug)]
 pub enum ChangelogState {
@@ -610,7 +658,6 @@ fn appended_scope(
 ) -> (ChangelogScope, usize) {
     let mut selected = Vec::new();
     let mut new_entries = 0;
-    let mut append_only = false;
     let mut appended = Vec::new();
     // Over the budget nothing is parsed: the changelog check says so, coverage waits for it.
     if let Some(b) = base
@@ -630,30 +677,68 @@ fn appended_scope(
         dialect,
         Default::default(),
     );
+    let count = infx_changelog::findings::appended_count(base.unwrap_or(&[]), head);
+    // Upstream's gate stops at the first fault, an edited or swapped historical entry or a
+    // separator included, before it reads the additions; the full pass (findings.rs) still
+    // reads them. When it reads every appended entry, coverage judges those, in the same run
+    // as the changelog's findings (issue 43, item 6). Only then: the fault path, parsed again.
+    let read_past_faults = match (&gated, base) {
+        (Err(_), Some(b)) if count > 0 => {
+            let all = infx_changelog::findings::all_faults(
+                b,
+                head,
+                Path::new("perf-changelog.yaml"),
+                infx_changelog::LinkMode::Local,
+                dialect,
+            );
+            (all.appended.len() == count).then_some(all.appended)
+        }
+        _ => None,
+    };
     // Unreadable only when entries were appended: a swapped or edited history with nothing
     // appended leaves coverage to run on no new entries (its finding is the changelog's).
-    let additions_unreadable =
-        gated.as_ref().is_err_and(|e| {
+    let additions_unreadable = read_past_faults.is_none()
+        && gated.as_ref().is_err_and(|e| {
             !matches!(
                 e.stage,
                 infx_changelog::GateStage::NoAdditions | infx_changelog::GateStage::NoEntries
             )
-        }) && infx_changelog::findings::appended_count(base.unwrap_or(&[]), head) > 0;
+        })
+        && count > 0;
     if gated.is_err() {
         // The appended entries do not all read: count them by their `- config-keys:` lines.
-        new_entries = infx_changelog::findings::appended_count(base.unwrap_or(&[]), head);
+        new_entries = count;
     }
-    if let Ok(added) = gated {
-        new_entries = added.entries.len();
-        append_only = added.entries.iter().any(|e| e.append_only);
-        for e in &added.entries {
-            let resolved = infx_changelog::resolve_keys(&e.config_keys, keys).unwrap_or_default();
-            selected.extend(resolved.iter().cloned());
-            let line = added
-                .head_line(e.span.start.line())
-                .unwrap_or(e.span.start.line());
-            appended.push((e.clone(), line, resolved));
-        }
+    // (entry, its line in the head).
+    let read: Vec<(infx_changelog::Entry, usize)> = match (gated, read_past_faults) {
+        (Ok(added), _) => added
+            .entries
+            .iter()
+            .map(|e| {
+                let line = added
+                    .head_line(e.span.start.line())
+                    .unwrap_or(e.span.start.line());
+                (e.clone(), line)
+            })
+            .collect(),
+        // The full pass parses the whole head: its lines are the head's.
+        (Err(_), Some(entries)) => entries
+            .into_iter()
+            .map(|e| {
+                let line = e.span.start.line();
+                (e, line)
+            })
+            .collect(),
+        (Err(_), None) => Vec::new(),
+    };
+    if !read.is_empty() {
+        new_entries = read.len();
+    }
+    let append_only = read.iter().any(|(e, _)| e.append_only);
+    for (e, line) in read {
+        let resolved = infx_changelog::resolve_keys(&e.config_keys, keys).unwrap_or_default();
+        selected.extend(resolved.iter().cloned());
+        appended.push((e, line, resolved));
     }
     let scope = ChangelogScope {
         keys: selected,
