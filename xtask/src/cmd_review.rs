@@ -99,6 +99,10 @@ pub struct CheckArgs {
     /// Output format for diagnostics.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+    /// The reviewer checklist the rules follow (`auto`: the tree's layout's; `oct` runs the
+    /// October-only rules on an [Aug] tree too; docs/review.md, "Rules carry their checklist").
+    #[arg(long, value_enum, default_value_t = crate::validate::Checklist::Auto)]
+    pub checklist: crate::validate::Checklist,
 }
 
 #[derive(clap::Args, Debug)]
@@ -213,6 +217,7 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let opts = crate::validate::Options {
         base: a.base.clone(),
         pr: a.pr,
+        checklist: a.checklist,
         ..crate::validate::Options::new(&root)
     };
     let mut load = ReviewLoad::load(&opts, ReviewChange::AsValidate);

@@ -68,6 +68,35 @@ pub struct Args {
     /// inside GitHub Actions on a pull_request event: $GITHUB_EVENT_PATH).
     #[arg(long)]
     pub event: Option<PathBuf>,
+    /// The reviewer checklist the review rules follow: `auto` that of the tree's own layout;
+    /// `oct` also runs the October-only rules on an [Aug] tree (docs/review.md, "Rules carry
+    /// their checklist").
+    #[arg(long, value_enum, default_value_t = Checklist::Auto)]
+    pub checklist: Checklist,
+}
+
+/// Which reviewer checklist the review rules follow (docs/review.md, "Rules carry their
+/// checklist").
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Checklist {
+    /// The checklist of the tree's own layout: [Aug] trees without the October-only rules.
+    #[default]
+    Auto,
+    /// The August checklist, whatever the layout.
+    Aug,
+    /// The October checklist, whatever the layout.
+    Oct,
+}
+
+impl Checklist {
+    /// Whether the August checklist applies to a tree of `dialect`.
+    pub fn is_aug(self, dialect: infx_config::Dialect) -> bool {
+        match self {
+            Checklist::Auto => dialect == infx_config::Dialect::Aug,
+            Checklist::Aug => true,
+            Checklist::Oct => false,
+        }
+    }
 }
 
 /// Whether a check ran, and if not, why.
@@ -270,6 +299,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         no_repository: false,
         display_root: None,
         scope: None,
+        checklist: args.checklist,
     };
     let (report, inputs) = validate_keeping_inputs(&opts);
     // The process ends right after printing: the OS reclaims the parsed tree at once, far
@@ -602,6 +632,8 @@ pub struct Options {
     /// Check exactly this scope instead of the one a change gives (the base's run checks what
     /// the head's run checked, docs/baseline.md, "Scope").
     pub scope: Option<RunScope>,
+    /// The reviewer checklist the review rules follow.
+    pub checklist: Checklist,
 }
 
 /// A run's scope, as the head's change gave it: the YAML files parsed and the configs in view.
@@ -634,6 +666,7 @@ impl Options {
             no_repository: false,
             display_root: None,
             scope: None,
+            checklist: Checklist::Auto,
         }
     }
 

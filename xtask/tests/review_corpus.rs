@@ -239,3 +239,36 @@ fn bundled_tree() {
             .any(|n| n == "in variants: override_dp4_c192")
     );
 }
+
+/// `--checklist oct` asks for the October-only rules on the August tree, from the command line
+/// as from the library; by default the tree's own checklist leaves them out (docs/review.md,
+/// "Rules carry their checklist").
+#[test]
+fn the_october_checklist_is_asked_for_on_the_command_line() {
+    let Some(corpus) = corpus() else {
+        eprintln!("SKIP: no ../shared/corpus (INFX_CORPUS)");
+        return;
+    };
+    let tree = corpus.join("inferencex-aug2026");
+    let count = |extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(["review", "check", "--format", "json", "--root"])
+            .arg(&tree)
+            .args(extra)
+            .output()
+            .expect("review check runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        text.matches("\"review/draft-precision-env\"").count()
+    };
+    assert_eq!(
+        count(&[]),
+        0,
+        "the August checklist has no draft-precision-env"
+    );
+    assert_eq!(count(&["--checklist", "aug"]), 0);
+    assert_eq!(
+        count(&["--checklist", "oct"]),
+        19,
+        "the October checklist finds docs/review.md's 19 draft-precision-env"
+    );
+}

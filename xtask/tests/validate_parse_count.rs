@@ -115,6 +115,7 @@ fn review_check(tree: &Path) {
         member_of: Vec::new(),
         golden_mode: None,
         format: Format::Json,
+        checklist: xtask::validate::Checklist::Auto,
     };
     let code = cmd_review::run(ReviewCommand::Check(args)).expect("review check runs");
     assert!(code == ExitCode::SUCCESS || code == ExitCode::from(1));

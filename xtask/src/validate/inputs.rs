@@ -157,7 +157,7 @@ impl Inputs {
                     &change,
                     &configs,
                     changelog.scope.append_only,
-                    pr.number,
+                    (pr.number, opts.checklist),
                 );
                 let (findings, elapsed) = match check {
                     Finish::Thread(check) => check.join().unwrap_or_else(|_| {
@@ -399,7 +399,7 @@ impl ReviewLoad {
             &change,
             &configs,
             changelog.scope.append_only,
-            pr.number,
+            (pr.number, opts.checklist),
         );
         let (review, docs, mut review_load_findings) = review_inputs(&root, side, parsed.docs);
         review_load_findings.extend(change.sparse_findings(&root));
@@ -652,7 +652,7 @@ impl ReviewSide {
         change: &ChangeInfo,
         configs: &infx_config::LoadedConfigs,
         append_only: bool,
-        pr: Option<u64>,
+        (pr, checklist): (Option<u64>, super::Checklist),
     ) -> ReviewSide {
         let mut findings = Vec::new();
         let mut inputs = infx_review::ReviewInputs {
@@ -674,7 +674,7 @@ impl ReviewSide {
             inputs.base_master_keys = Some(steps::master_keys_of(texts.iter().map(String::as_str)));
         }
         inputs.append_only_entry = append_only;
-        inputs.aug_checklist = configs.dialect == infx_config::Dialect::Aug;
+        inputs.aug_checklist = checklist.is_aug(configs.dialect);
         if append_only && let (Some(repo_root), Some(base)) = (&change.repo_root, &change.base) {
             // Check 12 compares the matrices of base and head through the changelog planner
             // (committed history: HEAD, or the fallback commit).
