@@ -301,3 +301,31 @@ fn sarif_with_baseline_states_validates_against_the_official_schema() {
         "{states:?}"
     );
 }
+
+/// A file the change moves keeps its findings: the base's are matched at the path the change
+/// gives the file (docs/baseline.md, "Fingerprint"), so a rename blames nothing on it.
+#[test]
+fn a_moved_file_keeps_its_base_findings() {
+    let (_tmp, repo) = scenario();
+    let old = "inferencex-e2e/docs/extra.yaml";
+    on_the_base(&repo, |repo| {
+        std::fs::create_dir_all(repo.join("inferencex-e2e/docs")).expect("a folder");
+        std::fs::write(repo.join(old), "a: 1\nb: 2\na: 3\n").expect("write the file");
+        git(repo, &["add", old]);
+    });
+    git(&repo, &["mv", old, "inferencex-e2e/docs/moved.yaml"]);
+    let report = run(&repo);
+    let all = report.diagnostics();
+    let dup: Vec<_> = all
+        .iter()
+        .filter(|d| d.code == infx_yaml::codes::DUPLICATE_KEY)
+        .collect();
+    assert!(
+        !dup.is_empty()
+            && dup.iter().all(|d| d.location().contains("moved.yaml")
+                && d.baseline == Some(BaselineState::Unchanged)),
+        "{:#?}",
+        all.iter().map(summary).collect::<Vec<_>>()
+    );
+    assert_eq!(failing(&report), Vec::<String>::new());
+}

@@ -87,7 +87,7 @@ pub(super) fn early(inputs: &Inputs) -> Option<Early> {
     let base = inputs.change.base.clone()?;
     let read = read_count(inputs);
     let scope = RunScope {
-        files: head_files(inputs),
+        files: base_files(inputs),
         touched: inputs.touched.clone(),
         reuse: None,
         checks: None,
@@ -130,7 +130,7 @@ pub(super) fn compare(
         Some(e) => e.found,
         None => {
             let scope = RunScope {
-                files: head_files(inputs),
+                files: base_files(inputs),
                 touched: inputs.touched.clone(),
                 reuse: None,
                 checks: Some(
@@ -251,12 +251,56 @@ fn base_findings(inputs: &Inputs, base: &str, mut scope: RunScope) -> Result<Vec
         );
     }
     let sources = &report.sources.0;
+    // A file the change moved is matched at the path the change gives it.
+    let moved: HashMap<PathBuf, PathBuf> = renames(change).into_iter().collect();
     Ok(report
         .checks
         .iter()
         .flat_map(|c| &c.diagnostics)
-        .map(|d| fingerprint(d, sources))
+        .map(|d| {
+            let at = d.path.as_ref().and_then(|p| moved.get(p));
+            fingerprint_at(d, sources, at.map(PathBuf::as_path))
+        })
         .collect())
+}
+
+/// The files the change moved: (old, new), repository-relative.
+fn renames(change: &super::steps::ChangeInfo) -> Vec<(PathBuf, PathBuf)> {
+    match &change.loaded {
+        Some(Ok(c)) => c
+            .set
+            .files
+            .iter()
+            .filter_map(|f| Some((f.old_path.clone()?, f.path.clone())))
+            .filter(|(old, new)| old != new)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The files the base's run parses, relative to the tree: those the head's run parsed, under
+/// their base names where the change moved them (docs/baseline.md, "Scope").
+fn base_files(inputs: &Inputs) -> Vec<PathBuf> {
+    let mut files = head_files(inputs);
+    if let Some(repo_root) = &inputs.change.repo_root {
+        let rel = |p: &Path| {
+            repo_root
+                .join(p)
+                .strip_prefix(&inputs.root)
+                .ok()
+                .map(Path::to_path_buf)
+        };
+        for (old, new) in renames(&inputs.change) {
+            if let (Some(old), Some(new)) = (rel(&old), rel(&new))
+                && files.binary_search(&new).is_ok()
+            {
+                files.push(old);
+            }
+        }
+        files.sort();
+        files.dedup();
+    }
+    files
 }
 
 /// A temporary folder for the export, in memory where the system has one: on a disk mounted
@@ -486,9 +530,13 @@ fn on_added_line(d: &Diagnostic, added: &HashMap<PathBuf, HashSet<usize>>) -> bo
 /// the text of the line it points at (trimmed), so that lines inserted above it keep it the
 /// same finding (docs/baseline.md, "Fingerprint").
 pub(crate) fn fingerprint(d: &Diagnostic, sources: &SourceMap) -> String {
-    let path = d
-        .path
-        .as_deref()
+    fingerprint_at(d, sources, None)
+}
+
+/// [`fingerprint`], naming the file `at` instead of its own path (a file the change moved).
+fn fingerprint_at(d: &Diagnostic, sources: &SourceMap, at: Option<&Path>) -> String {
+    let path = at
+        .or(d.path.as_deref())
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_default();
     let line = match (&d.path, d.span) {
