@@ -1058,6 +1058,10 @@ pub fn check_recipes(
         lanes: HashMap::new(),
         fragments_checked: BTreeSet::new(),
     };
+    // Each use's findings in the uses' order: standalone recipes are checked on every core
+    // afterwards, the lane uses here (they share the cache).
+    let mut found: Vec<Vec<Diagnostic>> = Vec::new();
+    let mut standalone: Vec<(usize, RecipeUse<'_>)> = Vec::new();
     for u in recipe_uses(loaded, keys) {
         if u.standalone {
             if outside.contains(&u.rel) {
@@ -1082,9 +1086,21 @@ pub fn check_recipes(
             )
         };
         if done.insert(key) {
-            variants += dry_run_one(root, &u, &mut cache, &mut diags);
+            found.push(Vec::new());
+            if u.standalone {
+                standalone.push((found.len() - 1, u));
+            } else if let Some(out) = found.last_mut() {
+                variants += dry_run_one(root, &u, &mut cache, out);
+            }
         }
     }
+    for (at, n, d) in check_standalone(root, parsed, &standalone) {
+        variants += n;
+        if let Some(out) = found.get_mut(at) {
+            *out = d;
+        }
+    }
+    diags.extend(found.into_iter().flatten());
     if done.is_empty() && diags.is_empty() {
         let why = if outside.is_empty() {
             "no config in scope references a recipe (srt-recipe, CONFIG_FILE=)".to_string()
@@ -1109,6 +1125,74 @@ pub fn check_recipes(
     ran("recipe", diags, scope)
 }
 
+/// The standalone (`CONFIG_FILE=`) recipes' dry-runs: (index, variants, findings) each, on up
+/// to two threads once there are enough of them to pay for one (the August tree has 247,
+/// ~40 ms on one core; docs/performance.md, "Whole tree and one-config change").
+fn check_standalone(
+    root: &Path,
+    parsed: &infx_yaml::DocIndex<'_>,
+    uses: &[(usize, RecipeUse<'_>)],
+) -> Vec<(usize, usize, Vec<Diagnostic>)> {
+    let run = |part: &[(usize, RecipeUse<'_>)]| {
+        part.iter()
+            .map(|(at, u)| {
+                let mut d = Vec::new();
+                let n = dry_run_standalone(root, u, parsed, &mut d);
+                (*at, n, d)
+            })
+            .collect::<Vec<_>>()
+    };
+    const WORTH_A_THREAD: usize = 32;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
+    if threads < 2 || uses.len() < WORTH_A_THREAD {
+        return run(uses);
+    }
+    let (first, second) = uses.split_at(uses.len() / 2);
+    std::thread::scope(|s| {
+        let other = s.spawn(|| run(second));
+        let mut out = run(first);
+        match other.join() {
+            Ok(more) => out.extend(more),
+            // A panicking dry-run is a bug: its half runs again here, where the check's guard
+            // (checks::run_all) turns the panic into a finding.
+            Err(_) => out.extend(run(second)),
+        }
+        out
+    })
+}
+
+/// One standalone recipe run as written, checked once per run (the caller's `done`): the file
+/// is not kept. One that does not load is reported here, as no SR rule reads CONFIG_FILE
+/// references. The variants' count.
+fn dry_run_standalone(
+    root: &Path,
+    u: &RecipeUse<'_>,
+    parsed: &infx_yaml::DocIndex<'_>,
+    diags: &mut Vec<Diagnostic>,
+) -> usize {
+    let file = match infx_recipe::load_recipe_in(root, &u.rel, parsed) {
+        Ok(f) => f,
+        Err(d) => {
+            diags.push(d);
+            return 0;
+        }
+    };
+    // The findings only: the launch commands report nothing (docs/performance.md).
+    match infx_recipe::into_checked_variants(file, None) {
+        Ok(checked) => {
+            let n = checked.len();
+            for (_, findings) in checked {
+                diags.extend(findings);
+            }
+            n
+        }
+        Err(d) => {
+            diags.push(d);
+            0
+        }
+    }
+}
+
 /// Recipe files and lane blocks read for the dry-run step, each once per run.
 struct RecipeCache<'a> {
     /// The documents this run parsed (the recipes in scope): not read again.
@@ -1130,30 +1214,7 @@ fn dry_run_one(
         .fragments_checked
         .insert((u.rel.clone(), format!("{lane:?}")));
     if u.standalone {
-        // Run as written, and checked once per run (the caller's `done`): the file is not
-        // kept. One that does not load is reported here, as no SR rule reads CONFIG_FILE
-        // references.
-        let file = match infx_recipe::load_recipe_in(root, &u.rel, cache.parsed) {
-            Ok(f) => f,
-            Err(d) => {
-                diags.push(d);
-                return 0;
-            }
-        };
-        // The findings only: the launch commands report nothing (docs/performance.md).
-        return match infx_recipe::into_checked_variants(file, None) {
-            Ok(checked) => {
-                let n = checked.len();
-                for (_, findings) in checked {
-                    diags.extend(findings);
-                }
-                n
-            }
-            Err(d) => {
-                diags.push(d);
-                0
-            }
-        };
+        return dry_run_standalone(root, u, cache.parsed, diags);
     }
     // A missing or escaping recipe file is the config check's SR finding.
     let file = cache
