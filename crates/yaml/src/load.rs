@@ -147,6 +147,25 @@ impl Reuse {
     }
 }
 
+impl Loaded {
+    /// A file that could not be read: `d` says why.
+    fn unread(d: Diagnostic) -> Loaded {
+        Loaded {
+            document: None,
+            findings: vec![d],
+            text: None,
+        }
+    }
+}
+
+/// [`load_file_as_pyyaml`]'s options: PyYAML's tree, every duplicate key recorded.
+fn recording() -> LoadOptions {
+    LoadOptions {
+        duplicate_keys: DuplicateKeys::Record,
+        ..LoadOptions::default()
+    }
+}
+
 /// [`load_file_as_pyyaml`], or the parse `reuse` offers for `path`.
 pub fn load_file_reusing(path: &Path, reuse: Option<&Reuse>) -> Loaded {
     match reuse.and_then(|r| r.take(path)) {
@@ -161,18 +180,9 @@ pub fn load_file_reusing(path: &Path, reuse: Option<&Reuse>) -> Loaded {
 fn load_with_previous(path: &Path, previous: Document) -> Loaded {
     let text = match read_text(path) {
         Ok(t) => t,
-        Err(d) => {
-            return Loaded {
-                document: None,
-                findings: vec![d],
-                text: None,
-            };
-        }
+        Err(d) => return Loaded::unread(d),
     };
-    let opts = LoadOptions {
-        duplicate_keys: DuplicateKeys::Record,
-        ..LoadOptions::default()
-    };
+    let opts = recording();
     crate::parse_count::record(path);
     match crate::sections::reparse_sections(path, &text, &previous, &opts) {
         Some(root) => {
@@ -197,13 +207,7 @@ fn load_with_previous(path: &Path, previous: Document) -> Loaded {
 pub fn load_file_as_pyyaml(path: &Path) -> Loaded {
     let text = match read_text(path) {
         Ok(t) => t,
-        Err(d) => {
-            return Loaded {
-                document: None,
-                findings: vec![d],
-                text: None,
-            };
-        }
+        Err(d) => return Loaded::unread(d),
     };
     loaded_from_text(path, text)
 }
@@ -211,10 +215,7 @@ pub fn load_file_as_pyyaml(path: &Path) -> Loaded {
 /// The load of a file whose text is read (see [`load_file_as_pyyaml`]).
 fn loaded_from_text(path: &Path, text: String) -> Loaded {
     crate::parse_count::record(path);
-    let opts = LoadOptions {
-        duplicate_keys: DuplicateKeys::Record,
-        ..LoadOptions::default()
-    };
+    let opts = recording();
     built(path, text, &opts)
 }
 
