@@ -25,8 +25,7 @@ corpus="${1:-$here/../shared/corpus/inferencex-aug2026}"
 runs="${2:-15}"
 [ -f "$corpus/configs/nvidia-master.yaml" ] || { echo "no configs/ under $corpus" >&2; exit 2; }
 
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+scratch_dir
 cat > "$work/ref.py" <<'PY'
 import sys, time
 t0 = time.perf_counter()

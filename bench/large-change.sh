@@ -18,9 +18,8 @@ runs="${2:-5}"
 august_corpus
 release_build -p xtask
 bin="$(release_dir)/xtask"
-work="$(mktemp -d)"
 # KEEP_WORK=1 keeps the two repositories (for profiling); they are printed at the end.
-if [ -z "${KEEP_WORK:-}" ]; then trap 'rm -rf "$work"' EXIT; fi
+scratch_dir
 g() { git -c user.email=b@example.com -c user.name=bench -c core.autocrlf=false "$@"; }
 
 make_repo() {

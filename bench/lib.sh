@@ -10,6 +10,26 @@ august_corpus() {
   [ -f "$aug/configs/nvidia-master.yaml" ] || { echo "no August corpus under $corpus" >&2; exit 2; }
 }
 
+# `scratch_dir`: sets `work` to a new temporary directory, removed on exit (unless KEEP_WORK is
+# set), or stops the script (exit 2) when it lies inside a git work tree: git would find the
+# enclosing repository, and validate would judge a change there instead of the whole tree.
+scratch_dir() {
+  work="$(mktemp -d)"
+  if [ -z "${KEEP_WORK:-}" ]; then trap 'rm -rf "$work"' EXIT; fi
+  if git -C "$work" rev-parse --show-toplevel >/dev/null 2>&1; then
+    echo "refusing: $work is inside the git work tree $(git -C "$work" rev-parse --show-toplevel);" \
+      "set TMPDIR to a directory outside any repository" >&2
+    exit 2
+  fi
+}
+
+# `aug_outside_git`: sets `aug_copy` to a copy of the August tree below `work` (scratch_dir
+# first), outside any repository wherever the corpus itself lies, so a whole-tree run is one.
+aug_outside_git() {
+  aug_copy="$work/outside/inferencex-aug2026"
+  mkdir -p "$work/outside" && cp -R "$aug" "$aug_copy"
+}
+
 # `release_build CARGO_ARGS…`: `cargo build --quiet --release CARGO_ARGS…` in the workspace,
 # unless NO_BUILD is set (it reuses the binaries already built, e.g. while the workspace is
 # mid-edit).

@@ -25,13 +25,7 @@ release_build -p xtask --no-default-features
 bin="$(release_dir)/xtask"
 before="${BEFORE:-}"
 if [ -n "$before" ] && [ ! -x "$before" ]; then echo "BEFORE=$before is not an executable" >&2; exit 2; fi
-work="$(mktemp -d)"
-if [ -z "${KEEP_WORK:-}" ]; then trap 'rm -rf "$work"' EXIT; fi
-if git -C "$work" rev-parse --show-toplevel >/dev/null 2>&1; then
-  echo "refusing: $work is inside the git work tree $(git -C "$work" rev-parse --show-toplevel);" \
-    "set TMPDIR to a directory outside any repository" >&2
-  exit 2
-fi
+scratch_dir
 g() { git -c user.email=b@example.com -c user.name=bench -c core.autocrlf=false "$@"; }
 
 # make_repo DIR N EDIT_EVERY: the base (August tree + generated copies) committed on main and

@@ -19,8 +19,7 @@ august_corpus
 [ -x /usr/bin/time ] || { echo "bench/scaling.sh needs GNU time (/usr/bin/time) for peak RSS" >&2; exit 2; }
 release_build -p xtask
 bin="$(release_dir)/xtask"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+scratch_dir
 
 python3 - "$aug" "$work" <<'PY'
 import os, re, shutil, sys

@@ -20,16 +20,15 @@ after="${2:?after binary}"
 runs="${3:-31}"
 august_corpus
 
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+scratch_dir
 repo="$work/repo"
 one_config_change_repo "$aug" "$repo"
 tree="$repo/inferencex-e2e"
 what="one-config change"
 if [ "${WHOLE_TREE:-0}" = 1 ]; then
   # Outside any git repository: the whole tree, no history checks.
-  tree="$work/outside/inferencex-aug2026"
-  mkdir -p "$work/outside" && cp -r "$aug" "$tree"
+  aug_outside_git
+  tree="$aug_copy"
   what="whole August tree"
 fi
 

@@ -29,8 +29,10 @@ release_build -p xtask -p infx-yaml --bins --examples
 bin="$(release_dir)/xtask"
 parse_speed="$(release_dir)/examples/parse_speed"
 
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+scratch_dir
+# The whole-tree case runs on a copy outside any repository: the corpus may sit in one (then
+# validate would judge a change, not the tree).
+aug_outside_git
 # The libyaml floor: read each file, run the event parser to the end. Argument 1: loops
 # (0 = one pass including the reads, as a fresh process; N = median in-process parse time of N
 # passes over texts already read, printed in ms).
@@ -93,13 +95,13 @@ int main(int argc, char **argv) {
 C
 cc -O2 -o "$work/floor" "$work/floor.c" -lyaml
 # The files the whole-tree run parses: every YAML file of the tree.
-find "$aug" -type f \( -name '*.yaml' -o -name '*.yml' \) | sort >"$work/files.txt"
+find "$aug_copy" -type f \( -name '*.yaml' -o -name '*.yml' \) | sort >"$work/files.txt"
 # 2. A git repository holding the August tree under inferencex-e2e/, then a one-config change.
 repo="$work/repo"
 one_config_change_repo "$aug" "$repo"
 
 printf 'machine: %s cores, load average %s\n' "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$bin" "$aug" "$repo/inferencex-e2e" "$here/inferencex-e2e" "$runs" "$work" "$parse_speed" <<'PY'
+python3 - "$bin" "$aug_copy" "$repo/inferencex-e2e" "$here/inferencex-e2e" "$runs" "$work" "$parse_speed" <<'PY'
 import os, re, statistics, subprocess, sys, time
 bin, aug, change_tree, bundled, runs, work, parse_speed = sys.argv[1:]
 runs = int(runs)
