@@ -573,7 +573,7 @@ fn signoff_change_description(load: &ReviewLoad, base: Option<&str>) -> String {
         .root
         .strip_prefix(&top)
         .unwrap_or(Path::new(""))
-        .join("perf-changelog.yaml");
+        .join(infx_config::layout::CHANGELOG);
     format!(
         "commit `{}`, the last that changed `{}`, stands in (no --base); documents are read from the working tree",
         short(load.change.head_rev.as_deref()),
@@ -605,7 +605,7 @@ fn cookbook_reports(
     let Some(runners) = load.configs.runners.as_ref() else {
         bail!(
             "cannot read {}",
-            root.join("configs/runners.yaml").display()
+            root.join(infx_config::layout::RUNNERS).display()
         );
     };
     let parsed = infx_yaml::DocIndex::new(load.documents());

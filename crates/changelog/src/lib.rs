@@ -33,9 +33,12 @@ use infx_report::{Diagnostic, Span};
 use std::path::Path;
 
 /// Default changelog path (repository-relative; layout probing adds `inferencex-e2e/`).
-pub const CHANGELOG_PATH: &str = "perf-changelog.yaml";
+pub const CHANGELOG_PATH: &str = infx_config::layout::CHANGELOG;
 /// Master configs in upstream's merge order (AMD first).
-pub const MASTER_CONFIGS: [&str; 2] = ["configs/amd-master.yaml", "configs/nvidia-master.yaml"];
+pub const MASTER_CONFIGS: [&str; 2] = [
+    infx_config::layout::MASTER_CONFIGS[1],
+    infx_config::layout::MASTER_CONFIGS[0],
+];
 
 /// Which append-only rule set to apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
