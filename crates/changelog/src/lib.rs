@@ -120,7 +120,7 @@ pub fn check_change(
     let mut added: Vec<Entry> = Vec::new();
     if matches!(opts.mode, Mode::Strict | Mode::Both) {
         match base {
-            None => match parse_changelog(head, "perf-changelog.yaml", opts.dialect) {
+            None => match parse_changelog(head, CHANGELOG_PATH, opts.dialect) {
                 // A new file: every entry is an addition.
                 Ok(p) => added.extend(entries_of(&p, head, opts.dialect)),
                 Err(e) => out.push(strict_diag(path, &e)),

@@ -35,6 +35,8 @@ pub const CHANGELOG: &str = "perf-changelog.yaml";
 pub const LANES_DIR: &str = lanes_dir!();
 /// The folders review reads golden acceptance-length curves from, in lookup order.
 pub const GOLDEN_DIRS: [&str; 2] = ["golden_al_distribution", "infx/golden_al_distribution"];
+/// The folder of llm-d's recipes (a bare-file-name reference of a generation-1 entry).
+pub const LLMD_RECIPES: &str = "benchmarks/multi_node/llm-d-recipes/";
 /// The folder name of an srt-slurm recipe tree (`benchmarks/{single,multi}_node/<this>`).
 const RECIPES_FOLDER: &str = "srt-slurm-recipes";
 
