@@ -17,8 +17,8 @@ enum Tag {
     None,
 }
 
-/// The binder's findings with their root causes named: [`fold_lane_faults`], then
-/// [`explain_root_causes`]. `file` gives a recipe file by its reference.
+/// The binder's findings with their root causes named: `fold_lane_faults`, then
+/// `explain_root_causes`. `file` gives a recipe file by its reference.
 pub fn explain<'f>(
     report: BindReport,
     file: &dyn Fn(&str) -> Option<Cow<'f, RecipeFile>>,
