@@ -1417,6 +1417,60 @@ mod tests {
         );
     }
 
+    /// The explanations read the fault data, not the text: with every message and note of the
+    /// binder's findings reworded, the same root causes are named.
+    #[test]
+    fn root_causes_survive_reworded_messages() {
+        let tmp = match tempfile::tempdir() {
+            Ok(t) => t,
+            Err(e) => panic!("{e}"),
+        };
+        let root = tmp.path();
+        let write = |rel: &str, text: &str| {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap_or(root)).map_err(|e| e.to_string())?;
+            std::fs::write(p, text).map_err(|e| e.to_string())
+        };
+        let setup = write(
+            "configs/srt-recipes/agentic-single.yaml",
+            "benchmark:\n  type: custom\n  command: bash srt_agentic.sh\n",
+        )
+        .and_then(|()| {
+            write(
+                "r.yaml",
+                "base:\n  schema: 2\n  name: t\n  engine: sglang\n  roles:\n    agg:\n      nodes: 1\n      workers: 1\n      gpus: 4\n      args: {tensor-parallel-size: 4}\n\
+                 override_tp4_c4:\n  benchmark: {env: {CONC: \"4\"}}\n\
+                 override_tp4:\n  roles: {agg: {args: {mem-fraction-static: 0.8}}}\n",
+            )
+        });
+        assert_eq!(setup, Ok(()));
+        let mut r = row("sglang", 4, 1, false, 4, true);
+        r.put("srt-recipe", Json::str("r.yaml"));
+        let points = vec![(r, origin())];
+        let recipes = load_recipes(points.iter().map(|(r, _)| r), root);
+        let codes_of = |report: BindReport| {
+            let file = |rel: &str| {
+                infx_recipe::load_recipe(root, rel)
+                    .ok()
+                    .map(std::borrow::Cow::Owned)
+            };
+            let mut codes: Vec<&str> = crate::explain::explain(report, &file)
+                .iter()
+                .map(|d| d.code.as_str())
+                .collect();
+            codes.sort_unstable();
+            codes
+        };
+        let want = codes_of(bind(&points, &recipes));
+        assert!(want.contains(&"matrix/variant-without-conc"), "{want:?}");
+        let mut reworded = bind(&points, &recipes);
+        for d in &mut reworded.diagnostics {
+            d.message = "reworded".into();
+            d.notes = vec!["reworded: too".into()];
+        }
+        assert_eq!(codes_of(reworded), want);
+    }
+
     /// A multinode row with `additional-settings` on its prefill and decode workers.
     fn settings_row(prefill: &[&str], decode: &[&str]) -> Object {
         let list = |items: &[&str]| Json::List(items.iter().map(|s| Json::str(*s)).collect());
