@@ -418,12 +418,14 @@ impl ReviewLoad {
     pub fn reviewed_yaml_findings(&self) -> impl Iterator<Item = &Diagnostic> {
         self.yaml_findings.iter().filter(|d| {
             d.path.as_deref().is_some_and(|p| {
-                // Under benchmarks/ review parses only recipes, so anything else there is the
-                // walk's finding about a folder review reads.
-                matches!(
-                    layout::role(&super::relative_to(&self.root, p)),
-                    Role::Master | Role::Lane | Role::Recipe | Role::Launcher | Role::Benchmark
-                )
+                // Under benchmarks/ review parses only recipes, so anything else there, the
+                // folder itself included, is the walk's finding about a folder review reads.
+                let rel = super::relative_to(&self.root, p);
+                rel == Path::new(layout::BENCHMARKS_DIR)
+                    || matches!(
+                        layout::role(&rel),
+                        Role::Master | Role::Lane | Role::Recipe | Role::Launcher | Role::Benchmark
+                    )
             })
         })
     }
