@@ -202,7 +202,7 @@ fn print(diags: &mut [Diagnostic], sources: &SourceMap, format: Format) {
 
 fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let root = a.root.clone().unwrap_or_else(crate::paths::default_tree);
-    if !root.join("configs").is_dir() {
+    if !root.join(infx_config::layout::CONFIGS_DIR).is_dir() {
         bail!(
             "{}: no configs/ directory (pass --root <benchmark tree>)",
             root.display()
@@ -485,7 +485,7 @@ fn run_pareto(a: ParetoArgs) -> anyhow::Result<ExitCode> {
 /// last commit that changed the tree's perf-changelog.yaml; none outside git.
 pub(crate) fn signoff_markdown(a: &SignoffArgs) -> anyhow::Result<String> {
     let root = a.root.clone().unwrap_or_else(crate::paths::default_tree);
-    if !root.join("configs").is_dir() {
+    if !root.join(infx_config::layout::CONFIGS_DIR).is_dir() {
         bail!(
             "{}: no configs/ directory (pass --root <benchmark tree>)",
             root.display()
