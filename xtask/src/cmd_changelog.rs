@@ -504,7 +504,10 @@ fn merge_driver(
         }
         MergeOutcome::Conflict { text, reason } => {
             std::fs::write(ours, text)?;
-            let what = format!("{}: {reason}", path.unwrap_or("perf-changelog.yaml"));
+            let what = format!(
+                "{}: {reason}",
+                path.unwrap_or(infx_config::layout::CHANGELOG)
+            );
             eprintln!(
                 "changelog merge driver: {}",
                 crate::hygiene::escape_line(&what)

@@ -74,10 +74,10 @@ pub struct CommonArgs {
 }
 
 /// Tree-relative default of `--runner-config`.
-const DEFAULT_RUNNERS: &str = "configs/runners.yaml";
+const DEFAULT_RUNNERS: &str = infx_config::layout::RUNNERS;
 
 /// Tree-relative master configs, in the order validate reads them.
-const MASTER_CONFIGS: [&str; 2] = ["configs/nvidia-master.yaml", "configs/amd-master.yaml"];
+const MASTER_CONFIGS: [&str; 2] = infx_config::layout::MASTER_CONFIGS;
 
 impl CommonArgs {
     /// The benchmark tree: `--root`, else the one validate finds from the current directory.

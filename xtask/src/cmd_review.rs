@@ -206,7 +206,7 @@ fn print(diags: &mut [Diagnostic], sources: &SourceMap, format: Format) {
 
 fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let root = a.root.clone().unwrap_or_else(crate::paths::default_tree);
-    if !root.join("configs").is_dir() {
+    if !root.join(infx_config::layout::CONFIGS_DIR).is_dir() {
         bail!(
             "{}: no configs/ directory (pass --root <benchmark tree>)",
             root.display()
@@ -490,7 +490,7 @@ fn run_pareto(a: ParetoArgs) -> anyhow::Result<ExitCode> {
 /// last commit that changed the tree's perf-changelog.yaml; none outside git.
 pub(crate) fn signoff_markdown(a: &SignoffArgs) -> anyhow::Result<String> {
     let root = a.root.clone().unwrap_or_else(crate::paths::default_tree);
-    if !root.join("configs").is_dir() {
+    if !root.join(infx_config::layout::CONFIGS_DIR).is_dir() {
         bail!(
             "{}: no configs/ directory (pass --root <benchmark tree>)",
             root.display()
@@ -578,7 +578,7 @@ fn signoff_change_description(load: &ReviewLoad, base: Option<&str>) -> String {
         .root
         .strip_prefix(&top)
         .unwrap_or(Path::new(""))
-        .join("perf-changelog.yaml");
+        .join(infx_config::layout::CHANGELOG);
     format!(
         "commit `{}`, the last that changed `{}`, stands in (no --base); documents are read from the working tree",
         short(load.change.head_rev.as_deref()),
@@ -610,7 +610,7 @@ fn cookbook_reports(
     let Some(runners) = load.configs.runners.as_ref() else {
         bail!(
             "cannot read {}",
-            root.join("configs/runners.yaml").display()
+            root.join(infx_config::layout::RUNNERS).display()
         );
     };
     let parsed = infx_yaml::DocIndex::new(load.documents());

@@ -33,9 +33,12 @@ use infx_report::{Diagnostic, Span};
 use std::path::Path;
 
 /// Default changelog path (repository-relative; layout probing adds `inferencex-e2e/`).
-pub const CHANGELOG_PATH: &str = "perf-changelog.yaml";
+pub const CHANGELOG_PATH: &str = infx_config::layout::CHANGELOG;
 /// Master configs in upstream's merge order (AMD first).
-pub const MASTER_CONFIGS: [&str; 2] = ["configs/amd-master.yaml", "configs/nvidia-master.yaml"];
+pub const MASTER_CONFIGS: [&str; 2] = [
+    infx_config::layout::MASTER_CONFIGS[1],
+    infx_config::layout::MASTER_CONFIGS[0],
+];
 
 /// Which append-only rule set to apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -117,7 +120,7 @@ pub fn check_change(
     let mut added: Vec<Entry> = Vec::new();
     if matches!(opts.mode, Mode::Strict | Mode::Both) {
         match base {
-            None => match parse_changelog(head, "perf-changelog.yaml", opts.dialect) {
+            None => match parse_changelog(head, CHANGELOG_PATH, opts.dialect) {
                 // A new file: every entry is an addition.
                 Ok(p) => added.extend(entries_of(&p, head, opts.dialect)),
                 Err(e) => out.push(strict_diag(path, &e)),

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub const RUNNERS: &str = "configs/runners.yaml";
+pub const RUNNERS: &str = infx_config::layout::RUNNERS;
 
 /// The generation inputs of one revision, parsed once.
 #[derive(Debug, Clone)]

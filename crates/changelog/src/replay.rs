@@ -156,7 +156,7 @@ fn replay_commits<H: History>(
                 for (id, raw) in [(bid, base_raw), (head_id.unwrap_or(bid), head_raw)] {
                     parsed
                         .entry(id)
-                        .or_insert_with(|| parse_changelog(raw, "perf-changelog.yaml", dialect));
+                        .or_insert_with(|| parse_changelog(raw, crate::CHANGELOG_PATH, dialect));
                 }
                 let b = &parsed[&bid];
                 let h = head_id.map(|id| &parsed[&id]);

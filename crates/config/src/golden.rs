@@ -166,13 +166,13 @@ pub fn run_validation_goldens(
     validation_dir: &Path,
     aug_root: &Path,
 ) -> Result<GoldenReport, String> {
-    let files = ["configs/nvidia-master.yaml", "configs/amd-master.yaml"];
+    let files = crate::layout::MASTER_CONFIGS;
     let mut docs = Vec::new();
     for f in files {
         docs.push(infx_yaml::load_file(&aug_root.join(f)).map_err(|d| d.to_string())?);
     }
     let runners =
-        infx_yaml::load_file(&aug_root.join("configs/runners.yaml")).map_err(|d| d.to_string())?;
+        infx_yaml::load_file(&aug_root.join(crate::layout::RUNNERS)).map_err(|d| d.to_string())?;
     let check = |masters: Vec<Document>| -> Vec<Diagnostic> {
         let mut l = from_documents(masters, Some(runners.clone()), aug_root.to_path_buf());
         l.dialect = Dialect::Aug;

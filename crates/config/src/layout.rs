@@ -1,7 +1,149 @@
-//! Where a master entry's srt-slurm recipe files live and whether the entry is multinode: the one
-//! reading of both that config, matrix and review share (docs/config.md, "Recipe files").
+//! The layout of a benchmark tree: what each file is ([`role`]), where a master entry's
+//! srt-slurm recipe files live and whether the entry is multinode: the one reading of each that
+//! config, matrix, image, review and validate share (docs/config.md, "Recipe files";
+//! docs/architecture.md, "The tree layout").
 
 use infx_yaml::{Node, Value};
+
+/// [`LANES_DIR`] as a literal, so a lane's block path is a `&'static str` ([`lane_block_path!`]).
+#[macro_export]
+macro_rules! lanes_dir {
+    () => {
+        "configs/srt-recipes"
+    };
+}
+
+/// The tree-relative path of the lane block called `$name` (`agentic-single`).
+#[macro_export]
+macro_rules! lane_block_path {
+    ($name:literal) => {
+        concat!($crate::lanes_dir!(), "/", $name, ".yaml")
+    };
+}
+
+/// The folder of the master configs, runners.yaml and the lane blocks.
+pub const CONFIGS_DIR: &str = "configs";
+/// The folder of the launchers, shared benchmark scripts and the srt-slurm recipe trees.
+pub const BENCHMARKS_DIR: &str = "benchmarks";
+/// The master configs upstream's generator is given, in the order validate loads them.
+pub const MASTER_CONFIGS: [&str; 2] = ["configs/nvidia-master.yaml", "configs/amd-master.yaml"];
+/// The runner inventory.
+pub const RUNNERS: &str = "configs/runners.yaml";
+/// The perf changelog.
+pub const CHANGELOG: &str = "perf-changelog.yaml";
+/// The folder of the lanes' shared blocks ([`lane_block_path!`]).
+pub const LANES_DIR: &str = lanes_dir!();
+/// The folders review reads golden acceptance-length curves from, in lookup order.
+pub const GOLDEN_DIRS: [&str; 2] = ["golden_al_distribution", "infx/golden_al_distribution"];
+/// The folder of llm-d's recipes (a bare-file-name reference of a generation-1 entry).
+pub const LLMD_RECIPES: &str = "benchmarks/multi_node/llm-d-recipes/";
+/// The folder name of an srt-slurm recipe tree (`benchmarks/{single,multi}_node/<this>`).
+const RECIPES_FOLDER: &str = "srt-slurm-recipes";
+
+/// What a file of a benchmark tree is, by its tree-relative path: the one reading of the tree
+/// layout (docs/architecture.md, "The tree layout"). Tree-relative means relative to
+/// `inferencex-e2e/` in this repository and to the repository root upstream, so one path shape
+/// serves both layouts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// One of [`MASTER_CONFIGS`]: what the generator and validate's config load read.
+    Master,
+    /// Any other `*-master.yaml` (or `.yml`) under `configs/`, such as a retired one in
+    /// `configs/deprecated/`: not loaded, but the image check reads its images (and `pin`
+    /// pins those directly in `configs/`).
+    OtherMaster,
+    /// [`RUNNERS`].
+    Runners,
+    /// A file under [`LANES_DIR`]: a lane's shared block.
+    Lane,
+    /// A file in a `srt-slurm-recipes` folder under `benchmarks/`.
+    Recipe,
+    /// [`CHANGELOG`].
+    Changelog,
+    /// A file under one of [`GOLDEN_DIRS`].
+    Golden,
+    /// A single-node launcher: a shell script in `benchmarks/single_node/agentic/` or
+    /// `benchmarks/single_node/fixed_seq_len/` ([`single_node_launchers`] names the ones a
+    /// config's rows run).
+    Launcher,
+    /// Any other file under `benchmarks/`: shared scripts, multinode scripts, llm-d recipes.
+    Benchmark,
+    /// A file under `runners/` (upstream's `launch_<runner>.sh` and their helpers).
+    RunnerScript,
+    /// A file under `utils/evals/` (eval tasks a benchmark runs).
+    EvalTask,
+    /// Anything else.
+    Other,
+}
+
+/// The role of the file at `rel`, relative to the tree.
+pub fn role(rel: &std::path::Path) -> Role {
+    let parts: Vec<&str> = rel.iter().filter_map(|c| c.to_str()).collect();
+    let Some((name, dirs)) = parts.split_last() else {
+        return Role::Other;
+    };
+    let joined = parts.join("/");
+    if joined == CHANGELOG {
+        return Role::Changelog;
+    }
+    if joined == RUNNERS {
+        return Role::Runners;
+    }
+    if MASTER_CONFIGS.contains(&joined.as_str()) {
+        return Role::Master;
+    }
+    let under = |dir: &str| {
+        let dir: Vec<&str> = dir.split('/').collect();
+        dirs.starts_with(&dir)
+    };
+    if under(LANES_DIR) {
+        return Role::Lane;
+    }
+    if under(CONFIGS_DIR) && has_master_name(rel) {
+        return Role::OtherMaster;
+    }
+    if GOLDEN_DIRS.iter().any(|d| under(d)) {
+        return Role::Golden;
+    }
+    if under(BENCHMARKS_DIR) {
+        return if dirs.contains(&RECIPES_FOLDER) {
+            Role::Recipe
+        } else if (dirs == ["benchmarks", "single_node", "agentic"]
+            || dirs == ["benchmarks", "single_node", "fixed_seq_len"])
+            && name.ends_with(".sh")
+        {
+            Role::Launcher
+        } else {
+            Role::Benchmark
+        };
+    }
+    if under("runners") {
+        return Role::RunnerScript;
+    }
+    if under("utils/evals") {
+        return Role::EvalTask;
+    }
+    Role::Other
+}
+
+/// Whether the file's name is a master config's (`<name>-master.yaml` or `.yml`), wherever it
+/// is: the image sites of a file read from anywhere (an absolute path) are read by this.
+pub fn has_master_name(path: &std::path::Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with("-master.yaml") || n.ends_with("-master.yml"))
+}
+
+/// Whether a changed file is one a benchmark may run besides its recipe: a launcher, another
+/// script or file under `benchmarks/`, `runners/` or `utils/evals/` that is not a recipe,
+/// YAML or Markdown (docs/changelog.md, "Launchers are part of the row").
+pub fn may_run(rel: &std::path::Path) -> bool {
+    let ext = rel.extension().and_then(|e| e.to_str()).unwrap_or("");
+    matches!(
+        role(rel),
+        Role::Launcher | Role::Benchmark | Role::RunnerScript | Role::EvalTask
+    ) && !matches!(ext, "md" | "yaml" | "yml")
+}
 
 /// Python truthiness of an optional YAML value: upstream reads `multinode` and its other flags
 /// with `if value:`, so `null`, `0`, `""` and empty collections are false.
@@ -178,5 +320,162 @@ mod tests {
             Some("benchmarks/multi_node/srt-slurm-recipes/a/b.yaml")
         );
         assert_eq!(checkout_recipe_path("a/b.yaml"), None);
+    }
+
+    /// The tree-relative path of a repository path in either layout: the bundled one (the tree
+    /// is `inferencex-e2e/`) and upstream's (the tree is the repository root).
+    fn in_tree(repo_path: &str) -> Role {
+        let rel = repo_path
+            .strip_prefix("inferencex-e2e/")
+            .unwrap_or(repo_path);
+        role(std::path::Path::new(rel))
+    }
+
+    /// Every path in both layouts has `want`.
+    fn all_are(want: Role, paths: &[&str]) {
+        for p in paths {
+            assert_eq!(in_tree(p), want, "{p}");
+            assert_eq!(in_tree(&format!("inferencex-e2e/{p}")), want, "bundled {p}");
+        }
+    }
+
+    #[test]
+    fn role_master() {
+        all_are(
+            Role::Master,
+            &["configs/nvidia-master.yaml", "configs/amd-master.yaml"],
+        );
+        // Master-named but not given to the generator: retired (upstream's
+        // configs/deprecated/), a third vendor's, the `.yml` spelling.
+        all_are(
+            Role::OtherMaster,
+            &[
+                "configs/deprecated/amd-gptoss-master.yaml",
+                "configs/intel-master.yaml",
+                "configs/x-master.yml",
+            ],
+        );
+        // Outside configs/ a master-like name is no master (the image check used to read one
+        // anywhere).
+        all_are(Role::Other, &["nvidia-master.yaml", "utils/x-master.yaml"]);
+        all_are(Role::Benchmark, &["benchmarks/x-master.yaml"]);
+        assert!(has_master_name(std::path::Path::new(
+            "/abs/t/configs/a-master.yml"
+        )));
+    }
+
+    #[test]
+    fn role_runners() {
+        all_are(Role::Runners, &["configs/runners.yaml"]);
+        all_are(Role::Other, &["configs/ci-priority.yaml", "runners.yaml"]);
+        all_are(Role::RunnerScript, &["runners/runners.yaml"]);
+    }
+
+    #[test]
+    fn role_lane() {
+        all_are(
+            Role::Lane,
+            &[
+                "configs/srt-recipes/agentic-single.yaml",
+                "configs/srt-recipes/fixed-sequence-multi.yaml",
+                "configs/srt-recipes/old/agentic-multi.yaml",
+            ],
+        );
+        assert_eq!(
+            lane_block_path!("agentic-single"),
+            "configs/srt-recipes/agentic-single.yaml"
+        );
+        // A sibling folder whose name only starts like the lanes' folder.
+        all_are(Role::Other, &["configs/srt-recipes-old/a.yaml"]);
+    }
+
+    #[test]
+    fn role_recipe() {
+        all_are(
+            Role::Recipe,
+            &[
+                "benchmarks/single_node/srt-slurm-recipes/dsv41flash/sglang/b300-fp4-mtp/agentic.yaml",
+                "benchmarks/multi_node/srt-slurm-recipes/sglang/deepseek-v4/8k1k/disagg.yaml",
+                "benchmarks/srt-slurm-recipes/a.yaml",
+                "benchmarks/multi_node/srt-slurm-recipes/README.md",
+            ],
+        );
+        // validate matched `srt-slurm-recipes/` as a substring, pin as a folder name: a folder
+        // that only ends in the name holds no recipes (docs/architecture.md, "The tree layout").
+        all_are(
+            Role::Benchmark,
+            &[
+                "benchmarks/multi_node/old-srt-slurm-recipes/a.yaml",
+                "benchmarks/multi_node/llm-d-recipes/x.yaml",
+            ],
+        );
+        // The recipe folder outside benchmarks/ is not read as recipes.
+        all_are(
+            Role::Other,
+            &[
+                "srt-slurm-recipes/a.yaml",
+                "configs/srt-slurm-recipes/a.yaml",
+            ],
+        );
+    }
+
+    #[test]
+    fn role_changelog() {
+        all_are(Role::Changelog, &["perf-changelog.yaml"]);
+        all_are(Role::Other, &["docs/perf-changelog.yaml"]);
+        all_are(Role::Benchmark, &["benchmarks/perf-changelog.yaml"]);
+    }
+
+    #[test]
+    fn role_launcher_and_other_runnables() {
+        all_are(
+            Role::Launcher,
+            &[
+                "benchmarks/single_node/agentic/dsv41flash_fp4_b300_sglang_mtp.sh",
+                "benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi355x_atom.sh",
+            ],
+        );
+        all_are(
+            Role::Benchmark,
+            &[
+                "benchmarks/benchmark_lib.sh",
+                "benchmarks/single_node/agentic/README.md",
+                "benchmarks/multi_node/amd_utils/server.sh",
+            ],
+        );
+        all_are(Role::RunnerScript, &["runners/launch_b200-dgxc.sh"]);
+        all_are(
+            Role::EvalTask,
+            &["utils/evals/gsm8k.yaml", "utils/evals/task.py"],
+        );
+        all_are(Role::Other, &["utils/bench_serving.py", "README.md"]);
+        let runs = |p: &str| may_run(std::path::Path::new(p));
+        assert!(runs("benchmarks/single_node/agentic/x.sh"));
+        assert!(runs("benchmarks/benchmark_lib.sh"));
+        assert!(runs("runners/launch_b200.sh"));
+        assert!(runs("utils/evals/task.py"));
+        assert!(!runs("utils/evals/gsm8k.yaml"));
+        assert!(!runs("benchmarks/single_node/agentic/README.md"));
+        assert!(!runs("benchmarks/single_node/srt-slurm-recipes/m/run.sh"));
+        assert!(!runs("utils/bench_serving.py"));
+    }
+
+    #[test]
+    fn role_golden() {
+        all_are(
+            Role::Golden,
+            &[
+                "golden_al_distribution/dsv4.json",
+                "infx/golden_al_distribution/dsv41flash/curve.json",
+            ],
+        );
+        // Where review does not look (validate's base export matched the name anywhere).
+        all_are(
+            Role::Other,
+            &[
+                "docs/golden_al_distribution/a.json",
+                "xgolden_al_distribution/a.json",
+            ],
+        );
     }
 }

@@ -15,7 +15,7 @@
 pub mod codes;
 mod entry;
 pub mod golden;
-mod layout;
+pub mod layout;
 pub mod model;
 mod recipes;
 mod runners;
@@ -23,8 +23,8 @@ mod schema;
 mod view;
 
 pub use layout::{
-    Launcher, RecipeDir, checkout_recipe_path, gpu_of_runner, is_multinode, recipes_root,
-    single_node_launchers, truthy,
+    Launcher, RecipeDir, Role, checkout_recipe_path, gpu_of_runner, is_multinode, recipes_root,
+    role, single_node_launchers, truthy,
 };
 pub use model::*;
 pub use view::{
@@ -116,12 +116,8 @@ pub struct Checked {
 /// bundled `inferencex-e2e/` tree and the August corpus root). Never fails: problems are in
 /// `load_errors`.
 pub fn load_tree(root: &Path) -> LoadedConfigs {
-    let configs = root.join("configs");
-    let masters = [
-        configs.join("nvidia-master.yaml"),
-        configs.join("amd-master.yaml"),
-    ];
-    let runners = configs.join("runners.yaml");
+    let masters = layout::MASTER_CONFIGS.map(|m| root.join(m));
+    let runners = root.join(layout::RUNNERS);
     match load_files(&masters, &runners, root) {
         Ok(l) => l,
         Err(errors) => {

@@ -206,11 +206,9 @@ pub struct LegacyRef<'a> {
 impl LegacyRef<'_> {
     /// An llm-d recipe (a bare file name): llm-d's launcher reads it, not srtctl.
     pub fn is_llmd(&self) -> bool {
-        self.path.starts_with(LLMD_RECIPES)
+        self.path.starts_with(crate::layout::LLMD_RECIPES)
     }
 }
-
-const LLMD_RECIPES: &str = "benchmarks/multi_node/llm-d-recipes/";
 
 /// [`legacy_recipe_path`] with the selector it strips.
 pub fn legacy_recipe_ref(reference: &str) -> LegacyRef<'_> {
@@ -222,7 +220,7 @@ pub fn legacy_recipe_ref(reference: &str) -> LegacyRef<'_> {
     let path = if let Some(path) = checkout_recipe_path(file) {
         path
     } else if !file.contains('/') {
-        format!("{LLMD_RECIPES}{file}")
+        format!("{}{file}", crate::layout::LLMD_RECIPES)
     } else {
         file.to_string()
     };

@@ -14,29 +14,27 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// The files holding image references under a benchmark tree, in a fixed order:
-/// `configs/*-master.yaml`, `configs/srt-recipes/**/*.yaml`, then every YAML file under
-/// `benchmarks/` inside a `srt-slurm-recipes` directory.
+/// The files holding image references under a benchmark tree, in a fixed order: the master
+/// configs directly in `configs/` (live or not: `infx_config::layout::Role::Master` and
+/// `OtherMaster`), the lane blocks, then the srt-slurm recipes under `benchmarks/`.
 pub fn discover(root: &Path) -> std::io::Result<Vec<PathBuf>> {
+    use infx_config::layout::{self, Role};
+    let role = |p: &Path| layout::role(p.strip_prefix(root).unwrap_or(p));
     let mut out = Vec::new();
-    let configs = root.join("configs");
+    let configs = root.join(layout::CONFIGS_DIR);
     if configs.is_dir() {
         // infx-fs lists the folder (confined, sorted; docs/security.md) and `load` refuses
         // what is not a regular file.
         let masters: Vec<PathBuf> = infx_fs::list_dir(&configs)?
             .into_iter()
-            .filter(|p| !p.is_dir() && sites::is_master_config(p))
+            .filter(|p| !p.is_dir() && matches!(role(p), Role::Master | Role::OtherMaster))
             .collect();
         out.extend(masters);
-        yaml_files(&configs.join("srt-recipes"), &mut out)?;
+        yaml_files(&root.join(layout::LANES_DIR), &mut out)?;
     }
     let mut bench = Vec::new();
-    yaml_files(&root.join("benchmarks"), &mut bench)?;
-    out.extend(
-        bench
-            .into_iter()
-            .filter(|p| p.components().any(|c| c.as_os_str() == "srt-slurm-recipes")),
-    );
+    yaml_files(&root.join(layout::BENCHMARKS_DIR), &mut bench)?;
+    out.extend(bench.into_iter().filter(|p| role(p) == Role::Recipe));
     Ok(out)
 }
 

@@ -6,7 +6,7 @@ use crate::codes;
 use infx_report::{Diagnostic, Pos, Span};
 use infx_yaml::{Document, Node, ScalarStyle, Value};
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SiteKind {
@@ -48,17 +48,11 @@ impl ImageSite {
     }
 }
 
-/// Which kind of file this is, by name: `*-master.yaml` are master configs, everything else is
-/// read as a recipe.
-pub fn is_master_config(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.ends_with("-master.yaml") || n.ends_with("-master.yml"))
-}
-
-/// Sites of a file, by its kind.
+/// Sites of a file, by its kind: a file with a master config's name is read as one, everything
+/// else as a recipe. By name, because a document's path is as it was read (often absolute);
+/// the callers chose the file by its tree role (`infx_config::layout::role`).
 pub fn sites_in(doc: &Document) -> (Vec<ImageSite>, Vec<Diagnostic>) {
-    if is_master_config(&doc.path) {
+    if infx_config::layout::has_master_name(&doc.path) {
         master_sites(doc)
     } else {
         recipe_sites(doc)

@@ -166,7 +166,10 @@ pub fn parse_upstream_args(args: &[String]) -> Result<Invocation, UsageError> {
         config_files: config_files.into_iter().map(PathBuf::from).collect(),
         runner_config: get("runner-config")
             .and_then(|v| v.into_iter().next())
-            .map_or_else(|| PathBuf::from("configs/runners.yaml"), PathBuf::from),
+            .map_or_else(
+                || PathBuf::from(infx_config::layout::RUNNERS),
+                PathBuf::from,
+            ),
         options: Options {
             selection,
             evals,

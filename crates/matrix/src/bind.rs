@@ -237,6 +237,17 @@ impl Point<'_> {
         }
         s
     }
+    /// The point's first concurrency as [`Point::describe`] shows it after `, conc: ` (its
+    /// leading digits), when the description has that part (a row with `tp`).
+    fn described_conc(&self) -> Option<String> {
+        self.row.get("tp")?;
+        Some(
+            self.conc_text()
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect(),
+        )
+    }
     fn conc_text(&self) -> String {
         self.conc
             .iter()
@@ -268,6 +279,77 @@ pub struct BindReport {
     /// The `binding-none` findings whose cause is a value the lane block sets (validate folds
     /// them into one finding at that value; docs/matrix.md, "Binding").
     pub lane_faults: Vec<LaneFault>,
+    /// Per `binding-none` and `binding-ambiguous` finding, the point and how each candidate
+    /// variant fared: what the root-cause explanations read, never the message text.
+    pub point_faults: Vec<PointFault>,
+    /// Per `unused-variant` warning, the variant it is about.
+    pub unused: Vec<UnusedVariant>,
+}
+
+/// Why a variant does not fit a point: the field the check compared, when it names one (a YAML
+/// path of the variant such as `benchmark.command`, or a setting such as `CONC`), and what it
+/// found. Shown as `field: reason`, or the reason alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Misfit {
+    pub field: Option<String>,
+    pub reason: String,
+}
+
+impl Misfit {
+    fn on(field: &str, reason: String) -> Misfit {
+        Misfit {
+            field: Some(field.to_string()),
+            reason,
+        }
+    }
+    fn plain(reason: String) -> Misfit {
+        Misfit {
+            field: None,
+            reason,
+        }
+    }
+}
+
+impl std::fmt::Display for Misfit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.field {
+            Some(field) => write!(f, "{field}: {}", self.reason),
+            None => f.write_str(&self.reason),
+        }
+    }
+}
+
+/// A single-node point that matches no variant, or more than one, of its recipe.
+#[derive(Debug, Clone)]
+pub struct PointFault {
+    /// The finding, an index into [`BindReport::diagnostics`].
+    pub diagnostic: usize,
+    /// The recipe reference as the row writes it.
+    pub recipe: String,
+    /// The point's first concurrency as its description shows it after `, conc: `; `None` when
+    /// the description has no parallelism (a row without `tp`).
+    pub conc: Option<String>,
+    /// Every candidate variant (its label) and why it does not fit, in recipe order.
+    pub variants: Vec<(String, Result<(), Misfit>)>,
+}
+
+impl PointFault {
+    /// The labels of the variants the point matched.
+    pub fn matched(&self) -> impl Iterator<Item = &str> {
+        self.variants
+            .iter()
+            .filter(|(_, fit)| fit.is_ok())
+            .map(|(l, _)| l.as_str())
+    }
+}
+
+/// An `unused-variant` warning's variant: its recipe file and label.
+#[derive(Debug, Clone)]
+pub struct UnusedVariant {
+    /// The warning, an index into [`BindReport::diagnostics`].
+    pub diagnostic: usize,
+    pub recipe: String,
+    pub label: String,
 }
 
 /// A point that matches no variant because of its lane block: the variants written for it fail
@@ -281,7 +363,7 @@ pub struct LaneFault {
     /// The value's YAML path (`benchmark.command`) and its span in the lane block.
     pub field: String,
     pub span: infx_report::Span,
-    /// Why the first candidate failed (`benchmark.command: recipe '…' is not an agentic …`).
+    /// Why the first candidate failed, without the field (`recipe '…' is not an agentic …`).
     pub reason: String,
     /// The recipe file (project-relative) and the labels of the variants that failed on it.
     pub recipe: String,
@@ -350,6 +432,8 @@ pub fn bind(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> BindReport {
         diagnostics: out.diags,
         bindings: out.bindings,
         lane_faults: out.lane_faults,
+        point_faults: out.point_faults,
+        unused: out.unused,
     }
 }
 
@@ -363,6 +447,8 @@ struct BindState {
     /// Unreadable files and lane blocks already reported, so each is reported once.
     reported: std::collections::HashSet<String>,
     lane_faults: Vec<LaneFault>,
+    point_faults: Vec<PointFault>,
+    unused: Vec<UnusedVariant>,
 }
 
 /// Composed files and expanded variants, kept across points.
@@ -534,7 +620,7 @@ impl BindState {
                 entry.1.entry(v.label.clone()).or_default();
             }
         }
-        let outcomes: Vec<(&Variant, Result<(), String>)> = found
+        let outcomes: Vec<(&Variant, Result<(), Misfit>)> = found
             .variants
             .iter()
             .map(|v| (v, check_single_node(v, point, found.lane)))
@@ -583,6 +669,15 @@ impl BindState {
             fault.recipe = found.path.clone();
             self.lane_faults.push(fault);
         }
+        self.point_faults.push(PointFault {
+            diagnostic: self.diags.len(),
+            recipe: reference.to_string(),
+            conc: point.described_conc(),
+            variants: outcomes
+                .iter()
+                .map(|(v, o)| (label(v), o.clone()))
+                .collect(),
+        });
         self.diags.push(d.at(&point.origin.path, point.origin.span));
     }
 
@@ -641,22 +736,27 @@ impl BindState {
                 if let Some(span) = key_span {
                     d = d.with_span(span);
                 }
+                self.unused.push(UnusedVariant {
+                    diagnostic: self.diags.len(),
+                    recipe: path.clone(),
+                    label: l,
+                });
                 self.diags.push(d);
             }
         }
     }
 }
 
-/// The lane-block cause of a point no variant matches: some variants fail on a field (the text
-/// before the reason's `:`) whose value they have from `lane`'s block, all on the same one; the
+/// The lane-block cause of a point no variant matches: some variants fail on a field (their
+/// [`Misfit::field`]) whose value they have from `lane`'s block, all on the same one; the
 /// others fail on what the fragment or the point sets (CONC, parallelism), checked first, so
 /// they were written for other points.
-fn lane_fault(outcomes: &[(&Variant, Result<(), String>)], lane: Lane) -> Option<LaneFault> {
+fn lane_fault(outcomes: &[(&Variant, Result<(), Misfit>)], lane: Lane) -> Option<LaneFault> {
     let mut field: Option<&str> = None;
     let mut failed: Vec<(&Variant, &str)> = Vec::new();
     for (v, o) in outcomes {
         let why = o.as_ref().err()?;
-        let Some((f, _)) = why.split_once(": ") else {
+        let Some(f) = why.field.as_deref() else {
             continue;
         };
         let from_block = v.origin_of(f).is_some() && v.file_of(f).ends_with(lane.block_path());
@@ -667,7 +767,7 @@ fn lane_fault(outcomes: &[(&Variant, Result<(), String>)], lane: Lane) -> Option
             return None;
         }
         field = Some(f);
-        failed.push((v, why));
+        failed.push((v, &why.reason));
     }
     let f = field?;
     let (first, reason) = failed.first()?;
@@ -735,13 +835,13 @@ fn row_int(row: &Object, k: &str, default: i64) -> i64 {
 }
 
 /// `recipe <actual> != matrix <wanted>` for a named value.
-fn mismatch(what: &str, actual: impl std::fmt::Display, wanted: impl std::fmt::Display) -> String {
-    format!("{what}: recipe {actual} != matrix {wanted}")
+fn mismatch(what: &str, actual: impl std::fmt::Display, wanted: impl std::fmt::Display) -> Misfit {
+    Misfit::on(what, format!("recipe {actual} != matrix {wanted}"))
 }
 
 /// The speculation label of a variant: `mtp` for a supported speculative method, else
 /// `benchmark.env.SPEC_DECODING` or `none`.
-fn spec_label(args: Option<&Node>, env: Option<&Node>) -> Result<String, String> {
+fn spec_label(args: Option<&Node>, env: Option<&Node>) -> Result<String, Misfit> {
     const METHODS: [&str; 6] = ["eagle", "eagle3", "nextn", "mtp", "dspark", "draft_model"];
     let method: Option<String> = args.and_then(|a| {
         if let Some(m) = a
@@ -770,9 +870,9 @@ fn spec_label(args: Option<&Node>, env: Option<&Node>) -> Result<String, String>
             if METHODS.contains(&lower.as_str()) {
                 Ok("mtp".into())
             } else {
-                Err(format!(
+                Err(Misfit::plain(format!(
                     "speculative method {m} is not one of eagle, eagle3, nextn, mtp, dspark"
-                ))
+                )))
             }
         }
         _ => Ok(env
@@ -783,7 +883,7 @@ fn spec_label(args: Option<&Node>, env: Option<&Node>) -> Result<String, String>
 
 /// Single-node selection for one variant: bind the point, then validate it against the engine
 /// rules.
-fn check_single_node(v: &Variant, p: &Point<'_>, lane: Lane) -> Result<(), String> {
+fn check_single_node(v: &Variant, p: &Point<'_>, lane: Lane) -> Result<(), Misfit> {
     let tree = &v.tree;
     let row = p.row;
     let env = tree.get_path(&["benchmark", "env"]);
@@ -850,43 +950,51 @@ fn check_single_node(v: &Variant, p: &Point<'_>, lane: Lane) -> Result<(), Strin
 }
 
 /// The point's `CONC` and (agentic) `KV_OFFLOADING` against the recipe's `benchmark.env`.
-fn check_point_env(env: Option<&Node>, p: &Point<'_>, lane: Lane) -> Result<(), String> {
+fn check_point_env(env: Option<&Node>, p: &Point<'_>, lane: Lane) -> Result<(), Misfit> {
     let conc = p.conc.first().copied().unwrap_or(0);
     if conc <= 0 {
-        return Err(format!("CONC must be a positive integer, not {conc}"));
+        return Err(Misfit::plain(format!(
+            "CONC must be a positive integer, not {conc}"
+        )));
     }
     if let Some(c) = env.and_then(|e| e.get("CONC"))
         && text(c) != conc.to_string()
     {
-        return Err(format!("CONC: recipe {} != point {conc}", text(c)));
+        return Err(Misfit::on(
+            "CONC",
+            format!("recipe {} != point {conc}", text(c)),
+        ));
     }
     if lane.is_agentic()
         && let Some(k) = env.and_then(|e| e.get("KV_OFFLOADING"))
     {
         let want = py(p.row.get("kv-offloading"));
         if text(k) != want {
-            return Err(format!("KV_OFFLOADING: recipe {} != point {want}", text(k)));
+            return Err(Misfit::on(
+                "KV_OFFLOADING",
+                format!("recipe {} != point {want}", text(k)),
+            ));
         }
     }
     Ok(())
 }
 
 /// The single-node SRT engine a config `framework` runs on.
-fn single_node_engine(framework: &str) -> Result<&'static str, String> {
+fn single_node_engine(framework: &str) -> Result<&'static str, Misfit> {
     match framework {
         "sglang" => Ok("sglang"),
         "trt" => Ok("trtllm"),
         "atom" => Ok("atom"),
         "vllm" => Ok("vllm"),
-        other => Err(format!(
+        other => Err(Misfit::plain(format!(
             "framework {other} has no single-node SRT engine (sglang, trt, atom, vllm)"
-        )),
+        ))),
     }
 }
 
 /// One aggregated role on one node with one worker, running the custom benchmark whose
 /// client matches the lane.
-fn check_agg_shape(tree: &Node, agg: Option<&Node>, lane: Lane) -> Result<(), String> {
+fn check_agg_shape(tree: &Node, agg: Option<&Node>, lane: Lane) -> Result<(), Misfit> {
     let roles: Vec<&str> = tree
         .get("roles")
         .and_then(Node::as_map)
@@ -918,14 +1026,17 @@ fn check_agg_shape(tree: &Node, agg: Option<&Node>, lane: Lane) -> Result<(), St
         .map(text)
         .unwrap_or_default();
     if command.trim_end().ends_with("srt_agentic.sh") != lane.is_agentic() {
-        return Err(format!(
-            "benchmark.command: recipe '{command}' {} an agentic client but the point is {}",
-            if lane.is_agentic() { "is not" } else { "is" },
-            if lane.is_agentic() {
-                "agentic"
-            } else {
-                "fixed-seq-len"
-            }
+        return Err(Misfit::on(
+            "benchmark.command",
+            format!(
+                "recipe '{command}' {} an agentic client but the point is {}",
+                if lane.is_agentic() { "is not" } else { "is" },
+                if lane.is_agentic() {
+                    "agentic"
+                } else {
+                    "fixed-seq-len"
+                }
+            ),
         ));
     }
     Ok(())
@@ -948,7 +1059,7 @@ fn arg_flag(args: Option<&Node>, k: &str) -> bool {
 }
 
 /// `flag` in the recipe's arguments must equal `want`.
-fn flag_is(args: Option<&Node>, flag: &str, want: bool) -> Result<(), String> {
+fn flag_is(args: Option<&Node>, flag: &str, want: bool) -> Result<(), Misfit> {
     let have = arg_flag(args, flag);
     if have != want {
         return Err(mismatch(flag, have, want));
@@ -956,7 +1067,7 @@ fn flag_is(args: Option<&Node>, flag: &str, want: bool) -> Result<(), String> {
     Ok(())
 }
 
-fn sglang_parallelism(args: Option<&Node>, p: &PointParallelism) -> Result<(), String> {
+fn sglang_parallelism(args: Option<&Node>, p: &PointParallelism) -> Result<(), Misfit> {
     let rtp = arg_int(args, "tensor-parallel-size");
     if rtp != Some(p.tp) {
         return Err(mismatch("tensor-parallel-size", opt(rtp), p.tp));
@@ -975,7 +1086,7 @@ fn sglang_parallelism(args: Option<&Node>, p: &PointParallelism) -> Result<(), S
     flag_is(args, "enable-dp-attention", p.dp_attn)
 }
 
-fn trtllm_parallelism(args: Option<&Node>, p: &PointParallelism) -> Result<(), String> {
+fn trtllm_parallelism(args: Option<&Node>, p: &PointParallelism) -> Result<(), Misfit> {
     let rtp = arg_int(args, "tensor_parallel_size");
     if rtp != Some(p.tp) {
         return Err(mismatch("tensor_parallel_size", opt(rtp), p.tp));
@@ -991,7 +1102,7 @@ fn trtllm_parallelism(args: Option<&Node>, p: &PointParallelism) -> Result<(), S
     flag_is(args, "enable_attention_dp", p.dp_attn)
 }
 
-fn vllm_parallelism(args: Option<&Node>, p: &PointParallelism) -> Result<(), String> {
+fn vllm_parallelism(args: Option<&Node>, p: &PointParallelism) -> Result<(), Misfit> {
     let dp = arg_int(args, "data-parallel-size").unwrap_or(1);
     let product = arg_int(args, "tensor-parallel-size")
         .unwrap_or(1)
@@ -1009,9 +1120,12 @@ fn vllm_parallelism(args: Option<&Node>, p: &PointParallelism) -> Result<(), Str
     flag_is(args, "enable-expert-parallel", p.ep > 1)
 }
 
-fn atom_parallelism(args: Option<&Node>, p: &PointParallelism) -> Result<(), String> {
+fn atom_parallelism(args: Option<&Node>, p: &PointParallelism) -> Result<(), Misfit> {
     if p.ep != 1 && p.ep != p.tp {
-        return Err(format!("ep {} must be 1 or tp ({}) for atom", p.ep, p.tp));
+        return Err(Misfit::plain(format!(
+            "ep {} must be 1 or tp ({}) for atom",
+            p.ep, p.tp
+        )));
     }
     flag_is(args, "enable-expert-parallel", p.ep > 1)?;
     flag_is(args, "enable-dp-attention", p.dp_attn)?;
@@ -1105,7 +1219,7 @@ mod tests {
             origin: &o,
             conc: vec![r.get_i64("conc").unwrap_or(0)],
         };
-        check_single_node(v, &point, Lane::of(agentic, false))
+        check_single_node(v, &point, Lane::of(agentic, false)).map_err(|m| m.to_string())
     }
 
     #[test]
@@ -1275,6 +1389,86 @@ mod tests {
             "{:?}",
             d.notes
         );
+        // The same facts as data: the explanations read these, never the text above.
+        let [fault] = report.point_faults.as_slice() else {
+            panic!("{:#?}", report.point_faults)
+        };
+        assert_eq!((fault.diagnostic, fault.recipe.as_str()), (0, "r.yaml"));
+        assert_eq!(
+            fault.matched().collect::<Vec<_>>(),
+            ["override_a", "override_b"]
+        );
+        let misfit = fault.variants.iter().find(|(l, _)| l == "override_c");
+        assert_eq!(
+            misfit.and_then(|(_, fit)| fit.as_ref().err()),
+            Some(&Misfit {
+                field: Some("roles.agg.gpus".into()),
+                reason: "recipe 8 != matrix 4".into()
+            })
+        );
+        let unused: Vec<(usize, &str)> = report
+            .unused
+            .iter()
+            .map(|u| (u.diagnostic, u.label.as_str()))
+            .collect();
+        assert_eq!(
+            unused,
+            [(1, "override_a"), (2, "override_b"), (3, "override_c")]
+        );
+    }
+
+    /// The explanations read the fault data, not the text: with every message and note of the
+    /// binder's findings reworded, the same root causes are named.
+    #[test]
+    fn root_causes_survive_reworded_messages() {
+        let tmp = match tempfile::tempdir() {
+            Ok(t) => t,
+            Err(e) => panic!("{e}"),
+        };
+        let root = tmp.path();
+        let write = |rel: &str, text: &str| {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap_or(root)).map_err(|e| e.to_string())?;
+            std::fs::write(p, text).map_err(|e| e.to_string())
+        };
+        let setup = write(
+            "configs/srt-recipes/agentic-single.yaml",
+            "benchmark:\n  type: custom\n  command: bash srt_agentic.sh\n",
+        )
+        .and_then(|()| {
+            write(
+                "r.yaml",
+                "base:\n  schema: 2\n  name: t\n  engine: sglang\n  roles:\n    agg:\n      nodes: 1\n      workers: 1\n      gpus: 4\n      args: {tensor-parallel-size: 4}\n\
+                 override_tp4_c4:\n  benchmark: {env: {CONC: \"4\"}}\n\
+                 override_tp4:\n  roles: {agg: {args: {mem-fraction-static: 0.8}}}\n",
+            )
+        });
+        assert_eq!(setup, Ok(()));
+        let mut r = row("sglang", 4, 1, false, 4, true);
+        r.put("srt-recipe", Json::str("r.yaml"));
+        let points = vec![(r, origin())];
+        let recipes = load_recipes(points.iter().map(|(r, _)| r), root);
+        let codes_of = |report: BindReport| {
+            let file = |rel: &str| {
+                infx_recipe::load_recipe(root, rel)
+                    .ok()
+                    .map(std::borrow::Cow::Owned)
+            };
+            let mut codes: Vec<&str> = crate::explain::explain(report, &file)
+                .iter()
+                .map(|d| d.code.as_str())
+                .collect();
+            codes.sort_unstable();
+            codes
+        };
+        let want = codes_of(bind(&points, &recipes));
+        assert!(want.contains(&"matrix/variant-without-conc"), "{want:?}");
+        let mut reworded = bind(&points, &recipes);
+        for d in &mut reworded.diagnostics {
+            d.message = "reworded".into();
+            d.notes = vec!["reworded: too".into()];
+        }
+        assert_eq!(codes_of(reworded), want);
     }
 
     /// A multinode row with `additional-settings` on its prefill and decode workers.

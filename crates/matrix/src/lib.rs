@@ -8,6 +8,7 @@ pub mod codes;
 pub mod compare;
 pub mod decimal;
 pub mod evals;
+pub mod explain;
 pub mod generate;
 pub mod github;
 pub mod inputs;

@@ -11,7 +11,8 @@ use infx_report::Diagnostic;
 use infx_yaml::{Node, Value};
 use std::sync::Arc;
 
-/// The four benchmark lanes. Each has a shared block under `configs/srt-recipes/`.
+/// The four benchmark lanes. Each has a shared block in the lanes' folder
+/// (`infx_config::layout::LANES_DIR`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Lane {
     FixedSeqSingle,
@@ -30,13 +31,14 @@ impl Lane {
             (true, true) => Lane::AgenticMulti,
         }
     }
-    /// The shared block's path, relative to the benchmark tree (`inferencex-e2e/`).
+    /// The shared block's path, relative to the benchmark tree (`inferencex-e2e/`), as the tree
+    /// layout's owner spells it.
     pub fn block_path(self) -> &'static str {
         match self {
-            Lane::FixedSeqSingle => "configs/srt-recipes/fixed-sequence-single.yaml",
-            Lane::FixedSeqMulti => "configs/srt-recipes/fixed-sequence-multi.yaml",
-            Lane::AgenticSingle => "configs/srt-recipes/agentic-single.yaml",
-            Lane::AgenticMulti => "configs/srt-recipes/agentic-multi.yaml",
+            Lane::FixedSeqSingle => infx_config::lane_block_path!("fixed-sequence-single"),
+            Lane::FixedSeqMulti => infx_config::lane_block_path!("fixed-sequence-multi"),
+            Lane::AgenticSingle => infx_config::lane_block_path!("agentic-single"),
+            Lane::AgenticMulti => infx_config::lane_block_path!("agentic-multi"),
         }
     }
     pub fn name(self) -> &'static str {

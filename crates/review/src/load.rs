@@ -113,12 +113,15 @@ pub fn load_codeowners(root: &Path, diags: &mut Vec<Diagnostic>) -> Option<CodeO
 /// parsed from `parsed`.
 pub fn load_golden_in(root: &Path, parsed: &DocIndex<'_>, diags: &mut Vec<Diagnostic>) -> Golden {
     let mut g = Golden::new();
+    // The tree's golden folders, then the one beside the tree (upstream's `infx/` next to
+    // `inferencex-e2e/`).
+    let [golden, infx_golden] = infx_config::layout::GOLDEN_DIRS;
     let dirs = [
-        root.join("golden_al_distribution"),
-        root.join("infx/golden_al_distribution"),
+        root.join(golden),
+        root.join(infx_golden),
         root.parent()
             .filter(|p| infx_fs::is_inside(p))
-            .map(|p| p.join("infx/golden_al_distribution"))
+            .map(|p| p.join(infx_golden))
             .unwrap_or_default(),
     ];
     for dir in dirs.iter().filter(|d| d.is_dir()) {

@@ -23,8 +23,8 @@ pub fn oracle() -> Result<(PathBuf, PathBuf), String> {
     Ok((python, utils.join("matrix_logic")))
 }
 
-const MASTER_FILES: [&str; 2] = ["configs/nvidia-master.yaml", "configs/amd-master.yaml"];
-const RUNNER_FILE: &str = "configs/runners.yaml";
+const MASTER_FILES: [&str; 2] = infx_config::layout::MASTER_CONFIGS;
+const RUNNER_FILE: &str = infx_config::layout::RUNNERS;
 
 /// The unmutated inputs: every entry of the August master files and the runner file.
 pub struct Seeds {

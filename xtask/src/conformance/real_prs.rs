@@ -24,7 +24,11 @@ pub const BUNDLE: &str = "inferencex-history-to-2026-07-31.bundle";
 /// being `1e53c97` (#1999, committed 03:58:40Z).
 pub const SINCE: &str = "2026-07-03T02:00:00Z";
 /// The paths whose commits are replayed: the benchmark tree.
-pub const PATHS: [&str; 3] = ["configs", "benchmarks", "perf-changelog.yaml"];
+pub const PATHS: [&str; 3] = [
+    infx_config::layout::CONFIGS_DIR,
+    infx_config::layout::BENCHMARKS_DIR,
+    infx_config::layout::CHANGELOG,
+];
 /// The expectation file, relative to the checkout.
 pub const EXPECTED: &str = "xtask/tests/real-prs/expected.tsv";
 

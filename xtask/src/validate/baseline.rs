@@ -326,16 +326,20 @@ fn export_dir() -> std::io::Result<tempfile::TempDir> {
 /// waivers and CODEOWNERS (crates/review/src/load.rs). Launchers and other texts reach the
 /// checks through the change's diff, never from the base's files.
 fn read_by_validate(path: &str) -> bool {
-    // The changelog's findings are about the change (append-only against the base), so the
-    // base's own is not read: its parse is the base run's largest (a 395 KB file upstream).
-    if path == "perf-changelog.yaml" {
-        return false;
+    use infx_config::layout::{Role, role};
+    match role(Path::new(path)) {
+        // The changelog's findings are about the change (append-only against the base), so
+        // the base's own is not read: its parse is the base run's largest (a 395 KB file
+        // upstream).
+        Role::Changelog => false,
+        Role::Golden => true,
+        _ => {
+            path.ends_with(".yaml")
+                || path.ends_with(".yml")
+                || path.starts_with("docs/waiver/")
+                || path.ends_with("CODEOWNERS")
+        }
     }
-    path.ends_with(".yaml")
-        || path.ends_with(".yml")
-        || path.contains("golden_al_distribution/")
-        || path.starts_with("docs/waiver/")
-        || path.ends_with("CODEOWNERS")
 }
 
 /// The files the head's run parsed, relative to its tree: the base's run parses the same.

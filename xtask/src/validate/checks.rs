@@ -286,9 +286,11 @@ fn image(i: &Checking<'_>) -> Checked {
     let mut sites = Vec::new();
     let mut diagnostics = Vec::new();
     let image_bearing = |d: &&infx_yaml::Document| {
-        let rel = super::relative_to(&i.root, &d.path);
-        let s = rel.to_string_lossy();
-        s.ends_with("-master.yaml") || s.starts_with("benchmarks/")
+        use infx_config::layout::{Role, role};
+        matches!(
+            role(&super::relative_to(&i.root, &d.path)),
+            Role::Master | Role::OtherMaster | Role::Recipe | Role::Launcher | Role::Benchmark
+        )
     };
     let docs = i
         .configs

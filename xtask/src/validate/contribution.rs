@@ -9,6 +9,7 @@ use infx_changelog::impact::{Impact, RecipeUse, master_impact, recipe_impact, ru
 use infx_changelog::labels::{PrContext, check_labels};
 use infx_changelog::matrix_gen::{MatrixGenerator, RevisionInputs};
 use infx_changelog::plan::PlanError;
+use infx_config::layout::{self, Role};
 use infx_report::Diagnostic;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -39,10 +40,9 @@ pub fn change_impact(
         };
         master_impact(&rel, base.as_deref(), doc, &mut impact);
     }
-    let recipes_changed = changed.iter().any(|p| {
-        p.starts_with("configs/srt-recipes")
-            || (p.starts_with("benchmarks") && p.to_string_lossy().contains("srt-slurm-recipes/"))
-    });
+    let recipes_changed = changed
+        .iter()
+        .any(|p| matches!(layout::role(p), Role::Lane | Role::Recipe));
     if recipes_changed {
         let uses = recipe_uses(loaded, None);
         // A fragment is composed over its lane block; a `CONFIG_FILE=` recipe runs as written,
@@ -69,7 +69,7 @@ pub fn change_impact(
         let head_parsed = |rel: &str| parsed.get(&root.join(rel));
         recipe_impact(&uses, &changed, &base, &head, &head_parsed, &mut impact);
     }
-    let runners_rel = Path::new("configs/runners.yaml");
+    let runners_rel = Path::new(layout::RUNNERS);
     if changed.contains(runners_rel)
         && let Some(doc) = &loaded.runners
     {
@@ -110,13 +110,7 @@ fn launchers_impact(
     changed: &BTreeSet<PathBuf>,
     impact: &mut Impact,
 ) {
-    let runnable = |p: &Path| {
-        let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
-        (p.starts_with("benchmarks") || p.starts_with("utils/evals") || p.starts_with("runners"))
-            && !p.to_string_lossy().contains("srt-slurm-recipes/")
-            && !matches!(ext, "md" | "yaml" | "yml")
-    };
-    let candidates: Vec<&PathBuf> = changed.iter().filter(|p| runnable(p)).collect();
+    let candidates: Vec<&PathBuf> = changed.iter().filter(|p| layout::may_run(p)).collect();
     if candidates.is_empty() {
         return;
     }
@@ -183,9 +177,10 @@ fn keep_configs_whose_rows_differ(
     let by_config_files = |k: &infx_changelog::impact::Impacted| {
         !named.contains(&k.key)
             && k.causes.iter().all(|c| {
-                c.path == Path::new("configs/runners.yaml")
-                    || (c.path.starts_with("configs")
-                        && c.path.to_string_lossy().ends_with("-master.yaml"))
+                matches!(
+                    layout::role(&c.path),
+                    Role::Runners | Role::Master | Role::OtherMaster
+                )
             })
     };
     if !impact.keys.iter().any(by_config_files) {
@@ -332,7 +327,7 @@ pub fn check_coverage(
             }
         ));
     }
-    let changelog = Path::new("perf-changelog.yaml");
+    let changelog = Path::new(layout::CHANGELOG);
     match planned {
         Ok(rows) => ran(
             "coverage",

@@ -6,6 +6,7 @@ use super::steps::{self, ChangeInfo};
 use super::{Options, contribution, pr};
 use infx_changelog::impact::Impact;
 use infx_changelog::labels::PrContext;
+use infx_config::layout::{self, Role};
 use infx_report::Diagnostic;
 use infx_yaml::{DocIndex, Document, Loaded, Reuse, load_file_reusing};
 use std::collections::HashSet;
@@ -73,14 +74,11 @@ pub struct YamlStep {
     pub elapsed: Duration,
 }
 
-const MASTERS: [&str; 2] = ["configs/nvidia-master.yaml", "configs/amd-master.yaml"];
-const RUNNERS: &str = "configs/runners.yaml";
-
 /// The master configs and runners.yaml that exist: every parse scope starts with them.
 fn existing_config_files(root: &Path) -> Vec<PathBuf> {
-    MASTERS
+    layout::MASTER_CONFIGS
         .iter()
-        .chain([&RUNNERS])
+        .chain([&layout::RUNNERS])
         .map(|r| root.join(r))
         .filter(|p| p.is_file())
         .collect()
@@ -420,12 +418,14 @@ impl ReviewLoad {
     pub fn reviewed_yaml_findings(&self) -> impl Iterator<Item = &Diagnostic> {
         self.yaml_findings.iter().filter(|d| {
             d.path.as_deref().is_some_and(|p| {
+                // Under benchmarks/ review parses only recipes, so anything else there, the
+                // folder itself included, is the walk's finding about a folder review reads.
                 let rel = super::relative_to(&self.root, p);
-                // Under the recipes' folder review parses only recipes, so anything else
-                // there is the walk's finding about a folder review reads.
-                MASTERS.iter().any(|m| rel == Path::new(m))
-                    || review_role(&rel).is_some()
-                    || rel.starts_with(BENCHMARKS_DIR)
+                rel == Path::new(layout::BENCHMARKS_DIR)
+                    || matches!(
+                        layout::role(&rel),
+                        Role::Master | Role::Lane | Role::Recipe | Role::Launcher | Role::Benchmark
+                    )
             })
         })
     }
@@ -465,7 +465,7 @@ impl ConfigLoad {
             .filter(|p| p.is_file())
             .collect();
         files.extend(yaml_files(
-            &root.join("configs/srt-recipes"),
+            &root.join(layout::LANES_DIR),
             &mut parsed.findings,
         ));
         parsed.parse(&files, None);
@@ -587,9 +587,12 @@ fn parse_configs(root: &Path, paths: &[PathBuf], reuse: Option<&Reuse>) -> Confi
         taken[at] = true;
         Some(doc)
     };
-    let masters: Vec<Document> = MASTERS.iter().filter_map(|r| take(r)).collect();
-    let runners = take(RUNNERS);
-    let configs = if paths.len() < MASTERS.len() + 1 {
+    let masters: Vec<Document> = layout::MASTER_CONFIGS
+        .iter()
+        .filter_map(|r| take(r))
+        .collect();
+    let runners = take(layout::RUNNERS);
+    let configs = if paths.len() < layout::MASTER_CONFIGS.len() + 1 {
         // A config file is missing: the loader reports which (what was parsed here is
         // dropped; `load_tree` reads what exists again).
         infx_config::load_tree(root)
@@ -614,27 +617,6 @@ fn parse_configs(root: &Path, paths: &[PathBuf], reuse: Option<&Reuse>) -> Confi
         files,
         parse_elapsed,
         load_elapsed: t.elapsed(),
-    }
-}
-
-/// What the reviewer checks read a file of the tree as, besides the master configs.
-enum ReviewRole {
-    Recipe,
-    Lane,
-}
-
-/// The folder that holds the recipe trees (`benchmarks/{single,multi}_node/srt-slurm-recipes`).
-const BENCHMARKS_DIR: &str = "benchmarks";
-
-/// The role of the file at `rel` (relative to the tree).
-fn review_role(rel: &Path) -> Option<ReviewRole> {
-    let s = rel.to_string_lossy();
-    if s.starts_with("benchmarks/") && s.contains("srt-slurm-recipes/") {
-        Some(ReviewRole::Recipe)
-    } else if s.starts_with("configs/srt-recipes/") {
-        Some(ReviewRole::Lane)
-    } else {
-        None
     }
 }
 
@@ -698,10 +680,10 @@ fn review_inputs(
     let mut inputs = side.inputs;
     let mut rest = Vec::new();
     for d in docs {
-        match review_role(&super::relative_to(root, &d.path)) {
-            Some(ReviewRole::Recipe) => inputs.recipes.push(d),
-            Some(ReviewRole::Lane) => inputs.lanes.push(d),
-            None => rest.push(d),
+        match layout::role(&super::relative_to(root, &d.path)) {
+            Role::Recipe => inputs.recipes.push(d),
+            Role::Lane => inputs.lanes.push(d),
+            _ => rest.push(d),
         }
     }
     inputs.golden = infx_review::load::load_golden_in(root, &DocIndex::new(&rest), &mut findings);
@@ -763,7 +745,7 @@ fn detect_and_parse(
                 .filter(|p| p.is_file())
                 .collect()
         } else if whole_tree {
-            let changelog = root.join("perf-changelog.yaml");
+            let changelog = root.join(layout::CHANGELOG);
             yaml_files(root, &mut walk_findings)
                 .into_iter()
                 .filter(|p| *p != changelog)
@@ -849,16 +831,11 @@ enum ParseScope {
 /// The YAML files of [`ParseScope::Review`].
 fn review_yaml_files(root: &Path, diags: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
     let mut files = existing_config_files(root);
-    let recipes = yaml_files(&root.join(BENCHMARKS_DIR), diags)
+    let recipes = yaml_files(&root.join(layout::BENCHMARKS_DIR), diags)
         .into_iter()
-        .filter(|p| {
-            matches!(
-                review_role(&super::relative_to(root, p)),
-                Some(ReviewRole::Recipe)
-            )
-        });
+        .filter(|p| layout::role(&super::relative_to(root, p)) == Role::Recipe);
     files.extend(recipes);
-    files.extend(yaml_files(&root.join("configs/srt-recipes"), diags));
+    files.extend(yaml_files(&root.join(layout::LANES_DIR), diags));
     files
 }
 
@@ -941,7 +918,7 @@ fn scoped_yaml_files(
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<PathBuf> {
     let mut files = existing_config_files(root);
-    files.extend(yaml_files(&root.join("configs/srt-recipes"), diags));
+    files.extend(yaml_files(&root.join(layout::LANES_DIR), diags));
     // A set, not `files.contains`: a tree-wide change lists tens of thousands of paths.
     let mut listed: HashSet<PathBuf> = files.iter().cloned().collect();
     for rel in change.paths_under(root) {
@@ -950,8 +927,7 @@ fn scoped_yaml_files(
             rel.extension().and_then(|e| e.to_str()),
             Some("yaml" | "yml")
         );
-        if is_yaml && rel != Path::new("perf-changelog.yaml") && !listed.contains(&p) && p.is_file()
-        {
+        if is_yaml && layout::role(&rel) != Role::Changelog && !listed.contains(&p) && p.is_file() {
             listed.insert(p.clone());
             files.push(p);
         }

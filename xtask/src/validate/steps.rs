@@ -2,6 +2,7 @@
 //! base versions), recipes, the registry, review inputs. Each returns a [`CheckResult`].
 
 use super::{CheckResult, Options, ran, relative_to, skipped};
+use infx_config::layout::{self, Role};
 use infx_report::Diagnostic;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -179,7 +180,7 @@ impl ChangeInfo {
             return Vec::new();
         };
         let mut out = Vec::new();
-        for dir in ["configs", "benchmarks"] {
+        for dir in [layout::CONFIGS_DIR, layout::BENCHMARKS_DIR] {
             let folder = root.join(dir);
             if std::fs::symlink_metadata(&folder).is_ok() {
                 continue;
@@ -398,7 +399,7 @@ pub fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
 
 /// `info` with the last commit that touched the tree's changelog as its change.
 fn stand_in(mut info: ChangeInfo, root: &Path, repo_root: &Path) -> ChangeInfo {
-    let changelog = relative_to(repo_root, &root.join("perf-changelog.yaml"));
+    let changelog = relative_to(repo_root, &root.join(layout::CHANGELOG));
     let last = info
         .repo
         .read(repo_root, |r| {
@@ -553,7 +554,7 @@ pub fn load_changelog(
     change: &ChangeInfo,
     loaded: &infx_config::LoadedConfigs,
 ) -> ChangelogInputs {
-    let file = root.join("perf-changelog.yaml");
+    let file = root.join(layout::CHANGELOG);
     let mut inputs = ChangelogInputs {
         file: file.clone(),
         state: ChangelogState::Missing,
@@ -670,13 +671,7 @@ fn appended_scope(
         };
         return (scope, infx_changelog::findings::appended_count(b, head));
     }
-    let gated = infx_changelog::gate(
-        base,
-        head,
-        "perf-changelog.yaml",
-        dialect,
-        Default::default(),
-    );
+    let gated = infx_changelog::gate(base, head, layout::CHANGELOG, dialect, Default::default());
     let count = infx_changelog::findings::appended_count(base.unwrap_or(&[]), head);
     // Upstream's gate stops at the first fault, an edited or swapped historical entry or a
     // separator included, before it reads the additions; the full pass (findings.rs) still
@@ -687,7 +682,7 @@ fn appended_scope(
             let all = infx_changelog::findings::all_faults(
                 b,
                 head,
-                Path::new("perf-changelog.yaml"),
+                Path::new(layout::CHANGELOG),
                 infx_changelog::LinkMode::Local,
                 dialect,
             );
@@ -843,7 +838,7 @@ fn without_history(
 
 /// Schema of every entry, one by one (no base to compare with).
 fn entries_only(head: &[u8], file: &Path, dialect: infx_changelog::Dialect) -> Vec<Diagnostic> {
-    let parsed = match infx_changelog::parse_changelog(head, "perf-changelog.yaml", dialect) {
+    let parsed = match infx_changelog::parse_changelog(head, layout::CHANGELOG, dialect) {
         Ok(p) => p,
         Err(e) => return vec![infx_changelog::strict_diag(file, &e)],
     };
@@ -877,8 +872,7 @@ pub fn touched_keys(
         return None;
     }
     let paths = change.paths_under(root);
-    let shared =
-        |p: &Path| p == Path::new("configs/runners.yaml") || p.starts_with("configs/srt-recipes");
+    let shared = |p: &Path| matches!(layout::role(p), Role::Runners | Role::Lane);
     if paths.iter().any(|p| shared(p)) {
         return None;
     }
