@@ -1332,8 +1332,8 @@ mod tests {
         );
     }
 
-    #[test]
-    fn ambiguous_and_unused_variants_are_reported() {
+    /// A temporary tree with the agentic lane block and `r.yaml` holding `recipe`.
+    fn agentic_tree(recipe: &str) -> tempfile::TempDir {
         let tmp = match tempfile::tempdir() {
             Ok(t) => t,
             Err(e) => panic!("{e}"),
@@ -1348,16 +1348,20 @@ mod tests {
             "configs/srt-recipes/agentic-single.yaml",
             "benchmark:\n  type: custom\n  command: bash srt_agentic.sh\n",
         )
-        .and_then(|()| {
-            write(
-                "r.yaml",
-                "base:\n  schema: 2\n  name: t\n  engine: sglang\n  roles:\n    agg:\n      nodes: 1\n      workers: 1\n      gpus: 4\n      args: {tensor-parallel-size: 4}\n\
+        .and_then(|()| write("r.yaml", recipe));
+        assert_eq!(setup, Ok(()));
+        tmp
+    }
+
+    #[test]
+    fn ambiguous_and_unused_variants_are_reported() {
+        let tmp = agentic_tree(
+            "base:\n  schema: 2\n  name: t\n  engine: sglang\n  roles:\n    agg:\n      nodes: 1\n      workers: 1\n      gpus: 4\n      args: {tensor-parallel-size: 4}\n\
                  override_a:\n  roles: {agg: {args: {mem-fraction-static: 0.7}}}\n\
                  override_b:\n  roles: {agg: {args: {mem-fraction-static: 0.8}}}\n\
                  override_c:\n  roles: {agg: {gpus: 8, args: {tensor-parallel-size: 8}}}\n",
-            )
-        });
-        assert_eq!(setup, Ok(()));
+        );
+        let root = tmp.path();
         let mut r = row("sglang", 4, 1, false, 4, true);
         r.put("srt-recipe", Json::str("r.yaml"));
         let points = vec![(r, origin())];
@@ -1421,29 +1425,12 @@ mod tests {
     /// binder's findings reworded, the same root causes are named.
     #[test]
     fn root_causes_survive_reworded_messages() {
-        let tmp = match tempfile::tempdir() {
-            Ok(t) => t,
-            Err(e) => panic!("{e}"),
-        };
-        let root = tmp.path();
-        let write = |rel: &str, text: &str| {
-            let p = root.join(rel);
-            std::fs::create_dir_all(p.parent().unwrap_or(root)).map_err(|e| e.to_string())?;
-            std::fs::write(p, text).map_err(|e| e.to_string())
-        };
-        let setup = write(
-            "configs/srt-recipes/agentic-single.yaml",
-            "benchmark:\n  type: custom\n  command: bash srt_agentic.sh\n",
-        )
-        .and_then(|()| {
-            write(
-                "r.yaml",
-                "base:\n  schema: 2\n  name: t\n  engine: sglang\n  roles:\n    agg:\n      nodes: 1\n      workers: 1\n      gpus: 4\n      args: {tensor-parallel-size: 4}\n\
+        let tmp = agentic_tree(
+            "base:\n  schema: 2\n  name: t\n  engine: sglang\n  roles:\n    agg:\n      nodes: 1\n      workers: 1\n      gpus: 4\n      args: {tensor-parallel-size: 4}\n\
                  override_tp4_c4:\n  benchmark: {env: {CONC: \"4\"}}\n\
                  override_tp4:\n  roles: {agg: {args: {mem-fraction-static: 0.8}}}\n",
-            )
-        });
-        assert_eq!(setup, Ok(()));
+        );
+        let root = tmp.path();
         let mut r = row("sglang", 4, 1, false, 4, true);
         r.put("srt-recipe", Json::str("r.yaml"));
         let points = vec![(r, origin())];
