@@ -13,6 +13,9 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
+here="$root"
+# shellcheck source=bench/lib.sh
+. "$here/bench/lib.sh"
 tree="${1:-}"
 if [[ -z "$tree" ]]; then
   if [[ -d "$root/../shared/corpus/inferencex-aug2026" ]]; then
@@ -26,8 +29,7 @@ runs="${2:-31}"
 if [[ -z "${NO_BUILD:-}" ]]; then (cd "$root" && cargo build --quiet --release --package xtask); fi
 xtask="$root/target/release/xtask"
 
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+scratch_dir
 # Both programs as they rest on disk. A binary the linker has just written sits in the page
 # cache as it was written, and starting it cost ~0.3 ms more than the same bytes read back
 # (docs/performance.md, "diff-check's start"); git's was installed long ago. So xtask is
