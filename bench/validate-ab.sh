@@ -8,6 +8,8 @@
 #
 #   bench/validate-ab.sh BEFORE_BIN AFTER_BIN [RUNS]    (default 31; corpus: $INFX_CORPUS or ../shared/corpus)
 #   WHOLE_TREE=1 bench/validate-ab.sh …                 the whole August tree outside git instead
+#   BUNDLED=1 bench/validate-ab.sh …                    the one-config change on the bundled
+#                                                        inferencex-e2e/ tree instead of August's
 #
 # BEFORE_BIN is typically main built into its own target dir:
 #   git archive main | tar -x -C /tmp/main-src && (cd /tmp/main-src && CARGO_TARGET_DIR=/tmp/main-target cargo build --release -p xtask)
@@ -22,9 +24,11 @@ august_corpus
 
 scratch_dir
 repo="$work/repo"
-one_config_change_repo "$aug" "$repo"
-tree="$repo/inferencex-e2e"
 what="one-config change"
+src="$aug"
+if [ "${BUNDLED:-0}" = 1 ]; then src="$here/inferencex-e2e"; what="one-config change (bundled tree)"; fi
+one_config_change_repo "$src" "$repo"
+tree="$repo/inferencex-e2e"
 if [ "${WHOLE_TREE:-0}" = 1 ]; then
   # Outside any git repository: the whole tree, no history checks.
   aug_outside_git
