@@ -57,6 +57,19 @@ impl ReadLog {
         ReadLog { id }
     }
 
+    /// How many tree-relative paths were read so far (without copying them).
+    pub fn len(&self) -> usize {
+        let logs = READ_LOGS.lock().unwrap_or_else(|p| p.into_inner());
+        logs.iter()
+            .find(|(id, ..)| *id == self.id)
+            .map_or(0, |(.., paths)| paths.len())
+    }
+
+    /// Whether nothing was read so far.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The tree-relative paths read so far: each file and folder as named and as resolved.
     pub fn paths(&self) -> HashSet<PathBuf> {
         let logs = READ_LOGS.lock().unwrap_or_else(|p| p.into_inner());

@@ -184,7 +184,7 @@ fn load_with_previous(path: &Path, previous: Document) -> Loaded {
     };
     let opts = recording();
     crate::parse_count::record(path);
-    match crate::sections::reparse_sections(path, &text, &previous, &opts) {
+    match crate::sections::reparse_sections_owned(path, &text, previous, &opts) {
         Some(root) => {
             let text: Arc<str> = Arc::from(text);
             Loaded {

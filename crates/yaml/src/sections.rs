@@ -8,9 +8,11 @@
 use crate::load::{LoadOptions, build};
 use crate::{Document, Node, Value};
 use infx_report::{Pos, Span};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The root of `text` (the file at `path`) as a whole-file parse gives it, built from the
 /// sections of `previous` (a parse of another revision of the file) whose text is unchanged
@@ -26,21 +28,74 @@ pub fn reparse_sections(
     previous: &Document,
     opts: &LoadOptions,
 ) -> Option<Node> {
-    let sections = split(text)?;
-    let prev_sections = split(&previous.text)?;
-    let Value::Map(prev_map) = &previous.root.value else {
-        return None;
-    };
-    let prev_pairs: Vec<(&Node, &Node)> = prev_map.iter_nodes().collect();
-    if prev_pairs.len() != prev_sections.len() {
-        return None;
+    reparse(path, text, Cow::Borrowed(previous), opts)
+}
+
+/// [`reparse_sections`] from a parse of `previous` that is not needed afterwards: its
+/// unchanged sections' nodes are moved, not copied (the base's run is handed a copy of the
+/// head's parse; a second copy of its sections was the reparse's largest cost).
+pub(crate) fn reparse_sections_owned(
+    path: &Path,
+    text: &str,
+    previous: Document,
+    opts: &LoadOptions,
+) -> Option<Node> {
+    reparse(path, text, Cow::Owned(previous), opts)
+}
+
+/// The top-level pairs of a previous parse, handed out by section: copied from a borrowed
+/// parse, moved out of an owned one.
+enum Pairs<'a> {
+    Borrowed(Vec<(&'a Node, &'a Node)>),
+    Owned(Vec<Option<(Node, Node)>>),
+}
+
+impl Pairs<'_> {
+    fn take(&mut self, j: usize) -> Option<(Node, Node)> {
+        match self {
+            Pairs::Borrowed(p) => p.get(j).map(|(k, v)| ((*k).clone(), (*v).clone())),
+            // A second base section of the same text repeats its key: the distinct-key check
+            // gives up on it anyway.
+            Pairs::Owned(p) => p.get_mut(j)?.take(),
+        }
     }
-    let prev_text = &previous.text;
-    let mut by_text: HashMap<&str, usize> = HashMap::with_capacity(prev_sections.len());
-    for (i, sec) in prev_sections.iter().enumerate() {
-        if prev_pairs[i].0.span.start.offset() != sec.range.start {
+}
+
+fn reparse(
+    path: &Path,
+    text: &str,
+    previous: Cow<'_, Document>,
+    opts: &LoadOptions,
+) -> Option<Node> {
+    let sections = split(text)?;
+    let prev_text: Arc<str> = previous.text.clone();
+    let prev_sections = split(&prev_text)?;
+    let root_span = previous.root.span;
+    {
+        let Value::Map(prev_map) = &previous.root.value else {
+            return None;
+        };
+        if prev_map.len() != prev_sections.len()
+            || prev_map
+                .iter_nodes()
+                .zip(&prev_sections)
+                .any(|((k, _), sec)| k.span.start.offset() != sec.range.start)
+        {
             return None;
         }
+    }
+    let mut prev_pairs = match previous {
+        Cow::Borrowed(d) => match &d.root.value {
+            Value::Map(m) => Pairs::Borrowed(m.iter_nodes().collect()),
+            _ => return None,
+        },
+        Cow::Owned(d) => match d.root.value {
+            Value::Map(m) => Pairs::Owned(m.into_pairs().into_iter().map(Some).collect()),
+            _ => return None,
+        },
+    };
+    let mut by_text: HashMap<&str, usize> = HashMap::with_capacity(prev_sections.len());
+    for (i, sec) in prev_sections.iter().enumerate() {
         // A section written twice is taken from its first copy (both are the same text).
         by_text.entry(&prev_text[sec.range.clone()]).or_insert(i);
     }
@@ -52,7 +107,7 @@ pub fn reparse_sections(
         let (pair, map_span) = match by_text.get(section).copied() {
             Some(j) => {
                 let from = &prev_sections[j];
-                let (mut k, mut v) = (prev_pairs[j].0.clone(), prev_pairs[j].1.clone());
+                let (mut k, mut v) = prev_pairs.take(j)?;
                 let shift = Shift {
                     bytes: r.start as i64 - from.range.start as i64,
                     lines: line as i64 - from.line as i64,
@@ -66,10 +121,9 @@ pub fn reparse_sections(
                 }
                 // The root mapping starts in its first section and ends in its last: known
                 // here when this section was first or last in `previous` too.
-                let root = previous.root.span;
                 let map_span = (
-                    (j == 0).then(|| shift.pos(root.start)),
-                    (j + 1 == prev_sections.len()).then(|| shift.pos(root.end)),
+                    (j == 0).then(|| shift.pos(root_span.start)),
+                    (j + 1 == prev_sections.len()).then(|| shift.pos(root_span.end)),
                 );
                 ((k, v), map_span)
             }
@@ -307,10 +361,19 @@ mod tests {
     /// same tree, or none when the whole parse fails or has findings.
     fn check(old: &str, new: &str) -> bool {
         let reparsed = reparse_sections(Path::new("f.yaml"), new, &doc(old), &opts());
+        let owned = reparse_sections_owned(Path::new("f.yaml"), new, doc(old), &opts());
+        assert_eq!(
+            reparsed.is_some(),
+            owned.is_some(),
+            "borrowed and owned agree"
+        );
         let (parsed, findings) = build(Path::new("f.yaml"), new, &opts());
         match (reparsed, parsed) {
             (Some(root), Ok(whole)) if findings.is_empty() => {
                 assert_same(&root, &whole, "root");
+                if let Some(owned) = owned {
+                    assert_same(&owned, &whole, "root (owned)");
+                }
                 true
             }
             (Some(_), _) => panic!("a reparse where the whole parse fails or finds:\n{new}"),

@@ -100,7 +100,7 @@ pub(super) fn early(inputs: &Inputs) -> Option<Early> {
 }
 
 fn read_count(inputs: &Inputs) -> usize {
-    inputs.read_log.as_ref().map_or(0, |l| l.paths().len())
+    inputs.read_log.as_ref().map_or(0, infx_fs::ReadLog::len)
 }
 
 /// Gives every finding of `checks` its baseline state when the run has a change to compare
@@ -426,19 +426,23 @@ impl<'a> HeadParses<'a> {
             && repo.blob_size(id) == Some(doc.text.len() as u64);
         if unchanged {
             self.same.borrow_mut().push((rel.to_string(), doc));
-        } else if doc.text.len() >= SECTIONS_FROM && !self.has_parse_findings(doc) {
+        } else if doc.text.len() >= SECTIONS_FROM && self.parse_findings(doc).next().is_none() {
             // A section taken over brings no findings along: a file with parse findings is
             // parsed whole.
             self.changed.borrow_mut().push((rel.to_string(), doc));
         }
     }
 
-    fn has_parse_findings(&self, doc: &infx_yaml::Document) -> bool {
+    /// The yaml step's findings on `doc`'s file (its parse's).
+    fn parse_findings<'d>(
+        &'d self,
+        doc: &'d infx_yaml::Document,
+    ) -> impl Iterator<Item = &'d Diagnostic> + 'd {
         self.inputs
             .yaml
             .findings
             .iter()
-            .any(|d| d.path.as_deref() == Some(doc.path.as_path()))
+            .filter(move |d| d.path.as_deref() == Some(doc.path.as_path()))
     }
 
     /// The head's parses of the files the base has unchanged, offered at their base paths:
@@ -446,14 +450,7 @@ impl<'a> HeadParses<'a> {
     fn reuse(&self, base_root: &Path) -> infx_yaml::Reuse {
         let reuse = infx_yaml::Reuse::default();
         for (rel, doc) in self.same.borrow().iter() {
-            let findings = self
-                .inputs
-                .yaml
-                .findings
-                .iter()
-                .filter(|d| d.path.as_deref() == Some(doc.path.as_path()))
-                .cloned()
-                .collect();
+            let findings = self.parse_findings(doc).cloned().collect();
             let loaded = infx_yaml::Loaded {
                 document: Some((*doc).clone()),
                 findings,
