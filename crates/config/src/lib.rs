@@ -206,7 +206,7 @@ pub fn load_files(
 }
 
 fn project_root_of(p: &Path) -> PathBuf {
-    let abs = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let abs = infx_fs::canonical(p).unwrap_or_else(|_| p.to_path_buf());
     abs.parent()
         .and_then(Path::parent)
         .map(Path::to_path_buf)

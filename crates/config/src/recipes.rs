@@ -36,7 +36,7 @@ pub(crate) fn check_ref(
     };
     let full = project_root.join(rel);
     // SR3: a symlink may still lead outside the project.
-    if let (Ok(canon), Ok(root)) = (full.canonicalize(), project_root.canonicalize())
+    if let (Ok(canon), Ok(root)) = (infx_fs::canonical(&full), infx_fs::canonical(project_root))
         && !canon.starts_with(&root)
     {
         ctx.error_help(

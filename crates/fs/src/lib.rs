@@ -16,7 +16,7 @@ pub mod codes;
 pub mod glob;
 
 use infx_report::Diagnostic;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::io::Read as _;
 use std::os::unix::fs::MetadataExt as _;
@@ -37,6 +37,10 @@ static BYTES_READ: AtomicU64 = AtomicU64::new(0);
 /// The open [`ReadLog`]s: each its root and the tree-relative paths read below it.
 static READ_LOGS: Mutex<Vec<(u64, PathBuf, HashSet<PathBuf>)>> = Mutex::new(Vec::new());
 static LOGGING: AtomicBool = AtomicBool::new(false);
+/// Folders resolved so far (as named → every symlink followed), so that resolving a file costs
+/// one `lstat` instead of a `readlink` per component (docs/security.md, "Resolving paths").
+/// Emptied by [`confine_to`], i.e. once per command.
+static CANON_DIRS: RwLock<Option<HashMap<PathBuf, PathBuf>>> = RwLock::new(None);
 static NEXT_LOG: AtomicU64 = AtomicU64::new(0);
 
 /// Which files below a root this process reads from now on, until it is dropped: the
@@ -244,7 +248,47 @@ pub fn confine_to(root: &Path) -> Result<(), FsError> {
     if !roots.contains(&canon) {
         roots.push(canon);
     }
+    *CANON_DIRS.write().unwrap_or_else(|p| p.into_inner()) = None;
     result
+}
+
+/// `path` with every symlink followed, like [`Path::canonicalize`]. A path that is not itself
+/// a link resolves to its folder's resolved form plus its name, and folders are resolved once
+/// per command: a tree's files share a few dozen folders (docs/security.md, "Resolving
+/// paths"). Links, `.` and `..` take the full resolution. Errors are `canonicalize`'s.
+pub fn canonical(path: &Path) -> std::io::Result<PathBuf> {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return path.canonicalize();
+    };
+    if parent.as_os_str().is_empty()
+        || !matches!(
+            path.components().next_back(),
+            Some(std::path::Component::Normal(_))
+        )
+    {
+        return path.canonicalize();
+    }
+    if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+        return path.canonicalize();
+    }
+    let cached = CANON_DIRS
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+        .and_then(|dirs| dirs.get(parent).cloned());
+    let dir = match cached {
+        Some(dir) => dir,
+        None => {
+            let dir = parent.canonicalize()?;
+            CANON_DIRS
+                .write()
+                .unwrap_or_else(|p| p.into_inner())
+                .get_or_insert_with(HashMap::new)
+                .insert(parent.to_path_buf(), dir.clone());
+            dir
+        }
+    };
+    Ok(dir.join(name))
 }
 
 /// True once [`confine_to`] was called in this process.
@@ -256,7 +300,7 @@ pub fn is_confining() -> bool {
 /// optional look-ups beside the tree (a parent folder's CODEOWNERS), which are skipped, not
 /// reported, when they would leave the repository (docs/security.md).
 pub fn is_inside(path: &Path) -> bool {
-    path.canonicalize().is_ok_and(|c| is_confined(&c))
+    canonical(path).is_ok_and(|c| is_confined(&c))
 }
 
 /// Inside a registered root, and not inside a `.git` folder there: CI checkouts keep the job's
@@ -290,9 +334,7 @@ fn escaping_link(path: &Path) -> Option<PathBuf> {
 
 /// Resolves `path` and checks confinement; the canonical path on success.
 pub fn resolve(path: &Path) -> Result<PathBuf, FsError> {
-    let canon = path
-        .canonicalize()
-        .map_err(|e| FsError::io(path, "resolve", &e))?;
+    let canon = canonical(path).map_err(|e| FsError::io(path, "resolve", &e))?;
     log_read(path, &canon);
     if !is_confined(&canon) {
         return Err(match escaping_link(path) {
@@ -584,7 +626,7 @@ pub fn walk_yaml(dir: &Path) -> Walk {
             };
             if meta.is_dir() {
                 // A link to one of its own ancestors would walk the tree again and again.
-                let parent = p.parent().and_then(|q| q.canonicalize().ok());
+                let parent = p.parent().and_then(|q| canonical(q).ok());
                 if is_link && parent.is_some_and(|q| q.starts_with(&canon)) {
                     walk.problems.push(FsError::new(
                         FsErrorKind::SymlinkLoop,

@@ -273,3 +273,45 @@ fn read_prefix_reads_a_bounded_head_and_refuses_what_read_refuses() {
         codes::OUTSIDE_ROOT
     );
 }
+
+#[test]
+fn resolving_through_the_folder_cache_equals_canonicalize() {
+    let dir = tree(&["a/b/f.yaml", "a/g.yaml", "c/h.yaml"]);
+    let root = dir.path();
+    symlink(root.join("a/b"), root.join("lb")).unwrap();
+    symlink(root.join("a/g.yaml"), root.join("c/lg.yaml")).unwrap();
+    symlink("../a", root.join("c/la")).unwrap();
+    let paths = [
+        "a/b/f.yaml",
+        "a/g.yaml",
+        "lb/f.yaml",
+        "lb/../g.yaml",
+        "c/h.yaml",
+        "c/lg.yaml",
+        "c/la/b/f.yaml",
+        "c/la/./g.yaml",
+        "a/b/.",
+        "a/b/..",
+        "c/la",
+        "c/absent.yaml",
+        "absent/x.yaml",
+        "a/g.yaml/x",
+    ];
+    // Twice: the second round answers from the folder cache.
+    for _ in 0..2 {
+        for p in paths {
+            let p = root.join(p);
+            let want = p.canonicalize().map_err(|e| e.kind());
+            assert_eq!(canonical(&p).map_err(|e| e.kind()), want, "{}", p.display());
+        }
+    }
+    // A folder that becomes a link after a new command confined again resolves anew.
+    std::fs::rename(root.join("c"), root.join("c2")).unwrap();
+    symlink(root.join("a"), root.join("c")).unwrap();
+    confine_to(root).unwrap();
+    let p = root.join("c/g.yaml");
+    assert_eq!(
+        canonical(&p).unwrap(),
+        root.join("a/g.yaml").canonicalize().unwrap()
+    );
+}

@@ -178,11 +178,10 @@ pub fn load_recipe_in(
     if !full.exists() {
         return Err(missing(&shown, rel));
     }
-    let canon_root = root.canonicalize().map_err(|e| {
+    let canon_root = infx_fs::canonical(root).map_err(|e| {
         code_err(codes::IO, format!("cannot resolve {}: {e}", root.display())).with_path(root)
     })?;
-    let canon = full
-        .canonicalize()
+    let canon = infx_fs::canonical(&full)
         .map_err(|e| code_err(codes::IO, format!("cannot resolve {rel}: {e}")).with_path(&shown))?;
     if !canon.starts_with(&canon_root) {
         return Err(escape(format!(

@@ -916,7 +916,7 @@ pub fn load_cookbook_in(
     if !abs.is_file() {
         return None;
     }
-    let inside = match (abs.canonicalize(), tree.canonicalize()) {
+    let inside = match (infx_fs::canonical(&abs), infx_fs::canonical(tree)) {
         (Ok(file), Ok(root)) => file.starts_with(root),
         _ => false,
     };
