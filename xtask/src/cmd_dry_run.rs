@@ -8,7 +8,7 @@
 
 use crate::codes;
 use crate::output::{self, Format};
-use infx_matrix::{Object, RowOrigin};
+use infx_matrix::{Object, RowOrigin, SweepRow};
 use infx_recipe::{
     Lane, RecipeFile, RecipeKind, RecipeRef, Variant, VariantReport, bind_model, check_fragment,
     compose_lane, dry_run, load_recipe, load_recipe_file,
@@ -569,7 +569,7 @@ fn bind_points_of(
         std::collections::HashMap::new();
     let mut tally = Tally::default();
     for (i, (row, origin)) in points.iter().enumerate() {
-        if origin.key != key || row.get("eval-only").is_some_and(infx_matrix::Json::truthy) {
+        if origin.key != key || row.is_eval_only() {
             continue;
         }
         tally.points += 1;
@@ -590,10 +590,7 @@ fn bind_points_of(
             tally.outside += 1;
             continue;
         }
-        let lane = Lane::of(
-            row.get_str("scenario-type") == Some("agentic-coding"),
-            row.contains("prefill"),
-        );
+        let lane = row.lane();
         let selector = reference
             .selector
             .as_ref()
@@ -734,7 +731,7 @@ fn bind_point_env(v: &mut Variant, row: &Object, lane: Lane) -> Vec<&'static str
     let mut values: Vec<(&'static str, String)> = Vec::new();
     let text = |k: &str| row.get(k).map(json_text).filter(|t| !t.is_empty());
     values.extend(text("model").map(|m| ("MODEL", m)));
-    values.extend(row.get_i64("conc").map(|c| ("CONC", c.to_string())));
+    values.extend(row.conc().map(|c| ("CONC", c.to_string())));
     if lane.is_agentic() {
         if let Some(kv) = text("kv-offloading") {
             if kv == "dram" {
@@ -793,7 +790,7 @@ fn describe_point(row: &Object, env: Option<&[&str]>, field: &str) -> String {
     };
     let mut bound = vec!["model", "image", "precision"];
     bound.extend(env.iter().copied());
-    let multinode = if row.contains("prefill") {
+    let multinode = if row.is_multinode() {
         " (multinode: benchmark env not bound)"
     } else {
         ""

@@ -52,7 +52,7 @@ pub struct CommonArgs {
     #[arg(long)]
     pub runner_node_filter: Option<String>,
     /// Scenario type(s) to include (default: all).
-    #[arg(long, num_args = 1.., action = clap::ArgAction::Set, value_parser = ["fixed-seq-len", "agentic-coding"])]
+    #[arg(long, num_args = 1.., action = clap::ArgAction::Set, value_parser = ScenarioType::NAMES)]
     pub scenario_type: Option<Vec<String>>,
     /// The benchmark tree; relative paths are resolved against it (messages keep the paths as
     /// given). Default: the tree validate finds (`inferencex-e2e/` of the enclosing git work

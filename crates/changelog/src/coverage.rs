@@ -193,9 +193,9 @@ pub fn coverage(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::ScenarioType;
     use crate::impact::{Cause, Impacted};
     use crate::plan::Row;
+    use infx_matrix::ScenarioType;
     use std::collections::BTreeSet;
 
     /// Rows per key: `a` has two agentic rows, `b` has none.

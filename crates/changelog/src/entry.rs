@@ -2,6 +2,7 @@
 //! pydantic's lax coercions reproduced, and YAML 1.1 traps explained.
 
 use crate::codes;
+use infx_matrix::ScenarioType;
 use infx_yaml::{Mapping, Node, ScalarStyle, Span, Value};
 
 /// Which upstream generation of the schema to follow.
@@ -12,30 +13,6 @@ pub enum Dialect {
     /// October 2026 (`infx/`): `no-evals` exists.
     #[default]
     Oct,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ScenarioType {
-    FixedSeqLen,
-    AgenticCoding,
-}
-
-impl ScenarioType {
-    /// Canonical order, as upstream's `SCENARIO_TYPES`.
-    pub const ALL: [ScenarioType; 2] = [ScenarioType::FixedSeqLen, ScenarioType::AgenticCoding];
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ScenarioType::FixedSeqLen => "fixed-seq-len",
-            ScenarioType::AgenticCoding => "agentic-coding",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "fixed-seq-len" => Some(ScenarioType::FixedSeqLen),
-            "agentic-coding" => Some(ScenarioType::AgenticCoding),
-            _ => None,
-        }
-    }
 }
 
 /// A validated entry.

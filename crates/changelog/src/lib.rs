@@ -23,8 +23,9 @@ pub mod replay;
 pub mod strict;
 mod text;
 
-pub use entry::{Dialect, Entry, EntryError, ScenarioType, validate_entry};
+pub use entry::{Dialect, Entry, EntryError, validate_entry};
 pub use gate::{Added, GateError, GateStage, Modifiers, gate};
+pub use infx_matrix::ScenarioType;
 pub use keys::{KeyError, MasterKeys, resolve_keys};
 pub use merge::{GitOperation, Keep, MergeOutcome, merge};
 pub use strict::{Comparison, LinkMode, StrictError, StrictStage, parse_changelog, strict_check};

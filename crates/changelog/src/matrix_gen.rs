@@ -3,9 +3,9 @@
 //! files of a revision (xtask's `history` module, layout-aware) and hands them in.
 
 use crate::MASTER_CONFIGS;
-use crate::entry::ScenarioType;
 use crate::keys::{MasterKeys, resolve_keys};
 use crate::plan::{GenEvals, GenRequest, Generator, Revision, Row};
+use infx_matrix::ScenarioType;
 use infx_matrix::{
     ConfigEntry, EvalMode, Json, MasterConfigs, Options, Runners, Selection, TestConfig,
 };
@@ -159,14 +159,7 @@ impl Generator for MatrixGenerator {
                 GenEvals::AllEvals => EvalMode::All,
             },
             runner_node_filter: None,
-            scenario_types: req.scenario_types.as_ref().map(|v| {
-                v.iter()
-                    .map(|s| match s {
-                        ScenarioType::FixedSeqLen => infx_matrix::ScenarioType::FixedSeqLen,
-                        ScenarioType::AgenticCoding => infx_matrix::ScenarioType::AgenticCoding,
-                    })
-                    .collect()
-            }),
+            scenario_types: req.scenario_types.clone(),
         };
         let rows = infx_matrix::generate(&configs, &runners, &opts).map_err(|d| d.message)?;
         Ok(rows

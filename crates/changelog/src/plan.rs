@@ -6,8 +6,9 @@
 //! Row generation is behind the [`Generator`] trait so the selection logic is testable alone;
 //! `infx-matrix` provides the real generator (wired in by the caller).
 
-use crate::entry::{Dialect, Entry, ScenarioType};
+use crate::entry::{Dialect, Entry};
 use crate::gate::{GateError, GateStage, Modifiers, check_preconditions};
+use infx_matrix::{ScenarioType, SweepRow};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -240,8 +241,8 @@ pub fn build_plan(
     for mut r in bench {
         let fp = recipe_fingerprint(&r);
         r.insert("recipe-fingerprint".into(), Value::String(fp));
-        let agentic = r.get("scenario-type").and_then(Value::as_str) == Some("agentic-coding");
-        let multinode = r.get("prefill").is_some_and(|p| !p.is_null());
+        let agentic = r.is_agentic();
+        let multinode = r.is_multinode();
         let bucket = if agentic {
             "agentic".to_string()
         } else {
@@ -258,14 +259,11 @@ pub fn build_plan(
     let mut out = Map::new();
     out.insert("single_node".into(), Value::Object(single));
     out.insert("multi_node".into(), Value::Object(multi));
-    let is_multi = |r: &Row| r.get("prefill").is_some_and(|p| !p.is_null());
-    let is_agentic =
-        |r: &Row| r.get("scenario-type").and_then(Value::as_str) == Some("agentic-coding");
     let pick = |m: bool, a: bool| -> Value {
         Value::Array(
             evals
                 .iter()
-                .filter(|r| is_multi(r) == m && is_agentic(r) == a)
+                .filter(|r| r.is_multinode() == m && r.is_agentic() == a)
                 .map(|r| Value::Object(dump_row(r)))
                 .collect(),
         )
@@ -471,8 +469,8 @@ fn dump_model(r: &Row, groups: &[&[Field]], nested: bool) -> Row {
 }
 
 fn dump_row(r: &Row) -> Row {
-    let agentic = r.get("scenario-type").and_then(Value::as_str) == Some("agentic-coding");
-    let multi = r.get("prefill").is_some_and(|p| !p.is_null());
+    let agentic = r.is_agentic();
+    let multi = r.is_multinode();
     let m = match (multi, agentic) {
         (false, false) => Model::SingleNode,
         (false, true) => Model::SingleNodeAgentic,
@@ -540,7 +538,7 @@ pub fn trim_conc(rows: Vec<Row>) -> Vec<Row> {
     let mut out: Vec<Row> = Vec::with_capacity(rows.len());
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
     for mut r in rows {
-        if r.get("prefill").is_some_and(|p| !p.is_null()) {
+        if r.is_multinode() {
             if let Some(Value::Array(c)) = r.get("conc")
                 && c.len() > 1
                 && let Some(min) = c.iter().filter_map(Value::as_i64).min()
@@ -564,12 +562,7 @@ pub fn trim_conc(rows: Vec<Row>) -> Vec<Row> {
     for (_, idxs) in groups {
         if idxs.len() > 1 {
             // `min(idxs, key=conc)`: the first index with the lowest conc.
-            let conc = |i: usize| {
-                out[i]
-                    .get("conc")
-                    .and_then(Value::as_i64)
-                    .unwrap_or(i64::MAX)
-            };
+            let conc = |i: usize| out[i].conc().unwrap_or(i64::MAX);
             let keep = idxs
                 .iter()
                 .copied()
@@ -600,7 +593,7 @@ fn concurrencies(r: &Row) -> Result<Vec<i64>, String> {
 
 /// The visual series a row belongs to (dashboard curve identity).
 fn visual_series(r: &Row) -> String {
-    let agentic = r.get("scenario-type").and_then(Value::as_str) == Some("agentic-coding");
+    let agentic = r.is_agentic();
     let g = |k: &str| r.get(k).cloned().unwrap_or(Value::Null);
     let kv = match r.get("kv-offloading") {
         None | Some(Value::Null) => "off",

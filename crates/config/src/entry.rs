@@ -5,7 +5,7 @@
 
 use crate::model::*;
 use crate::schema::{Ctx, describe, idx, join, key_span, present};
-use crate::{Dialect, RecipeDir, codes};
+use crate::{Dialect, RecipeDir, ScenarioType, codes};
 use infx_report::Span;
 use infx_yaml::{Mapping, Node, Value};
 
@@ -222,9 +222,9 @@ fn scenario_blocks<'n>(
     let Some(sm) = ctx.map(sn, "scenarios") else {
         return (fixed, agentic);
     };
-    ctx.unknown_keys(sm, &["fixed-seq-len", "agentic-coding"], "scenarios");
-    let f = list_field(ctx, sm, "fixed-seq-len", "scenarios");
-    let a = list_field(ctx, sm, "agentic-coding", "scenarios");
+    ctx.unknown_keys(sm, &ScenarioType::NAMES, "scenarios");
+    let f = list_field(ctx, sm, ScenarioType::FixedSeqLen.as_str(), "scenarios");
+    let a = list_field(ctx, sm, ScenarioType::AgenticCoding.as_str(), "scenarios");
     if f.is_none_or(|l| l.is_empty()) && a.is_none_or(|l| l.is_empty()) {
         ctx.error_help(
             "scenarios",

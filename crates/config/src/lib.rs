@@ -19,6 +19,7 @@ pub mod layout;
 pub mod model;
 mod recipes;
 mod runners;
+mod scenario;
 mod schema;
 mod view;
 
@@ -27,6 +28,7 @@ pub use layout::{
     role, single_node_launchers, truthy,
 };
 pub use model::*;
+pub use scenario::ScenarioType;
 pub use view::{
     EntryView, LegacyRef, RecipeSetting, SETTINGS_SCOPES, ScenarioRow, SrtReference, entries_in,
     entries_of, is_agentic_scenario, is_selector, legacy_recipe_path, legacy_recipe_ref,

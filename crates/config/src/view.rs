@@ -5,6 +5,7 @@
 //! an entry's recipe references before the rules have run. The typed, validated model is
 //! [`crate::MasterEntry`]; both are built from the same loaded [`Document`]s.
 
+use crate::ScenarioType;
 use crate::layout::{RecipeDir, checkout_recipe_path, is_multinode};
 use infx_yaml::{Document, Node};
 use std::path::Path;
@@ -49,10 +50,8 @@ pub struct ScenarioRow<'a> {
 
 /// Whether a scenario (a key of an entry's `scenarios`) is the agentic one.
 pub fn is_agentic_scenario(name: &str) -> bool {
-    name == AGENTIC
+    name == ScenarioType::AgenticCoding.as_str()
 }
-
-const AGENTIC: &str = "agentic-coding";
 
 /// A row's `srt-recipe` / `eval-srt-recipe` reference, `<file>[:<selector>]` split at the
 /// first `:`, with the scenario of its row and the field (`srt-recipe` or `eval-srt-recipe`).

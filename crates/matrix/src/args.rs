@@ -2,7 +2,8 @@
 //! into [`Options`], for callers that hold an upstream argument list (the changelog planner,
 //! golden tests). The `cargo xtask matrix` CLI itself is clap-based and builds the same options.
 
-use crate::generate::{EvalMode, FullSweep, Options, ScenarioType, Selection, SeqLen, TestConfig};
+use crate::generate::{EvalMode, FullSweep, Options, Selection, SeqLen, TestConfig};
+use crate::sweep_row::ScenarioType;
 use std::path::PathBuf;
 
 /// A parsed invocation: the inputs plus the generator options.

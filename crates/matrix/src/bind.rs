@@ -10,6 +10,7 @@
 use crate::codes;
 use crate::generate::RowOrigin;
 use crate::json::{Json, Object};
+use crate::sweep_row::{ScenarioType, SweepRow};
 use infx_recipe::{ExpandOptions, Lane, RecipeFile, RecipeRef, Selector, Variant};
 use infx_report::Diagnostic;
 use infx_yaml::{DocIndex, Node, Value};
@@ -94,7 +95,7 @@ impl RowRecipe<'_> {
 /// names no srt-slurm recipe (an llm-d recipe is run by llm-d's launcher, not srtctl); `Err`
 /// for a reference that does not parse.
 pub fn row_recipe(row: &Object) -> Option<Result<RowRecipe<'_>, Diagnostic>> {
-    if let Some(reference) = row.get_str("srt-recipe") {
+    if let Some(reference) = row.srt_recipe() {
         return Some(RecipeRef::parse_inferencex(reference).map(|r| RowRecipe {
             reference,
             field: "srt-recipe",
@@ -125,7 +126,7 @@ pub fn row_recipe(row: &Object) -> Option<Result<RowRecipe<'_>, Diagnostic>> {
             }
         }
     }
-    let setting = if row.get("eval-only").is_some_and(Json::truthy) {
+    let setting = if row.is_eval_only() {
         eval.or(run)
     } else {
         run
@@ -145,13 +146,6 @@ pub fn row_recipe(row: &Object) -> Option<Result<RowRecipe<'_>, Diagnostic>> {
         selector,
         standalone: true,
     }))
-}
-
-fn lane_of(row: &Object) -> Lane {
-    Lane::of(
-        row.get_str("scenario-type") == Some("agentic-coding"),
-        row.contains("prefill"),
-    )
 }
 
 /// Loads every recipe file and lane block that `rows` reference (relative to `root`, the
@@ -185,7 +179,7 @@ pub fn load_recipes_in<'r>(
             }
             // A plain recipe this run parsed binds a multinode point as it is: loading it
             // would copy the whole document for nothing (docs/performance.md).
-            if !lane_of(row).is_single_node()
+            if !row.lane().is_single_node()
                 && doc.is_some_and(|d| {
                     infx_recipe::RecipeKind::of(&d.root) == infx_recipe::RecipeKind::Plain
                 })
@@ -201,7 +195,7 @@ pub fn load_recipes_in<'r>(
         set.files
             .entry(path.clone())
             .or_insert_with(|| infx_recipe::load_recipe_in(root, &path, parsed));
-        let lane = lane_of(row);
+        let lane = row.lane();
         set.lanes
             .entry(lane)
             .or_insert_with(|| infx_recipe::load_recipe_in(root, lane.block_path(), parsed));
@@ -381,7 +375,7 @@ pub fn bind(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> BindReport {
     let mut out = BindState::default();
     let mut cache = VariantCache::default();
     for (index, (row, origin)) in points.iter().enumerate() {
-        if row.get("eval-only").is_some_and(Json::truthy) {
+        if row.is_eval_only() {
             continue;
         }
         let Some(recipe) = row_recipe(row) else {
@@ -408,7 +402,7 @@ pub fn bind(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> BindReport {
         // A plain standalone recipe is its own one variant under srtctl's rules (a selector on
         // it is ignored): a multinode point binds to it without expanding a copy of it.
         if recipe.standalone
-            && !lane_of(row).is_single_node()
+            && !row.lane().is_single_node()
             && !point.conc.is_empty()
             && (recipes.plain.contains(&recipe.path)
                 || recipes.files.get(&recipe.path).is_some_and(|f| {
@@ -486,7 +480,7 @@ impl VariantCache {
         let origin = point.origin;
         let reference = recipe.reference;
         let path = recipe.path.clone();
-        let lane = lane_of(point.row);
+        let lane = point.row.lane();
         let file = out.recipe_file(recipes, &path, point, recipe)?;
         let selector_key = format!("{:?}", recipe.selector);
         let expanded = if recipe.standalone {
@@ -1034,7 +1028,7 @@ fn check_agg_shape(tree: &Node, agg: Option<&Node>, lane: Lane) -> Result<(), Mi
                 if lane.is_agentic() {
                     "agentic"
                 } else {
-                    "fixed-seq-len"
+                    ScenarioType::FixedSeqLen.as_str()
                 }
             ),
         ));
@@ -1217,7 +1211,7 @@ mod tests {
         let point = Point {
             row: r,
             origin: &o,
-            conc: vec![r.get_i64("conc").unwrap_or(0)],
+            conc: vec![r.conc().unwrap_or(0)],
         };
         check_single_node(v, &point, Lane::of(agentic, false)).map_err(|m| m.to_string())
     }

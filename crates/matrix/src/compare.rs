@@ -7,6 +7,7 @@
 //! in the old words or left out (docs/changelog.md, "Across the KV metadata change").
 
 use crate::json::Json;
+use crate::sweep_row::SweepRow;
 use crate::{MasterConfigs, Row};
 
 /// Fields that #2096 added (`router`, `kv-p2p-transfer`: records of what already ran) or
@@ -108,7 +109,7 @@ impl RowComparison {
                         .filter_map(|f| Some(format!("{f} {}", h.get(f)?.to_python())))
                         .collect();
                     let name = h
-                        .get_str("exp-name")
+                        .exp_name()
                         .map_or_else(|| "a new row".to_string(), |n| format!("a new row `{n}`"));
                     return Some(if at.is_empty() {
                         name

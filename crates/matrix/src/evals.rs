@@ -4,6 +4,7 @@
 
 use crate::generate::EvalMode;
 use crate::json::{Json, Object};
+use crate::sweep_row::SweepRow;
 use std::collections::HashMap;
 
 pub const MIN_EVAL_CONC: i64 = 16;
@@ -49,10 +50,6 @@ fn eligible(row: &Object) -> Vec<i64> {
 
 fn is_8k1k(row: &Object) -> bool {
     (row.get_i64("isl"), row.get_i64("osl")) == (Some(EIGHT_K_ONE_K.0), Some(EIGHT_K_ONE_K.1))
-}
-
-fn is_agentic(row: &Object) -> bool {
-    row.get_str("scenario-type") == Some("agentic-coding")
 }
 
 /// Canonical text of a JSON value, for grouping by structural equality.
@@ -138,7 +135,7 @@ pub fn mark_eval_entries(mut rows: Vec<Object>, agentic: bool) -> Vec<Object> {
         .map(|k| canon(r.get(k)))
         .collect::<Vec<_>>()
         .join("\u{1}");
-        sn.push(key, (i, r.get_i64("conc").unwrap_or(0)));
+        sn.push(key, (i, r.conc().unwrap_or(0)));
     }
     for g in &sn.groups {
         let mut concs: Vec<i64> = g.iter().map(|(_, c)| *c).collect();
@@ -157,7 +154,7 @@ pub fn mark_eval_entries(mut rows: Vec<Object>, agentic: bool) -> Vec<Object> {
     // Multinode fixed 8k1k: per parallelism, the row with the largest eligible conc.
     let mut mn: Groups<(usize, i64)> = Groups::new();
     for (i, r) in rows.iter().enumerate() {
-        if r.contains("tp") || !r.contains("prefill") || !is_8k1k(r) {
+        if r.contains("tp") || !r.is_multinode() || !is_8k1k(r) {
             continue;
         }
         if let Some(&top) = eligible(r).last() {
@@ -175,10 +172,10 @@ pub fn mark_eval_entries(mut rows: Vec<Object>, agentic: bool) -> Vec<Object> {
         let mut ag_sn: Groups<(usize, i64)> = Groups::new();
         let mut ag_mn: Groups<(usize, i64)> = Groups::new();
         for (i, r) in rows.iter().enumerate() {
-            if !is_agentic(r) {
+            if !r.is_agentic() {
                 continue;
             }
-            if r.contains("prefill") {
+            if r.is_multinode() {
                 if let Some(&top) = eligible(r).last() {
                     ag_mn.push(parallelism_key(r), (i, top));
                 }
@@ -241,11 +238,11 @@ pub fn mark_all_eval_entries(rows: Vec<Object>) -> Vec<Object> {
     let mut mn_fixed: HashMap<String, usize> = HashMap::new();
     let mut mn_agentic: HashMap<String, usize> = HashMap::new();
     for mut r in rows {
-        if r.get("eval-only").is_some_and(Json::truthy) {
+        if r.is_eval_only() {
             continue;
         }
-        if is_agentic(&r) {
-            if !r.contains("prefill") {
+        if r.is_agentic() {
+            if !r.is_multinode() {
                 r.put("run-eval", Json::Bool(true));
                 out.push(r);
                 continue;
@@ -273,7 +270,7 @@ pub fn mark_all_eval_entries(rows: Vec<Object>) -> Vec<Object> {
             out.push(r);
             continue;
         }
-        if r.contains("prefill") {
+        if r.is_multinode() {
             let concs = conc_values(&r);
             let key = parallelism_key(&r);
             if let Some(&at) = mn_fixed.get(&key) {
@@ -325,7 +322,7 @@ mod tests {
         let picks: Vec<i64> = marked
             .iter()
             .filter(|r| r.get("run-eval") == Some(&Json::Bool(true)))
-            .filter_map(|r| r.get_i64("conc"))
+            .filter_map(|r| r.conc())
             .collect();
         // eligible {16, 32, 64, 128}: median = element 2 = 64, highest 128.
         assert_eq!(picks, [64, 128]);
@@ -355,11 +352,7 @@ pub fn filter_exp_names(rows: Vec<Object>, names: &[String]) -> Result<Vec<Objec
     if unique.len() != names.len() {
         return Err("--exp-names contains duplicate values".into());
     }
-    let count = |n: &str| {
-        rows.iter()
-            .filter(|r| r.get_str("exp-name") == Some(n))
-            .count()
-    };
+    let count = |n: &str| rows.iter().filter(|r| r.exp_name() == Some(n)).count();
     let missing: Vec<&str> = unique.iter().copied().filter(|n| count(n) == 0).collect();
     if !missing.is_empty() {
         return Err(format!(
@@ -376,7 +369,7 @@ pub fn filter_exp_names(rows: Vec<Object>, names: &[String]) -> Result<Vec<Objec
     }
     Ok(rows
         .into_iter()
-        .filter(|r| r.get_str("exp-name").is_some_and(|e| unique.contains(&e)))
+        .filter(|r| r.exp_name().is_some_and(|e| unique.contains(&e)))
         .collect())
 }
 

@@ -5,6 +5,7 @@ use crate::codes;
 use crate::decimal::dram_budget_gb;
 use crate::inputs::{ConfigEntry, MasterConfigs, Runners};
 use crate::json::{Json, Object};
+use crate::sweep_row::{ScenarioType, key};
 use infx_config::truthy;
 use infx_report::Diagnostic;
 use infx_yaml::{Node, Value};
@@ -28,22 +29,6 @@ impl SeqLen {
         match self {
             SeqLen::OneKOneK => (1024, 1024),
             SeqLen::EightKOneK => (8192, 1024),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScenarioType {
-    FixedSeqLen,
-    AgenticCoding,
-}
-
-impl ScenarioType {
-    pub fn parse(s: &str) -> Option<ScenarioType> {
-        match s {
-            "fixed-seq-len" => Some(ScenarioType::FixedSeqLen),
-            "agentic-coding" => Some(ScenarioType::AgenticCoding),
-            _ => None,
         }
     }
 }
@@ -573,7 +558,7 @@ fn expand_config(
         first: rows.len(),
     };
     if wants(ScenarioType::FixedSeqLen)
-        && let Some(fixed) = get_some(scenarios, "fixed-seq-len")
+        && let Some(fixed) = get_some(scenarios, ScenarioType::FixedSeqLen.as_str())
     {
         let seq_filter: Option<Vec<(i64, i64)>> = seq_lens
             .filter(|s| !s.is_empty())
@@ -583,7 +568,7 @@ fn expand_config(
     if !x.node_allowed || !wants(ScenarioType::AgenticCoding) {
         return Ok(());
     }
-    if let Some(agentic) = get_some(scenarios, "agentic-coding") {
+    if let Some(agentic) = get_some(scenarios, ScenarioType::AgenticCoding.as_str()) {
         let list = agentic
             .as_seq()
             .ok_or_else(|| x.cx.malformed(agentic, "'agentic-coding' must be a list"))?;
@@ -1303,7 +1288,10 @@ fn agentic_row(
     if b.multinode {
         row.put("disagg", b.disagg.clone());
     }
-    row.put("scenario-type", Json::str("agentic-coding"));
+    row.put(
+        key::SCENARIO_TYPE,
+        Json::str(ScenarioType::AgenticCoding.as_str()),
+    );
     if let Some(backend) = &b.backend {
         row.put("kv-offload-backend", backend.clone());
     }

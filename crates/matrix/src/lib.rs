@@ -15,15 +15,17 @@ pub mod inputs;
 pub mod json;
 pub mod nodes;
 pub mod rows;
+pub mod sweep_row;
 
 pub use generate::{
-    EvalMode, FullSweep, Options, RowOrigin, ScenarioType, Selection, SeqLen, TestConfig, expand,
+    EvalMode, FullSweep, Options, RowOrigin, Selection, SeqLen, TestConfig, expand,
     expand_config_keys, expand_with_origins, generate,
 };
 pub use inputs::{
     ConfigEntry, MasterConfigs, Runners, load_config_documents, load_runner_document,
 };
 pub use json::{Json, Object, dumps_rows};
+pub use sweep_row::{ScenarioType, SweepRow};
 
 /// A generated matrix row: an ordered JSON object.
 pub type Row = Object;

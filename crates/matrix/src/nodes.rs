@@ -4,6 +4,7 @@
 
 use crate::inputs::Runners;
 use crate::json::{Json, Object};
+use crate::sweep_row::SweepRow;
 use std::path::Path;
 
 /// The node count of one multinode row.
@@ -18,7 +19,7 @@ pub fn node_count(
         Some(_) => return Err("num-nodes is not valid for disaggregated entries".into()),
         None => {}
     }
-    if let (Some(reference), Some(root)) = (row.get_str("srt-recipe"), runners.tree_root.as_deref())
+    if let (Some(reference), Some(root)) = (row.srt_recipe(), runners.tree_root.as_deref())
         && let Some(n) = recipe_node_count(reference, root, runners.parsed)?
     {
         return Ok(n);

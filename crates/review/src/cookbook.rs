@@ -8,6 +8,7 @@
 //! listed with their reason.
 
 use crate::codes;
+use infx_matrix::SweepRow;
 use infx_recipe::{Process, Rendered, Variant};
 use infx_report::{Diagnostic, Span};
 use infx_yaml::{DocIndex, Document, Node, Value};
@@ -995,8 +996,8 @@ pub fn load_points(
         let Some((row, origin)) = rows.get(index) else {
             continue;
         };
-        let reference = row.get_str("srt-recipe").unwrap_or_default().to_string();
-        let agentic = row.get_str("scenario-type") == Some("agentic-coding");
+        let reference = row.srt_recipe().unwrap_or_default().to_string();
+        let agentic = row.is_agentic();
         let variants = expanded
             .entry((reference.clone(), agentic))
             .or_insert_with(|| expand_reference(&recipes, row, &reference));
@@ -1054,10 +1055,7 @@ fn expand_reference(
         .ok_or_else(|| not_loaded(&path))?
         .as_ref()
         .map_err(Diagnostic::clone)?;
-    let lane = infx_recipe::Lane::of(
-        row.get_str("scenario-type") == Some("agentic-coding"),
-        row.contains("prefill"),
-    );
+    let lane = row.lane();
     let block = recipes
         .lane(lane)
         .ok_or_else(|| not_loaded(lane.block_path()))?

@@ -213,7 +213,9 @@ fn text(row: &Json, names: &[&str]) -> String {
 fn series(row: &Json, agentic: bool) -> String {
     let model = text(row, &["infmax_model_prefix", "model_prefix", "model"]);
     let scenario = if agentic {
-        "agentic-coding".to_string()
+        infx_matrix::ScenarioType::AgenticCoding
+            .as_str()
+            .to_string()
     } else {
         format!("{}/{}", text(row, &["isl"]), text(row, &["osl"]))
     };

@@ -546,7 +546,10 @@ fn command(
     }
     if rng.chance(10) {
         argv.push("--scenario-type".into());
-        argv.push(["fixed-seq-len", "agentic-coding"][rng.below(2)].into());
+        argv.push(
+            infx_matrix::ScenarioType::NAMES[rng.below(infx_matrix::ScenarioType::NAMES.len())]
+                .into(),
+        );
     }
     argv
 }

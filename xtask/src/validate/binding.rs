@@ -3,7 +3,7 @@
 //! dp-attn, conc, and the variant's per-point args). Shared by `validate` and `matrix --bind`.
 
 use infx_matrix::bind::{RecipeSet, bind, load_recipes_in, row_recipe};
-use infx_matrix::{Json, Object, RowOrigin};
+use infx_matrix::{Json, Object, RowOrigin, SweepRow};
 use infx_recipe::{ExpandOptions, Lane, RecipeFile, Variant};
 use infx_report::Diagnostic;
 use infx_yaml::{DocIndex, Node, Value};
@@ -67,7 +67,7 @@ pub fn bind_and_record(
     let mut args_of: HashMap<(String, Option<Lane>), HashMap<String, Vec<String>>> = HashMap::new();
     let mut records = Vec::new();
     for (i, (row, origin)) in points.iter().enumerate() {
-        if !shown.contains(&origin.key) || row.get("eval-only").is_some_and(Json::truthy) {
+        if !shown.contains(&origin.key) || row.is_eval_only() {
             continue;
         }
         let Some(parsed) = row_recipe(row) else {
@@ -83,12 +83,7 @@ pub fn bind_and_record(
         };
         let recipe = parsed.path.clone();
         // A standalone (CONFIG_FILE) recipe is not composed with a lane block.
-        let lane = (!parsed.standalone).then(|| {
-            Lane::of(
-                row.get_str("scenario-type") == Some("agentic-coding"),
-                row.contains("prefill"),
-            )
-        });
+        let lane = (!parsed.standalone).then(|| row.lane());
         let variant = match bound.get(&i) {
             Some(l) => l.to_string(),
             // The srt-slurm checkout's file: nothing in this tree to bind (docs/matrix.md).
@@ -116,7 +111,7 @@ pub const NOT_IN_TREE: &str = "(not in tree)";
 
 /// A row's recipe reference as written, for a record whose reference does not parse.
 fn reference_text(row: &Object) -> String {
-    row.get_str("srt-recipe")
+    row.srt_recipe()
         .map_or_else(|| "(unreadable CONFIG_FILE)".to_string(), str::to_string)
 }
 
@@ -130,9 +125,9 @@ fn record_of(
     let text = |k: &str| row.get(k).map_or_else(|| "-".to_string(), json_text);
     BindingRecord {
         config_key: origin.key.clone(),
-        scenario: row.get_str("scenario-type").map_or_else(
+        scenario: row.scenario_type().map_or_else(
             || format!("{}/{}", text("isl"), text("osl")),
-            str::to_string,
+            |t| t.as_str().to_string(),
         ),
         tp: text("tp"),
         ep: text("ep"),
