@@ -84,6 +84,7 @@ for kind in ("text", "yaml"):
 import os
 times = {(k, name): [] for k, name, _ in cases}
 cpu = {(k, name): [] for k, name, _ in cases}
+rss = {(k, name): [] for k, name, _ in cases}
 for _ in range(runs):
     for kind, name, cmd in cases:
         t = time.perf_counter()
@@ -92,6 +93,7 @@ for _ in range(runs):
         times[(kind, name)].append(time.perf_counter() - t)
         # CPU time (user + system) is what a loaded machine inflates least.
         cpu[(kind, name)].append(ru.ru_utime + ru.ru_stime)
+        rss[(kind, name)].append(ru.ru_maxrss)  # KiB on Linux
 med = {k: statistics.median(v) for k, v in times.items()}
 cmed = {k: statistics.median(v) for k, v in cpu.items()}
 for kind in ("text", "yaml"):
@@ -100,7 +102,8 @@ for kind in ("text", "yaml"):
     v, cv = med[(kind, "xtask validate")], cmed[(kind, "xtask validate")]
     print(f"{kind}: git diff --check median {g:7.3f} s  cpu {cg:7.3f} s")
     print(f"{kind}: xtask diff-check median {d:7.3f} s  cpu {cd:7.3f} s  ratio {d / g:5.2f}, cpu {cd / cg:5.2f} (target <= 2: {'met' if d <= 2 * g else 'NOT met'})")
-    print(f"{kind}: xtask validate   median {v:7.3f} s  cpu {cv:7.3f} s  (target <= 5 s: {'met' if v <= 5 else 'NOT met'})")
+    print(f"{kind}: xtask validate   median {v:7.3f} s  cpu {cv:7.3f} s  (target <= 5 s: {'met' if v <= 5 else 'NOT met'})"
+          f"  peak RSS {statistics.median(rss[(kind, 'xtask validate')]) / 1024:.1f} MiB")
 print(f"load average after the runs: {open('/proc/loadavg').read().split()[:3]}")
 # What validate checked on each change (its step lines), so the figures are not of empty runs.
 import re

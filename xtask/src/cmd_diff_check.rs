@@ -76,9 +76,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let texts = std::mem::take(&mut change.texts);
     for t in texts.into_iter().filter(|_| args.format == Format::Human) {
         if with_findings.contains(t.path.as_path()) {
-            // The new text moves into the map: no copy of a whole master config per finding file.
-            let text = String::from_utf8(t.new)
-                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+            // One copy of each file with findings (the text is shared with the diff).
+            let text = String::from_utf8_lossy(&t.new).into_owned();
             sources.insert_owned(&t.path, text);
         }
     }

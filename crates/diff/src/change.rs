@@ -130,7 +130,9 @@ pub struct FileText {
     /// New path, relative to the repository root.
     pub path: PathBuf,
     pub old: Vec<u8>,
-    pub new: Vec<u8>,
+    /// Shared: the review's added lines point into it (docs/performance.md, "Memory per
+    /// added file").
+    pub new: std::sync::Arc<[u8]>,
     pub rule: WsRule,
     pub marker_size: usize,
     /// 1-based numbers of the new text's added lines, in order, as git's xdiff classifies them.
@@ -168,7 +170,7 @@ impl FileText {
         FileText {
             path,
             old,
-            new,
+            new: new.into(),
             rule,
             marker_size,
             added,

@@ -115,7 +115,7 @@ fn random_edits_match_git_diff_check() {
         if old_bytes != new_bytes {
             prop_assert_eq!(change.texts.len(), 1);
             prop_assert_eq!(&change.texts[0].old, &old_bytes);
-            prop_assert_eq!(&change.texts[0].new, &new_bytes);
+            prop_assert_eq!(&*change.texts[0].new, &new_bytes[..]);
         }
         let git = repo.git_check(&["HEAD"]);
         let ours = repo.ours(&infx_diff::ChangeOptions::git_diff_check(Some("HEAD")));

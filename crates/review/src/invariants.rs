@@ -117,7 +117,7 @@ pub fn check_recipe_containers(
         change
             .files
             .iter()
-            .any(|f| is(f, path) && f.added_lines.iter().any(|(n, _)| *n == line))
+            .any(|f| is(f, path) && f.added_lines.has_line(line))
     };
     let mut out = Vec::new();
     for doc in recipes {
@@ -249,7 +249,7 @@ mod tests {
                     path: path.to_string(),
                     old_path: None,
                     status: crate::Status::Modified,
-                    added_lines: vec![(*line, String::new())],
+                    added_lines: crate::patches::AddedLines::from_lines([(*line, String::new())]),
                 })
                 .collect(),
             ..Change::default()

@@ -23,12 +23,11 @@ mod test_support;
 
 use infx_report::Diagnostic;
 use infx_yaml::Document;
-use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 pub use codeowners::{ChangedPath, CodeOwners, Signer};
 pub use golden::{Golden, Mode as GoldenMode};
-pub use patches::{FileChange, Status, Waivers};
+pub use patches::{AddedLines, FileChange, Status, Waivers};
 
 /// Check 12 cannot run until base and head matrices are available.
 pub const CODE_APPEND_ONLY: infx_report::Code = codes::APPEND_ONLY;
@@ -42,37 +41,6 @@ pub struct Change {
     /// The whole new text of every added or modified `*_mtp.sh` (the MTP launcher rule reads
     /// a command that may span lines the change did not touch).
     pub mtp_launchers: Vec<(String, String)>,
-}
-
-/// The lines of `text` numbered `numbers` (1-based; a number past the end is left out), in the
-/// order of `numbers`. Ascending numbers (a diff's, always) are picked in one walk over the
-/// text, without a vector of all its lines: the changed file can be a whole master config.
-fn numbered_lines(text: &str, numbers: &[usize]) -> Vec<(usize, String)> {
-    if !numbers.is_sorted() {
-        let lines: Vec<&str> = text.lines().collect();
-        return numbers
-            .iter()
-            .filter_map(|&n| Some((n, lines.get(n.checked_sub(1)?)?.to_string())))
-            .collect();
-    }
-    let mut out = Vec::with_capacity(numbers.len());
-    let mut lines = text.lines().enumerate();
-    let mut current = lines.next();
-    for &n in numbers {
-        let Some(wanted) = n.checked_sub(1) else {
-            continue;
-        };
-        while let Some((i, _)) = current
-            && i < wanted
-        {
-            current = lines.next();
-        }
-        match current {
-            Some((i, line)) if i == wanted => out.push((n, line.to_string())),
-            _ => break,
-        }
-    }
-    out
 }
 
 impl Change {
@@ -99,13 +67,7 @@ impl Change {
                 };
                 let added_lines = texts
                     .get(f.path.as_path())
-                    .map(|t| {
-                        // `from_utf8` checks a valid text several times faster than
-                        // `from_utf8_lossy`, and a changed file is most often valid.
-                        let text = std::str::from_utf8(&t.new)
-                            .map_or_else(|_| String::from_utf8_lossy(&t.new), Cow::Borrowed);
-                        numbered_lines(&text, &t.added)
-                    })
+                    .map(|t| AddedLines::pick(t.new.clone(), &t.added))
                     .unwrap_or_default();
                 FileChange {
                     path,
@@ -306,7 +268,7 @@ mod tests {
     proptest::proptest! {
         /// The one-walk pick gives what indexing a vector of all lines gives, for any numbers.
         #[test]
-        fn numbered_lines_index_the_text_lines(
+        fn added_lines_index_the_text_lines(
             lines in proptest::collection::vec("(a|b c|)(\r)?", 0..12),
             unterminated in proptest::bool::ANY,
             mut numbers in proptest::collection::vec(0usize..15, 0..8),
@@ -324,7 +286,8 @@ mod tests {
                 .iter()
                 .filter_map(|&n| Some((n, all.get(n.checked_sub(1)?)?.to_string())))
                 .collect();
-            proptest::prop_assert_eq!(numbered_lines(&text, &numbers), expected);
+            let picked = AddedLines::pick(std::sync::Arc::from(text.as_bytes()), &numbers);
+            proptest::prop_assert_eq!(picked, expected);
         }
     }
 

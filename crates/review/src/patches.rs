@@ -4,6 +4,7 @@
 use crate::codes;
 use infx_report::{Diagnostic, Span};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 pub const CODE: infx_report::Code = codes::ENGINE_PATCH;
 pub const CODE_WAIVER: infx_report::Code = codes::WAIVER;
@@ -23,7 +24,128 @@ pub struct FileChange {
     pub path: String,
     pub old_path: Option<String>,
     pub status: Status,
-    pub added_lines: Vec<(usize, String)>,
+    pub added_lines: AddedLines,
+}
+
+/// The lines a change adds to one file: each line's number and its byte range in the file's
+/// text, which is shared with the diff rather than copied line by line (a change adding 16k
+/// recipe files held a `String` per added line: docs/performance.md, "Memory per added
+/// file").
+#[derive(Clone, Debug, Default)]
+pub struct AddedLines {
+    /// Valid UTF-8 (checked once when built), so every line slice is too.
+    text: Arc<[u8]>,
+    /// (1-based number, start, end) of each line, `end` before its line break.
+    lines: Vec<(u32, u32, u32)>,
+}
+
+impl AddedLines {
+    /// The lines of `text` numbered `numbers` (1-based; a number past the end is left out), in
+    /// the order of `numbers`, as `str::lines` splits them. Ascending numbers (a diff's,
+    /// always) are picked in one walk over the text. A text that is not UTF-8 is replaced by
+    /// its lossy form (one copy).
+    pub fn pick(text: Arc<[u8]>, numbers: &[usize]) -> AddedLines {
+        let text = match std::str::from_utf8(&text) {
+            Ok(_) => text,
+            Err(_) => Arc::from(String::from_utf8_lossy(&text).as_bytes()),
+        };
+        let starts = line_ranges(&text);
+        let at = |n: usize| -> Option<(u32, u32, u32)> {
+            let &(start, end) = starts.get(n.checked_sub(1)?)?;
+            Some((u32::try_from(n).ok()?, start, end))
+        };
+        let lines = numbers.iter().filter_map(|&n| at(n)).collect();
+        AddedLines { text, lines }
+    }
+
+    /// Lines given with their text (a patch's `+` lines, tests).
+    pub fn from_lines(lines: impl IntoIterator<Item = (usize, String)>) -> AddedLines {
+        let mut text = String::new();
+        let mut out = Vec::new();
+        for (n, line) in lines {
+            let start = text.len();
+            text.push_str(&line);
+            if let (Ok(n), Ok(start), Ok(end)) = (
+                u32::try_from(n),
+                u32::try_from(start),
+                u32::try_from(text.len()),
+            ) {
+                out.push((n, start, end));
+            }
+            text.push('\n');
+        }
+        AddedLines {
+            text: Arc::from(text.into_bytes()),
+            lines: out,
+        }
+    }
+
+    /// Each added line: its number and its text.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
+        self.lines.iter().map(|&(n, start, end)| {
+            let bytes = self.text.get(start as usize..end as usize).unwrap_or_default();
+            (n as usize, std::str::from_utf8(bytes).unwrap_or_default())
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// Whether line `n` is one of them.
+    pub fn has_line(&self, n: usize) -> bool {
+        self.lines.iter().any(|&(m, ..)| m as usize == n)
+    }
+}
+
+impl PartialEq for AddedLines {
+    /// Same numbers with the same texts; where the texts live does not matter.
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for AddedLines {}
+
+impl<S: AsRef<str>> PartialEq<[(usize, S)]> for AddedLines {
+    fn eq(&self, other: &[(usize, S)]) -> bool {
+        self.iter()
+            .eq(other.iter().map(|(n, s)| (*n, s.as_ref())))
+    }
+}
+
+impl<S: AsRef<str>, const N: usize> PartialEq<[(usize, S); N]> for AddedLines {
+    fn eq(&self, other: &[(usize, S); N]) -> bool {
+        *self == other[..]
+    }
+}
+
+impl<S: AsRef<str>> PartialEq<Vec<(usize, S)>> for AddedLines {
+    fn eq(&self, other: &Vec<(usize, S)>) -> bool {
+        *self == other[..]
+    }
+}
+
+/// (start, end) of every line of `text` as `str::lines` gives them: split at `\n`, a `\r`
+/// before it dropped, no empty last line after a final line break.
+fn line_ranges(text: &[u8]) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    let mut start = 0usize;
+    let sat = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    for nl in memchr::memchr_iter(b'\n', text) {
+        let end = if nl > start && text[nl - 1] == b'\r' { nl - 1 } else { nl };
+        out.push((sat(start), sat(end)));
+        start = nl + 1;
+    }
+    if start < text.len() {
+        // A last line without a line break keeps a `\r` (as `str::lines` does).
+        out.push((sat(start), sat(text.len())));
+    }
+    out
 }
 
 /// Waiver files present at head, by PR number, with their text.
@@ -188,17 +310,22 @@ fn find_ignore_ascii_case(hay: &[u8], lower_needle: &[u8]) -> Option<usize> {
 /// Parses `git diff -U0 -M` output (no colour) into file changes with their added lines.
 pub fn parse_unified_diff(text: &str) -> Vec<FileChange> {
     let mut out: Vec<FileChange> = Vec::new();
+    // The current file's `+` lines, until the next file starts.
+    let mut pending: Vec<(usize, String)> = Vec::new();
     let mut in_hunk = false;
     let mut next_line = 0usize;
     for line in text.lines() {
         if let Some(rest) = line.strip_prefix("diff --git ") {
+            if let Some(done) = out.last_mut() {
+                done.added_lines = AddedLines::from_lines(std::mem::take(&mut pending));
+            }
             // `a/<old> b/<new>`; renames are confirmed by the `rename from/to` lines.
             let b = rest.split_once(" b/").map(|(_, b)| b).unwrap_or(rest);
             out.push(FileChange {
                 path: b.to_string(),
                 old_path: None,
                 status: Status::Modified,
-                added_lines: Vec::new(),
+                added_lines: AddedLines::default(),
             });
             in_hunk = false;
             continue;
@@ -227,12 +354,15 @@ pub fn parse_unified_diff(text: &str) -> Vec<FileChange> {
             in_hunk = true;
         } else if in_hunk {
             if let Some(added) = line.strip_prefix('+') {
-                cur.added_lines.push((next_line, added.to_string()));
+                pending.push((next_line, added.to_string()));
                 next_line += 1;
             } else if line.starts_with(' ') {
                 next_line += 1;
             }
         }
+    }
+    if let Some(done) = out.last_mut() {
+        done.added_lines = AddedLines::from_lines(pending);
     }
     out
 }
@@ -309,11 +439,11 @@ pub fn check(changes: &[FileChange], pr: Option<u64>, waivers: &Waivers) -> Vec<
         if !run_by_a_benchmark(&lower) {
             continue;
         }
-        for (line, text) in &f.added_lines {
+        for (line, text) in f.added_lines.iter() {
             if let Some(why) = patch_indicator(text) {
                 findings.push(
                     Diagnostic::error(CODE, format!("added line {why}: `{}`", text.trim()))
-                        .at(&f.path, Span::line(*line)),
+                        .at(&f.path, Span::line(line)),
                 );
             }
         }
@@ -396,11 +526,9 @@ mod tests {
             path: path.into(),
             old_path: None,
             status: Status::Added,
-            added_lines: lines
-                .iter()
-                .enumerate()
-                .map(|(i, l)| (i + 1, l.to_string()))
-                .collect(),
+            added_lines: AddedLines::from_lines(
+                lines.iter().enumerate().map(|(i, l)| (i + 1, l.to_string())),
+            ),
         }
     }
     const WAIVER: &str = "# Waiver 2508\n## Config covered\nkimik3\n## What is patched\nx\n## Why the stock image fails\ny\n## Upstream links\nhttps://github.com/x/y/pull/1\n## Removal plan\nbump\n";
@@ -591,7 +719,7 @@ mod tests {
         let f = parse_unified_diff(d);
         assert_eq!(f.len(), 3);
         assert_eq!((f[0].status, f[0].added_lines.len()), (Status::Added, 2));
-        assert_eq!(f[0].added_lines[1], (2, "git apply a.patch".to_string()));
+        assert_eq!(f[0].added_lines.iter().nth(1), Some((2, "git apply a.patch")));
         assert_eq!(
             (f[1].status, f[1].path.as_str(), f[1].old_path.as_deref()),
             (Status::Renamed, "new.md", Some("old.md"))

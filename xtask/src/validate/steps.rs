@@ -275,7 +275,7 @@ impl ChangeInfo {
         if let Some(repo) = &self.repo_root
             && let Some(text) = self.loaded_text(&relative_to(repo, file), &loaded)
         {
-            return Some(text.new.clone());
+            return Some(text.new.to_vec());
         }
         match &self.head_rev {
             None => match &self.repo_root {
