@@ -627,7 +627,7 @@ fn unknown_runner(
         .map(|d| d.path.display().to_string())
         .unwrap_or_default();
     ctx.error_help(
-        "X5",
+        codes::X5,
         span,
         "runner",
         format!("runner '{runner}' is not a label in {rpath}"),
