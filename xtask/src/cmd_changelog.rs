@@ -426,7 +426,7 @@ fn write_check_plan(
             Ok(Ok(()))
         }
         Err(e) => Ok(Err(infx_report::Diagnostic::error(
-            infx_changelog::codes::of_rule(&format!("plan-{}", e.stage)),
+            e.stage.code(),
             e.message,
         )
         .with_path(head_path))),

@@ -184,7 +184,7 @@ pub(crate) fn append_only_verdict(top: &Path, base: &str) -> Option<Result<(), S
     let opts = infx_changelog::plan::PlanOptions::default();
     match crate::history::plan_between(&r, b, h, base, "HEAD", opts, Default::default(), None) {
         Ok(_) => Some(Ok(())),
-        Err(e) if e.stage == "append-only" => Some(Err(e.message)),
+        Err(e) if e.stage == infx_changelog::plan::PlanStage::AppendOnly => Some(Err(e.message)),
         Err(_) => None,
     }
 }
