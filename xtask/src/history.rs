@@ -48,7 +48,7 @@ pub fn plan_between(
     base_label: &str,
     head_label: &str,
     opts: PlanOptions,
-    dialect: infx_changelog::Dialect,
+    dialect: infx_config::Dialect,
     head_inputs: Option<RevisionInputs>,
 ) -> Result<serde_json::Value, PlanError> {
     let read = |c: Oid| -> Result<Option<Vec<u8>>, PlanError> {
@@ -118,7 +118,7 @@ pub fn replay_tree(
     repo: &Repo,
     head: Oid,
     tree: &str,
-    dialect: infx_changelog::Dialect,
+    dialect: infx_config::Dialect,
     threads: usize,
 ) -> Result<Vec<CommitVerdict>, GitError> {
     infx_changelog::replay::replay_tree(&GitHistory(repo), head, tree, dialect, threads)

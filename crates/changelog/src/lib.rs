@@ -53,7 +53,7 @@ pub enum Mode {
 }
 
 /// Options of [`check_change`].
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct CheckOptions {
     pub mode: Mode,
     pub links: Option<LinkMode>,
@@ -305,7 +305,9 @@ mod tests {
         let m = MasterKeys::from_keys(["a", "b-1"].map(String::from));
         let opts = CheckOptions {
             mode,
-            ..CheckOptions::default()
+            links: None,
+            dialect: Dialect::Oct,
+            modifiers: Modifiers::default(),
         };
         check_change(
             Some(base.as_bytes()),
