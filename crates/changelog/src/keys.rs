@@ -171,7 +171,9 @@ impl MasterKeys {
 /// The top-level keys of a YAML mapping document from the event stream, PyYAML order (first
 /// position wins for a repeated key). `None` = not a plain case (root not a mapping, a
 /// non-string-looking or complex key, merge keys, tags, several documents, an alias to an
-/// unknown anchor): use the full loader. `Some(Err)` = a YAML syntax error.
+/// unknown anchor): use the full loader. `Some(Err)` = a YAML syntax error. An event scan, not
+/// [`infx_yaml::top_level_sections`]' line scan: a file the full loader rejects must fail here
+/// too.
 fn scan_top_keys(text: &str) -> Option<Result<Vec<String>, KeyError>> {
     use saphyr_parser::{Event, Parser, ScalarStyle};
     let mut parser = Parser::new_from_str(text);

@@ -4,6 +4,7 @@
 use super::{CheckResult, Options, ran, relative_to, skipped};
 use infx_config::layout::{self, Role};
 use infx_report::Diagnostic;
+use infx_yaml::top_level_sections;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -439,8 +440,6 @@ fn stand_in(mut info: ChangeInfo, root: &Path, repo_root: &Path) -> ChangeInfo {
     }
     info
 }
-
-pub use infx_changelog::impact::top_level_sections;
 
 /// What the change's new changelog entries select.
 #[derive(Debug, Default)]
@@ -1279,21 +1278,5 @@ pub fn check_diff(change: &ChangeInfo) -> CheckResult {
             ran("diff-check", d, scope)
         }
         Some(Err(d)) => ran("diff-check", vec![d.clone()], String::new()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::top_level_sections;
-
-    #[test]
-    fn sections_split_at_top_level_keys() {
-        let text = "# header\na-key:\n  image: x\n\n\"b-key\":\n  rows:\n  - {tp: 1}\nc: {x: 1}\n";
-        let s = top_level_sections(text);
-        let keys: Vec<&str> = s.iter().map(|(k, _)| *k).collect();
-        assert_eq!(keys, ["a-key", "b-key", "c"]);
-        assert_eq!(&text[s[0].1.clone()], "a-key:\n  image: x\n\n");
-        assert_eq!(&text[s[1].1.clone()], "\"b-key\":\n  rows:\n  - {tp: 1}\n");
-        assert_eq!(&text[s[2].1.clone()], "c: {x: 1}\n");
     }
 }
