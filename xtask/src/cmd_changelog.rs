@@ -475,8 +475,8 @@ fn plan(a: PlanArgs) -> anyhow::Result<ExitCode> {
         }
         Err(e) => {
             eprintln!(
-                "error[changelog/plan-{}]: {}",
-                e.stage,
+                "error[{}]: {}",
+                e.stage.code(),
                 crate::hygiene::escape_line(&e.message)
             );
             Ok(ExitCode::from(1))
