@@ -426,7 +426,7 @@ fn write_check_plan(
             Ok(Ok(()))
         }
         Err(e) => Ok(Err(infx_report::Diagnostic::error(
-            infx_changelog::codes::of_rule(&format!("plan-{}", e.stage)),
+            e.stage.code(),
             e.message,
         )
         .with_path(head_path))),
@@ -475,8 +475,8 @@ fn plan(a: PlanArgs) -> anyhow::Result<ExitCode> {
         }
         Err(e) => {
             eprintln!(
-                "error[changelog/plan-{}]: {}",
-                e.stage,
+                "error[{}]: {}",
+                e.stage.code(),
                 crate::hygiene::escape_line(&e.message)
             );
             Ok(ExitCode::from(1))

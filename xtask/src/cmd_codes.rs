@@ -227,7 +227,7 @@ mod tests {
                     code: C3
                 },
                 Drift::Unregistered {
-                    name: "config/C9".into(), // not a code: a name the test leaves unregistered
+                    name: "config/C9".into(), // not a code: a name no registry of the test holds
                     at: vec!["docs/config.md:1".into()]
                 },
             ]

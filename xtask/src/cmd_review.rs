@@ -182,9 +182,10 @@ pub(crate) fn append_only_verdict(top: &Path, base: &str) -> Option<Result<(), S
     let r = infx_git::Repo::open(top).ok()?;
     let (b, h) = (r.resolve_commit(base).ok()?, r.resolve_commit("HEAD").ok()?);
     let opts = infx_changelog::plan::PlanOptions::default();
-    match crate::history::plan_between(&r, b, h, base, "HEAD", opts, Default::default(), None) {
+    let dialect = infx_config::Dialect::Oct;
+    match crate::history::plan_between(&r, b, h, base, "HEAD", opts, dialect, None) {
         Ok(_) => Some(Ok(())),
-        Err(e) if e.stage == "append-only" => Some(Err(e.message)),
+        Err(e) if e.stage == infx_changelog::plan::PlanStage::AppendOnly => Some(Err(e.message)),
         Err(_) => None,
     }
 }

@@ -72,7 +72,7 @@ pub fn planned_entry_findings(
 pub fn planned_keys(
     base: Option<&[u8]>,
     head: &[u8],
-    dialect: infx_changelog::Dialect,
+    dialect: infx_config::Dialect,
     master: &infx_changelog::MasterKeys,
 ) -> Vec<String> {
     let Ok(added) = infx_changelog::gate(

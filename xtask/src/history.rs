@@ -3,7 +3,7 @@
 //! it takes what is read here (docs/architecture.md, "Crates and their dependencies").
 
 use infx_changelog::matrix_gen::RevisionInputs;
-use infx_changelog::plan::{PlanError, PlanOptions};
+use infx_changelog::plan::{PlanError, PlanOptions, PlanStage};
 use infx_changelog::replay::CommitVerdict;
 use infx_git::{CommitInfo, GitError, Oid, Repo};
 
@@ -48,21 +48,21 @@ pub fn plan_between(
     base_label: &str,
     head_label: &str,
     opts: PlanOptions,
-    dialect: infx_changelog::Dialect,
+    dialect: infx_config::Dialect,
     head_inputs: Option<RevisionInputs>,
 ) -> Result<serde_json::Value, PlanError> {
     let read = |c: Oid| -> Result<Option<Vec<u8>>, PlanError> {
         Ok(repo
             .blob_at_layout(c, infx_changelog::CHANGELOG_PATH)
             .map_err(|e| PlanError {
-                stage: "read",
+                stage: PlanStage::Read,
                 message: e.to_string(),
             })?
             .map(|b| b.data))
     };
     let base_raw = read(base)?;
     let head_raw = read(head)?.ok_or_else(|| PlanError {
-        stage: "read",
+        stage: PlanStage::Read,
         message: format!(
             "{} does not exist at {head_label}",
             infx_changelog::CHANGELOG_PATH
@@ -102,8 +102,10 @@ impl<R: std::borrow::Borrow<Repo>> infx_changelog::replay::History for GitHistor
         Repo::open(&self.0.borrow().git_dir()).map(GitHistory)
     }
     fn thread_panicked() -> GitError {
+        // Replay errors are printed as text only (`changelog replay`, conformance), never as a
+        // coded diagnostic; a replay thread reads the history's objects, so `git/object`.
         GitError {
-            kind: "replay",
+            code: infx_git::codes::OBJECT,
             message: "a replay thread panicked".into(),
             help: None,
         }
@@ -116,7 +118,7 @@ pub fn replay_tree(
     repo: &Repo,
     head: Oid,
     tree: &str,
-    dialect: infx_changelog::Dialect,
+    dialect: infx_config::Dialect,
     threads: usize,
 ) -> Result<Vec<CommitVerdict>, GitError> {
     infx_changelog::replay::replay_tree(&GitHistory(repo), head, tree, dialect, threads)

@@ -1,8 +1,6 @@
 //! The diagnostic codes of the changelog check: every code it emits, with its default severity and
 //! a one-line summary (`cargo xtask codes` lists them; docs/ documents each one).
 
-use infx_report::Code;
-
 infx_report::codes! {
     ADDED_YAML = error("changelog/added-yaml", "the added lines do not parse as YAML entries");
     APPEND_ONLY_MIX = error("changelog/append-only-mix", "an append-only entry is mixed with other changes");
@@ -43,55 +41,7 @@ infx_report::codes! {
     TAB = error("changelog/tab", "a line contains a tab");
     TOO_MANY_ENTRIES = error("changelog/too-many-entries", "the change appends more entries than the budget (docs/security.md)");
     TRAILING_BLANK = error("changelog/trailing-blank", "the file ends in blank lines");
-    UNREGISTERED = error("changelog/unregistered", "a changelog rule with no registered code (a bug in infx; the message tells what failed)");
     YAML = error("changelog/yaml", "perf-changelog.yaml is not valid YAML");
     YAML11_TRAP = error("changelog/yaml11-trap", "a value YAML 1.1 reads differently than it looks");
     PR_LABELS = error("pr/labels", "the pull request's labels do not match what its changelog entries need");
-}
-
-/// The code of a rule the changelog checks name by its short form (`tab` → [`TAB`]).
-pub fn of_rule(rule: &str) -> Code {
-    infx_report::by_rule(ALL, rule).unwrap_or(UNREGISTERED)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::gate::GateStage;
-
-    /// The rules the changelog names as text (gate stages, forbidden bytes, plan stages of
-    /// `--plan-out`) all have their own code; only a typo would reach UNREGISTERED.
-    #[test]
-    fn every_rule_named_as_text_has_a_registered_code() {
-        let stages = [
-            GateStage::Newline,
-            GateStage::Deletion,
-            GateStage::NoAdditions,
-            GateStage::Yaml,
-            GateStage::NoEntries,
-            GateStage::EntrySchema,
-            GateStage::AppendOnly,
-        ];
-        let plan = ["read", "deletion", "append-only", "config-key", "generator"];
-        let rules = stages
-            .iter()
-            .map(|s| s.rule().to_string())
-            .chain(
-                [
-                    "tab",
-                    "cr",
-                    "nul",
-                    "master-configs",
-                    "base-read",
-                    "head-read",
-                ]
-                .map(String::from),
-            )
-            .chain(plan.iter().map(|s| format!("plan-{s}")));
-        for rule in rules {
-            assert_ne!(of_rule(&rule), UNREGISTERED, "{rule}");
-            assert_eq!(of_rule(&rule).rule(), rule);
-        }
-        assert_eq!(of_rule("no-such-rule"), UNREGISTERED);
-    }
 }

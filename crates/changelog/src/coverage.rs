@@ -7,7 +7,8 @@ use crate::entry::Entry;
 use crate::gate::Modifiers;
 use crate::impact::Impact;
 use crate::plan::{
-    GenEvals, GenRequest, Generator, PlanError, Revision, append_only_delta, generator_calls,
+    GenEvals, GenRequest, Generator, PlanError, PlanStage, Revision, append_only_delta,
+    generator_calls,
 };
 use infx_report::{Diagnostic, Span};
 use std::path::Path;
@@ -57,7 +58,7 @@ pub fn planned_rows(
         per_entry: vec![Vec::new(); appended.len()],
     };
     let gen_err = |m: String| PlanError {
-        stage: "generator",
+        stage: PlanStage::Generator,
         message: m,
     };
     for (i, req) in generator_calls(&entries, &resolved, modifiers) {
@@ -75,7 +76,7 @@ pub fn planned_rows(
                     })
                     .map_err(gen_err)?;
                 rows = append_only_delta(&base, &rows).map_err(|m| PlanError {
-                    stage: "append-only",
+                    stage: PlanStage::AppendOnly,
                     message: m,
                 })?;
             }

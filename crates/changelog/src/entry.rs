@@ -2,17 +2,14 @@
 //! pydantic's lax coercions reproduced, and YAML 1.1 traps explained.
 
 use crate::codes;
+pub use infx_config::Dialect;
 use infx_matrix::ScenarioType;
 use infx_yaml::{Mapping, Node, ScalarStyle, Span, Value};
 
-/// Which upstream generation of the schema to follow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Dialect {
-    /// August 2026 (`utils/`): `no-evals` is an unknown key.
-    Aug,
-    /// October 2026 (`infx/`): `no-evals` exists.
-    #[default]
-    Oct,
+/// Whether the entry schema of `dialect` has `no-evals`: October's generations do, August's
+/// (`utils/`) calls it an unknown key (docs/config.md, "Dialects").
+fn has_no_evals(dialect: Dialect) -> bool {
+    dialect != Dialect::Aug
 }
 
 /// A validated entry.
@@ -50,7 +47,7 @@ impl Entry {
         m.insert("evals-only".into(), self.evals_only.into());
         m.insert("all-evals".into(), self.all_evals.into());
         m.insert("append-only".into(), self.append_only.into());
-        if dialect == Dialect::Oct {
+        if has_no_evals(dialect) {
             m.insert("no-evals".into(), self.no_evals.into());
         }
         if let Some(ep) = self.eval_min_prefill_ep {
@@ -192,7 +189,7 @@ pub fn validate_entry(
     let evals_only = lax_bool(&mut cx, "evals-only", get("evals-only"));
     let all_evals = lax_bool(&mut cx, "all-evals", get("all-evals"));
     let append_only = lax_bool(&mut cx, "append-only", get("append-only"));
-    let no_evals = if dialect == Dialect::Oct {
+    let no_evals = if has_no_evals(dialect) {
         lax_bool(&mut cx, "no-evals", get("no-evals"))
     } else {
         Some(false)
@@ -233,9 +230,9 @@ pub fn validate_entry(
 fn unknown_keys(cx: &mut Ctx<'_>, map: &infx_yaml::Mapping, dialect: Dialect) {
     for (k, _) in map.iter_nodes() {
         let known = match k.as_str() {
-            Some(s) => FIELDS.iter().any(|(a, n)| {
-                (*a == s || *n == s) && (dialect == Dialect::Oct || *a != "no-evals")
-            }),
+            Some(s) => FIELDS
+                .iter()
+                .any(|(a, n)| (*a == s || *n == s) && (has_no_evals(dialect) || *a != "no-evals")),
             None => false,
         };
         if known {
@@ -247,7 +244,7 @@ fn unknown_keys(cx: &mut Ctx<'_>, map: &infx_yaml::Mapping, dialect: Dialect) {
             .unwrap_or_else(|| format!("{:?}", k.value));
         let allowed: Vec<&str> = FIELDS
             .iter()
-            .filter(|(a, _)| dialect == Dialect::Oct || *a != "no-evals")
+            .filter(|(a, _)| has_no_evals(dialect) || *a != "no-evals")
             .map(|(a, _)| *a)
             .collect();
         cx.push(

@@ -12,7 +12,7 @@ use crate::strict::{
     link_of, parse_changelog, validate_added_pr_link,
 };
 use crate::text::py_splitlines;
-use infx_report::{Diagnostic, LineIndex, Span};
+use infx_report::{Code, Diagnostic, LineIndex, Span};
 use infx_yaml::{LoadOptions, Node, Value};
 use std::path::Path;
 
@@ -72,7 +72,7 @@ pub fn all_faults(
     let Value::Seq(items) = &root.value else {
         out.diagnostics.push(fault(
             path,
-            "root",
+            codes::ROOT,
             "perf-changelog.yaml root must be a YAML list".into(),
             Span::line(1),
         ));
@@ -86,7 +86,7 @@ pub fn all_faults(
         out.diagnostics.push(
             fault(
                 path,
-                "entry-start",
+                codes::ENTRY_START,
                 format!("perf-changelog.yaml has {top} top-level config entries but YAML parsed {} entries", items.len()),
                 Span::line(entry_start_mismatch_line(&clean, items)),
             )
@@ -112,7 +112,7 @@ pub fn all_faults(
         out.diagnostics.push(
             fault(
                 path,
-                "mixed-corrections",
+                codes::MIXED_CORRECTIONS,
                 "do not mix historical pr-link corrections with new changelog entries".into(),
                 appended[0].1.span,
             )
@@ -136,9 +136,9 @@ pub fn all_faults(
     out
 }
 
-/// One changelog finding at `span` of `path`, with code `changelog/<code>`.
-fn fault(path: &Path, code: &str, msg: String, span: Span) -> Diagnostic {
-    Diagnostic::error(crate::codes::of_rule(code), msg).at(path, span)
+/// One changelog finding at `span` of `path`.
+fn fault(path: &Path, code: Code, msg: String, span: Span) -> Diagnostic {
+    Diagnostic::error(code, msg).at(path, span)
 }
 
 /// Every line with a tab, CR or NUL, at the column of its first one (the first
@@ -151,16 +151,16 @@ fn byte_faults(
     path: &Path,
     diags: &mut Vec<Diagnostic>,
 ) {
-    const KINDS: [(char, &str, &str); 3] = [
-        ('\t', "tab", "a tab"),
-        ('\r', "cr", "a CR character"),
-        ('\0', "nul", "a NUL byte"),
+    const KINDS: [(char, Code, &str); 3] = [
+        ('\t', codes::TAB, "a tab"),
+        ('\r', codes::CR, "a CR character"),
+        ('\0', codes::NUL, "a NUL byte"),
     ];
     let mut seen = [0usize; 3];
     let mut line_start = 0;
     for line in lossy.split_inclusive('\n') {
         let body = line.strip_suffix('\n').unwrap_or(line);
-        for (k, (ch, rule, what)) in KINDS.iter().enumerate() {
+        for (k, (ch, code, what)) in KINDS.iter().enumerate() {
             let Some(at) = body.find(*ch) else { continue };
             seen[k] += 1;
             if seen[k] > MAX_LINES_PER_KIND {
@@ -170,7 +170,7 @@ fn byte_faults(
             diags.push(
                 fault(
                     path,
-                    rule,
+                    *code,
                     format!(
                         "perf-changelog.yaml contains {what} (line {}, column {})",
                         pos.line(),
@@ -186,11 +186,11 @@ fn byte_faults(
         }
         line_start += line.len();
     }
-    for (k, (_, rule, what)) in KINDS.iter().enumerate() {
+    for (k, (_, code, what)) in KINDS.iter().enumerate() {
         if seen[k] > MAX_LINES_PER_KIND {
             diags.push(
                 Diagnostic::error(
-                    crate::codes::of_rule(rule),
+                    *code,
                     format!(
                         "perf-changelog.yaml contains {what} on {} more lines",
                         seen[k] - MAX_LINES_PER_KIND
@@ -206,7 +206,7 @@ fn byte_faults(
         diags.push(
             fault(
                 path,
-                "final-newline",
+                codes::FINAL_NEWLINE,
                 "perf-changelog.yaml does not end with a newline".into(),
                 Span::point(end),
             )
@@ -247,7 +247,7 @@ fn appended_entry_faults(
     if e.as_map().is_none() {
         out.diagnostics.push(fault(
             path,
-            "entry-schema",
+            codes::ENTRY_SCHEMA,
             format!("entry {number} is not a mapping"),
             e.span,
         ));
@@ -274,7 +274,7 @@ fn appended_entry_faults(
         let span = e.get("pr-link").map_or(e.span, |n| n.span);
         let mut d = fault(
             path,
-            err.rule,
+            err.code,
             format!("entry {number}: {}", err.message),
             span,
         );
@@ -323,9 +323,7 @@ fn compare_history(
         corrections: 0,
         inserted: None,
     };
-    let at = |code: &str, msg: String, span: Span| {
-        Diagnostic::error(crate::codes::of_rule(code), msg).at(path, span)
-    };
+    let at = |code: Code, msg: String, span: Span| Diagnostic::error(code, msg).at(path, span);
     if head.len() < base.len() {
         let i = first_removed_entry(base, head);
         let span = head
@@ -335,7 +333,7 @@ fn compare_history(
             .unwrap_or_else(|| Span::line(1));
         out.push(
             at(
-                "entries-deleted",
+                codes::ENTRIES_DELETED,
                 "perf-changelog.yaml entries were deleted".into(),
                 span,
             )
@@ -356,7 +354,7 @@ fn compare_history(
         for &i in added.iter().filter(|&&i| i < base.len()) {
             out.push(
                 at(
-                    "entry-inserted",
+                    codes::ENTRY_INSERTED,
                     format!(
                         "entry {} is inserted before the end, after entry {}: appended entries must be at the end",
                         i + 1,
@@ -389,7 +387,7 @@ fn compare_history(
                 explained[j] = true;
                 out.push(
                     at(
-                        "entry-reordered",
+                        codes::ENTRY_REORDERED,
                         format!(
                             "entries {} and {} are swapped: existing entries keep their positions",
                             i + 1,
@@ -406,7 +404,7 @@ fn compare_history(
             } else {
                 out.push(
                     at(
-                        "entry-reordered",
+                        codes::ENTRY_REORDERED,
                         format!(
                             "entry {} is base entry {} moved here: existing entries keep their positions",
                             i + 1,
@@ -432,7 +430,7 @@ fn compare_history(
         if !same_rest {
             out.push(
                 at(
-                    "entry-changed",
+                    codes::ENTRY_CHANGED,
                     format!("entry {} changed; existing entries are immutable except for pr-link-only corrections", i + 1),
                     span,
                 )
@@ -443,14 +441,14 @@ fn compare_history(
         let (old, new) = (link_of(b), link_of(n));
         if old == new {
             out.push(at(
-                "entry-changed",
+                codes::ENTRY_CHANGED,
                 format!("entry {} was reformatted without a semantic change", i + 1),
                 span,
             ));
         } else if !is_canonical(&new) {
             out.push(
                 at(
-                    "pr-link",
+                    codes::PR_LINK,
                     format!(
                         "entry {} pr-link correction is not canonical: {new:?}",
                         i + 1
@@ -493,7 +491,7 @@ fn raw_faults(
     }
     for f in faults {
         out.push(
-            Diagnostic::error(crate::codes::of_rule(f.rule), f.message)
+            Diagnostic::error(f.code, f.message)
                 .at(path, Span::point(index.pos(lossy, f.offset)))
                 .with_help(f.help),
         );

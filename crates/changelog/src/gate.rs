@@ -4,6 +4,7 @@
 use crate::codes;
 use crate::entry::{Dialect, Entry, validate_entry};
 use crate::text::py_blank;
+use infx_report::Code;
 use infx_yaml::{LoadOptions, Node, Value};
 use std::path::Path;
 
@@ -31,16 +32,15 @@ impl GateStage {
             GateStage::AppendOnly => "append-only",
         }
     }
-    /// The diagnostic rule (`changelog/<rule>`).
-    pub fn rule(self) -> &'static str {
+    /// The diagnostic code of a failure at this stage.
+    pub fn code(self) -> Code {
         match self {
-            GateStage::Newline => "final-newline",
-            GateStage::Deletion => "deleted-line",
-            GateStage::NoAdditions => "no-additions",
-            GateStage::Yaml => "added-yaml",
-            GateStage::NoEntries => "no-additions",
-            GateStage::EntrySchema => "entry-schema",
-            GateStage::AppendOnly => "append-only-mix",
+            GateStage::Newline => codes::FINAL_NEWLINE,
+            GateStage::Deletion => codes::DELETED_LINE,
+            GateStage::NoAdditions | GateStage::NoEntries => codes::NO_ADDITIONS,
+            GateStage::Yaml => codes::ADDED_YAML,
+            GateStage::EntrySchema => codes::ENTRY_SCHEMA,
+            GateStage::AppendOnly => codes::APPEND_ONLY_MIX,
         }
     }
 }

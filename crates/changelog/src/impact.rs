@@ -7,9 +7,8 @@
 //! runners.yaml facts of an entry's runner. Pure: callers hand in the texts of both sides.
 
 use infx_recipe::{ExpandOptions, Lane, RecipeFile, compose_lane};
-use infx_yaml::{Document, LoadOptions, Node};
+use infx_yaml::{Document, LoadOptions, Node, top_level_sections};
 use std::collections::{BTreeSet, HashMap};
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -61,38 +60,6 @@ impl Impact {
     pub fn get(&self, key: &str) -> Option<&Impacted> {
         self.keys.iter().find(|k| k.key == key)
     }
-}
-
-/// The top-level keys of a master config with the byte range of each one's section (from its
-/// key line to the next key line). A line scan, not a parse: master configs write one `key:`
-/// per entry at column 0; comments and blank lines between entries belong to the section before.
-pub fn top_level_sections(text: &str) -> Vec<(&str, Range<usize>)> {
-    let bytes = text.as_bytes();
-    let mut out: Vec<(&str, Range<usize>)> = Vec::new();
-    // Only a line's first byte decides whether it can start a section; one SIMD pass over the
-    // line breaks instead of a split per line (the scan runs on both sides of each changed
-    // master config; docs/performance.md).
-    let line_starts = std::iter::once(0).chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
-    for start in line_starts.take_while(|&s| s < bytes.len()) {
-        let rest = &bytes[start..];
-        if matches!(rest[0], b' ' | b'\t' | b'#' | b'-' | b'\n' | b'\r') || rest.starts_with(b"...")
-        {
-            continue;
-        }
-        let end = memchr::memchr(b'\n', rest).map_or(bytes.len(), |i| start + i + 1);
-        let Some(line) = text.get(start..end) else {
-            continue;
-        };
-        let Some(colon) = line.find(':') else {
-            continue;
-        };
-        let key = line[..colon].trim().trim_matches(|c| c == '"' || c == '\'');
-        if let Some(last) = out.last_mut() {
-            last.1.end = start;
-        }
-        out.push((key, start..text.len()));
-    }
-    out
 }
 
 /// Whether the text may define a YAML anchor (`&name` outside a comment). Sections of such a
@@ -597,31 +564,7 @@ mod tests {
         }
     }
 
-    /// The line-split scans these replaced, kept as oracles for the SIMD ones.
-    fn sections_by_split(text: &str) -> Vec<(&str, Range<usize>)> {
-        let mut out: Vec<(&str, Range<usize>)> = Vec::new();
-        let mut offset = 0;
-        for line in text.split_inclusive('\n') {
-            let start = offset;
-            offset += line.len();
-            let first = line.as_bytes().first().copied().unwrap_or(b' ');
-            if matches!(first, b' ' | b'\t' | b'#' | b'-' | b'\n' | b'\r')
-                || line.starts_with("...")
-            {
-                continue;
-            }
-            let Some(colon) = line.find(':') else {
-                continue;
-            };
-            let key = line[..colon].trim().trim_matches(|c| c == '"' || c == '\'');
-            if let Some(last) = out.last_mut() {
-                last.1.end = start;
-            }
-            out.push((key, start..text.len()));
-        }
-        out
-    }
-
+    /// The line-split scan this replaced, kept as an oracle for the SIMD one.
     fn anchor_by_split(text: &str) -> bool {
         text.lines().any(|l| {
             let code = l.split(" #").next().unwrap_or(l);
@@ -635,8 +578,7 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
         #[test]
-        fn line_scans_match_the_split_scans(text in "([a-c&# :\"'.\t\r-]|\n|é){0,80}") {
-            proptest::prop_assert_eq!(top_level_sections(&text), sections_by_split(&text));
+        fn anchor_scan_matches_the_split_scan(text in "([a-c&# :\"'.\t\r-]|\n|é){0,80}") {
             proptest::prop_assert_eq!(may_define_anchor(&text), anchor_by_split(&text));
         }
     }

@@ -1,6 +1,8 @@
 //! Master-config keys of one revision and the changelog's `config-keys` resolution
 //! (`*` is the only wildcard; full match; first-seen order; zero matches is an error).
 
+use crate::codes;
+use infx_report::Code;
 use infx_yaml::{LoadOptions, Value};
 use std::collections::HashSet;
 use std::path::Path;
@@ -15,8 +17,8 @@ pub struct MasterKeys {
 /// A failure to load master configs or to resolve a key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyError {
-    /// `master-configs` or `config-key`.
-    pub rule: &'static str,
+    /// [`codes::MASTER_CONFIGS`] or [`codes::CONFIG_KEY`].
+    pub code: Code,
     pub message: String,
     pub help: Option<String>,
 }
@@ -51,7 +53,7 @@ impl MasterKeys {
                 })?;
                 if let Some(k) = keys.iter().find(|k| k.contains('*')) {
                     return Err(KeyError {
-                        rule: "master-configs",
+                        code: codes::MASTER_CONFIGS,
                         message: format!(
                             " Wildcard '*' is not allowed in master config keys: '{k}'"
                         ),
@@ -68,13 +70,13 @@ impl MasterKeys {
             }
             let root =
                 infx_yaml::parse_str_with(Path::new(path), text, &opts).map_err(|d| KeyError {
-                    rule: "master-configs",
+                    code: codes::MASTER_CONFIGS,
                     message: format!("{path} is not valid YAML: {}", d.message),
                     help: d.help,
                 })?;
             let Value::Map(m) = &root.value else {
                 return Err(KeyError {
-                    rule: "master-configs",
+                    code: codes::MASTER_CONFIGS,
                     message: format!("Config file '{path}' must contain a dictionary"),
                     help: None,
                 });
@@ -88,7 +90,7 @@ impl MasterKeys {
                 };
                 if key.contains('*') {
                     return Err(KeyError {
-                        rule: "master-configs",
+                        code: codes::MASTER_CONFIGS,
                         message: format!(
                             " Wildcard '*' is not allowed in master config keys: '{key}'"
                         ),
@@ -105,7 +107,7 @@ impl MasterKeys {
             if !dups.is_empty() {
                 dups.sort();
                 return Err(KeyError {
-                    rule: "master-configs",
+                    code: codes::MASTER_CONFIGS,
                     message: format!(
                         "Duplicate configuration keys found in '{path}': {}",
                         dups.join(", ")
@@ -132,7 +134,7 @@ impl MasterKeys {
                 dups.sort();
                 dups.dedup();
                 return Err(KeyError {
-                    rule: "master-configs",
+                    code: codes::MASTER_CONFIGS,
                     message: format!(
                         "Duplicate configuration keys found in '{path}': {}",
                         dups.iter()
@@ -169,7 +171,9 @@ impl MasterKeys {
 /// The top-level keys of a YAML mapping document from the event stream, PyYAML order (first
 /// position wins for a repeated key). `None` = not a plain case (root not a mapping, a
 /// non-string-looking or complex key, merge keys, tags, several documents, an alias to an
-/// unknown anchor): use the full loader. `Some(Err)` = a YAML syntax error.
+/// unknown anchor): use the full loader. `Some(Err)` = a YAML syntax error. An event scan, not
+/// [`infx_yaml::top_level_sections`]' line scan: a file the full loader rejects must fail here
+/// too.
 fn scan_top_keys(text: &str) -> Option<Result<Vec<String>, KeyError>> {
     use saphyr_parser::{Event, Parser, ScalarStyle};
     let mut parser = Parser::new_from_str(text);
@@ -185,7 +189,7 @@ fn scan_top_keys(text: &str) -> Option<Result<Vec<String>, KeyError>> {
             Ok(e) => e,
             Err(e) => {
                 return Some(Err(KeyError {
-                    rule: "master-configs",
+                    code: codes::MASTER_CONFIGS,
                     message: format!("not valid YAML: {} at line {}", e.info(), e.marker().line()),
                     help: None,
                 }));
@@ -307,7 +311,7 @@ pub fn resolve_keys(patterns: &[String], master: &MasterKeys) -> Result<Vec<Stri
             let matched: Vec<&String> = master.keys.iter().filter(|k| star_match(p, k)).collect();
             if matched.is_empty() {
                 return Err(KeyError {
-                    rule: "config-key",
+                    code: codes::CONFIG_KEY,
                     message: format!("No config keys matched the wildcard pattern '{p}' in master configs."),
                     help: Some("check the pattern against the keys of configs/*-master.yaml at this revision".into()),
                 });
@@ -331,7 +335,7 @@ pub fn resolve_keys(patterns: &[String], master: &MasterKeys) -> Result<Vec<Stri
                 .map(String::as_str)
                 .collect();
             return Err(KeyError {
-                rule: "config-key",
+                code: codes::CONFIG_KEY,
                 message: format!("Config key '{p}' not found in master configs."),
                 help: Some(match (typo, near.is_empty()) {
                     (Some(t), _) => format!("did you mean `{t}`?"),

@@ -54,7 +54,7 @@ pub enum Mode {
 }
 
 /// Options of [`check_change`].
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct CheckOptions {
     pub mode: Mode,
     pub links: Option<LinkMode>,
@@ -187,8 +187,8 @@ pub fn check_change(
     if let Some(master) = master {
         for e in &added {
             if let Err(k) = resolve_keys(&e.config_keys, master) {
-                let mut d = Diagnostic::error(crate::codes::of_rule(k.rule), k.message)
-                    .at(path, Span::line(e.span.start.line()));
+                let mut d =
+                    Diagnostic::error(k.code, k.message).at(path, Span::line(e.span.start.line()));
                 if let Some(h) = k.help {
                     d = d.with_help(h);
                 }
@@ -267,9 +267,9 @@ fn entries_of(p: &strict::Parsed, head: &[u8], dialect: Dialect) -> Vec<Entry> {
         .collect()
 }
 
-/// A strict-mode failure as a diagnostic `changelog/<rule>` at its line.
+/// A strict-mode failure as a diagnostic at its line.
 pub fn strict_diag(path: &Path, e: &StrictError) -> Diagnostic {
-    let mut d = Diagnostic::error(crate::codes::of_rule(e.rule), e.message.clone()).with_path(path);
+    let mut d = Diagnostic::error(e.code, e.message.clone()).with_path(path);
     if let Some(l) = e.line {
         d = d.with_span(Span::line(l));
     }
@@ -281,9 +281,7 @@ pub fn strict_diag(path: &Path, e: &StrictError) -> Diagnostic {
 
 /// A gate failure as a diagnostic.
 pub fn gate_diag(path: &Path, e: &GateError) -> Diagnostic {
-    let code = e
-        .code
-        .unwrap_or_else(|| crate::codes::of_rule(e.stage.rule()));
+    let code = e.code.unwrap_or_else(|| e.stage.code());
     let mut d = Diagnostic::error(code, e.message.clone()).with_path(path);
     if let Some(l) = e.line {
         d = d.with_span(Span::line(l));
@@ -308,7 +306,9 @@ mod tests {
         let m = MasterKeys::from_keys(["a", "b-1"].map(String::from));
         let opts = CheckOptions {
             mode,
-            ..CheckOptions::default()
+            links: None,
+            dialect: Dialect::Oct,
+            modifiers: Modifiers::default(),
         };
         check_change(
             Some(base.as_bytes()),

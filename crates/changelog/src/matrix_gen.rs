@@ -307,12 +307,12 @@ pub fn plan_between(
     head_inputs: impl FnOnce() -> Result<RevisionInputs, String>,
     base_inputs: impl FnOnce() -> Result<RevisionInputs, String>,
 ) -> Result<serde_json::Value, crate::plan::PlanError> {
-    use crate::plan::PlanError;
-    let err = |stage: &'static str| move |m: String| PlanError { stage, message: m };
+    use crate::plan::{PlanError, PlanStage};
+    let err = |stage: PlanStage| move |m: String| PlanError { stage, message: m };
     // The processor's own steps (the newline check belongs to the CLI gate, not the plan).
     let diff =
         infx_git::diff_lines(base_changelog, Some(head_changelog)).map_err(|e| PlanError {
-            stage: "read",
+            stage: PlanStage::Read,
             message: e.to_string(),
         })?;
     if let Some(d) = diff
@@ -321,7 +321,7 @@ pub fn plan_between(
         .find(|d| !crate::text::py_blank(&d.content))
     {
         return Err(PlanError {
-            stage: "deletion",
+            stage: PlanStage::Deletion,
             message: format!(
                 "Deletions are not allowed in {}. Only additions to the changelog are permitted. Found deleted line: {}",
                 crate::CHANGELOG_PATH,
@@ -330,23 +330,25 @@ pub fn plan_between(
         });
     }
     let entries = crate::gate::parse_diff_additions(&diff, dialect, opts.modifiers)?.entries;
-    let head_inputs = head_inputs().map_err(err("master-configs"))?;
+    let head_inputs = head_inputs().map_err(err(PlanStage::MasterConfigs))?;
     let master = {
-        let configs = head_inputs.configs().map_err(err("master-configs"))?;
+        let configs = head_inputs
+            .configs()
+            .map_err(err(PlanStage::MasterConfigs))?;
         MasterKeys::from_keys(configs.keys().map(str::to_string))
     };
     let resolved = entries
         .iter()
         .map(|e| {
             resolve_keys(&e.config_keys, &master).map_err(|k| PlanError {
-                stage: "config-key",
+                stage: PlanStage::ConfigKey,
                 message: k.message,
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let base_inputs = if entries.iter().any(|e| e.append_only) {
         Some(base_inputs().map_err(|m| PlanError {
-            stage: "append-only",
+            stage: PlanStage::AppendOnly,
             message: format!("append-only base revision is missing generation inputs: {m}"),
         })?)
     } else {

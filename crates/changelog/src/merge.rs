@@ -103,8 +103,8 @@ pub fn merge(
 
 fn describe(e: &StrictError) -> String {
     match e.line {
-        Some(l) => format!("{} (line {l}) [changelog/{}]", e.message, e.rule),
-        None => format!("{} [changelog/{}]", e.message, e.rule),
+        Some(l) => format!("{} (line {l}) [{}]", e.message, e.code),
+        None => format!("{} [{}]", e.message, e.code),
     }
 }
 

@@ -6,9 +6,11 @@
 //! Row generation is behind the [`Generator`] trait so the selection logic is testable alone;
 //! `infx-matrix` provides the real generator (wired in by the caller).
 
+use crate::codes;
 use crate::entry::{Dialect, Entry};
 use crate::gate::{GateError, GateStage, Modifiers, check_preconditions};
 use infx_matrix::{ScenarioType, SweepRow};
+use infx_report::Code;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -60,18 +62,90 @@ pub struct PlanOptions {
     pub trim_conc: bool,
 }
 
-/// A plan failure: the stage (as in the verdict goldens) and upstream's message.
+/// Where a plan stopped: its own stages, and the gate's when the plan's gate of the additions
+/// stops it first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanStage {
+    Read,
+    Deletion,
+    MasterConfigs,
+    ConfigKey,
+    AppendOnly,
+    Generator,
+    Newline,
+    NoAdditions,
+    Yaml,
+    NoEntries,
+    EntrySchema,
+}
+
+impl PlanStage {
+    /// The stage's name, as in the verdict goldens (`append-only`, `config-key`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlanStage::Read => "read",
+            PlanStage::Deletion => "deletion",
+            PlanStage::MasterConfigs => "master-configs",
+            PlanStage::ConfigKey => "config-key",
+            PlanStage::AppendOnly => "append-only",
+            PlanStage::Generator => "generator",
+            PlanStage::Newline => "newline",
+            PlanStage::NoAdditions => "no-additions",
+            PlanStage::Yaml => "yaml",
+            PlanStage::NoEntries => "no-entries",
+            PlanStage::EntrySchema => "entry-schema",
+        }
+    }
+    /// The diagnostic code of a plan that stopped here. The master configs are inputs the plan
+    /// reads; the gate's stages have their own findings from the gate, so the plan's is the
+    /// general one.
+    pub fn code(self) -> Code {
+        match self {
+            PlanStage::Read | PlanStage::MasterConfigs => codes::PLAN_READ,
+            PlanStage::Deletion => codes::PLAN_DELETION,
+            PlanStage::ConfigKey => codes::PLAN_CONFIG_KEY,
+            PlanStage::AppendOnly => codes::PLAN_APPEND_ONLY,
+            PlanStage::Generator => codes::PLAN_GENERATOR,
+            PlanStage::Newline
+            | PlanStage::NoAdditions
+            | PlanStage::Yaml
+            | PlanStage::NoEntries
+            | PlanStage::EntrySchema => codes::PLAN,
+        }
+    }
+}
+
+impl From<GateStage> for PlanStage {
+    fn from(s: GateStage) -> Self {
+        match s {
+            GateStage::Newline => PlanStage::Newline,
+            GateStage::Deletion => PlanStage::Deletion,
+            GateStage::NoAdditions => PlanStage::NoAdditions,
+            GateStage::Yaml => PlanStage::Yaml,
+            GateStage::NoEntries => PlanStage::NoEntries,
+            GateStage::EntrySchema => PlanStage::EntrySchema,
+            GateStage::AppendOnly => PlanStage::AppendOnly,
+        }
+    }
+}
+
+impl std::fmt::Display for PlanStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A plan failure: the stage and upstream's message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlanError {
-    /// `append-only`, `config-key`, `generator`, …
-    pub stage: &'static str,
+    pub stage: PlanStage,
     pub message: String,
 }
 
 impl From<GateError> for PlanError {
     fn from(e: GateError) -> Self {
         PlanError {
-            stage: e.stage.as_str(),
+            stage: e.stage.into(),
             message: e.message,
         }
     }
@@ -173,7 +247,7 @@ pub fn build_plan(
 ) -> Result<Value, PlanError> {
     if entries.is_empty() {
         return Err(PlanError {
-            stage: GateStage::NoEntries.as_str(),
+            stage: PlanStage::NoEntries,
             message: "No valid YAML entries found in the changelog additions.".into(),
         });
     }
@@ -196,7 +270,7 @@ pub fn build_plan(
         generator
             .check_append_only_scope(&selected)
             .map_err(|m| PlanError {
-                stage: "append-only",
+                stage: PlanStage::AppendOnly,
                 message: m,
             })?;
     }
@@ -205,7 +279,7 @@ pub fn build_plan(
     for (i, req) in generator_calls(entries, resolved, opts.modifiers) {
         let e = &entries[i];
         let rows = generator.generate(&req).map_err(|m| PlanError {
-            stage: "generator",
+            stage: PlanStage::Generator,
             message: m,
         })?;
         match req.evals {
@@ -216,11 +290,11 @@ pub fn build_plan(
                         ..req.clone()
                     };
                     let base = generator.generate(&base_req).map_err(|m| PlanError {
-                        stage: "generator",
+                        stage: PlanStage::Generator,
                         message: m,
                     })?;
                     let delta = append_only_delta(&base, &rows).map_err(|m| PlanError {
-                        stage: "append-only",
+                        stage: PlanStage::AppendOnly,
                         message: m,
                     })?;
                     bench.extend(delta);

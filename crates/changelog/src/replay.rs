@@ -3,6 +3,7 @@
 //! The history is read by the caller through [`History`] (xtask's `history` module implements
 //! it over git); each file version is read and parsed once.
 
+use crate::codes;
 use crate::entry::Dialect;
 use crate::gate::{GateError, Modifiers, gate};
 use crate::keys::{KeyError, MasterKeys, resolve_keys};
@@ -165,7 +166,7 @@ fn replay_commits<H: History>(
                     (_, None) => Err((
                         StrictStage::HeadParse,
                         StrictError {
-                            rule: "head-read",
+                            code: codes::HEAD_READ,
                             message: "the changelog was deleted".into(),
                             line: None,
                             help: None,
@@ -178,7 +179,7 @@ fn replay_commits<H: History>(
             _ => Err((
                 StrictStage::BaseRead,
                 StrictError {
-                    rule: "base-read",
+                    code: codes::BASE_READ,
                     message: "perf-changelog.yaml does not exist at the base".into(),
                     line: None,
                     help: None,
@@ -202,7 +203,7 @@ fn replay_commits<H: History>(
                 for (p, id) in &ids {
                     let Some(id) = id else {
                         err = Some(KeyError {
-                            rule: "master-configs",
+                            code: codes::MASTER_CONFIGS,
                             message: format!("Input file '{p}' does not exist."),
                             help: None,
                         });

@@ -1,8 +1,10 @@
 //! Strict mode: the byte-level append contract of upstream's merge tooling
 //! (`parse_changelog`, `compare_entries`, `validate_raw_change`).
 
+use crate::codes;
 use crate::entry::{Dialect, eq_without, py_str_or_empty, validate_entry};
 use crate::text::{line_of_offset, py_splitlines};
+use infx_report::Code;
 use infx_yaml::{LoadOptions, Node, Value};
 use std::path::Path;
 
@@ -12,20 +14,20 @@ pub const PLACEHOLDERS: [&str; 2] = [
     "https://github.com/SemiAnalysisAI/InferenceX/pull/XXX",
 ];
 
-/// A strict-mode failure: the rule (diagnostic code `changelog/<rule>`), upstream's message,
-/// the 1-based line in the head file when one applies, and the fix.
+/// A strict-mode failure: its diagnostic code, upstream's message, the 1-based line in the head
+/// file when one applies, and the fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StrictError {
-    pub rule: &'static str,
+    pub code: Code,
     pub message: String,
     pub line: Option<usize>,
     pub help: Option<String>,
 }
 
 impl StrictError {
-    fn new(rule: &'static str, message: impl Into<String>) -> Self {
+    fn new(code: Code, message: impl Into<String>) -> Self {
         StrictError {
-            rule,
+            code,
             message: message.into(),
             line: None,
             help: None,
@@ -63,20 +65,20 @@ pub fn parse_changelog(raw: &[u8], label: &str, dialect: Dialect) -> Result<Pars
     let last_line = raw.iter().filter(|&&b| b == b'\n').count() + 1;
     if !raw.ends_with(b"\n") {
         return Err(StrictError::new(
-            "final-newline",
+            codes::FINAL_NEWLINE,
             format!("{label} does not end with a newline"),
         )
         .line(last_line)
         .help("end the file with exactly one newline"));
     }
-    for (byte, rule, what) in [
-        (b'\r', "cr", "CR characters"),
-        (b'\t', "tab", "tabs"),
-        (0u8, "nul", "NUL bytes"),
+    for (byte, code, what) in [
+        (b'\r', codes::CR, "CR characters"),
+        (b'\t', codes::TAB, "tabs"),
+        (0u8, codes::NUL, "NUL bytes"),
     ] {
         if let Some(pos) = raw.iter().position(|&b| b == byte) {
             let line = raw[..pos].iter().filter(|&&b| b == b'\n').count() + 1;
-            return Err(StrictError::new(rule, format!("{label} contains {what}"))
+            return Err(StrictError::new(code, format!("{label} contains {what}"))
                 .line(line)
                 .help("use LF line endings and spaces only"));
         }
@@ -87,12 +89,14 @@ pub fn parse_changelog(raw: &[u8], label: &str, dialect: Dialect) -> Result<Pars
             .filter(|&&b| b == b'\n')
             .count()
             + 1;
-        StrictError::new("encoding", format!("{label} is not UTF-8: {e}")).line(line)
+        StrictError::new(codes::ENCODING, format!("{label} is not UTF-8: {e}")).line(line)
     })?;
     let root = infx_yaml::parse_str_with(Path::new(label), text, &LoadOptions::default()).map_err(
         |d| {
-            let mut e =
-                StrictError::new("yaml", format!("{label} is not valid YAML: {}", d.message));
+            let mut e = StrictError::new(
+                codes::YAML,
+                format!("{label} is not valid YAML: {}", d.message),
+            );
             e.line = d.span.map(|s| s.start.line());
             e.help = d.help;
             e
@@ -100,14 +104,16 @@ pub fn parse_changelog(raw: &[u8], label: &str, dialect: Dialect) -> Result<Pars
     )?;
     if let Some(line) = merge_key_line(text) {
         return Err(StrictError::new(
-            "yaml",
+            codes::YAML,
             format!("{label} is not valid YAML: could not determine a constructor for the tag 'tag:yaml.org,2002:merge'"),
         )
         .line(line)
         .help("write the keys out in each entry; the changelog's strict parser has no `<<` merge keys"));
     }
     let Value::Seq(items) = root.value else {
-        return Err(StrictError::new("root", format!("{label} root must be a YAML list")).line(1));
+        return Err(
+            StrictError::new(codes::ROOT, format!("{label} root must be a YAML list")).line(1),
+        );
     };
     let top = py_splitlines(text)
         .filter(|l| l.starts_with("- config-keys:"))
@@ -115,7 +121,7 @@ pub fn parse_changelog(raw: &[u8], label: &str, dialect: Dialect) -> Result<Pars
     if top != items.len() {
         let line = entry_start_mismatch_line(text, &items);
         return Err(StrictError::new(
-            "entry-start",
+            codes::ENTRY_START,
             format!("{label} has {top} top-level config entries but YAML parsed {} entries", items.len()),
         )
         .line(line)
@@ -124,7 +130,7 @@ pub fn parse_changelog(raw: &[u8], label: &str, dialect: Dialect) -> Result<Pars
     for (i, it) in items.iter().enumerate() {
         if it.as_map().is_none() {
             return Err(StrictError::new(
-                "entry-schema",
+                codes::ENTRY_SCHEMA,
                 format!("{label} entry {} is not a mapping", i + 1),
             )
             .line(it.span.start.line()));
@@ -132,7 +138,7 @@ pub fn parse_changelog(raw: &[u8], label: &str, dialect: Dialect) -> Result<Pars
         if let Err(errs) = validate_entry(it, dialect, Some(text)) {
             let first = &errs[0];
             let mut e = StrictError::new(
-                first.code.rule(),
+                first.code,
                 format!(
                     "{label} entry {} fails ChangelogEntry validation: {}",
                     i + 1,
@@ -258,7 +264,7 @@ pub fn compare_entries(
             None => head.last().map_or(1, |h| h.span.end.line()),
         };
         return Err(StrictError::new(
-            "entries-deleted",
+            codes::ENTRIES_DELETED,
             "perf-changelog.yaml entries were deleted",
         )
         .line(line)
@@ -286,7 +292,7 @@ pub fn compare_entries(
         };
         if !same_rest {
             return Err(StrictError::new(
-                "entry-changed",
+                codes::ENTRY_CHANGED,
                 format!("entry {} changed; existing entries are immutable except for pr-link-only corrections", i + 1),
             )
             .line(line)
@@ -295,14 +301,14 @@ pub fn compare_entries(
         let (old, new) = (link_of(b), link_of(h));
         if old == new {
             return Err(StrictError::new(
-                "entry-changed",
+                codes::ENTRY_CHANGED,
                 format!("entry {} was reformatted without a semantic change", i + 1),
             )
             .line(line));
         }
         if !is_canonical(&new) {
             return Err(StrictError::new(
-                "pr-link",
+                codes::PR_LINK,
                 format!(
                     "entry {} pr-link correction is not canonical: {new:?}",
                     i + 1
@@ -316,7 +322,7 @@ pub fn compare_entries(
     let additions = &head[base.len()..];
     if corrections > 0 && !additions.is_empty() {
         return Err(StrictError::new(
-            "mixed-corrections",
+            codes::MIXED_CORRECTIONS,
             "do not mix historical pr-link corrections with new changelog entries",
         )
         .line(additions[0].span.start.line())
@@ -336,7 +342,7 @@ pub(crate) fn validate_added_pr_link(link: &str, mode: LinkMode) -> Result<(), S
         LinkMode::Local => {
             if !is_placeholder(link) && !is_canonical(link) {
                 return Err(StrictError::new(
-                    "pr-link",
+                    codes::PR_LINK,
                     format!("new entry has invalid pr-link: {link:?}"),
                 )
                 .help(format!(
@@ -347,7 +353,7 @@ pub(crate) fn validate_added_pr_link(link: &str, mode: LinkMode) -> Result<(), S
         LinkMode::Main => {
             if !is_canonical(link) {
                 return Err(StrictError::new(
-                    "pr-link",
+                    codes::PR_LINK,
                     format!("new main-branch entry has invalid pr-link: {link:?}"),
                 )
                 .help(format!("use {CANONICAL_PREFIX}<number>")));
@@ -357,7 +363,7 @@ pub(crate) fn validate_added_pr_link(link: &str, mode: LinkMode) -> Result<(), S
             let expected = format!("{CANONICAL_PREFIX}{n}");
             if !is_placeholder(link) && link != expected {
                 return Err(StrictError::new(
-                    "pr-link",
+                    codes::PR_LINK,
                     format!(
                         "new PR entry must use {expected:?} or an XXX placeholder; found {link:?}"
                     ),
@@ -373,7 +379,7 @@ pub(crate) fn validate_added_pr_link(link: &str, mode: LinkMode) -> Result<(), S
 
 /// One byte rule an append breaks, at a byte offset of the head.
 pub(crate) struct AppendByteFault {
-    pub rule: &'static str,
+    pub code: Code,
     pub message: &'static str,
     pub help: &'static str,
     pub offset: usize,
@@ -387,8 +393,8 @@ pub(crate) fn append_byte_faults(
     head: &[u8],
     additions: usize,
 ) -> Vec<AppendByteFault> {
-    let fault = |rule, message, offset, help| AppendByteFault {
-        rule,
+    let fault = |code, message, offset, help| AppendByteFault {
+        code,
         message,
         help,
         offset,
@@ -400,7 +406,7 @@ pub(crate) fn append_byte_faults(
             .position(|(a, b)| a != b)
             .unwrap_or(base.len().min(head.len()));
         return vec![fault(
-            "history-bytes",
+            codes::HISTORY_BYTES,
             "appended entries changed historical perf-changelog.yaml bytes; restore the base file byte-for-byte and append at the end",
             diff_at,
             "undo every change above the new entries (including whitespace), then append",
@@ -415,7 +421,7 @@ pub(crate) fn append_byte_faults(
     };
     if !suffix.starts_with(expected) {
         out.push(fault(
-            "separator",
+            codes::SEPARATOR,
             "new changelog entries must be separated from history by one empty line and appended at the end",
             base.len(),
             "leave exactly one empty line between the last historical entry and the new one",
@@ -427,7 +433,7 @@ pub(crate) fn append_byte_faults(
         let prefix = &head[..s];
         if !prefix.ends_with(b"\n\n") || prefix.ends_with(b"\n\n\n") {
             out.push(fault(
-                "separator",
+                codes::SEPARATOR,
                 "appended changelog entries must have exactly one empty separator line",
                 s,
                 "put exactly one empty line (no spaces) between appended entries",
@@ -436,7 +442,7 @@ pub(crate) fn append_byte_faults(
     }
     if head.ends_with(b"\n\n") {
         out.push(fault(
-            "trailing-blank",
+            codes::TRAILING_BLANK,
             "the final appended changelog entry must end with one newline",
             head.len() - 1,
             "remove the empty line(s) at the end of the file",
@@ -457,7 +463,7 @@ pub(crate) fn appended_tail_faults(head: &[u8], additions: usize) -> Vec<AppendB
         let prefix = &head[..s];
         if !prefix.ends_with(b"\n\n") || prefix.ends_with(b"\n\n\n") {
             out.push(AppendByteFault {
-                rule: "separator",
+                code: codes::SEPARATOR,
                 message: "appended changelog entries must have exactly one empty separator line",
                 help: "put exactly one empty line (no spaces) before each appended entry",
                 offset: s,
@@ -466,7 +472,7 @@ pub(crate) fn appended_tail_faults(head: &[u8], additions: usize) -> Vec<AppendB
     }
     if head.ends_with(b"\n\n") {
         out.push(AppendByteFault {
-            rule: "trailing-blank",
+            code: codes::TRAILING_BLANK,
             message: "the final appended changelog entry must end with one newline",
             help: "remove the empty line(s) at the end of the file",
             offset: head.len() - 1,
@@ -485,7 +491,7 @@ pub fn validate_raw_change(
     if additions > 0 {
         // Upstream stops at its first failure.
         return match append_byte_faults(base, head, additions).into_iter().next() {
-            Some(f) => Err(StrictError::new(f.rule, f.message)
+            Some(f) => Err(StrictError::new(f.code, f.message)
                 .line(line_of_offset(head, f.offset))
                 .help(f.help)),
             None => Ok(()),
@@ -496,7 +502,7 @@ pub fn validate_raw_change(
         let hl = split_keep_ends(head);
         if bl.len() != hl.len() {
             return Err(StrictError::new(
-                "pr-link-lines",
+                codes::PR_LINK_LINES,
                 "pr-link corrections may not add or delete lines",
             ));
         }
@@ -512,7 +518,7 @@ pub fn validate_raw_change(
                 && h.ends_with(b"\n"))
             {
                 return Err(StrictError::new(
-                    "history-bytes",
+                    codes::HISTORY_BYTES,
                     format!(
                         "historical bytes changed outside a pr-link line at line {}",
                         i + 1
@@ -524,7 +530,7 @@ pub fn validate_raw_change(
         }
         if changed != corrections {
             return Err(StrictError::new(
-                "pr-link-lines",
+                codes::PR_LINK_LINES,
                 format!("expected {corrections} changed pr-link line(s), found {changed}"),
             ));
         }
@@ -537,7 +543,7 @@ pub fn validate_raw_change(
             .position(|(a, b)| a != b)
             .unwrap_or(base.len().min(head.len()));
         return Err(StrictError::new(
-            "history-bytes",
+            codes::HISTORY_BYTES,
             "changelog diff has no appended entry or pr-link correction; historical whitespace and formatting are immutable",
         )
         .line(line_of_offset(head, diff_at))
@@ -624,7 +630,7 @@ pub fn strict_check(
     let Some(base) = base else {
         return Err((
             StrictStage::BaseRead,
-            StrictError::new("base-read", "the changelog does not exist at the base"),
+            StrictError::new(codes::BASE_READ, "the changelog does not exist at the base"),
         ));
     };
     let b = parse_changelog(base, "base perf-changelog.yaml", dialect)
@@ -684,11 +690,11 @@ mod tests {
         let head =
             format!("{E1}\n- description:\n    - two\n  config-keys:\n    - b\n  pr-link: XXX\n");
         let e = parse_changelog(head.as_bytes(), "x", Dialect::Oct).unwrap_err();
-        assert_eq!((e.rule, e.line), ("entry-start", Some(7)), "{e:?}");
+        assert_eq!((e.code, e.line), (codes::ENTRY_START, Some(7)), "{e:?}");
         // An entry in flow form has no `- config-keys:` line.
         let head = format!("{E1}\n- {{config-keys: [b], description: [x], pr-link: XXX}}\n");
         let e = parse_changelog(head.as_bytes(), "x", Dialect::Oct).unwrap_err();
-        assert_eq!((e.rule, e.line), ("entry-start", Some(7)), "{e:?}");
+        assert_eq!((e.code, e.line), (codes::ENTRY_START, Some(7)), "{e:?}");
     }
 
     #[test]
@@ -696,7 +702,7 @@ mod tests {
         let head =
             format!("{E1}\n- config-keys:\n    - b\n  <<: {{description: [x]}}\n  pr-link: XXX\n");
         let e = parse_changelog(head.as_bytes(), "x", Dialect::Oct).unwrap_err();
-        assert_eq!((e.rule, e.line), ("yaml", Some(9)), "{e:?}");
+        assert_eq!((e.code, e.line), (codes::YAML, Some(9)), "{e:?}");
         assert!(e.message.contains("tag:yaml.org,2002:merge"), "{e:?}");
         // A quoted "<<" is an ordinary string.
         let quoted = format!("{E1}\n{}", E3X.replace("three", "\"<<\""));
@@ -769,13 +775,13 @@ mod tests {
         let head = format!("{}\n{E2}\n{E3X}", E1.replace("    - one", "    - one "));
         let (st, e) = strict(&base, &head, Some(3)).unwrap_err();
         assert_eq!(st, StrictStage::Raw);
-        assert_eq!(e.rule, "history-bytes");
+        assert_eq!(e.code, codes::HISTORY_BYTES);
         assert_eq!(e.line, Some(4));
         // dropped final newline
         let head = format!("{base}\n{}", E3X.trim_end());
         let (st, e) = strict(&base, &head, Some(3)).unwrap_err();
         assert_eq!(st, StrictStage::HeadParse);
-        assert_eq!(e.rule, "final-newline");
+        assert_eq!(e.code, codes::FINAL_NEWLINE);
     }
 
     #[test]
@@ -783,8 +789,8 @@ mod tests {
         let base = format!("{E1}\n{E2}");
         let two_blank = format!("{base}\n\n{E3X}");
         assert_eq!(
-            strict(&base, &two_blank, Some(3)).unwrap_err().1.rule,
-            "separator"
+            strict(&base, &two_blank, Some(3)).unwrap_err().1.code,
+            codes::SEPARATOR
         );
         let e4 = E3X.replace("    - c\n", "    - d\n");
         let tight = format!("{base}\n{E3X}\n\n{e4}");
@@ -797,8 +803,8 @@ mod tests {
         );
         let trailing = format!("{base}\n{E3X}\n");
         assert_eq!(
-            strict(&base, &trailing, Some(3)).unwrap_err().1.rule,
-            "trailing-blank"
+            strict(&base, &trailing, Some(3)).unwrap_err().1.code,
+            codes::TRAILING_BLANK
         );
         let ok2 = format!("{base}\n{E3X}\n{e4}");
         assert_eq!(strict(&base, &ok2, Some(3)).unwrap().additions, 2);
@@ -885,15 +891,15 @@ mod tests {
         let fails = |text: &[u8]| parse_changelog(text, "head", Dialect::Aug).unwrap_err();
         let e =
             fails(b"- config-keys: [a]\n  description: [x]\n  description: [y]\n  pr-link: X\n");
-        assert_eq!(e.rule, "yaml");
+        assert_eq!(e.code, codes::YAML);
         let e = fails(b"- description: [x]\n  config-keys: [a]\n  pr-link: X\n");
-        assert_eq!(e.rule, "entry-start");
+        assert_eq!(e.code, codes::ENTRY_START);
         let e = fails(b"- config-keys: [a]\n  description: x\n  pr-link: X\n");
         assert!(
             e.message
                 .contains("entry 1 fails ChangelogEntry validation")
         );
-        assert_eq!(fails(b"a\tb\n").rule, "tab");
+        assert_eq!(fails(b"a\tb\n").code, codes::TAB);
         assert!(is_canonical(
             "https://github.com/SemiAnalysisAI/InferenceX/pull/12"
         ));

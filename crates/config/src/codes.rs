@@ -42,6 +42,5 @@ infx_report::codes! {
     SCENARIOS = error("config/scenarios", "a config has no non-empty fixed-seq-len or agentic-coding scenario");
     TYPE = error("config/type", "a config field has the wrong type");
     UNKNOWN_KEY = error("config/unknown-key", "a key the config schema does not define");
-    UNREGISTERED = error("config/unregistered", "a config rule with no registered code (a bug in infx; the message tells what failed)");
     VALUE = error("config/value", "a config field has a value outside its allowed set");
 }

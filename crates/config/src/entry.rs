@@ -47,7 +47,7 @@ pub(crate) fn check_entry(ctx: &mut Ctx, file: usize, key_node: &Node, node: &No
     let disagg = ctx.bool_default(m, "disagg", "", false).unwrap_or(false);
     if !multinode && disagg {
         ctx.error_help(
-            "X1",
+            codes::X1,
             key_span(m, "disagg", anchor),
             "disagg",
             "disagg requires multinode: a single-node entry must have disagg false",
@@ -167,7 +167,7 @@ fn entry_allowed(dialect: Dialect, multinode: bool) -> Vec<&'static str> {
 fn recipe_dir_field(ctx: &mut Ctx, m: &Mapping, anchor: Span, kind: &EntryKind) -> Option<String> {
     match m.get("srt-recipe-dir") {
         Some(n) if kind.llmd => ctx.error_help(
-            "X4",
+            codes::X4,
             n.span,
             "srt-recipe-dir",
             "multinode llmd-vllm entries keep CONFIG_FILE and must not use srt-recipe-dir",
@@ -178,7 +178,7 @@ fn recipe_dir_field(ctx: &mut Ctx, m: &Mapping, anchor: Span, kind: &EntryKind) 
             match normalized_rel_path(s) {
                 Ok(()) => return Some(s.to_string()),
                 Err(why) => ctx.error_help(
-                    "SR1",
+                    codes::SR1,
                     n.span,
                     "srt-recipe-dir",
                     format!("'{s}' is not a normalized relative path: {why}"),
@@ -187,7 +187,7 @@ fn recipe_dir_field(ctx: &mut Ctx, m: &Mapping, anchor: Span, kind: &EntryKind) 
             }
         }
         None if !kind.llmd => ctx.error_help(
-            "X4",
+            codes::X4,
             anchor,
             "",
             "srt-recipe-dir is required (every srt-slurm entry names its recipe directory)",
@@ -227,7 +227,7 @@ fn scenario_blocks<'n>(
     let a = list_field(ctx, sm, ScenarioType::AgenticCoding.as_str(), "scenarios");
     if f.is_none_or(|l| l.is_empty()) && a.is_none_or(|l| l.is_empty()) {
         ctx.error_help(
-            "scenarios",
+            codes::SCENARIOS,
             sn.span,
             "scenarios",
             "At least one scenario type must be specified (a non-empty fixed-seq-len or agentic-coding list)",
@@ -369,7 +369,7 @@ fn fixed_block<'n>(
         && (i, o) != (8192, 1024)
     {
         ctx.error_help(
-            "require-power",
+            codes::REQUIRE_POWER,
             key_span(m, "require-power", el.span),
             at,
             format!("require-power rollout supports only fixed-sequence 8192/1024, not {i}/{o}"),
@@ -405,7 +405,7 @@ fn agentic_block<'n>(
             }
             Value::Int(1) => dram = Some(("1".to_string(), 1.0)),
             Value::Float(_) | Value::Int(_) => ctx.error_help(
-                "value",
+                codes::VALUE,
                 n.span,
                 &at_d,
                 format!(
@@ -598,7 +598,7 @@ impl RowShape<'_> {
             (disagg_topology(p, d), true)
         } else if self.has_worker == (self.has_p || self.has_d) || (self.has_p != self.has_d) {
             ctx.error_help(
-                "W1",
+                codes::W1,
                 span,
                 at,
                 "must specify either worker or both prefill and decode",
@@ -622,7 +622,13 @@ impl RowShape<'_> {
             } else {
                 "Agentic search-space entries must specify exactly one of tp, worker, or both prefill and decode"
             };
-            ctx.error_help("A1", span, at, msg, "keep exactly one topology on the row");
+            ctx.error_help(
+                codes::A1,
+                span,
+                at,
+                msg,
+                "keep exactly one topology on the row",
+            );
             return (None, false);
         }
         if self.has_tp {
@@ -635,7 +641,7 @@ impl RowShape<'_> {
         for k in ["pp", "dcp-size", "pcp-size"] {
             if m.contains_key(k) {
                 ctx.error_help(
-                    "A4",
+                    codes::A4,
                     key_span(m, k, span),
                     at,
                     format!("Multinode agentic search-space entries cannot specify 'pp', 'dcp-size', 'pcp-size' (found '{k}')"),
@@ -755,7 +761,7 @@ fn row_recipe_refs(
     }
     if ctx.dialect == Dialect::OctNewest && !kind.llmd && !m.contains_key("srt-recipe") {
         ctx.error_help(
-            "X4",
+            codes::X4,
             rr.node.span,
             at,
             "every search-space entry needs srt-recipe: <file>[:<selector>] under the entry's srt-recipe-dir",
@@ -778,7 +784,7 @@ fn newest_recipe_ref(
 ) -> Option<RecipeRef> {
     if kind.llmd {
         ctx.error_help(
-            "X4",
+            codes::X4,
             n.span,
             at_f,
             format!("multinode llmd-vllm entries keep CONFIG_FILE and must not use {field}"),
@@ -788,7 +794,7 @@ fn newest_recipe_ref(
     }
     if field == "eval-srt-recipe" && !kind.multinode {
         ctx.error_help(
-            "X4",
+            codes::X4,
             n.span,
             at_f,
             "eval-srt-recipe is allowed only on multinode configs",
@@ -812,7 +818,7 @@ fn newest_recipe_ref(
         }),
         Err(why) => {
             ctx.error_help(
-                "SR2",
+                codes::SR2,
                 n.span,
                 at_f,
                 format!("'{s}' is not a valid recipe reference: {why}"),
@@ -845,7 +851,7 @@ fn topology_model_rules(
         if rr.agentic {
             if offload.kv_off.is_none() {
                 ctx.error_help(
-                    "A2",
+                    codes::A2,
                     span,
                     at,
                     "Single-node agentic search-space entries must specify kv-offloading",
@@ -854,7 +860,7 @@ fn topology_model_rules(
             }
             if offload.power {
                 ctx.error_help(
-                    "A3",
+                    codes::A3,
                     key_span(m, "power", span),
                     at,
                     "Only multinode entries measure DCGM power",
@@ -866,7 +872,7 @@ fn topology_model_rules(
     if let Some(Topology::Disagg { prefill, decode }) = topology
         && prefill.hardware.is_some() != decode.hardware.is_some()
     {
-        let code = if rr.agentic { "A5" } else { "H1" };
+        let code = if rr.agentic { codes::A5 } else { codes::H1 };
         ctx.error_help(
             code,
             span,
@@ -884,21 +890,21 @@ fn offload_model_rules(ctx: &mut Ctx, m: &Mapping, rr: &RawRow, offload: &Offloa
     let kv_span = key_span(m, "kv-offloading", span);
     match (offload.kv_off, offload.backend) {
         (None, Some(_)) => ctx.error_help(
-            "K1",
+            codes::K1,
             key_span(m, "kv-offload-backend", span),
             at,
             "kv-offload-backend requires kv-offloading",
             "add 'kv-offloading: dram' or remove the backend",
         ),
         (Some("none"), Some(_)) => ctx.error_help(
-            "K1",
+            codes::K1,
             key_span(m, "kv-offload-backend", span),
             at,
             "kv-offload-backend can only be set when kv-offloading is not 'none'",
             "remove kv-offload-backend or set 'kv-offloading: dram'",
         ),
         (Some("dram"), None) => ctx.error_help(
-            "K1",
+            codes::K1,
             kv_span,
             at,
             "kv-offload-backend is required when kv-offloading is 'dram'",
@@ -908,7 +914,7 @@ fn offload_model_rules(ctx: &mut Ctx, m: &Mapping, rr: &RawRow, offload: &Offloa
     }
     if offload.kv_off == Some("dram") && !rr.block_has_dram_util {
         ctx.error_help(
-            "K2",
+            codes::K2,
             kv_span,
             at,
             "kv-offloading='dram' requires dram-utilization with runner hardware metadata",
@@ -920,7 +926,7 @@ fn offload_model_rules(ctx: &mut Ctx, m: &Mapping, rr: &RawRow, offload: &Offloa
 fn t1(ctx: &mut Ctx, tp: i64, dcp: i64, span: Span, at: &str) {
     if dcp > 0 && tp % dcp != 0 {
         ctx.error_help(
-            "T1",
+            codes::T1,
             span,
             at,
             format!("'tp' ({tp}) must be divisible by 'dcp-size' ({dcp})"),
@@ -985,7 +991,7 @@ fn conc_fields(ctx: &mut Ctx, m: &Mapping, at: &str) -> Option<Conc> {
     let has_list = list.as_ref().is_some_and(|l| !l.is_empty());
     if has_range && has_list {
         ctx.error_help(
-            "C2",
+            codes::C2,
             key_span(m, "conc-list", row_span),
             at,
             "cannot specify both conc-list and conc-start/conc-end; use either a list or a range",
@@ -1001,7 +1007,7 @@ fn conc_fields(ctx: &mut Ctx, m: &Mapping, at: &str) -> Option<Conc> {
                 .unwrap_or_default()
         });
         ctx.error_help(
-            "C3",
+            codes::C3,
             span,
             at,
             "must specify either conc-list or both conc-start and conc-end",
@@ -1014,7 +1020,7 @@ fn conc_fields(ctx: &mut Ctx, m: &Mapping, at: &str) -> Option<Conc> {
         if s <= 0 || e <= 0 {
             let k = if s <= 0 { "conc-start" } else { "conc-end" };
             ctx.error_help(
-                "C4",
+                codes::C4,
                 m.get(k).map(|n| n.span).unwrap_or(row_span),
                 at,
                 format!("'conc-start' and 'conc-end' must be greater than 0 (found {s}..{e})"),
@@ -1024,7 +1030,7 @@ fn conc_fields(ctx: &mut Ctx, m: &Mapping, at: &str) -> Option<Conc> {
         }
         if s > e {
             ctx.error_help(
-                "C4",
+                codes::C4,
                 m.get("conc-start").map(|n| n.span).unwrap_or(row_span),
                 at,
                 format!("'conc-start' ({s}) must be <= 'conc-end' ({e})"),
@@ -1037,7 +1043,7 @@ fn conc_fields(ctx: &mut Ctx, m: &Mapping, at: &str) -> Option<Conc> {
     let list = list.unwrap_or_default();
     if let Some((bad, sp)) = list.iter().find(|(x, _)| *x <= 0) {
         ctx.error_help(
-            "C5",
+            codes::C5,
             *sp,
             at,
             format!("'conc-list' entries must be greater than 0 (found {bad})"),
@@ -1141,7 +1147,7 @@ fn r0(ctx: &mut Ctx, s: &str, span: Span, at: &str, llmd: bool) {
             "srt-recipe"
         };
         ctx.error_help(
-            "R0",
+            codes::R0,
             span,
             at,
             format!("'{name}' is not allowed in additional-settings: recipe selection belongs in {field}"),
@@ -1165,7 +1171,7 @@ fn component(ctx: &mut Ctx, n: &Node, at: &str, version_required: bool) -> Optio
         && v.starts_with("image:")
     {
         ctx.error_help(
-            "component-version",
+            codes::COMPONENT_VERSION,
             m.get("version").map(|x| x.span).unwrap_or(n.span),
             &join(at, "version"),
             "component version must be a release, package version, or source commit, not an image reference",
@@ -1197,7 +1203,7 @@ fn scope_rules(
             && let Some((_, r)) = row_maps.iter().find(|(rm, _)| present(rm, field))
         {
             ctx.error_help(
-                "M1",
+                codes::M1,
                 key_span(m, field, anchor),
                 "",
                 format!(
@@ -1212,7 +1218,7 @@ fn scope_rules(
         for (rm, r) in &row_maps {
             if r.agentic && present(rm, "kv-p2p-transfer") {
                 ctx.error_help(
-                    "M2",
+                    codes::M2,
                     key_span(rm, "kv-p2p-transfer", r.node.span),
                     &r.at,
                     "kv-p2p-transfer is only valid when multinode=true",
@@ -1232,7 +1238,7 @@ fn scope_rules(
                 .any(|(rm, _)| !present(rm, "kv-p2p-transfer")))
     {
         ctx.error_help(
-            "M3",
+            codes::M3,
             key_span(m, "disagg", anchor),
             "disagg",
             "disagg=true requires kv-p2p-transfer at the top level or in every search-space entry",
@@ -1244,7 +1250,7 @@ fn scope_rules(
         && !r.starts_with("cluster:")
     {
         ctx.error_help(
-            "X2",
+            codes::X2,
             m.get("runner").map(|n| n.span).unwrap_or(anchor),
             "runner",
             format!(
@@ -1281,7 +1287,7 @@ fn scope_rules(
         };
         if let Some(msg) = msg {
             ctx.error_help(
-                "X3",
+                codes::X3,
                 r.node.span,
                 &r.at,
                 msg,

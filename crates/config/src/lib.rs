@@ -69,7 +69,8 @@ pub struct LoadedConfigs {
     /// Master files in argument order (`nvidia-master.yaml`, then `amd-master.yaml` for a tree).
     pub masters: Vec<Document>,
     pub runners: Option<Document>,
-    /// Entries of every master file (string keys only), file order then key order.
+    /// Entries of every master file (string keys only), file order then key order: the entries
+    /// of [`Self::views`], owned, for lookups by key or position.
     pub entries: Vec<Entry>,
     /// Detected from the data ([`detect_dialect`]); callers may override it before checking.
     pub dialect: Dialect,
@@ -233,18 +234,18 @@ pub fn from_documents(
     runners: Option<Document>,
     project_root: PathBuf,
 ) -> LoadedConfigs {
-    let mut entries = Vec::new();
-    for (file, doc) in masters.iter().enumerate() {
-        if let Some(m) = doc.root.as_map() {
-            for (key, k, _) in m.iter() {
-                entries.push(Entry {
-                    key: key.to_string(),
-                    file,
-                    key_span: k.span,
-                });
-            }
-        }
-    }
+    // The index of [`LoadedConfigs::views`], so both list the same entries in the same order.
+    let entries = masters
+        .iter()
+        .enumerate()
+        .flat_map(|(file, doc)| {
+            entries_in(doc).map(move |v| Entry {
+                key: v.key.to_string(),
+                file,
+                key_span: v.key_node.span,
+            })
+        })
+        .collect();
     let dialect = detect_dialect(&masters, runners.as_ref());
     let kv_metadata = uses_kv_metadata(&masters);
     LoadedConfigs {
@@ -629,7 +630,7 @@ fn unknown_runner(
         .map(|d| d.path.display().to_string())
         .unwrap_or_default();
     ctx.error_help(
-        "X5",
+        codes::X5,
         span,
         "runner",
         format!("runner '{runner}' is not a label in {rpath}"),

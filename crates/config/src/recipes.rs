@@ -1,6 +1,7 @@
 //! SR3/SR4: recipe references checked against disk ([Oct-newest]). Each recipe file is read and
 //! parsed at most once per check run.
 
+use crate::codes;
 use crate::entry::split_zip;
 use crate::model::RecipeRef;
 use crate::schema::Ctx;
@@ -40,7 +41,7 @@ pub(crate) fn check_ref(
         && !canon.starts_with(&root)
     {
         ctx.error_help(
-            "SR3",
+            codes::SR3,
             r.span,
             "",
             format!(
@@ -63,7 +64,7 @@ pub(crate) fn check_ref(
             .collect();
         let name = full.file_name().and_then(|n| n.to_str()).unwrap_or("");
         ctx.error_help(
-            "SR4",
+            codes::SR4,
             r.span,
             "",
             format!("{rel} does not exist"),
@@ -86,7 +87,7 @@ pub(crate) fn check_ref(
         Ok(d) => d,
         Err(e) => {
             let msg = format!("{rel} cannot be parsed, so selector '{sel}' cannot be checked");
-            let d = ctx.error("SR4", r.span, "", msg);
+            let d = ctx.error(codes::SR4, r.span, "", msg);
             d.notes.push(e.clone());
             return;
         }
@@ -94,7 +95,7 @@ pub(crate) fn check_ref(
     let root = &doc.root;
     if !root.as_map().is_some_and(|m| m.contains_key("base")) {
         ctx.error_help(
-            "SR4",
+            codes::SR4,
             r.span,
             "",
             format!("{rel}: only an override bundle with a base takes a selector (':{sel}')"),
@@ -124,7 +125,7 @@ pub(crate) fn check_ref(
             .unwrap_or_default();
         variants.sort_unstable();
         ctx.error_help(
-            "SR4",
+            codes::SR4,
             r.span,
             "",
             format!("{rel} has no variant {sel}"),

@@ -2,6 +2,7 @@
 //! (docs/config.md, "API"). Codes: `config/runners` (label lists, hardware values), `config/runners-inventory`
 //! (cluster label ↔ record rules), plus the shared `unknown-key` / `missing-field` / `type`.
 
+use crate::codes;
 use crate::model::{HardwareFacts, RunnerInventory};
 use crate::schema::{Ctx, join};
 use infx_report::Span;
@@ -37,7 +38,7 @@ const SCHEDULERS: &[&str] = &["slurm"];
 pub(crate) fn check_runners(ctx: &mut Ctx, root: &Node) -> Option<RunnerInventory> {
     let Some(m) = root.as_map() else {
         ctx.error_help(
-            "runners",
+            codes::RUNNERS,
             root.span,
             "",
             "runners.yaml must be a mapping with 'labels' (and 'hardware' or 'clusters')",
@@ -54,7 +55,7 @@ pub(crate) fn check_runners(ctx: &mut Ctx, root: &Node) -> Option<RunnerInventor
     if !m.contains_key("labels") {
         // A flat (label-less) file: every top-level key would be a label.
         ctx.error_help(
-            "runners",
+            codes::RUNNERS,
             root.span,
             "",
             "runners.yaml has no 'labels' mapping (a flat label → runners file is not accepted)",
@@ -70,13 +71,18 @@ pub(crate) fn check_runners(ctx: &mut Ctx, root: &Node) -> Option<RunnerInventor
     if let Some(lm) = m.get("labels").and_then(|n| ctx.map(n, "labels")) {
         for (k, v) in lm.iter_nodes() {
             let Some(label) = k.as_str() else {
-                ctx.error("runners", k.span, "labels", "label names must be strings");
+                ctx.error(
+                    codes::RUNNERS,
+                    k.span,
+                    "labels",
+                    "label names must be strings",
+                );
                 continue;
             };
             let at = join("labels", label);
             let Some(items) = v.as_seq() else {
                 ctx.error_help(
-                    "runners",
+                    codes::RUNNERS,
                     v.span,
                     &at,
                     format!(
@@ -89,7 +95,7 @@ pub(crate) fn check_runners(ctx: &mut Ctx, root: &Node) -> Option<RunnerInventor
             };
             if items.is_empty() {
                 ctx.error_help(
-                    "runners",
+                    codes::RUNNERS,
                     v.span,
                     &at,
                     format!("Runner config entry '{label}' cannot be an empty list"),
@@ -103,7 +109,7 @@ pub(crate) fn check_runners(ctx: &mut Ctx, root: &Node) -> Option<RunnerInventor
                     Some(s) => names.push(s.to_string()),
                     None => {
                         ctx.error(
-                            "runners",
+                            codes::RUNNERS,
                             it.span,
                             &at,
                             format!(
@@ -169,7 +175,7 @@ fn cluster_record(ctx: &mut Ctx, rec: &Node, at: &str, key_span: Span) -> Option
     }
     match ctx.req_str(rm, "scheduler", key_span, at, true) {
         Some(s) if !SCHEDULERS.contains(&s) => ctx.error_help(
-            "value",
+            codes::VALUE,
             rm.get("scheduler").map(|n| n.span).unwrap_or(key_span),
             &join(at, "scheduler"),
             format!("unknown scheduler '{s}'"),
@@ -205,7 +211,7 @@ fn check_env(ctx: &mut Ctx, env: &Node, at: &str) {
             && s.contains(',')
         {
             ctx.error_help(
-                "runners",
+                codes::RUNNERS,
                 v.span,
                 &join(at, name),
                 "environment values cannot contain commas (Slurm passes them in an srun --export list)",
@@ -233,7 +239,7 @@ fn inventory_rules(ctx: &mut Ctx, inv: &RunnerInventory, clusters: &Mapping, roo
         };
         if !clusters.contains_key(id) {
             ctx.error_help(
-                "runners-inventory",
+                codes::RUNNERS_INVENTORY,
                 span_of(label),
                 &join("labels", label),
                 format!("label '{label}' has no clusters.{id} record"),
@@ -254,7 +260,7 @@ fn inventory_rules(ctx: &mut Ctx, inv: &RunnerInventory, clusters: &Mapping, roo
         for r in runners {
             if !runner_clusters.iter().any(|(n, _)| n == r) {
                 ctx.error_help(
-                    "runners-inventory",
+                    codes::RUNNERS_INVENTORY,
                     span_of(label),
                     &join("labels", label),
                     format!("runner '{r}' is in no cluster:<id> label"),
@@ -266,7 +272,7 @@ fn inventory_rules(ctx: &mut Ctx, inv: &RunnerInventory, clusters: &Mapping, roo
     for (r, cl) in &runner_clusters {
         if cl.len() > 1 {
             ctx.error_help(
-                "runners-inventory",
+                codes::RUNNERS_INVENTORY,
                 span_of(cl[1]),
                 &join("labels", cl[1]),
                 format!(
@@ -294,7 +300,7 @@ fn inventory_rules(ctx: &mut Ctx, inv: &RunnerInventory, clusters: &Mapping, roo
             && !allowed.contains(&def)
         {
             ctx.error(
-                "runners-inventory",
+                codes::RUNNERS_INVENTORY,
                 slurm.get("partition").map(|n| n.span).unwrap_or(k.span),
                 &join("clusters", id),
                 format!("default partition '{def}' is not in slurm.partitions"),
@@ -314,7 +320,7 @@ fn inventory_rules(ctx: &mut Ctx, inv: &RunnerInventory, clusters: &Mapping, roo
                     .is_some_and(|p| allowed.contains(&p));
             if !ok {
                 ctx.error_help(
-                    "runners-inventory",
+                    codes::RUNNERS_INVENTORY,
                     span_of(&label),
                     &join("labels", &label),
                     format!(

@@ -1,8 +1,8 @@
 //! Small typed accessors over YAML mappings that report `config/unknown-key`,
 //! `config/missing-field`, `config/type` and `config/value` diagnostics at the offending node.
 
-use crate::Dialect;
-use infx_report::{Diagnostic, Span};
+use crate::{Dialect, codes};
+use infx_report::{Code, Diagnostic, Span};
 use infx_yaml::{Mapping, Node, Value};
 use std::path::Path;
 
@@ -26,12 +26,6 @@ pub(crate) fn join(at: &str, key: &str) -> String {
     }
 }
 
-/// The code of a rule the schema checks name by its short form (`X5` → [`crate::codes::X5`]);
-/// `config/unregistered` for a rule the registry lacks.
-pub(crate) fn code_of_rule(rule: &str) -> infx_report::Code {
-    infx_report::by_rule(crate::codes::ALL, rule).unwrap_or(crate::codes::UNREGISTERED)
-}
-
 pub(crate) fn idx(at: &str, i: usize) -> String {
     format!("{at}[{i}]")
 }
@@ -41,7 +35,7 @@ impl Ctx<'_> {
     /// (rules L6/SR5), so they stay recognisable next to upstream's.
     pub fn error(
         &mut self,
-        code: &str,
+        code: Code,
         span: Span,
         at: &str,
         msg: impl AsRef<str>,
@@ -59,14 +53,14 @@ impl Ctx<'_> {
         }
         text.push_str(msg.as_ref());
         self.diags
-            .push(Diagnostic::error(code_of_rule(code), text).at(self.path, span));
+            .push(Diagnostic::error(code, text).at(self.path, span));
         let last = self.diags.len() - 1;
         &mut self.diags[last]
     }
 
     pub fn error_help(
         &mut self,
-        code: &str,
+        code: Code,
         span: Span,
         at: &str,
         msg: impl AsRef<str>,
@@ -88,7 +82,7 @@ impl Ctx<'_> {
             };
             ok = false;
             self.error_help(
-                "unknown-key",
+                codes::UNKNOWN_KEY,
                 k.span,
                 at,
                 format!("unknown field '{name}' (extra fields are not permitted)"),
@@ -132,7 +126,7 @@ impl Ctx<'_> {
             _ => format!("write {want} here"),
         };
         self.error_help(
-            "type",
+            codes::TYPE,
             node.span,
             at,
             format!("expected {want}, found {got}"),
@@ -142,7 +136,7 @@ impl Ctx<'_> {
 
     pub fn missing(&mut self, anchor: Span, at: &str, field: &str) {
         self.error_help(
-            "missing-field",
+            codes::MISSING_FIELD,
             anchor,
             at,
             format!("required field '{field}' is missing"),
@@ -196,7 +190,7 @@ impl Ctx<'_> {
         match n.as_str() {
             Some("") if non_empty => {
                 self.error_help(
-                    "value",
+                    codes::VALUE,
                     n.span,
                     at,
                     "must not be empty",
@@ -219,7 +213,7 @@ impl Ctx<'_> {
         match n.as_i64() {
             Some(v) if positive && v <= 0 => {
                 self.error_help(
-                    "value",
+                    codes::VALUE,
                     n.span,
                     at,
                     format!("must be greater than 0, found {v}"),
@@ -346,7 +340,7 @@ impl Ctx<'_> {
             _ => {
                 let quoted: Vec<String> = allowed.iter().map(|a| format!("'{a}'")).collect();
                 self.error_help(
-                    "value",
+                    codes::VALUE,
                     n.span,
                     at,
                     format!(

@@ -1192,14 +1192,6 @@ fn one_october_key_does_not_switch_an_august_tree() {
     }
 }
 
-#[test]
-fn short_rules_map_to_their_codes_and_unknown_ones_say_so() {
-    use crate::schema::code_of_rule;
-    assert_eq!(code_of_rule("X5"), codes::X5);
-    assert_eq!(code_of_rule("runners-inventory"), codes::RUNNERS_INVENTORY);
-    assert_eq!(code_of_rule("Z9"), codes::UNREGISTERED);
-}
-
 /// The check in two parts (the rules before the recipe files, then SR3/SR4) keeps every
 /// entry's reference findings right after its own, as one pass always ordered them, and
 /// keeps from the typed entries only those whose every rule passed.

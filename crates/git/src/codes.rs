@@ -15,5 +15,4 @@ infx_report::codes! {
     OPEN = error("git/open", "the path is not inside a git repository");
     REVISION = error("git/revision", "a revision does not resolve");
     SPARSE_CHECKOUT = error("git/sparse-checkout", "the sparse checkout leaves out a folder the checks read");
-    UNREGISTERED = error("git/unregistered", "a git failure whose kind has no registered code (a bug in infx; the message tells what failed)");
 }

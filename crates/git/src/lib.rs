@@ -5,14 +5,14 @@
 //! walk the first-parent commits that touched a path, and diff two versions of one file into
 //! added and deleted lines using real diff line origins.
 //!
-//! Errors are [`GitError`]s (message + fix hint); they convert into a `Diagnostic` with code
-//! `git/<kind>` for reporting. The base of a change has one resolution for every command,
+//! Errors are [`GitError`]s (code + message + fix hint); they convert into a `Diagnostic` for
+//! reporting. The base of a change has one resolution for every command,
 //! [`Repo::resolve_change_base`], whose faults are [`BaseError`]s (docs/diff.md, "Base").
 
 pub mod codes;
 
 use git2::{DiffOptions, ObjectType, Patch, Repository};
-use infx_report::Diagnostic;
+use infx_report::{Code, Diagnostic};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -27,16 +27,16 @@ pub const NESTED_ROOT: &str = "inferencex-e2e";
 /// A git failure a user can act on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GitError {
-    /// Stable kind, used as the diagnostic code `git/<kind>`.
-    pub kind: &'static str,
+    /// What failed, as its registered code (`git/object`, …).
+    pub code: Code,
     pub message: String,
     pub help: Option<String>,
 }
 
 impl GitError {
-    fn new(kind: &'static str, message: impl Into<String>) -> Self {
+    fn new(code: Code, message: impl Into<String>) -> Self {
         GitError {
-            kind,
+            code,
             message: message.into(),
             help: None,
         }
@@ -45,12 +45,8 @@ impl GitError {
         self.help = Some(help.into());
         self
     }
-    /// The registered code of this error's kind (`git/<kind>`).
-    pub fn code(&self) -> infx_report::Code {
-        infx_report::by_rule(codes::ALL, self.kind).unwrap_or(codes::UNREGISTERED)
-    }
     pub fn to_diagnostic(&self) -> Diagnostic {
-        let d = Diagnostic::error(self.code(), self.message.clone());
+        let d = Diagnostic::error(self.code, self.message.clone());
         match &self.help {
             Some(h) => d.with_help(h.clone()),
             None => d,
@@ -147,8 +143,8 @@ impl fmt::Debug for Repo {
     }
 }
 
-fn ge(kind: &'static str, context: impl fmt::Display) -> impl FnOnce(git2::Error) -> GitError {
-    move |e| GitError::new(kind, format!("{context}: {}", e.message()))
+fn ge(code: Code, context: impl fmt::Display) -> impl FnOnce(git2::Error) -> GitError {
+    move |e| GitError::new(code, format!("{context}: {}", e.message()))
 }
 
 impl Repo {
@@ -156,7 +152,7 @@ impl Repo {
     pub fn discover(path: &Path) -> Result<Repo, GitError> {
         Repo::discover_git2(path).map_err(|e| {
             GitError::new(
-                "open",
+                codes::OPEN,
                 format!(
                     "{} is not inside a git repository: {}",
                     path.display(),
@@ -188,7 +184,7 @@ impl Repo {
         Repository::open(path)
             .map(|inner| Repo { inner })
             .map_err(ge(
-                "open",
+                codes::OPEN,
                 format!("cannot open git repository {}", path.display()),
             ))
     }
@@ -238,7 +234,7 @@ impl Repo {
     /// Resolves a revision (`HEAD`, a branch, `origin/main`, a SHA, `HEAD~2`) to a commit.
     pub fn resolve_commit(&self, rev: &str) -> Result<Oid, GitError> {
         let obj = self.inner.revparse_single(rev).map_err(|e| {
-            let mut err = GitError::new("revision", format!("unknown revision '{rev}': {}", e.message()));
+            let mut err = GitError::new(codes::REVISION, format!("unknown revision '{rev}': {}", e.message()));
             if self.is_shallow() {
                 err = err.help(format!(
                     "this is a shallow clone; fetch more history: git fetch --unshallow (or git fetch origin {rev})"
@@ -250,7 +246,7 @@ impl Repo {
         })?;
         obj.peel_to_commit()
             .map(|c| c.id())
-            .map_err(ge("revision", format!("'{rev}' is not a commit")))
+            .map_err(ge(codes::REVISION, format!("'{rev}' is not a commit")))
     }
 
     /// The full message of a commit (lossy UTF-8), e.g. to look for `[skip-sweep]`.
@@ -258,7 +254,7 @@ impl Repo {
         let c = self
             .inner
             .find_commit(id)
-            .map_err(ge("object", format!("commit {id} not found")))?;
+            .map_err(ge(codes::OBJECT, format!("commit {id} not found")))?;
         Ok(String::from_utf8_lossy(c.message_bytes()).into_owned())
     }
 
@@ -295,9 +291,9 @@ impl Repo {
     fn tree_of(&self, commit: Oid) -> Result<git2::Tree<'_>, GitError> {
         self.inner
             .find_commit(commit)
-            .map_err(ge("object", format!("commit {commit} not found")))?
+            .map_err(ge(codes::OBJECT, format!("commit {commit} not found")))?
             .tree()
-            .map_err(ge("object", format!("tree of {commit} not readable")))
+            .map_err(ge(codes::OBJECT, format!("tree of {commit} not readable")))
     }
 
     /// The blob at `path` in `commit`, or `None` when the path does not exist there.
@@ -308,7 +304,7 @@ impl Repo {
             Err(e) if e.code() == git2::ErrorCode::NotFound => return Ok(None),
             Err(e) => {
                 return Err(GitError::new(
-                    "object",
+                    codes::OBJECT,
                     format!("{path} at {commit}: {}", e.message()),
                 ));
             }
@@ -317,7 +313,7 @@ impl Repo {
             return Ok(None);
         }
         let blob = self.inner.find_blob(entry.id()).map_err(ge(
-            "object",
+            codes::OBJECT,
             format!("blob {path} at {commit} not readable"),
         ))?;
         Ok(Some(Blob {
@@ -335,7 +331,7 @@ impl Repo {
             Ok(_) => Ok(None),
             Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
             Err(e) => Err(GitError::new(
-                "object",
+                codes::OBJECT,
                 format!("{path} at {commit}: {}", e.message()),
             )),
         }
@@ -351,10 +347,10 @@ impl Repo {
         let entry = match tree.get_path(Path::new(subdir)) {
             Ok(e) => e,
             Err(e) if e.code() == git2::ErrorCode::NotFound => return Ok(None),
-            Err(e) => return Err(ge("object", format!("{subdir} at {commit}"))(e)),
+            Err(e) => return Err(ge(codes::OBJECT, format!("{subdir} at {commit}"))(e)),
         };
         self.inner.find_tree(entry.id()).map(Some).map_err(ge(
-            "object",
+            codes::OBJECT,
             format!("{subdir} at {commit} is not a folder"),
         ))
     }
@@ -436,7 +432,7 @@ impl Repo {
                 Ok(()) => git2::TreeWalkResult::Ok,
                 Err(e) => {
                     failed = Some(GitError::new(
-                        "object",
+                        codes::OBJECT,
                         format!("cannot write {dir}{name} of {commit}: {e}"),
                     ));
                     git2::TreeWalkResult::Abort
@@ -446,7 +442,7 @@ impl Repo {
         if let Some(e) = failed {
             return Err(e);
         }
-        walked.map_err(ge("object", format!("tree of {commit}")))?;
+        walked.map_err(ge(codes::OBJECT, format!("tree of {commit}")))?;
         Ok(stats)
     }
 
@@ -469,7 +465,7 @@ impl Repo {
             return Ok(stats);
         };
         std::fs::create_dir_all(dest)
-            .map_err(|e| GitError::new("object", format!("cannot write the export: {e}")))?;
+            .map_err(|e| GitError::new(codes::OBJECT, format!("cannot write the export: {e}")))?;
         for rel in paths {
             if !rel.split('/').all(safe_name) {
                 stats.left_out += 1;
@@ -481,12 +477,18 @@ impl Repo {
             let to = dest.join(rel);
             if let Some(dir) = to.parent() {
                 std::fs::create_dir_all(dir).map_err(|e| {
-                    GitError::new("object", format!("cannot write {rel} of {commit}: {e}"))
+                    GitError::new(
+                        codes::OBJECT,
+                        format!("cannot write {rel} of {commit}: {e}"),
+                    )
                 })?;
             }
             self.write_entry(&entry, &to, max_blob, &mut stats)
                 .map_err(|e| {
-                    GitError::new("object", format!("cannot write {rel} of {commit}: {e}"))
+                    GitError::new(
+                        codes::OBJECT,
+                        format!("cannot write {rel} of {commit}: {e}"),
+                    )
                 })?;
             if entry.kind() == Some(ObjectType::Blob) {
                 seen(rel, entry.id());
@@ -507,7 +509,7 @@ impl Repo {
         self.inner
             .find_blob(id)
             .map(|b| b.content().to_vec())
-            .map_err(ge("object", format!("blob {id} not readable")))
+            .map_err(ge(codes::OBJECT, format!("blob {id} not readable")))
     }
 
     /// Layout-aware read: a leading `inferencex-e2e/` is stripped from `path`, then
@@ -528,7 +530,7 @@ impl Repo {
         let mut cur = Some(
             self.inner
                 .find_commit(head)
-                .map_err(ge("object", format!("commit {head} not found")))?,
+                .map_err(ge(codes::OBJECT, format!("commit {head} not found")))?,
         );
         while let Some(c) = cur {
             let parent = c.parents().next();
@@ -611,14 +613,16 @@ fn libgit2_diff_lines(old: Option<&[u8]>, new: Option<&[u8]>) -> Result<LineDiff
         None,
         Some(&mut opts),
     )
-    .map_err(ge("diff", "cannot diff the two versions"))?;
+    .map_err(ge(codes::DIFF, "cannot diff the two versions"))?;
     let mut out = LineDiff::default();
     for h in 0..patch.num_hunks() {
-        let n = patch.num_lines_in_hunk(h).map_err(ge("diff", "bad hunk"))?;
+        let n = patch
+            .num_lines_in_hunk(h)
+            .map_err(ge(codes::DIFF, "bad hunk"))?;
         for l in 0..n {
             let line = patch
                 .line_in_hunk(h, l)
-                .map_err(ge("diff", "bad diff line"))?;
+                .map_err(ge(codes::DIFF, "bad diff line"))?;
             let content = strip_eol(line.content());
             match line.origin() {
                 '+' => out.added.push(DiffLine {
@@ -751,20 +755,6 @@ mod tests {
         assert_eq!(appended_lines(b"", b""), None);
     }
 
-    /// Every kind GitError is built with has its code.
-    #[test]
-    fn every_error_kind_has_a_registered_code() {
-        for kind in ["open", "revision", "object", "diff"] {
-            let e = GitError {
-                kind,
-                message: String::new(),
-                help: None,
-            };
-            assert_ne!(e.code(), codes::UNREGISTERED, "{kind}");
-            assert_eq!(e.code().rule(), kind);
-        }
-    }
-
     fn git(dir: &Path, args: &[&str]) -> String {
         let mut full = vec![
             "-C",
@@ -893,7 +883,7 @@ mod tests {
         let d = repo_with_history();
         let r = Repo::discover(d.path()).unwrap();
         let e = r.resolve_commit("nope").unwrap_err();
-        assert_eq!(e.kind, "revision");
+        assert_eq!(e.code, codes::REVISION);
         assert!(e.help.is_some());
     }
 

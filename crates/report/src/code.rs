@@ -102,12 +102,6 @@ pub fn is_code_name(c: &str) -> bool {
             .all(|ch| ch.is_ascii_alphanumeric() || "-_./".contains(ch))
 }
 
-/// Finds a code of `registry` by its rule (`X5`), for errors that carry their rule as text
-/// from a parser table. `None` when the registry has no such rule.
-pub fn by_rule(registry: &[Code], rule: &str) -> Option<Code> {
-    registry.iter().copied().find(|c| c.rule() == rule)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,7 +135,5 @@ mod tests {
         assert_eq!(C2.to_string(), "config/C2"); // not a code: its text
         assert_eq!(serde_json::to_string(&C2).unwrap(), "\"config/C2\"");
         assert!(C2.is_named("config/C2") && !C2.is_named("config/C3")); // not a code: text
-        assert_eq!(by_rule(&[C2], "C2"), Some(C2));
-        assert_eq!(by_rule(&[C2], "C3"), None);
     }
 }

@@ -11,7 +11,7 @@ mod render;
 mod sarif;
 pub mod suggest;
 
-pub use code::{Code, by_rule, check_of, is_code_name};
+pub use code::{Code, check_of, is_code_name};
 pub use render::{
     SourceMap, escape_control, is_unsafe_char, json_safe, render_github, render_human, render_json,
 };

@@ -83,7 +83,10 @@ impl AddedLines {
     /// Each added line: its number and its text.
     pub fn iter(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
         self.lines.iter().map(|&(n, start, end)| {
-            let bytes = self.text.get(start as usize..end as usize).unwrap_or_default();
+            let bytes = self
+                .text
+                .get(start as usize..end as usize)
+                .unwrap_or_default();
             (n as usize, std::str::from_utf8(bytes).unwrap_or_default())
         })
     }
@@ -113,8 +116,7 @@ impl Eq for AddedLines {}
 
 impl<S: AsRef<str>> PartialEq<[(usize, S)]> for AddedLines {
     fn eq(&self, other: &[(usize, S)]) -> bool {
-        self.iter()
-            .eq(other.iter().map(|(n, s)| (*n, s.as_ref())))
+        self.iter().eq(other.iter().map(|(n, s)| (*n, s.as_ref())))
     }
 }
 
@@ -137,7 +139,11 @@ fn line_ranges(text: &[u8]) -> Vec<(u32, u32)> {
     let mut start = 0usize;
     let sat = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     for nl in memchr::memchr_iter(b'\n', text) {
-        let end = if nl > start && text[nl - 1] == b'\r' { nl - 1 } else { nl };
+        let end = if nl > start && text[nl - 1] == b'\r' {
+            nl - 1
+        } else {
+            nl
+        };
         out.push((sat(start), sat(end)));
         start = nl + 1;
     }
@@ -527,7 +533,10 @@ mod tests {
             old_path: None,
             status: Status::Added,
             added_lines: AddedLines::from_lines(
-                lines.iter().enumerate().map(|(i, l)| (i + 1, l.to_string())),
+                lines
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| (i + 1, l.to_string())),
             ),
         }
     }
@@ -719,7 +728,10 @@ mod tests {
         let f = parse_unified_diff(d);
         assert_eq!(f.len(), 3);
         assert_eq!((f[0].status, f[0].added_lines.len()), (Status::Added, 2));
-        assert_eq!(f[0].added_lines.iter().nth(1), Some((2, "git apply a.patch")));
+        assert_eq!(
+            f[0].added_lines.iter().nth(1),
+            Some((2, "git apply a.patch"))
+        );
         assert_eq!(
             (f[1].status, f[1].path.as_str(), f[1].old_path.as_deref()),
             (Status::Renamed, "new.md", Some("old.md"))

@@ -24,7 +24,7 @@ pub use load::{
     DEFAULT_ALIAS_BUDGET, DuplicateKeys, LoadOptions, Loaded, MAX_NESTING_DEPTH, Reuse, load_file,
     load_file_as_pyyaml, load_file_reusing, parse_str, parse_str_with,
 };
-pub use sections::reparse_sections;
+pub use sections::{reparse_sections, top_level_sections};
 pub use value::{Float, Mapping, Node, ScalarStyle, Value};
 
 use infx_report::{Diagnostic, LineIndex};

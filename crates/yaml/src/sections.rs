@@ -186,11 +186,69 @@ struct Section {
     line: usize,
 }
 
+/// How a line of a top-level block mapping starts: its first byte decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lead {
+    /// Indented, a comment, blank, or a `- ` item: it belongs to the section before it.
+    Inside,
+    /// A tab at column 0, which YAML does not allow as indentation.
+    Tab,
+    /// Anything else: a line that starts a top-level key.
+    Key,
+}
+
+/// Every non-empty line of `text` as (byte offset of its start, 1-based line number, how it
+/// starts): the one top-level line scan, shared by [`split`] and [`top_level_sections`]. One
+/// SIMD pass over the line breaks: only a line's first byte is read here.
+fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, usize, Lead)> + '_ {
+    std::iter::once(0)
+        .chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1))
+        .enumerate()
+        .map_while(|(n, start)| {
+            let lead = match bytes.get(start)? {
+                b' ' | b'#' | b'\n' | b'\r' | b'-' => Lead::Inside,
+                b'\t' => Lead::Tab,
+                _ => Lead::Key,
+            };
+            Some((start, n + 1, lead))
+        })
+}
+
+/// The top-level keys of a master config with the byte range of each one's section (from its
+/// key line to the next key line): the lenient reading of [`lines`] for callers that compare
+/// sections by text and have no parse to fall back to (changelog impact, validate's review
+/// inputs). Unlike [`split`] it never gives up: a key line needs a `:` (the key is what stands
+/// before it, unquoted), a `...` line or a column-0 tab continues the section before, and what
+/// stands before the first key belongs to no section.
+pub fn top_level_sections(text: &str) -> Vec<(&str, Range<usize>)> {
+    let bytes = text.as_bytes();
+    let mut out: Vec<(&str, Range<usize>)> = Vec::new();
+    for (start, _, lead) in lines(bytes) {
+        let rest = &bytes[start..];
+        if lead != Lead::Key || rest.starts_with(b"...") {
+            continue;
+        }
+        let end = memchr::memchr(b'\n', rest).map_or(bytes.len(), |i| start + i + 1);
+        let Some(line) = text.get(start..end) else {
+            continue;
+        };
+        let Some(colon) = line.find(':') else {
+            continue;
+        };
+        let key = line[..colon].trim().trim_matches(|c| c == '"' || c == '\'');
+        if let Some(last) = out.last_mut() {
+            last.1.end = start;
+        }
+        out.push((key, start..text.len()));
+    }
+    out
+}
+
 /// The top-level sections of `text`, each from a line starting with a key at column 0 to the
 /// next such line (comments, blank lines and `- ` items at column 0 stay in their section).
 /// `None` when a line break is not `\n` or `\r\n` (PyYAML also breaks lines at a lone `\r`,
-/// NEL, LS and PS), before the first key there is anything but comments and blank lines, or
-/// there is no section. One SIMD pass over the line breaks: only a line's first byte decides.
+/// NEL, LS and PS), a line starts with a tab, before the first key there is anything but
+/// comments and blank lines, or there is no section.
 fn split(text: &str) -> Option<Vec<Section>> {
     let bytes = text.as_bytes();
     let other_break = |i: usize| {
@@ -205,17 +263,12 @@ fn split(text: &str) -> Option<Vec<Section>> {
         return None;
     }
     let mut starts: Vec<(usize, usize)> = Vec::new();
-    let line_starts = std::iter::once(0).chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
-    for (n, start) in line_starts.enumerate() {
-        let Some(&first) = bytes.get(start) else {
-            break;
-        };
-        match first {
-            b' ' | b'#' | b'\n' | b'\r' | b'-' => {
+    for (start, line, lead) in lines(bytes) {
+        match lead {
+            Lead::Inside => {
                 // Before the first key only comments and blank lines may stand.
                 if starts.is_empty() {
-                    let line = &bytes[start..];
-                    let content = line
+                    let content = bytes[start..]
                         .iter()
                         .take_while(|b| **b != b'\n')
                         .find(|b| !matches!(b, b' ' | b'\r'));
@@ -224,8 +277,8 @@ fn split(text: &str) -> Option<Vec<Section>> {
                     }
                 }
             }
-            b'\t' => return None,
-            _ => starts.push((start, n + 1)),
+            Lead::Tab => return None,
+            Lead::Key => starts.push((start, line)),
         }
     }
     let ends = starts.iter().skip(1).map(|(s, _)| *s).chain([bytes.len()]);
@@ -318,6 +371,51 @@ mod tests {
             text: Arc::from(text),
             root: whole(text),
         }
+    }
+
+    /// The line-split scan [`top_level_sections`] replaced (in infx-changelog), kept as an
+    /// oracle for the SIMD one.
+    fn sections_by_split(text: &str) -> Vec<(&str, Range<usize>)> {
+        let mut out: Vec<(&str, Range<usize>)> = Vec::new();
+        let mut offset = 0;
+        for line in text.split_inclusive('\n') {
+            let start = offset;
+            offset += line.len();
+            let first = line.as_bytes().first().copied().unwrap_or(b' ');
+            if matches!(first, b' ' | b'\t' | b'#' | b'-' | b'\n' | b'\r')
+                || line.starts_with("...")
+            {
+                continue;
+            }
+            let Some(colon) = line.find(':') else {
+                continue;
+            };
+            let key = line[..colon].trim().trim_matches(|c| c == '"' || c == '\'');
+            if let Some(last) = out.last_mut() {
+                last.1.end = start;
+            }
+            out.push((key, start..text.len()));
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        #[test]
+        fn top_level_sections_match_the_split_scan(text in "([a-c&# :\"'.\t\r-]|\n|é){0,80}") {
+            proptest::prop_assert_eq!(top_level_sections(&text), sections_by_split(&text));
+        }
+    }
+
+    #[test]
+    fn sections_split_at_top_level_keys() {
+        let text = "# header\na-key:\n  image: x\n\n\"b-key\":\n  rows:\n  - {tp: 1}\nc: {x: 1}\n";
+        let s = top_level_sections(text);
+        let keys: Vec<&str> = s.iter().map(|(k, _)| *k).collect();
+        assert_eq!(keys, ["a-key", "b-key", "c"]);
+        assert_eq!(&text[s[0].1.clone()], "a-key:\n  image: x\n\n");
+        assert_eq!(&text[s[1].1.clone()], "\"b-key\":\n  rows:\n  - {tp: 1}\n");
+        assert_eq!(&text[s[2].1.clone()], "c: {x: 1}\n");
     }
 
     /// Values, spans and styles alike, all the way down (`Node`'s `==` ignores spans).

@@ -391,7 +391,8 @@ pub fn compare(case: &Case, theirs: &J) -> Result<Option<String>, String> {
                 (Ok(_), false) => Err(format!("strict {what}: ours ok, upstream: {their_err}")),
                 (Err((_, e)), true) => Err(format!(
                     "strict {what}: ours {} ({}), upstream ok",
-                    e.rule, e.message
+                    e.code.rule(),
+                    e.message
                 )),
             }
         }

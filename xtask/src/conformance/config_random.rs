@@ -51,7 +51,7 @@ pub fn seeds(corpus: &Path) -> anyhow::Result<Seeds> {
     let mut sections = std::collections::HashMap::new();
     for (fi, file) in MASTER_FILES.iter().enumerate() {
         let doc = infx_yaml::load_file(&tree.join(file)).map_err(|d| anyhow!("{d}"))?;
-        for (key, range) in infx_changelog::impact::top_level_sections(&doc.text) {
+        for (key, range) in infx_yaml::top_level_sections(&doc.text) {
             if let Some(text) = doc.text.get(range) {
                 let text = if text.ends_with('\n') {
                     text.to_string()

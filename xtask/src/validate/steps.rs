@@ -4,6 +4,7 @@
 use super::{CheckResult, Options, ran, relative_to, skipped};
 use infx_config::layout::{self, Role};
 use infx_report::Diagnostic;
+use infx_yaml::top_level_sections;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -440,8 +441,6 @@ fn stand_in(mut info: ChangeInfo, root: &Path, repo_root: &Path) -> ChangeInfo {
     info
 }
 
-pub use infx_changelog::impact::top_level_sections;
-
 /// What the change's new changelog entries select.
 #[derive(Debug, Default)]
 pub struct ChangelogScope {
@@ -522,18 +521,6 @@ pub struct ChangelogInputs {
     pub new_entries: usize,
 }
 
-fn changelog_dialect(loaded: &infx_config::LoadedConfigs) -> infx_changelog::Dialect {
-    changelog_dialect_of(loaded.dialect)
-}
-
-/// The changelog's dialect for a tree whose configs are of `dialect`.
-fn changelog_dialect_of(dialect: infx_config::Dialect) -> infx_changelog::Dialect {
-    match dialect {
-        infx_config::Dialect::Aug => infx_changelog::Dialect::Aug,
-        _ => infx_changelog::Dialect::Oct,
-    }
-}
-
 /// The master-config entry keys of the base versions' texts (which configs are new), read
 /// from the text without a parse (validate's review inputs).
 pub(crate) fn master_keys_of<'t>(texts: impl IntoIterator<Item = &'t str>) -> BTreeSet<String> {
@@ -595,8 +582,7 @@ pub fn load_changelog(
         return inputs;
     }
     let keys = infx_changelog::MasterKeys::from_keys(loaded.entries.iter().map(|e| e.key.clone()));
-    let (scope, new_entries) =
-        appended_scope(base.as_deref(), &head, &keys, changelog_dialect(loaded));
+    let (scope, new_entries) = appended_scope(base.as_deref(), &head, &keys, loaded.dialect);
     inputs.scope = scope;
     inputs.new_entries = new_entries;
     inputs.state = ChangelogState::History { head, base };
@@ -655,7 +641,7 @@ fn appended_scope(
     base: Option<&[u8]>,
     head: &[u8],
     keys: &infx_changelog::MasterKeys,
-    dialect: infx_changelog::Dialect,
+    dialect: infx_config::Dialect,
 ) -> (ChangelogScope, usize) {
     let mut selected = Vec::new();
     let mut new_entries = 0;
@@ -753,7 +739,7 @@ pub fn check_changelog(
     modifiers: infx_changelog::Modifiers,
 ) -> CheckResult {
     let file = &changelog.file;
-    let dialect = changelog_dialect(loaded);
+    let dialect = loaded.dialect;
     let (head, base) = match &changelog.state {
         ChangelogState::Missing => {
             return skipped("changelog", "no perf-changelog.yaml in the tree");
@@ -785,9 +771,10 @@ pub fn check_changelog(
     };
     let keys = infx_changelog::MasterKeys::from_keys(loaded.entries.iter().map(|e| e.key.clone()));
     let copts = infx_changelog::CheckOptions {
+        mode: infx_changelog::Mode::Strict,
+        links: None,
         dialect,
         modifiers,
-        ..Default::default()
     };
     let diags = infx_changelog::check_change(base.as_deref(), head, file, Some(&keys), &copts);
     let new_entries = changelog.new_entries;
@@ -807,7 +794,7 @@ pub fn check_changelog(
 fn without_history(
     head: &[u8],
     file: &Path,
-    dialect: infx_changelog::Dialect,
+    dialect: infx_config::Dialect,
     mode: &ChangeMode,
 ) -> Vec<Diagnostic> {
     let mut diags = entries_only(head, file, dialect);
@@ -837,7 +824,7 @@ fn without_history(
 }
 
 /// Schema of every entry, one by one (no base to compare with).
-fn entries_only(head: &[u8], file: &Path, dialect: infx_changelog::Dialect) -> Vec<Diagnostic> {
+fn entries_only(head: &[u8], file: &Path, dialect: infx_config::Dialect) -> Vec<Diagnostic> {
     let parsed = match infx_changelog::parse_changelog(head, layout::CHANGELOG, dialect) {
         Ok(p) => p,
         Err(e) => return vec![infx_changelog::strict_diag(file, &e)],
@@ -1291,21 +1278,5 @@ pub fn check_diff(change: &ChangeInfo) -> CheckResult {
             ran("diff-check", d, scope)
         }
         Some(Err(d)) => ran("diff-check", vec![d.clone()], String::new()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::top_level_sections;
-
-    #[test]
-    fn sections_split_at_top_level_keys() {
-        let text = "# header\na-key:\n  image: x\n\n\"b-key\":\n  rows:\n  - {tp: 1}\nc: {x: 1}\n";
-        let s = top_level_sections(text);
-        let keys: Vec<&str> = s.iter().map(|(k, _)| *k).collect();
-        assert_eq!(keys, ["a-key", "b-key", "c"]);
-        assert_eq!(&text[s[0].1.clone()], "a-key:\n  image: x\n\n");
-        assert_eq!(&text[s[1].1.clone()], "\"b-key\":\n  rows:\n  - {tp: 1}\n");
-        assert_eq!(&text[s[2].1.clone()], "c: {x: 1}\n");
     }
 }
