@@ -590,6 +590,9 @@ mod tests {
     fn fixture() -> tempfile::TempDir {
         let tmp = tempfile::tempdir().expect("tempdir");
         let root = tmp.path();
+        // Confinement is process-wide: once a test running beside these (validate's, diff-check's)
+        // registers its root, a tree that is not registered is refused as outside the repository.
+        infx_fs::confine_to(root).expect("confine");
         std::fs::create_dir_all(root.join("configs")).expect("mkdir");
         std::fs::write(
             root.join("configs/master.yaml"),
@@ -636,6 +639,9 @@ mod tests {
 
     #[test]
     fn github_format_splits_rows_into_chunks() {
+        // Another test's root registered first, as when tests run side by side.
+        let other = tempfile::tempdir().expect("tempdir");
+        infx_fs::confine_to(other.path()).expect("confine");
         let tmp = fixture();
         let root = tmp.path();
         let root_arg = root.to_string_lossy().to_string();
