@@ -517,6 +517,24 @@ fn merge_driver(
     }
 }
 
+fn pass(b: bool) -> &'static str {
+    if b { "pass" } else { "fail" }
+}
+
+/// Our three verdict columns for one commit: `replay --verbose` prints them, and the
+/// conformance harness compares them with upstream's.
+pub fn columns(
+    v: &infx_changelog::replay::CommitVerdict,
+) -> (&'static str, &'static str, &'static str) {
+    let strict = pass(v.strict.is_ok());
+    let gate = pass(v.gate.is_ok());
+    let keys = match &v.keys {
+        None => "n/a",
+        Some(r) => pass(r.is_ok()),
+    };
+    (strict, gate, keys)
+}
+
 /// `changelog replay`.
 fn replay(repo: &RepoArgs, head: &str, verbose: bool) -> anyhow::Result<ExitCode> {
     let r = open(&repo.repo)?;
@@ -531,7 +549,7 @@ fn replay(repo: &RepoArgs, head: &str, verbose: bool) -> anyhow::Result<ExitCode
     };
     if verbose {
         for x in &v {
-            let (s, g, k) = crate::conformance::changelog::columns(x);
+            let (s, g, k) = columns(x);
             println!(
                 "{} strict={s} gate_changelog={g} gate_keys={k} {}",
                 x.commit, x.summary

@@ -20,6 +20,35 @@ pub enum MatrixCommand {
     TestConfig(Box<TestConfigArgs>),
 }
 
+/// `cargo xtask matrix …` as [`crate::cli::Cli`] parses it, without the other subcommands:
+/// the conformance harness and the tests read upstream's argument lines with it, and this
+/// module does not import `cli`, which imports it (docs/architecture.md, "Module graph").
+/// `cli`'s tests check that both parse alike.
+#[derive(clap::Parser, Debug)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask")]
+struct MatrixLine {
+    #[command(subcommand)]
+    command: MatrixOnly,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum MatrixOnly {
+    /// Generate the sweep matrix exactly as InferenceX's generator does.
+    #[command(subcommand)]
+    Matrix(crate::lazy::Lazy<MatrixCommand>),
+}
+
+/// Parses `argv` (program name and `matrix` first) as `cargo xtask` parses it.
+pub fn parse_line<I, T>(argv: I) -> Result<MatrixCommand, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let line = <MatrixLine as clap::Parser>::try_parse_from(argv)?;
+    let MatrixOnly::Matrix(crate::lazy::Lazy(m)) = line.command;
+    Ok(m)
+}
+
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum OutputFormat {
     /// One JSON array, byte-identical to upstream's `json.dumps` output.
@@ -474,14 +503,9 @@ pub fn run(mut cmd: MatrixCommand) -> anyhow::Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
 
     fn parse(args: &[&str]) -> Result<MatrixCommand, clap::Error> {
-        let argv = ["cargo xtask", "matrix"].iter().chain(args).copied();
-        match crate::Cli::try_parse_from(argv)?.command {
-            crate::Command::Matrix(crate::lazy::Lazy(m)) => Ok(m),
-            other => panic!("not a matrix command: {other:?}"),
-        }
+        parse_line(["cargo xtask", "matrix"].iter().chain(args).copied())
     }
 
     fn usage_message(args: &[&str]) -> Option<(u8, String)> {

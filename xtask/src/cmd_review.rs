@@ -175,21 +175,6 @@ fn load_diff(dir: &Path, base: Option<&str>) -> anyhow::Result<infx_diff::Change
     infx_diff::load_change(dir, &opts).map_err(|d| anyhow::anyhow!("{d}"))
 }
 
-/// Check 12 through `infx-changelog`'s plan of `base..HEAD` (committed history only): `Err` with
-/// upstream's message when the append-only rules fail; `None` when it cannot be decided here
-/// (another stage failed: the changelog check reports that).
-pub(crate) fn append_only_verdict(top: &Path, base: &str) -> Option<Result<(), String>> {
-    let r = infx_git::Repo::open(top).ok()?;
-    let (b, h) = (r.resolve_commit(base).ok()?, r.resolve_commit("HEAD").ok()?);
-    let opts = infx_changelog::plan::PlanOptions::default();
-    let dialect = infx_config::Dialect::Oct;
-    match crate::history::plan_between(&r, b, h, base, "HEAD", opts, dialect, None) {
-        Ok(_) => Some(Ok(())),
-        Err(e) if e.stage == infx_changelog::plan::PlanStage::AppendOnly => Some(Err(e.message)),
-        Err(_) => None,
-    }
-}
-
 fn signer(login: Option<String>, teams: Vec<String>) -> Option<Signer> {
     login.map(|login| Signer { login, teams })
 }

@@ -2,48 +2,10 @@
 //! command runs, the repository around each tree it was given is registered with infx-fs, and
 //! from then on no file outside those roots is read, whatever symlinks the tree holds.
 
-use crate::Command;
+use crate::cli::Command;
 use crate::lazy::Lazy;
+use crate::paths::repository_root;
 use std::path::{Path, PathBuf};
-
-/// The repository a tree belongs to: the git work tree containing `dir`, else `dir` itself.
-/// (The Oct layout's CODEOWNERS sits one level above `inferencex-e2e/`, in the repository.)
-///
-/// Taken from the path *as given*: when a symlink on the way to `dir` sits inside a
-/// repository (`benchmarks/e -> /etc`), the root is that repository, never what the link
-/// resolves to, so the link's target is outside the root and refused (docs/security.md,
-/// "The safe file layer"). Links above any repository (a checkout reached through a linked
-/// home folder) are the invoker's and are followed.
-pub fn repository_root(dir: &Path) -> PathBuf {
-    if let Some(repo) = repository_of_inner_link(dir) {
-        return repo;
-    }
-    infx_git::Repo::discover(dir)
-        .ok()
-        .and_then(|r| r.workdir())
-        .unwrap_or_else(|| dir.to_path_buf())
-}
-
-/// The work tree holding the first symlink on `dir`'s way down whose folder is inside one.
-fn repository_of_inner_link(dir: &Path) -> Option<PathBuf> {
-    let abs = std::path::absolute(dir).ok()?;
-    let mut prefix = PathBuf::new();
-    for c in abs.components() {
-        let parent = prefix.clone();
-        prefix.push(c);
-        let is_link = std::fs::symlink_metadata(&prefix).is_ok_and(|m| m.file_type().is_symlink());
-        if !is_link || parent.as_os_str().is_empty() {
-            continue;
-        }
-        if let Some(repo) = infx_git::Repo::discover(&parent)
-            .ok()
-            .and_then(|r| r.workdir())
-        {
-            return Some(repo);
-        }
-    }
-    None
-}
 
 /// The folder a file named on the command line lives in, as a tree to confine to.
 fn around_file(p: &Path) -> PathBuf {

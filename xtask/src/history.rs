@@ -7,6 +7,21 @@ use infx_changelog::plan::{PlanError, PlanOptions, PlanStage};
 use infx_changelog::replay::CommitVerdict;
 use infx_git::{CommitInfo, GitError, Oid, Repo};
 
+/// Check 12 through `infx-changelog`'s plan of `base..HEAD` (committed history only): `Err` with
+/// upstream's message when the append-only rules fail; `None` when it cannot be decided here
+/// (another stage failed: the changelog check reports that).
+pub(crate) fn append_only_verdict(top: &std::path::Path, base: &str) -> Option<Result<(), String>> {
+    let r = infx_git::Repo::open(top).ok()?;
+    let (b, h) = (r.resolve_commit(base).ok()?, r.resolve_commit("HEAD").ok()?);
+    let opts = PlanOptions::default();
+    let dialect = infx_config::Dialect::Oct;
+    match plan_between(&r, b, h, base, "HEAD", opts, dialect, None) {
+        Ok(_) => Some(Ok(())),
+        Err(e) if e.stage == infx_changelog::plan::PlanStage::AppendOnly => Some(Err(e.message)),
+        Err(_) => None,
+    }
+}
+
 /// Where the masters lived before upstream #1992 moved them to `configs/`.
 const LEGACY_DIR: &str = ".github/configs";
 

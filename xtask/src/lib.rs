@@ -1,6 +1,7 @@
 //! The xtask library: argument parsing, orchestration and rendering for every subcommand.
 //! Only this crate prints, reads the environment or decides exit codes.
 
+pub mod cli;
 pub mod cmd_changelog;
 pub mod cmd_codes;
 pub mod cmd_diff_check;
@@ -14,6 +15,7 @@ pub mod cmd_test;
 pub mod codes;
 pub mod confine;
 pub mod conformance;
+pub mod forwarded;
 pub mod gate_configs;
 pub mod history;
 pub mod hygiene;
@@ -24,61 +26,13 @@ pub mod registry_handover;
 pub mod registry_override;
 pub mod validate;
 
-use clap::{Parser, Subcommand};
+// The command line's types live in `cli`, below `confine` and the handover that match on
+// them; named here too, as the crate's API (docs/architecture.md, "Module graph").
+use clap::Parser;
+pub use cli::{Cli, Command, PinArgs};
 use lazy::Lazy;
 use std::ffi::OsString;
 use std::process::ExitCode;
-
-/// `pin`'s arguments; a build without the registry client hands them over verbatim
-/// (README, "What builds when").
-#[cfg(feature = "registry")]
-pub type PinArgs = cmd_pin::Args;
-#[cfg(not(feature = "registry"))]
-pub type PinArgs = registry_handover::Forwarded;
-
-#[derive(Parser, Debug)]
-#[command(
-    name = "cargo xtask",
-    bin_name = "cargo xtask",
-    about = "Validate an InferenceX-style benchmark repository: configs, recipes, matrix, changelog, images, diff, review checks.",
-    version
-)]
-pub struct Cli {
-    #[command(subcommand)]
-    pub command: Command,
-}
-
-#[derive(Subcommand, Debug)]
-pub enum Command {
-    /// Run every check that applies to the change (the main job).
-    Validate(Lazy<validate::Args>),
-    /// Generate the sweep matrix exactly as InferenceX's generator does.
-    #[command(subcommand)]
-    Matrix(Lazy<cmd_matrix::MatrixCommand>),
-    /// Resolve recipe variants like `srtctl dry-run` (or a master entry's points with
-    /// --config-key) and render their launch commands.
-    DryRun(Lazy<cmd_dry_run::Args>),
-    /// Perf-changelog tools: check, plan, merge driver.
-    #[command(subcommand)]
-    Changelog(Lazy<cmd_changelog::ChangelogCommand>),
-    /// Register the perf-changelog merge driver in this clone's git config.
-    InstallMergeDriver(Lazy<cmd_changelog::InstallArgs>),
-    /// Pin image references to their multi-arch index digests (or --check existing pins).
-    Pin(Lazy<PinArgs>),
-    /// Report the whitespace errors `git diff --check` reports, for the complete change.
-    DiffCheck(Lazy<cmd_diff_check::Args>),
-    /// Reviewer checks a machine can decide (CODEOWNERS, images, flags, Pareto, …).
-    #[command(subcommand)]
-    Review(Lazy<cmd_review::ReviewCommand>),
-    /// Compare against the reference outputs in ../shared/corpus.
-    Conformance(Lazy<conformance::Args>),
-    /// Run the whole test suite (the README's test command).
-    Test(Lazy<cmd_test::Args>),
-    /// Build the fuzz targets in fuzz/ (nightly) and run each for a while.
-    Fuzz(Lazy<cmd_fuzz::Args>),
-    /// List every diagnostic code (or --check the code tables in docs/ against them).
-    Codes(Lazy<cmd_codes::Args>),
-}
 
 /// Parses `args` (including the program name) and runs the subcommand.
 /// Exit codes: 0 clean, 1 findings or failure, 2 usage error.

@@ -63,7 +63,7 @@ pub struct RepositoryPaths {
 impl RepositoryPaths {
     pub fn new(tree: &std::path::Path) -> RepositoryPaths {
         RepositoryPaths {
-            repo: canonical(&crate::confine::repository_root(tree)),
+            repo: canonical(&crate::paths::repository_root(tree)),
             tree: canonical(tree),
         }
     }

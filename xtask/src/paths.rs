@@ -1,4 +1,5 @@
-//! Where things are: the checkout, the benchmark tree, the shared corpus.
+//! Where things are: the checkout, the benchmark tree, the shared corpus, the repository around
+//! a folder.
 //!
 //! Every default is found at run time from the current directory, never from where the binary
 //! was built: a copied, cached or `nix build`-installed `xtask` must check the checkout the user
@@ -84,6 +85,45 @@ pub fn nix_inputs_dir() -> Option<PathBuf> {
 /// `target/` of the checkout: where the test tools and oracle environments are installed.
 pub fn tools_target() -> PathBuf {
     checkout_root().join("target")
+}
+
+/// The repository a tree belongs to: the git work tree containing `dir`, else `dir` itself.
+/// (The Oct layout's CODEOWNERS sits one level above `inferencex-e2e/`, in the repository.)
+///
+/// Taken from the path *as given*: when a symlink on the way to `dir` sits inside a
+/// repository (`benchmarks/e -> /etc`), the root is that repository, never what the link
+/// resolves to, so the link's target is outside the root and refused (docs/security.md,
+/// "The safe file layer"). Links above any repository (a checkout reached through a linked
+/// home folder) are the invoker's and are followed.
+pub fn repository_root(dir: &Path) -> PathBuf {
+    if let Some(repo) = repository_of_inner_link(dir) {
+        return repo;
+    }
+    infx_git::Repo::discover(dir)
+        .ok()
+        .and_then(|r| r.workdir())
+        .unwrap_or_else(|| dir.to_path_buf())
+}
+
+/// The work tree holding the first symlink on `dir`'s way down whose folder is inside one.
+fn repository_of_inner_link(dir: &Path) -> Option<PathBuf> {
+    let abs = std::path::absolute(dir).ok()?;
+    let mut prefix = PathBuf::new();
+    for c in abs.components() {
+        let parent = prefix.clone();
+        prefix.push(c);
+        let is_link = std::fs::symlink_metadata(&prefix).is_ok_and(|m| m.file_type().is_symlink());
+        if !is_link || parent.as_os_str().is_empty() {
+            continue;
+        }
+        if let Some(repo) = infx_git::Repo::discover(&parent)
+            .ok()
+            .and_then(|r| r.workdir())
+        {
+            return Some(repo);
+        }
+    }
+    None
 }
 
 #[cfg(test)]

@@ -8,22 +8,9 @@
 //! other's binary. A default build (tests, Nix, `cargo install`) has the feature and hands
 //! nothing over.
 
-use crate::Command;
+use crate::cli::Command;
 use std::ffi::{OsStr, OsString};
 use std::process::ExitCode;
-
-/// The arguments of a command this binary hands over, kept verbatim: `--help` included, so
-/// the registry binary prints the real help of `pin`.
-#[derive(clap::Args, Debug)]
-#[command(disable_help_flag = true)]
-pub struct Forwarded {
-    #[arg(
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        value_name = "ARGS"
-    )]
-    pub args: Vec<OsString>,
-}
 
 /// Whether `cmd` talks to a registry, so a build without the feature must hand it over.
 pub fn needs_registry(cmd: &Command) -> bool {
@@ -34,7 +21,7 @@ pub fn needs_registry(cmd: &Command) -> bool {
     }
 }
 
-/// `cargo xtask help pin`: clap would print the help of [`Forwarded`]; the registry binary
+/// `cargo xtask help pin`: clap would print the help of [`crate::forwarded::Forwarded`]; the registry binary
 /// prints the real one. `args` includes the program name.
 pub fn asks_help_for_pin(args: &[OsString]) -> bool {
     matches!(args, [_, help, pin, ..] if help == "help" && pin == "pin")
@@ -139,7 +126,7 @@ mod tests {
     }
 
     fn parse(args: &[&str]) -> Command {
-        match crate::Cli::try_parse_from(os(args)) {
+        match crate::cli::Cli::try_parse_from(os(args)) {
             Ok(cli) => cli.command,
             Err(e) => panic!("{args:?} does not parse: {e}"),
         }

@@ -84,21 +84,6 @@ fn commit_map(corpus: &Path) -> anyhow::Result<HashMap<String, String>> {
     Ok(map)
 }
 
-fn pass(b: bool) -> &'static str {
-    if b { "pass" } else { "fail" }
-}
-
-/// Our three verdict columns for one commit.
-pub fn columns(v: &CommitVerdict) -> (&'static str, &'static str, &'static str) {
-    let strict = pass(v.strict.is_ok());
-    let gate = pass(v.gate.is_ok());
-    let keys = match &v.keys {
-        None => "n/a",
-        Some(r) => pass(r.is_ok()),
-    };
-    (strict, gate, keys)
-}
-
 pub fn run(corpus: &Path) -> anyhow::Result<super::Outcome> {
     let tmp = tempfile::tempdir()?;
     let clone = clone_bundle(corpus, tmp.path())?;
@@ -141,7 +126,7 @@ pub fn run(corpus: &Path) -> anyhow::Result<super::Outcome> {
             ));
             continue;
         };
-        let (s, gc, gk) = columns(v);
+        let (s, gc, gk) = crate::cmd_changelog::columns(v);
         let mut diffs = Vec::new();
         if s != g("strict") {
             diffs.push(format!(

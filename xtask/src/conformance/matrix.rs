@@ -80,13 +80,7 @@ fn parse(args_line: &str) -> Result<MatrixCommand, u8> {
 pub(crate) fn parse_words(words: Vec<String>) -> Result<MatrixCommand, u8> {
     let mut argv = vec!["cargo xtask".to_string(), "matrix".to_string()];
     argv.extend(words);
-    match <crate::Cli as clap::Parser>::try_parse_from(argv) {
-        Ok(crate::Cli {
-            command: crate::Command::Matrix(crate::lazy::Lazy(m)),
-        }) => Ok(m),
-        Ok(_) => Err(1),
-        Err(e) => Err(if e.use_stderr() { 2 } else { 0 }),
-    }
+    crate::cmd_matrix::parse_line(argv).map_err(|e| if e.use_stderr() { 2 } else { 0 })
 }
 
 fn read(p: &Path) -> anyhow::Result<String> {

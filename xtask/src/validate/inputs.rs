@@ -660,7 +660,7 @@ impl ReviewSide {
         if append_only && let (Some(repo_root), Some(base)) = (&change.repo_root, &change.base) {
             // Check 12 compares the matrices of base and head through the changelog planner
             // (committed history: HEAD, or the fallback commit).
-            inputs.append_only_verdict = crate::cmd_review::append_only_verdict(repo_root, base);
+            inputs.append_only_verdict = crate::history::append_only_verdict(repo_root, base);
         }
         ReviewSide { inputs, findings }
     }
