@@ -94,26 +94,48 @@ pub const CHECKS: &[Check] = &[
 /// Runs every check, in table order, each with its time (plus the loading time of the inputs
 /// only it uses). One after the other: on their own threads they cost more CPU (fresh
 /// allocator arenas and page faults) than they saved in wall time (docs/diff.md, "One load").
+/// The exception is the recipe check of a tree with many recipe files: it reads only the
+/// configs and the parsed recipes, and is then the longest check (docs/performance.md,
+/// "Whole tree and one-config change"), so it runs beside the others.
 pub fn run_all(inputs: &Inputs) -> Vec<Checked> {
     let checking = Checking {
         inputs,
         recipes: inputs.recipe_documents(),
     };
-    CHECKS
+    let guarded = |check: &Check| {
+        // A panicking check is a bug; it fails the run with a finding, not an abort. The
+        // inputs are only read, so nothing half-updated is seen afterwards.
+        let run = std::panic::AssertUnwindSafe(|| run_one(check, &checking));
+        std::panic::catch_unwind(run).unwrap_or_else(|_| internal(check))
+    };
+    const RECIPES_WORTH_A_THREAD: usize = 32;
+    let beside = CHECKS
         .iter()
-        .map(|check| {
-            // A panicking check is a bug; it fails the run with a finding, not an abort. The
-            // inputs are only read, so nothing half-updated is seen afterwards.
-            let run = std::panic::AssertUnwindSafe(|| run_one(check, &checking));
-            std::panic::catch_unwind(run).unwrap_or_else(|_| {
-                let d = Diagnostic::error(
-                    crate::codes::VALIDATE_INTERNAL,
-                    format!("the {} check failed unexpectedly", check.name),
-                );
-                ran(check.name, vec![d], String::new()).into()
-            })
-        })
-        .collect()
+        .position(|c| c.name == "recipe")
+        .filter(|_| inputs.review.recipes.len() >= RECIPES_WORTH_A_THREAD);
+    std::thread::scope(|s| {
+        let recipe = beside.map(|at| (at, s.spawn(move || guarded(&CHECKS[at]))));
+        let mut out: Vec<Option<Checked>> = CHECKS
+            .iter()
+            .enumerate()
+            .map(|(at, check)| (beside != Some(at)).then(|| guarded(check)))
+            .collect();
+        if let Some((at, handle)) = recipe
+            && let Some(slot) = out.get_mut(at)
+        {
+            *slot = Some(handle.join().unwrap_or_else(|_| internal(&CHECKS[at])));
+        }
+        out.into_iter().flatten().collect()
+    })
+}
+
+/// The finding of a check that panicked.
+fn internal(check: &Check) -> Checked {
+    let d = Diagnostic::error(
+        crate::codes::VALIDATE_INTERNAL,
+        format!("the {} check failed unexpectedly", check.name),
+    );
+    ran(check.name, vec![d], String::new()).into()
 }
 
 /// What every check reads: the loaded inputs, and the index of the parsed recipe files and
