@@ -46,7 +46,8 @@
           # and fixtures under crates/ and xtask/, the bundled benchmark tree, CODEOWNERS, and
           # flake.nix, flake.lock and nix/ (xtask's tests of the offline flake harness copy
           # them), and fuzz/ (the fuzz corpus replay reads fuzz/seeds/ and fuzz/artifacts/;
-          # commonCargoSources already brings its .rs and Cargo files). Without them the tests would pass locally and fail (or skip) under Nix;
+          # commonCargoSources already brings its .rs and Cargo files), and scripts/ (the module graph
+          # test runs scripts/module-graph.py). Without them the tests would pass locally and fail (or skip) under Nix;
           # `cargo xtask test` checks this list against the tracked files (docs/nix-and-ci.md).
           src = lib.fileset.toSource {
             root = ./.;
@@ -62,6 +63,7 @@
               ./flake.lock
               ./nix
               ./fuzz
+              ./scripts
             ];
           };
 

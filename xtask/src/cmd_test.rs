@@ -1008,7 +1008,7 @@ const DEEP_SYSTEM: &str = "x86_64-linux";
 
 /// Tracked files the flake's source fileset must carry: everything the build and the tests
 /// read (docs/nix-and-ci.md, "The flake"). Directory prefixes end with `/`.
-pub const SOURCE_MUST_CARRY: [&str; 12] = [
+pub const SOURCE_MUST_CARRY: [&str; 13] = [
     "Cargo.toml",
     "Cargo.lock",
     "rust-toolchain.toml",
@@ -1021,6 +1021,7 @@ pub const SOURCE_MUST_CARRY: [&str; 12] = [
     ".github/",
     "nix/",
     "fuzz/",
+    "scripts/",
 ];
 
 /// The proxy variables curl (inside Nix) reads, all set to [`CLOSED_PROXY`] for the
@@ -2113,7 +2114,14 @@ mod tests {
                 std::fs::copy(e.path(), to.join(e.file_name())).expect("copy stub");
             }
         }
-        for d in ["crates", "xtask", "inferencex-e2e", ".github", "fuzz"] {
+        for d in [
+            "crates",
+            "xtask",
+            "inferencex-e2e",
+            ".github",
+            "fuzz",
+            "scripts",
+        ] {
             std::fs::create_dir_all(root.join(d)).expect("mkdir");
             std::fs::write(root.join(d).join("placeholder"), d).expect("write");
         }
