@@ -96,7 +96,7 @@ fn main() {
                 ..Default::default()
             });
             let t = Instant::now();
-            let out = infx_image::verify::parallel_map(
+            let out = infx_report::parallel_map(
                 &parsed,
                 jobs,
                 |(r, _)| resolve(&c, r, &Platform::defaults()),

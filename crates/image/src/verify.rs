@@ -302,45 +302,8 @@ pub fn per_distinct_reference<R: Send>(
         .collect();
     let refs: Vec<(String, Reference)> = unique.into_iter().collect();
     let total = refs.len();
-    let results = parallel_map(&refs, jobs, |(_, r)| ask(r), &|n| progress(n, total));
+    let results = infx_report::parallel_map(&refs, jobs, |(_, r)| ask(r), &|n| progress(n, total));
     refs.into_iter().map(|(k, _)| k).zip(results).collect()
-}
-
-/// Runs `f` over `items` on at most `jobs` threads; results keep the input order. `done` is
-/// called after each item (for a progress bar).
-pub fn parallel_map<T: Sync, R: Send>(
-    items: &[T],
-    jobs: usize,
-    f: impl Fn(&T) -> R + Sync,
-    done: &(dyn Fn(usize) + Sync),
-) -> Vec<R> {
-    use std::sync::Mutex;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let next = AtomicUsize::new(0);
-    let finished = AtomicUsize::new(0);
-    let slots: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
-    let workers = jobs.clamp(1, items.len().max(1));
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    let r = f(item);
-                    if let Ok(mut v) = slots.lock() {
-                        v[i] = Some(r);
-                    }
-                    done(finished.fetch_add(1, Ordering::Relaxed) + 1);
-                }
-            });
-        }
-    });
-    slots
-        .into_inner()
-        .unwrap_or_default()
-        .into_iter()
-        .flatten()
-        .collect()
 }
 
 #[cfg(test)]
@@ -382,18 +345,5 @@ mod tests {
         );
         assert_eq!(pinned.len(), 1, "{pinned:?}");
         assert!(pinned.values().all(Option::is_some));
-    }
-
-    #[test]
-    fn parallel_map_keeps_order() {
-        let items: Vec<u32> = (0..100).collect();
-        let seen = std::sync::atomic::AtomicUsize::new(0);
-        let out = parallel_map(&items, 7, |x| x * 2, &|_| {
-            seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        });
-        assert_eq!(out, (0..100).map(|x| x * 2).collect::<Vec<_>>());
-        assert_eq!(seen.into_inner(), 100);
-        let empty: Vec<u32> = parallel_map(&[], 4, |x: &u32| *x, &|_| {});
-        assert!(empty.is_empty());
     }
 }

@@ -243,12 +243,8 @@ fn one_get_per_pin() {
     }
     let c = client_for(&reg);
     let refs: Vec<Reference> = (0..20).map(|i| r(&format!("ns/many:t{i}"))).collect();
-    let out = infx_image::verify::parallel_map(
-        &refs,
-        8,
-        |x| resolve(&c, x, &Platform::defaults()),
-        &|_| {},
-    );
+    let out =
+        infx_report::parallel_map(&refs, 8, |x| resolve(&c, x, &Platform::defaults()), &|_| {});
     assert!(out.iter().all(|x| x.is_ok()), "{out:?}");
     let distinct: std::collections::BTreeSet<_> = out
         .iter()

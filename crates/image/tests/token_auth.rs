@@ -94,7 +94,7 @@ fn token_flow_anonymous_credentials_and_scope() {
         ..Default::default()
     });
     let refs: Vec<Reference> = (0..8).map(|i| r(&format!("ns/img:p{i}"))).collect();
-    let out = infx_image::verify::parallel_map(
+    let out = infx_report::parallel_map(
         &refs,
         8,
         |x| resolve(&par, x, &Platform::defaults()),

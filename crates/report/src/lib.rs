@@ -7,11 +7,13 @@
 pub mod allow;
 mod code;
 pub mod codes;
+mod par;
 mod render;
 mod sarif;
 pub mod suggest;
 
 pub use code::{Code, check_of, is_code_name};
+pub use par::parallel_map;
 pub use render::{
     SourceMap, escape_control, is_unsafe_char, json_safe, render_github, render_human, render_json,
 };

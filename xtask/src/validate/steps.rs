@@ -5,7 +5,7 @@ use super::{CheckResult, Options, ran, relative_to, skipped};
 use infx_config::layout::{self, Role};
 use infx_report::Diagnostic;
 use infx_yaml::top_level_sections;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 /// How the change was found.
@@ -1106,49 +1106,32 @@ pub fn check_recipes(
     ran("recipe", diags, scope)
 }
 
-/// The standalone (`CONFIG_FILE=`) recipes' dry-runs: (index, variants, findings) each, on up
-/// to two threads once there are enough of them to pay for one (the August tree has 247,
-/// ~40 ms on one core; docs/performance.md, "Whole tree and one-config change"). Each thread
-/// takes the next recipe when it is done with one: recipes differ in size, and fixed halves
-/// left one core idle at the end.
+/// The standalone (`CONFIG_FILE=`) recipes' dry-runs: (variants, findings) each, in the uses'
+/// order, on up to two threads once there are enough of them to pay for one (the August tree
+/// has 247, ~40 ms on one core; docs/performance.md, "Whole tree and one-config change").
 fn check_standalone(
     root: &Path,
     parsed: &infx_yaml::DocIndex<'_>,
     uses: &[(usize, RecipeUse<'_>)],
 ) -> Vec<(usize, usize, Vec<Diagnostic>)> {
-    let one = |(at, u): &(usize, RecipeUse<'_>)| {
-        let mut d = Vec::new();
-        let n = dry_run_standalone(root, u, parsed, &mut d);
-        (*at, n, d)
-    };
     const WORTH_A_THREAD: usize = 32;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
-    if threads < 2 || uses.len() < WORTH_A_THREAD {
-        return uses.iter().map(one).collect();
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let run = || {
-        let mut out = Vec::new();
-        while let Some(u) = uses.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
-            out.push(one(u));
-        }
-        out
+    let jobs = if uses.len() < WORTH_A_THREAD {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(2))
     };
-    std::thread::scope(|s| {
-        let other = s.spawn(run);
-        let mut out = run();
-        match other.join() {
-            Ok(more) => out.extend(more),
-            // A panicking dry-run is a bug: what the other thread took runs again here, where
-            // the check's guard (checks::run_all) turns the panic into a finding.
-            Err(_) => {
-                let done: HashSet<usize> = out.iter().map(|(at, ..)| *at).collect();
-                let left: Vec<_> = uses.iter().filter(|(at, _)| !done.contains(at)).collect();
-                out.extend(left.into_iter().map(one));
-            }
-        }
-        out
-    })
+    // A panicking dry-run is a bug: it reaches the check's guard (checks::run_all), which
+    // turns it into a finding.
+    infx_report::parallel_map(
+        uses,
+        jobs,
+        |(at, u)| {
+            let mut d = Vec::new();
+            let n = dry_run_standalone(root, u, parsed, &mut d);
+            (*at, n, d)
+        },
+        &|_| {},
+    )
 }
 
 /// One standalone recipe run as written, checked once per run (the caller's `done`): the file
