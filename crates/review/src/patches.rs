@@ -49,12 +49,30 @@ impl AddedLines {
             Ok(_) => text,
             Err(_) => Arc::from(String::from_utf8_lossy(&text).as_bytes()),
         };
-        let starts = line_ranges(&text);
-        let at = |n: usize| -> Option<(u32, u32, u32)> {
-            let &(start, end) = starts.get(n.checked_sub(1)?)?;
-            Some((u32::try_from(n).ok()?, start, end))
+        let number =
+            |n: usize, (start, end): (u32, u32)| Some((u32::try_from(n).ok()?, start, end));
+        let lines = if numbers.is_sorted() {
+            // A diff's numbers ascend: one walk that stops at the last one, without a vector of
+            // every line (the changed file can be a whole master config).
+            let mut wanted = numbers.iter().copied().peekable();
+            let mut lines = Vec::with_capacity(numbers.len());
+            for (i, range) in line_ranges(&text).enumerate() {
+                while wanted.next_if(|&n| n < i + 1).is_some() {}
+                while wanted.next_if_eq(&(i + 1)).is_some() {
+                    lines.extend(number(i + 1, range));
+                }
+                if wanted.peek().is_none() {
+                    break;
+                }
+            }
+            lines
+        } else {
+            let all: Vec<(u32, u32)> = line_ranges(&text).collect();
+            numbers
+                .iter()
+                .filter_map(|&n| number(n, *all.get(n.checked_sub(1)?)?))
+                .collect()
         };
-        let lines = numbers.iter().filter_map(|&n| at(n)).collect();
         AddedLines { text, lines }
     }
 
@@ -134,24 +152,29 @@ impl<S: AsRef<str>> PartialEq<Vec<(usize, S)>> for AddedLines {
 
 /// (start, end) of every line of `text` as `str::lines` gives them: split at `\n`, a `\r`
 /// before it dropped, no empty last line after a final line break.
-fn line_ranges(text: &[u8]) -> Vec<(u32, u32)> {
-    let mut out = Vec::new();
-    let mut start = 0usize;
+fn line_ranges(text: &[u8]) -> impl Iterator<Item = (u32, u32)> + '_ {
     let sat = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-    for nl in memchr::memchr_iter(b'\n', text) {
-        let end = if nl > start && text[nl - 1] == b'\r' {
-            nl - 1
-        } else {
-            nl
-        };
-        out.push((sat(start), sat(end)));
-        start = nl + 1;
-    }
-    if start < text.len() {
+    let mut start = 0usize;
+    let mut breaks = memchr::memchr_iter(b'\n', text);
+    std::iter::from_fn(move || match breaks.next() {
+        Some(nl) => {
+            let end = if nl > start && text[nl - 1] == b'\r' {
+                nl - 1
+            } else {
+                nl
+            };
+            let range = (sat(start), sat(end));
+            start = nl + 1;
+            Some(range)
+        }
         // A last line without a line break keeps a `\r` (as `str::lines` does).
-        out.push((sat(start), sat(text.len())));
-    }
-    out
+        None if start < text.len() => {
+            let range = (sat(start), sat(text.len()));
+            start = text.len();
+            Some(range)
+        }
+        None => None,
+    })
 }
 
 /// Waiver files present at head, by PR number, with their text.
