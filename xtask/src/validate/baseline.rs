@@ -99,6 +99,12 @@ pub(super) fn early(inputs: &Inputs) -> Option<Early> {
     })
 }
 
+/// Whether `INFX_BASELINE_TRACE` asks for the comparison's timings on stderr
+/// (docs/baseline.md, "Cost").
+fn traced() -> bool {
+    std::env::var_os("INFX_BASELINE_TRACE").is_some()
+}
+
 fn read_count(inputs: &Inputs) -> usize {
     inputs.read_log.as_ref().map_or(0, infx_fs::ReadLog::len)
 }
@@ -185,7 +191,7 @@ pub(super) fn compare(
     let mut unchanged: Vec<(Code, usize)> = unchanged.into_iter().collect();
     unchanged.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     outcome.unchanged = unchanged;
-    if std::env::var_os("INFX_BASELINE_TRACE").is_some() {
+    if traced() {
         eprintln!(
             "baseline: total {:?}, matching {:?}",
             started.elapsed(),
@@ -220,21 +226,17 @@ fn base_findings(inputs: &Inputs, base: &str, mut scope: RunScope) -> Result<Vec
         .with_base(|repo, commit| export_base(repo, commit, &subdir, &export, &base_root, &head))
         .ok_or_else(|| format!("the base {base} cannot be read"))??;
     scope.reuse = Some(std::sync::Arc::new(head.reuse(&base_root)));
-    if std::env::var_os("INFX_BASELINE_TRACE").is_some() {
+    if traced() {
         let same: Vec<String> = head.same.borrow().iter().map(|(r, _)| r.clone()).collect();
         eprintln!("baseline: head parses reused {same:?}");
+        let read = head.read.as_ref().map(HashSet::len);
+        eprintln!("baseline: read by the head {read:?}");
     }
     // Reads in this run are confined to the repository; the export is one more root.
     if infx_fs::is_confining() {
         let _ = infx_fs::confine_to(&export);
     }
     let exported = Instant::now();
-    if std::env::var_os("INFX_BASELINE_TRACE").is_some() {
-        eprintln!(
-            "baseline: read by the head {:?}",
-            head.read.as_ref().map(HashSet::len)
-        );
-    }
     let report = super::validate(&Options {
         no_repository: true,
         scope: Some(scope),
@@ -242,7 +244,7 @@ fn base_findings(inputs: &Inputs, base: &str, mut scope: RunScope) -> Result<Vec
         hermetic: true,
         ..Options::new(&base_root)
     });
-    if std::env::var_os("INFX_BASELINE_TRACE").is_some() {
+    if traced() {
         eprintln!(
             "baseline: export {:?}, checks {:?}\n{}",
             exported.duration_since(started),
