@@ -272,3 +272,37 @@ fn a_dry_run_that_renders_nothing_fails_and_says_why() {
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("error["), "{text}");
 }
+
+/// `--all` judges the whole tree in a git repository too: every config's planned rows are
+/// shown, as outside git (issue #38: "validate --all shows their binding records").
+#[test]
+fn validate_all_in_a_repository_records_every_config() {
+    let t = tree();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+            .args(args)
+            .current_dir(t.path())
+            .output()
+            .is_ok_and(|o| o.status.success());
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "tree"]);
+    let root = t.path().to_string_lossy().into_owned();
+    let (_, text) = xtask(t.path(), &["validate", "--root", &root, "--all"]);
+    assert!(
+        text.contains("planned rows of m-fp4-gb300-dynamo-sglang → recipe variant:"),
+        "{text}"
+    );
+    let (_, json) = xtask(
+        t.path(),
+        &["validate", "--root", &root, "--all", "--format", "json"],
+    );
+    let records = json
+        .lines()
+        .filter(|l| l.contains("\"record\":\"binding\""))
+        .count();
+    assert_eq!(records, 4, "{json}");
+}

@@ -201,9 +201,9 @@ impl Inputs {
                 shown.push(k.clone());
             }
         }
-        // Outside git no change scopes the run: the whole tree is judged, so every config's
-        // planned rows are shown (docs/matrix.md, "Binding").
-        if change.mode == steps::ChangeMode::NoRepo {
+        // Outside git, or with `--all`, no change scopes the run: the whole tree is judged, so
+        // every config's planned rows are shown (docs/matrix.md, "Binding").
+        if change.mode == steps::ChangeMode::NoRepo || opts.all {
             for e in &configs.entries {
                 if !shown.contains(&e.key) {
                     shown.push(e.key.clone());
