@@ -345,3 +345,27 @@ fn a_dram_edit_needs_an_entry_for_the_dram_offload_configs_only() {
     assert!(all.contains("`total-cpu-dram-gb`"), "{all}");
     assert_eq!(code, 1, "{all}");
 }
+
+/// Adding a runner node to a label's pool (issue 38: upstream #2672, #2404, #2094) leaves every
+/// config's generated rows byte-identical, so no config needs an entry.
+#[test]
+fn a_runner_node_added_to_a_pool_needs_no_entry() {
+    let tmp = repo();
+    edit(&tmp.path(), "configs/runners.yaml", |t: String| {
+        t.replace(
+            "    - b200-dgxc_0\n",
+            "    - b200-dgxc_0\n    - b200-dgxc_1\n",
+        )
+    });
+    let (code, found, all) = validate(&tmp.path());
+    assert!(found.is_empty(), "{all}");
+    assert!(
+        all.contains("[1 path changed since"),
+        "the change is seen: {all}"
+    );
+    assert!(
+        all.contains("[0 impacted configs, 0 appended entries]"),
+        "{all}"
+    );
+    assert_eq!(code, 0, "{all}");
+}
