@@ -260,7 +260,7 @@ fn head_changelog(r: &Repo, head: Option<Oid>, plans: bool) -> anyhow::Result<He
             });
         }
         // The plan needs the full trees anyway: parse once, share the keys.
-        let inputs = crate::history::revision_inputs(r, h).map_err(|e| anyhow!(e))?;
+        let inputs = infx_validate::history::revision_inputs(r, h).map_err(|e| anyhow!(e))?;
         let master = inputs
             .configs()
             .map(|c| MasterKeys::from_keys(c.keys().map(str::to_string)));
@@ -405,7 +405,7 @@ fn write_check_plan(
     };
     let base_label = a.base.clone().unwrap_or_else(|| base_id.to_string());
     let head_label = a.head.clone().unwrap_or_default();
-    let planned = crate::history::plan_between(
+    let planned = infx_validate::history::plan_between(
         r,
         base_id,
         head_id,
@@ -468,7 +468,7 @@ fn plan(a: PlanArgs) -> anyhow::Result<ExitCode> {
         trim_conc: a.trim_conc,
     };
     let dialect = a.repo.dialect.into();
-    match crate::history::plan_between(&r, b, h, &base, &head_name, opts, dialect, None) {
+    match infx_validate::history::plan_between(&r, b, h, &base, &head_name, opts, dialect, None) {
         Ok(v) => {
             println!("{}", infx_report::json_safe(serde_json::to_string(&v)?));
             Ok(ExitCode::SUCCESS)
@@ -541,7 +541,7 @@ fn replay(repo: &RepoArgs, head: &str, verbose: bool) -> anyhow::Result<ExitCode
     let h = commit(&r, head)?;
     let tree = changelog_tree(&r, h);
     let start = std::time::Instant::now();
-    let v = crate::history::replay_tree(&r, h, &tree, repo.dialect.into(), threads())
+    let v = infx_validate::history::replay_tree(&r, h, &tree, repo.dialect.into(), threads())
         .map_err(|e| anyhow!("{e}"))?;
     let el = start.elapsed();
     let count = |f: &dyn Fn(&infx_changelog::replay::CommitVerdict) -> bool| {

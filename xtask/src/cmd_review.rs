@@ -236,6 +236,7 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     }
     let mut diags: Vec<Diagnostic> = load.reviewed_yaml_findings().cloned().collect();
     diags.extend(load.review_load_findings.iter().cloned());
+    diags.extend(load.sparse_findings());
     let t1 = std::time::Instant::now();
     diags.extend(review_tree_of(&load.review, &load.configs.masters));
     let check_time = t1.elapsed();

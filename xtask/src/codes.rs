@@ -1,5 +1,4 @@
-//! The diagnostic codes the xtask emits itself (`cargo xtask dry-run`, the pull-request event
-//! of `validate`), and the collection of every crate's registry that `cargo xtask codes` lists
+//! The diagnostic codes the xtask emits itself (`cargo xtask dry-run`, the process), and the collection of every crate's registry that `cargo xtask codes` lists
 //! and checks against the code tables in docs/ (README, "Diagnostic codes").
 
 use infx_report::Code;
@@ -10,10 +9,7 @@ infx_report::codes! {
     NOTHING_RENDERED = error("dry-run/nothing-rendered", "the config key's points generate but none is rendered (no recipe reference, recipes not in the tree, or none binds)");
     POINTS_UNBOUND = warning("dry-run/points-unbound", "--conc/--point given for a recipe no master entry binds; every variant is shown");
     UNBOUND_FRAGMENT = note("dry-run/unbound-fragment", "no master entry uses the recipe, so lane, model, image and precision stay unbound");
-    PR_EVENT = error("pr/event", "the pull-request event payload could not be read");
     OUT_OF_MEMORY = error("process/out-of-memory", "an allocation failed: the run stopped before its verdict (exit 1, never a pass)");
-    VALIDATE_TRUNCATED = note("validate/truncated", "more findings of one code than the report lists (the verdict counts them all)");
-    VALIDATE_INTERNAL = error("validate/internal", "a check failed unexpectedly (a bug in infx; the other checks still ran)");
 }
 
 /// One crate's registry: the crate that emits the codes and its `ALL`.
@@ -68,6 +64,10 @@ pub const REGISTRIES: &[Registry] = &[
     Registry {
         krate: "infx-review",
         codes: infx_review::codes::ALL,
+    },
+    Registry {
+        krate: "infx-validate",
+        codes: infx_validate::codes::ALL,
     },
     Registry {
         krate: "xtask",

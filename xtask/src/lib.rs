@@ -17,7 +17,6 @@ pub mod confine;
 pub mod conformance;
 pub mod forwarded;
 pub mod gate_configs;
-pub mod history;
 pub mod hygiene;
 pub mod lazy;
 pub mod output;

@@ -97,7 +97,7 @@ pub fn run(corpus: &Path) -> anyhow::Result<super::Outcome> {
     };
 
     // 1. Per-commit verdicts.
-    let ours = crate::history::replay_tree(
+    let ours = infx_validate::history::replay_tree(
         &repo,
         head,
         "",
@@ -233,7 +233,7 @@ pub fn plan_case(
         },
         trim_conc: words.contains(&"--trim-conc"),
     };
-    let result = crate::history::plan_between(
+    let result = infx_validate::history::plan_between(
         repo,
         resolve(base)?,
         resolve(head)?,

@@ -27,7 +27,7 @@ impl From<CheckResult> for Checked {
 pub struct Check {
     pub name: &'static str,
     /// Why it does not run on these inputs, if it does not.
-    pub skip: fn(&Inputs) -> Option<&'static str>,
+    pub skip: fn(&Checking<'_>) -> Option<&'static str>,
     pub run: fn(&Checking<'_>) -> Checked,
 }
 
@@ -56,7 +56,7 @@ pub const CHECKS: &[Check] = &[
     },
     Check {
         name: "coverage",
-        skip: |i| i.config_failed.then_some(NEEDS_SOUND_CONFIGS),
+        skip: |i| i.config.failed.then_some(NEEDS_SOUND_CONFIGS),
         run: coverage,
     },
     Check {
@@ -97,9 +97,10 @@ pub const CHECKS: &[Check] = &[
 /// The exception is the recipe check of a tree with many recipe files: it reads only the
 /// configs and the parsed recipes, and is then the longest check (docs/performance.md,
 /// "Whole tree and one-config change"), so it runs beside the others.
-pub fn run_all(inputs: &Inputs) -> Vec<Checked> {
+pub fn run_all(inputs: &Inputs, config: &ConfigChecked) -> Vec<Checked> {
     let checking = Checking {
         inputs,
+        config,
         recipes: inputs.recipe_documents(),
     };
     let guarded = |check: &Check| {
@@ -132,7 +133,7 @@ pub fn run_all(inputs: &Inputs) -> Vec<Checked> {
 /// The finding of a check that panicked.
 fn internal(check: &Check) -> Checked {
     let d = Diagnostic::error(
-        crate::codes::VALIDATE_INTERNAL,
+        crate::codes::INTERNAL,
         format!("the {} check failed unexpectedly", check.name),
     );
     ran(check.name, vec![d], String::new()).into()
@@ -143,6 +144,8 @@ fn internal(check: &Check) -> Checked {
 /// "Parse once"). It derefs to the inputs.
 pub struct Checking<'a> {
     pub inputs: &'a Inputs,
+    /// The config check's verdict, worked out beside the load ([`config_rules`]).
+    pub config: &'a ConfigChecked,
     pub recipes: infx_yaml::DocIndex<'a>,
 }
 
@@ -167,7 +170,7 @@ fn run_one(check: &Check, inputs: &Checking<'_>) -> Checked {
     checked
 }
 
-fn never(_: &Inputs) -> Option<&'static str> {
+fn never(_: &Checking<'_>) -> Option<&'static str> {
     None
 }
 
@@ -177,10 +180,12 @@ fn with_load_time(mut result: CheckResult, load: Duration) -> Checked {
 }
 
 fn change(i: &Checking<'_>) -> Checked {
+    let mut diagnostics = i.change.diagnostics.clone();
+    diagnostics.extend(i.change.sparse_findings(&i.root));
     let result = CheckResult {
         name: "change",
         status: Status::Ran,
-        diagnostics: i.change.diagnostics.clone(),
+        diagnostics,
         elapsed: Duration::ZERO,
         scope: i.change.describe(),
     };
@@ -200,12 +205,82 @@ fn yaml(i: &Checking<'_>) -> Checked {
     with_load_time(ran("yaml", i.yaml.findings.clone(), scope), i.yaml.elapsed)
 }
 
+/// The config check's findings, which the pipeline worked out beside the load
+/// ([`config_rules`]); its time includes loading the configs from their documents.
 fn config(i: &Checking<'_>) -> Checked {
     let scope = format!("{} entries", i.configs.entries.len());
     with_load_time(
-        ran("config", i.config_findings.clone(), scope),
-        i.config_elapsed,
+        ran("config", i.config.findings.clone(), scope),
+        i.config_load_elapsed + i.config.elapsed,
     )
+}
+
+/// The config check's verdict: it gates the checks that need sound configs, and the load of
+/// the impact and the plan.
+pub struct ConfigChecked {
+    pub findings: Vec<Diagnostic>,
+    /// An error other than X5 (a runner label missing from runners.yaml): the configs are
+    /// unsound.
+    pub failed: bool,
+    /// The rules' time.
+    pub elapsed: Duration,
+}
+
+/// The config check, in the parts the pipeline runs beside the load (docs/performance.md):
+/// the rules that read only the configs, then SR3/SR4, which open recipe files.
+pub mod config_rules {
+    use super::ConfigChecked;
+    use crate::steps::{self, ChangeInfo};
+    use infx_report::Diagnostic;
+    use std::path::Path;
+    use std::time::{Duration, Instant};
+
+    /// The rules that read only the configs, with their time.
+    pub fn before_recipes(
+        configs: &infx_config::LoadedConfigs,
+    ) -> (infx_config::RulesBeforeRecipes, Duration) {
+        let t = Instant::now();
+        (infx_config::rules_before_recipes(configs), t.elapsed())
+    }
+
+    /// The rest (SR3/SR4 over `documents`): every finding, and the time of both parts.
+    pub fn finish(
+        rules: infx_config::RulesBeforeRecipes,
+        configs: &infx_config::LoadedConfigs,
+        documents: &infx_yaml::DocIndex<'_>,
+        before: Duration,
+    ) -> (Vec<Diagnostic>, Duration) {
+        let t = Instant::now();
+        let findings = rules.finish_in(configs, documents).diagnostics;
+        (findings, before + t.elapsed())
+    }
+
+    /// The finding of a [`finish`] that panicked (a bug).
+    pub fn panicked() -> (Vec<Diagnostic>, Duration) {
+        let d = Diagnostic::error(
+            crate::codes::INTERNAL,
+            "the config check failed unexpectedly",
+        );
+        (vec![d], Duration::ZERO)
+    }
+
+    /// The verdict over the findings: a recipe file the change renamed is named in them.
+    pub fn verdict(
+        mut findings: Vec<Diagnostic>,
+        elapsed: Duration,
+        change: &ChangeInfo,
+        root: &Path,
+    ) -> ConfigChecked {
+        steps::name_renamed_recipes(&mut findings, change, root);
+        let failed = findings
+            .iter()
+            .any(|d| d.is_error() && d.code != infx_config::codes::X5);
+        ConfigChecked {
+            findings,
+            failed,
+            elapsed,
+        }
+    }
 }
 
 fn changelog(i: &Checking<'_>) -> Checked {
@@ -228,8 +303,8 @@ fn labels(i: &Checking<'_>) -> Checked {
     with_load_time(result, i.pr.elapsed)
 }
 
-fn matrix_skip(i: &Inputs) -> Option<&'static str> {
-    if i.config_failed {
+fn matrix_skip(i: &Checking<'_>) -> Option<&'static str> {
+    if i.config.failed {
         Some(NEEDS_SOUND_CONFIGS)
     } else if i.configs.runners.is_none() {
         Some("no configs/runners.yaml")
@@ -335,24 +410,20 @@ fn image(i: &Checking<'_>) -> Checked {
         if online { ", online" } else { ", offline" }
     );
     if online {
-        #[cfg(feature = "registry")]
-        diagnostics.extend(steps::check_images_online(
-            &sites,
-            i.opts.hermetic,
-            &i.opts.registry_overrides,
-        ));
-        // The CLI hands `--online` to the registry build (README, "What builds when"); a
-        // caller that still asks this build gets a finding, never a silent pass.
-        #[cfg(not(feature = "registry"))]
-        diagnostics.push(
-            Diagnostic::error(
-                infx_image::codes::REGISTRY,
-                "the online image check needs the registry client, which this build of xtask lacks",
-            )
-            .with_help(
-                "run `cargo xtask validate --online`, or build xtask with its default features",
+        match i.opts.online_check {
+            Some(check) => diagnostics.extend(check(&sites, &i.opts)),
+            // The CLI hands `--online` to the registry build (README, "What builds when"); a
+            // caller that still asks this build gets a finding, never a silent pass.
+            None => diagnostics.push(
+                Diagnostic::error(
+                    infx_image::codes::REGISTRY,
+                    "the online image check needs the registry client, which this build of xtask lacks",
+                )
+                .with_help(
+                    "run `cargo xtask validate --online`, or build xtask with its default features",
+                ),
             ),
-        );
+        }
     }
     ran("image", diagnostics, scope).into()
 }

@@ -3,6 +3,7 @@
 //! every finding is `new` or `unchanged` by a fingerprint that survives line shifts. Only new
 //! errors fail; what the base already had is counted once.
 
+use super::checks::ConfigChecked;
 use super::inputs::Inputs;
 use super::steps::ChangeMode;
 use super::{CheckResult, Options, RunScope};
@@ -70,11 +71,12 @@ pub(super) struct Early {
     elapsed: Duration,
 }
 
-/// Whether to start [`early`]: the run compares with a base and its load has findings.
-pub(super) fn starts_early(inputs: &Inputs) -> bool {
+/// Whether to start [`early`]: the run compares with a base and has findings before its
+/// checks run (the config check's, which ran beside the load, or faults of reading).
+pub(super) fn starts_early(inputs: &Inputs, config: &ConfigChecked) -> bool {
     compares(inputs)
         && inputs.read_log.is_some()
-        && (!inputs.config_findings.is_empty()
+        && (!config.findings.is_empty()
             || !inputs.yaml.findings.is_empty()
             || !inputs.review_load_findings.is_empty()
             || !inputs.pin_policy.1.is_empty())

@@ -1227,29 +1227,6 @@ fn dry_run_one(
     }
 }
 
-/// `validate --online`: the registry confirms every pin (HEAD requests only).
-#[cfg(feature = "registry")]
-pub fn check_images_online(
-    sites: &[infx_image::ImageSite],
-    hermetic: bool,
-    overrides: &std::collections::BTreeMap<String, String>,
-) -> Vec<Diagnostic> {
-    // The same client as `pin`: docker config and INFX_REGISTRY_* credentials, hermetic guard,
-    // `--registry-override` (validated as pin validates it).
-    let client = crate::cmd_pin::registry_client(
-        hermetic,
-        overrides.clone(),
-        std::time::Duration::from_secs(30),
-    );
-    infx_image::check_online(
-        &client,
-        sites,
-        &infx_image::VerifyOptions::default(),
-        8,
-        &|_, _| {},
-    )
-}
-
 /// `git diff --check` over the complete change, on the texts [`detect_change`] loaded.
 pub fn check_diff(change: &ChangeInfo) -> CheckResult {
     if change.repo_root.is_none() {

@@ -1,6 +1,9 @@
-//! Loading for `validate`: every read of the tree and of git happens here, once, before any
-//! check runs (docs/diff.md, "One load"). The checks in [`super::checks`] only look at the
-//! [`Inputs`] this builds.
+//! The named loaders of `validate` (change, PR context, parse, configs, changelog, review
+//! inputs, plan, images): every read of the tree and of git happens here, once, before any
+//! check runs (docs/diff.md, "One load"). They return data: what could not be read is kept as
+//! its fault, which a check reports; no rule runs here. [`super::pipeline`] schedules them,
+//! with the config check beside them; the checks in [`super::checks`] only look at the
+//! [`Inputs`] they build.
 
 use super::steps::{self, ChangeInfo};
 use super::{Options, contribution, pr};
@@ -31,10 +34,8 @@ pub struct Inputs {
     /// reader of one takes this error (`DocIndex::with_failures`), not a second parse.
     pub parse_failures: Vec<(PathBuf, Diagnostic)>,
     pub configs: infx_config::LoadedConfigs,
-    /// The config check's findings: they gate the checks that need sound configs.
-    pub config_findings: Vec<Diagnostic>,
-    pub config_failed: bool,
-    pub config_elapsed: Duration,
+    /// The time of loading the configs from their parsed documents (the config check's).
+    pub config_load_elapsed: Duration,
     pub modifiers: infx_changelog::Modifiers,
     pub changelog: steps::ChangelogInputs,
     pub impact: Impact,
@@ -85,185 +86,6 @@ fn existing_config_files(root: &Path) -> Vec<PathBuf> {
 }
 
 impl Inputs {
-    /// Reads everything one run needs. Never panics on repository content.
-    pub fn load(opts: &Options) -> Inputs {
-        let root = canonical_root(opts);
-        let read_log = (!opts.all && !opts.no_repository).then(|| infx_fs::ReadLog::start(&root));
-        let DetectedAndParsed {
-            mut change,
-            change_elapsed,
-            files,
-            mut parsed,
-            mut yaml_elapsed,
-            mut configs,
-            config_load_elapsed,
-            early_rules,
-        } = detect_and_parse(&root, opts, ParseScope::Run, || {
-            steps::detect_change(&root, opts)
-        });
-        let sparse = change.sparse_findings(&root);
-        change.diagnostics.extend(sparse);
-        let pr = load_pr(opts, &change);
-        let whole_tree = opts.whole_tree(&change.mode);
-
-        // The config rules that read only the configs ran beside change detection. The rest
-        // of the config check (SR3/SR4, which open the recipe files) runs beside the
-        // changelog's gate, the change's impact, the touched keys and the review inputs that
-        // need no documents, which all only read the configs (docs/performance.md). The
-        // impact is worked out before the check's verdict is known and dropped when the
-        // configs are unsound.
-        // One index of the parsed documents for SR4 and the impact's head side.
-        let documents = DocIndex::new(&parsed.docs).with_failures(&parsed.failures);
-        let (rules, early_elapsed) = early_rules.unwrap_or_else(|| {
-            let t = Instant::now();
-            (infx_config::rules_before_recipes(&configs), t.elapsed())
-        });
-        let finish = |rules: infx_config::RulesBeforeRecipes| {
-            let t = Instant::now();
-            let findings = rules.finish_in(&configs, &documents).diagnostics;
-            (findings, early_elapsed + t.elapsed())
-        };
-        let (config_findings, config_check_elapsed, changelog, impact, touched, review_side) =
-            std::thread::scope(|scope| {
-                // A thread only when SR3/SR4 have recipe files to open: every thread costs its
-                // own allocator heap (docs/performance.md, "The allocator: mimalloc").
-                let check = if rules.opens_recipe_files() {
-                    Finish::Thread(scope.spawn(|| finish(rules)))
-                } else {
-                    Finish::Here(rules)
-                };
-                let changelog = steps::load_changelog(&root, &change, &configs);
-                let impact = contribution::change_impact(
-                    &root,
-                    &change,
-                    &configs,
-                    &documents,
-                    &changelog.scope.keys,
-                );
-                let touched = match &opts.scope {
-                    Some(scope) => scope.touched.clone(),
-                    None => steps::touched_keys(
-                        &root,
-                        &change,
-                        &configs,
-                        &changelog.scope.keys,
-                        opts.all,
-                    ),
-                };
-                let review_side = ReviewSide::load(
-                    &root,
-                    &change,
-                    &configs,
-                    changelog.scope.append_only,
-                    (pr.number, opts.checklist),
-                );
-                let (findings, elapsed) = match check {
-                    Finish::Thread(check) => check.join().unwrap_or_else(|_| {
-                        let d = Diagnostic::error(
-                            crate::codes::VALIDATE_INTERNAL,
-                            "the config check failed unexpectedly",
-                        );
-                        (vec![d], Duration::ZERO)
-                    }),
-                    Finish::Here(rules) => finish(rules),
-                };
-                (findings, elapsed, changelog, impact, touched, review_side)
-            });
-        let mut config_findings = config_findings;
-        steps::name_renamed_recipes(&mut config_findings, &change, &root);
-        let config_failed = config_findings
-            .iter()
-            .any(|d| d.is_error() && d.code != infx_config::codes::X5);
-        let impact = if config_failed {
-            Default::default()
-        } else {
-            impact
-        };
-        let config_elapsed = config_load_elapsed + config_check_elapsed;
-
-        let modifiers = infx_changelog::labels::modifiers(
-            pr.context.as_ref().map_or(&[][..], |p| &p.labels[..]),
-        );
-        if !whole_tree {
-            // The recipes of the touched configs join the parsed set (for review and images).
-            let t = Instant::now();
-            let listed: HashSet<&Path> = files.iter().map(PathBuf::as_path).collect();
-            let extra: Vec<PathBuf> = steps::recipe_paths(&root, &configs, touched.as_deref())
-                .into_iter()
-                .filter(|p| p.is_file() && !listed.contains(p.as_path()))
-                .collect();
-            parsed.parse(&extra, reuse_of(opts));
-            yaml_elapsed += t.elapsed();
-        }
-        let mut shown: Vec<String> = impact.keys.iter().map(|k| k.key.clone()).collect();
-        for k in &changelog.scope.keys {
-            if !shown.contains(k) {
-                shown.push(k.clone());
-            }
-        }
-        // Outside git, or with `--all`, no change scopes the run: the whole tree is judged, so
-        // every config's planned rows are shown (docs/matrix.md, "Binding").
-        if change.mode == steps::ChangeMode::NoRepo || opts.all {
-            for e in &configs.entries {
-                if !shown.contains(&e.key) {
-                    shown.push(e.key.clone());
-                }
-            }
-        }
-        let planned = if config_failed {
-            Ok(Default::default())
-        } else {
-            // The base's generation inputs only for an `append-only` entry (its plan compares).
-            let base = changelog
-                .scope
-                .appended
-                .iter()
-                .any(|(e, _, _)| e.append_only)
-                .then(|| change.base_inputs(&configs))
-                .flatten();
-            contribution::plan_appended(&mut configs, base, &changelog.scope, modifiers)
-        };
-        let (review, docs, review_load_findings) = review_inputs(&root, review_side, parsed.docs);
-        let pin_policy = pin_policy(&root, &docs, &parsed.failures);
-        let base_image_sites = if pin_policy.0 == infx_image::PinPolicy::Verified {
-            let image_docs = configs.masters.iter().chain(&review.recipes).chain(&docs);
-            base_sites_of_tag_only(&root, &change, image_docs)
-        } else {
-            Vec::new()
-        };
-        Inputs {
-            opts: opts.clone(),
-            root,
-            change,
-            change_elapsed,
-            pr,
-            yaml: YamlStep {
-                findings: parsed.findings,
-                files: parsed.files,
-                whole_tree,
-                elapsed: yaml_elapsed,
-            },
-            docs,
-            raw_sources: parsed.raw,
-            parse_failures: parsed.failures,
-            configs,
-            config_findings,
-            config_failed,
-            config_elapsed,
-            modifiers,
-            changelog,
-            impact,
-            touched,
-            shown,
-            planned,
-            review,
-            review_load_findings,
-            pin_policy,
-            base_image_sites,
-            read_log,
-        }
-    }
-
     /// The parsed recipe files and lane blocks, for the readers that need them as recipes
     /// (binder, dry-run): they are not read and parsed again. Built once per run, by
     /// [`super::checks::run_all`], which hands it to every check.
@@ -276,6 +98,109 @@ impl Inputs {
     pub fn documents(&self) -> impl Iterator<Item = &Document> {
         parsed_documents(&self.docs, &self.review, &self.configs)
     }
+}
+
+/// The config keys the change touches (`None` = every config): the explicit scope's, else
+/// those the change's files and its changelog entries name.
+pub(crate) fn load_touched(
+    opts: &Options,
+    root: &Path,
+    change: &ChangeInfo,
+    configs: &infx_config::LoadedConfigs,
+    changelog: &steps::ChangelogInputs,
+) -> Option<Vec<String>> {
+    match &opts.scope {
+        Some(scope) => scope.touched.clone(),
+        None => steps::touched_keys(root, change, configs, &changelog.scope.keys, opts.all),
+    }
+}
+
+/// The recipes of the touched configs join the parsed set (for review and images) in a
+/// change-scoped run; returns the time it took.
+pub(crate) fn parse_touched_recipes(
+    parsed: &mut Parsed,
+    opts: &Options,
+    root: &Path,
+    files: &[PathBuf],
+    configs: &infx_config::LoadedConfigs,
+    touched: &Option<Vec<String>>,
+) -> Duration {
+    let t = Instant::now();
+    let listed: HashSet<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let extra: Vec<PathBuf> = steps::recipe_paths(root, configs, touched.as_deref())
+        .into_iter()
+        .filter(|p| p.is_file() && !listed.contains(p.as_path()))
+        .collect();
+    parsed.parse(&extra, reuse_of(opts));
+    t.elapsed()
+}
+
+/// The configs whose planned rows the report shows: the impacted ones, then those the entries
+/// name. Outside git, or with `--all`, no change scopes the run: the whole tree is judged, so
+/// every config's planned rows are shown (docs/matrix.md, "Binding").
+pub(crate) fn load_shown(
+    opts: &Options,
+    change: &ChangeInfo,
+    configs: &infx_config::LoadedConfigs,
+    impact: &Impact,
+    changelog: &steps::ChangelogInputs,
+) -> Vec<String> {
+    let mut shown: Vec<String> = impact.keys.iter().map(|k| k.key.clone()).collect();
+    for k in &changelog.scope.keys {
+        if !shown.contains(k) {
+            shown.push(k.clone());
+        }
+    }
+    if change.mode == steps::ChangeMode::NoRepo || opts.all {
+        for e in &configs.entries {
+            if !shown.contains(&e.key) {
+                shown.push(e.key.clone());
+            }
+        }
+    }
+    shown
+}
+
+/// The sweep plan of the appended entries, over sound configs. The base's generation inputs
+/// are read only for an `append-only` entry (its plan compares).
+pub(crate) fn load_plan(
+    change: &ChangeInfo,
+    configs: &mut infx_config::LoadedConfigs,
+    changelog: &steps::ChangelogInputs,
+    modifiers: infx_changelog::Modifiers,
+) -> Result<infx_changelog::coverage::PlannedRows, infx_changelog::plan::PlanError> {
+    let base = changelog
+        .scope
+        .appended
+        .iter()
+        .any(|(e, _, _)| e.append_only)
+        .then(|| change.base_inputs(configs))
+        .flatten();
+    contribution::plan_appended(configs, base, &changelog.scope, modifiers)
+}
+
+/// What the image check reads besides the documents: the tree's pin policy (with the faults
+/// of stating it) and, under the verified policy, the base's image sites of the changed files
+/// that reference an image by tag only.
+pub(crate) fn load_images(
+    root: &Path,
+    change: &ChangeInfo,
+    configs: &infx_config::LoadedConfigs,
+    review: &infx_review::ReviewInputs,
+    docs: &[Document],
+    failures: &[(PathBuf, Diagnostic)],
+) -> (
+    (infx_image::PinPolicy, Vec<Diagnostic>),
+    Vec<infx_image::ImageSite>,
+) {
+    let pin_policy = pin_policy(root, docs, failures);
+    let base_image_sites = if pin_policy.0 == infx_image::PinPolicy::Verified {
+        let image_docs = configs.masters.iter().chain(&review.recipes).chain(docs);
+        base_sites_of_tag_only(root, change, image_docs)
+    } else {
+        Vec::new()
+    };
+    (pin_policy, base_image_sites)
 }
 
 /// The tree's pin policy: from its policy file's parse when the run parsed it (a file that did
@@ -351,7 +276,7 @@ pub enum ReviewChange {
     LastChangelogCommit,
 }
 
-/// What `review check` and `review signoff` read: [`Inputs::load`]'s loading (one change load,
+/// What `review check` and `review signoff` read: `pipeline::load`'s loading (one change load,
 /// one parse per file, the same config load, changelog reading and review inputs) over the
 /// files review reads, without the config rules, the change's impact and the sweep plan, which
 /// only validate's other checks read (docs/architecture.md, "Parse once").
@@ -372,7 +297,7 @@ pub struct ReviewLoad {
 }
 
 impl ReviewLoad {
-    /// Reads everything the review commands need, as [`Inputs::load`] reads it with `--all`
+    /// Reads everything the review commands need, as `pipeline::load` reads it with `--all`
     /// (the whole tree, whatever the change), parsing only the files review reads.
     pub fn load(opts: &Options, which: ReviewChange) -> ReviewLoad {
         let opts = Options {
@@ -389,7 +314,7 @@ impl ReviewLoad {
             parsed,
             configs,
             ..
-        } = detect_and_parse(&root, &opts, ParseScope::Review, detect);
+        } = detect_and_parse(&root, &opts, ParseScope::Review, detect, |_| ());
         let pr = load_pr(&opts, &change);
         let changelog = steps::load_changelog(&root, &change, &configs);
         let side = ReviewSide::load(
@@ -399,8 +324,7 @@ impl ReviewLoad {
             changelog.scope.append_only,
             (pr.number, opts.checklist),
         );
-        let (review, docs, mut review_load_findings) = review_inputs(&root, side, parsed.docs);
-        review_load_findings.extend(change.sparse_findings(&root));
+        let (review, docs, review_load_findings) = review_inputs(&root, side, parsed.docs);
         ReviewLoad {
             root,
             change,
@@ -433,6 +357,11 @@ impl ReviewLoad {
     /// Every parsed document, for the readers that take a file again (binder, cookbooks).
     pub fn documents(&self) -> impl Iterator<Item = &Document> {
         parsed_documents(&self.docs, &self.review, &self.configs)
+    }
+
+    /// The folders review reads that a sparse checkout left out (`git/sparse-checkout`).
+    pub fn sparse_findings(&self) -> Vec<Diagnostic> {
+        self.change.sparse_findings(&self.root)
     }
 }
 
@@ -501,13 +430,13 @@ fn parsed_documents<'a>(
 }
 
 /// The tree of a run, canonical (as given when that fails: its reads report why).
-fn canonical_root(opts: &Options) -> PathBuf {
+pub(crate) fn canonical_root(opts: &Options) -> PathBuf {
     opts.root
         .canonicalize()
         .unwrap_or_else(|_| opts.root.clone())
 }
 
-fn load_pr(opts: &Options, change: &ChangeInfo) -> PrInputs {
+pub(crate) fn load_pr(opts: &Options, change: &ChangeInfo) -> PrInputs {
     let t = Instant::now();
     let mut event_findings = Vec::new();
     let event = match opts.event.as_deref().map(pr::read_event) {
@@ -546,12 +475,6 @@ fn load_pr(opts: &Options, change: &ChangeInfo) -> PrInputs {
         event_findings,
         elapsed: t.elapsed(),
     }
-}
-
-/// Where the config check's last part (SR3/SR4) runs.
-enum Finish<'scope, T> {
-    Thread(std::thread::ScopedJoinHandle<'scope, T>),
-    Here(infx_config::RulesBeforeRecipes),
 }
 
 /// The master configs and runners.yaml, parsed, and the configs loaded from them: each
@@ -623,13 +546,13 @@ fn parse_configs(root: &Path, paths: &[PathBuf], reuse: Option<&Reuse>) -> Confi
 /// The review inputs that need neither the parsed documents nor the config rules' verdict, so
 /// they load beside the config check: CODEOWNERS, waivers, the change, the base's master keys
 /// and Check 12's verdict.
-struct ReviewSide {
+pub(crate) struct ReviewSide {
     inputs: infx_review::ReviewInputs,
     findings: Vec<Diagnostic>,
 }
 
 impl ReviewSide {
-    fn load(
+    pub(crate) fn load(
         root: &Path,
         change: &ChangeInfo,
         configs: &infx_config::LoadedConfigs,
@@ -669,7 +592,7 @@ impl ReviewSide {
 /// The reviewer checks' inputs: `side` with the recipes, lane blocks and golden curves from
 /// the parsed documents; the other documents are handed back, then the findings of loading
 /// the inputs (golden curves first, then CODEOWNERS: the report's order).
-fn review_inputs(
+pub(crate) fn review_inputs(
     root: &Path,
     side: ReviewSide,
     docs: Vec<Document>,
@@ -691,42 +614,40 @@ fn review_inputs(
     (inputs, rest, findings)
 }
 
-/// What [`detect_and_parse`] hands back.
-struct DetectedAndParsed {
-    change: ChangeInfo,
-    change_elapsed: Duration,
+/// What [`detect_and_parse`] hands back; `R` is what its caller ran on the configs.
+pub(crate) struct DetectedAndParsed<R> {
+    pub change: ChangeInfo,
+    pub change_elapsed: Duration,
     /// The YAML files in scope, in walk order.
-    files: Vec<PathBuf>,
+    pub files: Vec<PathBuf>,
     /// Their parses; the master configs' and runners.yaml's documents are in `configs`.
-    parsed: Parsed,
-    yaml_elapsed: Duration,
-    configs: infx_config::LoadedConfigs,
-    config_load_elapsed: Duration,
-    /// The config rules that read only the configs ([`ParseScope::Run`]), with their time.
-    early_rules: Option<(infx_config::RulesBeforeRecipes, Duration)>,
+    pub parsed: Parsed,
+    pub yaml_elapsed: Duration,
+    pub configs: infx_config::LoadedConfigs,
+    pub config_load_elapsed: Duration,
+    /// What the caller ran on the configs as soon as they were loaded ([`ParseScope::Run`]).
+    pub after_configs: Option<R>,
 }
 
 /// Detects the change (`detect`, on this thread) while another thread parses the master
-/// configs and runners.yaml, loads the configs from them and, for a run, checks the config
-/// rules that need no recipe file: in every scope those are the largest files, and change
-/// detection is mostly waiting on the file system and libgit2 (docs/performance.md). Then
-/// the rest of the scope is parsed here.
-fn detect_and_parse(
+/// configs and runners.yaml, loads the configs from them and, for a run, runs `after_configs`
+/// on them (the pipeline's config check): in every scope those are the largest files, and
+/// change detection is mostly waiting on the file system and libgit2 (docs/performance.md).
+/// Then the rest of the scope is parsed here.
+pub(crate) fn detect_and_parse<R: Send>(
     root: &Path,
     opts: &Options,
     parse_scope: ParseScope,
     detect: impl FnOnce() -> ChangeInfo,
-) -> DetectedAndParsed {
+    after_configs: impl FnOnce(&infx_config::LoadedConfigs) -> R + Send,
+) -> DetectedAndParsed<R> {
     let always = existing_config_files(root);
     std::thread::scope(|scope| {
         let early = scope.spawn(|| {
             let config_parse = parse_configs(root, &always, reuse_of(opts));
-            let rules = (parse_scope == ParseScope::Run).then(|| {
-                let t = Instant::now();
-                let rules = infx_config::rules_before_recipes(&config_parse.configs);
-                (rules, t.elapsed())
-            });
-            (config_parse, rules)
+            let ran =
+                (parse_scope == ParseScope::Run).then(|| after_configs(&config_parse.configs));
+            (config_parse, ran)
         });
         let t = Instant::now();
         let change = detect();
@@ -761,7 +682,7 @@ fn detect_and_parse(
             .collect();
         let rest_loaded = parse_all(&rest, reuse_of(opts));
         let waiting = Instant::now();
-        let (config_parse, early_rules) = match early.join() {
+        let (config_parse, after_configs) = match early.join() {
             Ok(early) => early,
             // A panicking parser thread is a bug: every config file reports it, and the
             // configs load again here.
@@ -813,14 +734,14 @@ fn detect_and_parse(
             yaml_elapsed,
             configs,
             config_load_elapsed,
-            early_rules,
+            after_configs,
         }
     })
 }
 
 /// Which YAML files a load parses.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum ParseScope {
+pub(crate) enum ParseScope {
     /// The run's: the whole tree, or the change's scope ([`scoped_yaml_files`]).
     Run,
     /// What the review commands read as documents: the master configs, runners.yaml, the
@@ -859,13 +780,13 @@ fn failed_parses(files: &[PathBuf]) -> Vec<Loaded> {
 
 /// Parsed documents, parse findings and the raw text of files that failed, accumulated.
 #[derive(Default)]
-struct Parsed {
-    docs: Vec<Document>,
-    findings: Vec<Diagnostic>,
-    raw: Vec<(PathBuf, Arc<str>)>,
+pub(crate) struct Parsed {
+    pub(crate) docs: Vec<Document>,
+    pub(crate) findings: Vec<Diagnostic>,
+    pub(crate) raw: Vec<(PathBuf, Arc<str>)>,
     /// The files that failed to read or parse, with the error that stopped each.
-    failures: Vec<(PathBuf, Diagnostic)>,
-    files: usize,
+    pub(crate) failures: Vec<(PathBuf, Diagnostic)>,
+    pub(crate) files: usize,
 }
 
 impl Parsed {

@@ -1,0 +1,139 @@
+//! The schedule of one run's load: the named loaders of [`super::inputs`], in the order their
+//! data needs, and the config check beside them (docs/architecture.md, "The validate
+//! pipeline"). The loaders return data; the only findings worked out here are the config
+//! check's, which [`super::checks`] computes and the pipeline runs early, because its verdict
+//! decides what else is loaded (the impact and the plan of sound configs only).
+
+use super::checks::{ConfigChecked, config_rules};
+use super::inputs::{self, Inputs, ParseScope, ReviewSide, YamlStep};
+use super::steps;
+use super::{Options, contribution};
+use infx_yaml::DocIndex;
+
+/// Where the config check's last part (SR3/SR4) runs.
+enum Finish<'scope, T> {
+    Thread(std::thread::ScopedJoinHandle<'scope, T>),
+    Here(infx_config::RulesBeforeRecipes),
+}
+
+/// Loads everything one run reads, with the config check worked out beside the load. Never
+/// panics on repository content.
+///
+/// The overlap, which the one-config change's time rests on (docs/performance.md): the rules
+/// that read only the configs run on the thread that parsed them, while change detection still
+/// waits on the file system and libgit2; SR3/SR4, which open recipe files, run beside the
+/// changelog's load, the change's impact, the touched keys and the review inputs that need no
+/// documents, which all only read the configs. The impact is worked out before the check's
+/// verdict is known and dropped when the configs are unsound.
+pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
+    let root = inputs::canonical_root(opts);
+    let read_log = (!opts.all && !opts.no_repository).then(|| infx_fs::ReadLog::start(&root));
+    let inputs::DetectedAndParsed {
+        change,
+        change_elapsed,
+        files,
+        mut parsed,
+        mut yaml_elapsed,
+        mut configs,
+        config_load_elapsed,
+        after_configs: early_rules,
+    } = inputs::detect_and_parse(
+        &root,
+        opts,
+        ParseScope::Run,
+        || steps::detect_change(&root, opts),
+        config_rules::before_recipes,
+    );
+    let pr = inputs::load_pr(opts, &change);
+    let whole_tree = opts.whole_tree(&change.mode);
+
+    // One index of the parsed documents for SR4 and the impact's head side.
+    let documents = DocIndex::new(&parsed.docs).with_failures(&parsed.failures);
+    let (rules, early_elapsed) =
+        early_rules.unwrap_or_else(|| config_rules::before_recipes(&configs));
+    let finish = |rules| config_rules::finish(rules, &configs, &documents, early_elapsed);
+    let (config_findings, config_elapsed, changelog, impact, touched, review_side) =
+        std::thread::scope(|scope| {
+            // A thread only when SR3/SR4 have recipe files to open: every thread costs its
+            // own allocator heap (docs/performance.md, "The allocator: mimalloc").
+            let check = if rules.opens_recipe_files() {
+                Finish::Thread(scope.spawn(|| finish(rules)))
+            } else {
+                Finish::Here(rules)
+            };
+            let changelog = steps::load_changelog(&root, &change, &configs);
+            let impact = contribution::change_impact(
+                &root,
+                &change,
+                &configs,
+                &documents,
+                &changelog.scope.keys,
+            );
+            let touched = inputs::load_touched(opts, &root, &change, &configs, &changelog);
+            let review_side = ReviewSide::load(
+                &root,
+                &change,
+                &configs,
+                changelog.scope.append_only,
+                (pr.number, opts.checklist),
+            );
+            let (findings, elapsed) = match check {
+                Finish::Thread(check) => check.join().unwrap_or_else(|_| config_rules::panicked()),
+                Finish::Here(rules) => finish(rules),
+            };
+            (findings, elapsed, changelog, impact, touched, review_side)
+        });
+    let config = config_rules::verdict(config_findings, config_elapsed, &change, &root);
+    let impact = if config.failed {
+        Default::default()
+    } else {
+        impact
+    };
+
+    let modifiers =
+        infx_changelog::labels::modifiers(pr.context.as_ref().map_or(&[][..], |p| &p.labels[..]));
+    if !whole_tree {
+        yaml_elapsed +=
+            inputs::parse_touched_recipes(&mut parsed, opts, &root, &files, &configs, &touched);
+    }
+    let shown = inputs::load_shown(opts, &change, &configs, &impact, &changelog);
+    let planned = if config.failed {
+        Ok(Default::default())
+    } else {
+        inputs::load_plan(&change, &mut configs, &changelog, modifiers)
+    };
+    let (review, docs, review_load_findings) =
+        inputs::review_inputs(&root, review_side, parsed.docs);
+    let (pin_policy, base_image_sites) =
+        inputs::load_images(&root, &change, &configs, &review, &docs, &parsed.failures);
+    let inputs = Inputs {
+        opts: opts.clone(),
+        root,
+        change,
+        change_elapsed,
+        pr,
+        yaml: YamlStep {
+            findings: parsed.findings,
+            files: parsed.files,
+            whole_tree,
+            elapsed: yaml_elapsed,
+        },
+        docs,
+        raw_sources: parsed.raw,
+        parse_failures: parsed.failures,
+        configs,
+        config_load_elapsed,
+        modifiers,
+        changelog,
+        impact,
+        touched,
+        shown,
+        planned,
+        review,
+        review_load_findings,
+        pin_policy,
+        base_image_sites,
+        read_log,
+    };
+    (inputs, config)
+}
