@@ -372,6 +372,12 @@ impl Repo {
                     _ => Err(e),
                 })
                 .map_err(|e| e.to_string()),
+            // The object's header says its size: a blob over the limit is never inflated
+            // (a hostile tree's huge blob would otherwise be read whole; docs/security.md).
+            Some(ObjectType::Blob) if self.blob_size(entry.id()).is_some_and(|n| n > max_blob) => {
+                stats.left_out += 1;
+                Ok(())
+            }
             Some(ObjectType::Blob) => match self.inner.find_blob(entry.id()) {
                 Ok(blob) if blob.size() as u64 > max_blob => {
                     stats.left_out += 1;

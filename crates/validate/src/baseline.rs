@@ -209,11 +209,7 @@ pub(super) fn compare(
 /// folder outside any repository, validated by the same load and checks over the head's scope.
 fn base_findings(inputs: &Inputs, base: &str, mut scope: RunScope) -> Result<Vec<String>, String> {
     let (change, root) = (&inputs.change, inputs.root.as_path());
-    let repo_root = change
-        .repo_root
-        .as_deref()
-        .ok_or("no repository")?
-        .canonicalize()
+    let repo_root = infx_fs::canonical(change.repo_root.as_deref().ok_or("no repository")?)
         .map_err(|e| format!("the repository cannot be resolved: {e}"))?;
     let tree_rel = root
         .strip_prefix(&repo_root)

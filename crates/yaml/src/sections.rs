@@ -333,16 +333,9 @@ impl Shift {
         }
     }
 
+    /// Moves every node of `node` (no range to stay inside: every position is).
     fn node(&self, node: &mut Node) {
-        node.span = self.span(node.span);
-        match &mut node.value {
-            Value::Seq(items) => items.iter_mut().for_each(|n| self.node(n)),
-            Value::Map(map) => map.pairs_mut().for_each(|(k, v)| {
-                self.node(k);
-                self.node(v);
-            }),
-            _ => {}
-        }
+        self.node_within(node, &(0..usize::MAX));
     }
 }
 
