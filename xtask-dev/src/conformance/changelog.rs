@@ -97,12 +97,12 @@ pub fn run(corpus: &Path) -> anyhow::Result<super::Outcome> {
     };
 
     // 1. Per-commit verdicts.
-    let ours = crate::history::replay_tree(
+    let ours = xtask::history::replay_tree(
         &repo,
         head,
         "",
         Dialect::Aug,
-        crate::cmd_changelog::threads(),
+        xtask::cmd_changelog::threads(),
     )
     .map_err(|e| anyhow::anyhow!("{e}"))?;
     let golden = verdicts(corpus)?;
@@ -126,7 +126,7 @@ pub fn run(corpus: &Path) -> anyhow::Result<super::Outcome> {
             ));
             continue;
         };
-        let (s, gc, gk) = crate::cmd_changelog::columns(v);
+        let (s, gc, gk) = xtask::cmd_changelog::columns(v);
         let mut diffs = Vec::new();
         if s != g("strict") {
             diffs.push(format!(
@@ -233,7 +233,7 @@ pub fn plan_case(
         },
         trim_conc: words.contains(&"--trim-conc"),
     };
-    let result = crate::history::plan_between(
+    let result = xtask::history::plan_between(
         repo,
         resolve(base)?,
         resolve(head)?,
