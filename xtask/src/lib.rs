@@ -1,5 +1,6 @@
 //! The xtask library: argument parsing, orchestration and rendering for every subcommand.
-//! Only this crate prints, reads the environment or decides exit codes.
+//! Only this crate prints, reads the environment or decides exit codes, and xtask-dev, which
+//! runs the developer commands (`test`, `conformance`) this one hands over ([`handover`]).
 
 pub mod cli;
 pub mod cmd_changelog;
