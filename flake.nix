@@ -43,7 +43,7 @@
           workspace = builtins.fromTOML (builtins.readFile ./Cargo.toml);
 
           # Cargo sources plus every non-Rust file the tests read at run time: insta snapshots
-          # and fixtures under crates/ and xtask/, the bundled benchmark tree, CODEOWNERS, and
+          # and fixtures under crates/, xtask/ and xtask-dev/, the bundled benchmark tree, CODEOWNERS, and
           # flake.nix, flake.lock and nix/ (xtask's tests of the offline flake harness copy
           # them), and fuzz/ (the fuzz corpus replay reads fuzz/seeds/ and fuzz/artifacts/;
           # commonCargoSources already brings its .rs and Cargo files), and scripts/ (the module graph
@@ -57,6 +57,7 @@
               ./rust-toolchain.toml
               ./crates
               ./xtask
+              ./xtask-dev
               ./inferencex-e2e
               ./.github
               ./flake.nix

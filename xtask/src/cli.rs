@@ -1,12 +1,12 @@
 //! The command line: [`Cli`] and its subcommands, each with the arguments of its module.
 //! Imported by the crate root, which runs them, and by the modules that look at a parsed
-//! command before it runs ([`crate::confine`], [`crate::registry_handover`]); it imports no
+//! command before it runs ([`crate::confine`], [`crate::handover`]); it imports no
 //! module that imports it (docs/architecture.md, "Module graph").
 
 use crate::lazy::Lazy;
 use crate::{
     cmd_changelog, cmd_codes, cmd_diff_check, cmd_dry_run, cmd_fuzz, cmd_matrix, cmd_review,
-    cmd_test, conformance, validate,
+    validate,
 };
 use clap::{Parser, Subcommand};
 
@@ -16,6 +16,10 @@ use clap::{Parser, Subcommand};
 pub type PinArgs = crate::cmd_pin::Args;
 #[cfg(not(feature = "registry"))]
 pub type PinArgs = crate::forwarded::Forwarded;
+
+/// The arguments of a developer command (`test`, `conformance`): every build hands them over
+/// verbatim to the `xtask-dev` binary, which parses them (issue #40 item 6).
+pub type DevArgs = crate::forwarded::Forwarded;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -52,9 +56,9 @@ pub enum Command {
     #[command(subcommand)]
     Review(Lazy<cmd_review::ReviewCommand>),
     /// Compare against the reference outputs in ../shared/corpus.
-    Conformance(Lazy<conformance::Args>),
+    Conformance(Lazy<DevArgs>),
     /// Run the whole test suite (the README's test command).
-    Test(Lazy<cmd_test::Args>),
+    Test(Lazy<DevArgs>),
     /// Build the fuzz targets in fuzz/ (nightly) and run each for a while.
     Fuzz(Lazy<cmd_fuzz::Args>),
     /// List every diagnostic code (or --check the code tables in docs/ against them).

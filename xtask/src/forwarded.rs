@@ -5,7 +5,8 @@
 use std::ffi::OsString;
 
 /// The arguments of a command this binary hands over, kept verbatim: `--help` included, so
-/// the registry binary prints the real help of `pin`.
+/// the registry binary prints the real help of `pin`, and the `xtask-dev` binary that of `test`
+/// and `conformance`.
 #[derive(clap::Args, Debug)]
 #[command(disable_help_flag = true)]
 pub struct Forwarded {
@@ -14,5 +15,6 @@ pub struct Forwarded {
         allow_hyphen_values = true,
         value_name = "ARGS"
     )]
+    /// The command's arguments, passed on as they are to the binary that runs it.
     pub args: Vec<OsString>,
 }

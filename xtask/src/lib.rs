@@ -1,5 +1,6 @@
 //! The xtask library: argument parsing, orchestration and rendering for every subcommand.
-//! Only this crate prints, reads the environment or decides exit codes.
+//! Only this crate prints, reads the environment or decides exit codes, and xtask-dev, which
+//! runs the developer commands (`test`, `conformance`) this one hands over ([`handover`]).
 
 pub mod cli;
 pub mod cmd_changelog;
@@ -11,24 +12,22 @@ pub mod cmd_matrix;
 #[cfg(feature = "registry")]
 pub mod cmd_pin;
 pub mod cmd_review;
-pub mod cmd_test;
 pub mod codes;
 pub mod confine;
-pub mod conformance;
 pub mod forwarded;
 pub mod gate_configs;
+pub mod handover;
 pub mod hygiene;
 pub mod lazy;
 pub mod output;
 pub mod paths;
-pub mod registry_handover;
 pub mod registry_override;
 pub mod validate;
 
 // The command line's types live in `cli`, below `confine` and the handover that match on
 // them; named here too, as the crate's API (docs/architecture.md, "Module graph").
 use clap::Parser;
-pub use cli::{Cli, Command, PinArgs};
+pub use cli::{Cli, Command, DevArgs, PinArgs};
 use lazy::Lazy;
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -42,8 +41,11 @@ where
 {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     #[cfg(not(feature = "registry"))]
-    if registry_handover::asks_help_for_pin(&args) {
-        return registry_handover::hand_over(&args);
+    if handover::asks_help_for_pin(&args) {
+        return handover::hand_over(&handover::REGISTRY, &args);
+    }
+    if handover::asks_help_for_dev(&args) {
+        return handover::hand_over(&handover::DEV, &args);
     }
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
@@ -54,8 +56,11 @@ where
         }
     };
     #[cfg(not(feature = "registry"))]
-    if registry_handover::needs_registry(&cli.command) {
-        return registry_handover::hand_over(&args);
+    if handover::needs_registry(&cli.command) {
+        return handover::hand_over(&handover::REGISTRY, &args);
+    }
+    if handover::is_dev_command(&cli.command) {
+        return handover::hand_over(&handover::DEV, &args);
     }
     // A pull request's tree is hostile input: from here on no file outside the repository is
     // read (docs/security.md).
@@ -69,11 +74,12 @@ where
         #[cfg(feature = "registry")]
         Command::Pin(Lazy(a)) => cmd_pin::run(a),
         #[cfg(not(feature = "registry"))]
-        Command::Pin(_) => Ok(registry_handover::hand_over(&args)),
+        Command::Pin(_) => Ok(handover::hand_over(&handover::REGISTRY, &args)),
         Command::DiffCheck(Lazy(a)) => cmd_diff_check::run(a),
         Command::Review(Lazy(a)) => cmd_review::run(a),
-        Command::Conformance(Lazy(a)) => conformance::run(a),
-        Command::Test(Lazy(a)) => cmd_test::run(a),
+        Command::Conformance(_) | Command::Test(_) => {
+            Ok(handover::hand_over(&handover::DEV, &args))
+        }
         Command::Fuzz(Lazy(a)) => cmd_fuzz::run(a),
         Command::Codes(Lazy(a)) => cmd_codes::run(a),
     };

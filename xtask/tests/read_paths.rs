@@ -17,7 +17,7 @@ const PATTERNS: &[&str] = &[
 /// Whole files that read no pull request's tree, with why.
 const FILES: &[(&str, &str)] = &[
     (
-        "xtask/src/conformance/",
+        "xtask-dev/src/conformance/",
         "the differentials read ../shared/corpus (reference data), never a PR's tree",
     ),
     (
@@ -25,7 +25,7 @@ const FILES: &[(&str, &str)] = &[
         "upstream's validation goldens in ../shared/corpus, for conformance",
     ),
     (
-        "xtask/src/cmd_test.rs",
+        "xtask-dev/src/cmd_test.rs",
         "`cargo xtask test` reads the workspace it builds and runs (its code runs anyway)",
     ),
     (
@@ -111,6 +111,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn direct_reads(ws: &Path) -> Vec<(String, usize, String)> {
     let mut files = Vec::new();
     rust_files(&ws.join("xtask/src"), &mut files);
+    rust_files(&ws.join("xtask-dev/src"), &mut files);
     let mut crates: Vec<PathBuf> = std::fs::read_dir(ws.join("crates"))
         .expect("crates/")
         .flatten()

@@ -3,7 +3,7 @@
 //! `compare_entries`, `validate_raw_change`) and random three-way merges resolved by the merge
 //! driver (upstream `resolve_conflict_bytes`). Upstream runs from the reference tarball
 //! (`../shared/reference/inferencex-tools.tar.gz`, unpacked under `target/`) through
-//! `xtask/oracle/changelog_oracle.py`, in a venv with pydantic and pyyaml; the whole run is one
+//! `xtask-dev/oracle/changelog_oracle.py`, in a venv with pydantic and pyyaml; the whole run is one
 //! Python process. See docs/changelog.md, "Random differential".
 
 use super::oracle::Rng;
@@ -331,7 +331,7 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
 
 /// Upstream's answers, one per case, from one Python process.
 pub fn run_oracle(python: &Path, utils: &Path, cases: &[Case]) -> anyhow::Result<Vec<J>> {
-    let script = crate::paths::checkout_root().join("xtask/oracle/changelog_oracle.py");
+    let script = xtask::paths::checkout_root().join("xtask-dev/oracle/changelog_oracle.py");
     let mut input = String::new();
     for c in cases {
         let line = match c {

@@ -44,13 +44,13 @@ pub struct Args {
     )]
     pub cases: Vec<usize>,
     /// Also run the fixed seeds `cargo xtask test` runs: every regression seed's cases and the
-    /// broad seeds (xtask/src/conformance/seeds.rs).
+    /// broad seeds (xtask-dev/src/conformance/seeds.rs).
     #[arg(long)]
     pub fixed: bool,
     /// real-prs: replay only these commits (an id of at least 7 hex digits, or a PR number).
     #[arg(long, value_name = "COMMIT|PR")]
     pub only: Vec<String>,
-    /// real-prs: the expectation file (default: xtask/tests/real-prs/expected.tsv).
+    /// real-prs: the expectation file (default: xtask-dev/tests/real-prs/expected.tsv).
     #[arg(long, value_name = "FILE")]
     pub expected: Option<std::path::PathBuf>,
     /// real-prs: write a draft expectation file from the findings (a labelling aid: every
@@ -97,7 +97,7 @@ pub fn clock_seed() -> u64 {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let Some(corpus) = crate::paths::corpus_dir() else {
+    let Some(corpus) = xtask::paths::corpus_dir() else {
         eprintln!("SKIP: conformance: ../shared/corpus not found (set INFX_CORPUS to its path)");
         return Ok(ExitCode::SUCCESS);
     };
@@ -233,7 +233,7 @@ fn real_prs(corpus: &std::path::Path, args: &Args) -> bool {
         expected: args.expected.clone(),
         verbose: args.verbose,
     };
-    match real_prs::run(corpus, &crate::paths::checkout_root(), &opts) {
+    match real_prs::run(corpus, &xtask::paths::checkout_root(), &opts) {
         Ok(failed) => failed,
         Err(e) => {
             println!("real-prs: error: {e:#}");

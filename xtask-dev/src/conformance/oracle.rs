@@ -7,7 +7,7 @@ use std::process::Command;
 
 /// `tarball` in the reference directory, when present.
 pub fn reference_tarball(tarball: &str) -> Option<PathBuf> {
-    let path = crate::paths::reference_dir()?.join(tarball);
+    let path = xtask::paths::reference_dir()?.join(tarball);
     path.is_file().then_some(path)
 }
 
@@ -18,7 +18,7 @@ pub fn reference_tarball(tarball: &str) -> Option<PathBuf> {
 pub fn venv(name: &str, tarball: &str, pip_install: &[&str]) -> Result<(PathBuf, PathBuf), String> {
     let archive = reference_tarball(tarball)
         .ok_or_else(|| format!("../shared/reference/{tarball} not found"))?;
-    let home = crate::paths::tools_target().join(name);
+    let home = xtask::paths::tools_target().join(name);
     let python = home.join("V/bin/python");
     let marker = home.join("ready");
     if marker.is_file() && python.is_file() {

@@ -1,6 +1,6 @@
 """Runs upstream's changelog functions on cases read from stdin, one JSON object per line.
 
-Used by xtask's random differential (xtask/src/conformance/changelog_random.rs); the first
+Used by xtask's random differential (xtask-dev/src/conformance/changelog_random.rs); the first
 argument is the unpacked `utils/` directory of the reference InferenceX tools. Each case:
   {"op": "strict", "base": <hex>, "head": <hex>, "pr": N}
   {"op": "resolve", "base": <hex>, "pr_side": <hex>, "main": <hex>, "pr": N}

@@ -1,5 +1,5 @@
 """PyYAML's answer for each YAML text: one JSON case a line on stdin ({"text": ...}), one JSON
-answer a line on stdout. The YAML differential (xtask/src/conformance/yaml_random.rs) compares
+answer a line on stdout. The YAML differential (xtask-dev/src/conformance/yaml_random.rs) compares
 them with infx-yaml's load of the same text.
 
 An answer is {"ok": true, "value": ...} or {"ok": false, "kind": <error class>, "problem":

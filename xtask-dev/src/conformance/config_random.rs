@@ -9,7 +9,7 @@
 //! subset both loaders read alike) with a few YAML 1.1 plain scalars spliced in, after one or
 //! two mutations: a field set to another value or type, a key deleted, an unknown or October-only
 //! key added, a list reshaped, the runner relabelled, the runner file edited, a key renamed.
-//! Upstream answers every case of a run from one Python process (xtask/oracle/matrix_oracle.py).
+//! Upstream answers every case of a run from one Python process (xtask-dev/oracle/matrix_oracle.py).
 
 use super::oracle::Rng;
 use anyhow::{Context, anyhow};
@@ -563,7 +563,7 @@ pub fn cases(seeds: &Seeds, count: usize, seed: u64) -> Vec<Case> {
 
 /// Upstream's answers, one per case, from one Python process.
 pub fn run_oracle(python: &Path, matrix_logic: &Path, cases: &[Case]) -> anyhow::Result<Vec<J>> {
-    let script = crate::paths::checkout_root().join("xtask/oracle/matrix_oracle.py");
+    let script = xtask::paths::checkout_root().join("xtask-dev/oracle/matrix_oracle.py");
     let mut input = String::new();
     for c in cases {
         let files: Map<String, J> = c
@@ -611,7 +611,7 @@ pub fn ours(case: &Case) -> anyhow::Result<Ours> {
             });
         }
     };
-    Ok(match crate::cmd_matrix::execute(&cmd, dir.path()) {
+    Ok(match xtask::cmd_matrix::execute(&cmd, dir.path()) {
         Ok(stdout) => Ours {
             exit: 0,
             stdout,

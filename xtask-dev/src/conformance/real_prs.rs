@@ -5,7 +5,7 @@
 //! tree is one squash-merged pull request. Each is validated in-process as its CI would have
 //! run it: the tree at the commit, the base its parent. The findings new with the change
 //! (errors and warnings whose baseline is not `Unchanged`) and the verdict (new errors fail)
-//! are compared with a hand-reviewed expectation file, `xtask/tests/real-prs/expected.tsv`.
+//! are compared with a hand-reviewed expectation file, `xtask-dev/tests/real-prs/expected.tsv`.
 
 use anyhow::{Context, bail};
 use infx_report::{BaselineState, Diagnostic, Severity};
@@ -30,7 +30,7 @@ pub const PATHS: [&str; 3] = [
     infx_config::layout::CHANGELOG,
 ];
 /// The expectation file, relative to the checkout.
-pub const EXPECTED: &str = "xtask/tests/real-prs/expected.tsv";
+pub const EXPECTED: &str = "xtask-dev/tests/real-prs/expected.tsv";
 
 /// One replayed commit: a squash-merged pull request.
 #[derive(Debug, Clone)]
@@ -186,13 +186,13 @@ fn validate_commit(clone: &Path, c: &Commit) -> anyhow::Result<CommitRun> {
     // A tree the previous commit left files in would not be the commit's tree.
     git(clone, &["clean", "-q", "-fdx"])?;
     let t = Instant::now();
-    let opts = crate::validate::Options {
+    let opts = xtask::validate::Options {
         base: Some(c.parent.clone()),
         hermetic: true,
         pr: c.pr.parse().ok(),
-        ..crate::validate::Options::new(clone)
+        ..xtask::validate::Options::new(clone)
     };
-    let report = crate::validate::validate(&opts);
+    let report = xtask::validate::validate(&opts);
     let diags = report.diagnostics();
     let (findings, fails) = compared(&diags);
     Ok(CommitRun {
@@ -509,7 +509,7 @@ impl Comparison {
                     m.what.to_string(),
                     m.code.clone(),
                     m.location.clone(),
-                    crate::hygiene::escape_line(&m.message).into_owned(),
+                    xtask::hygiene::escape_line(&m.message).into_owned(),
                 ]
             })
             .collect();
@@ -710,7 +710,7 @@ pub fn draft(runs: &[CommitRun], rows: &[Row]) -> String {
                     format!(
                         "{}: {}",
                         f.severity,
-                        crate::hygiene::escape_line(&f.message).replace('\t', " ")
+                        xtask::hygiene::escape_line(&f.message).replace('\t', " ")
                     ),
                 ),
             };
@@ -787,7 +787,7 @@ pub fn run(corpus: &Path, checkout: &Path, opts: &RunOptions) -> anyhow::Result<
                 if r.fails { "fail" } else { "pass" },
                 r.findings.len(),
                 r.elapsed.as_secs_f64() * 1000.0,
-                crate::hygiene::escape_line(&r.commit.subject)
+                xtask::hygiene::escape_line(&r.commit.subject)
             );
             for f in &r.findings {
                 println!(
@@ -795,7 +795,7 @@ pub fn run(corpus: &Path, checkout: &Path, opts: &RunOptions) -> anyhow::Result<
                     f.code,
                     f.location(),
                     f.severity,
-                    crate::hygiene::escape_line(&f.message)
+                    xtask::hygiene::escape_line(&f.message)
                 );
             }
         }

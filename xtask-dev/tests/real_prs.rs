@@ -6,7 +6,7 @@
 //! the full replay in a debug build took 98 s on the 2-core machine, over the suite's 60 s
 //! budget. `INFX_REAL_PRS=all` (or `cargo xtask conformance real-prs`) replays all 142.
 
-use xtask::conformance::real_prs::{self, Selection};
+use xtask_dev::conformance::real_prs::{self, Selection};
 
 /// The sample's stride: commits 1, 8, 15, … of the July replay.
 const SAMPLE_STEP: usize = 7;

@@ -184,7 +184,7 @@ impl Runner {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let root = crate::paths::checkout_root();
+    let root = xtask::paths::checkout_root();
     let skip = |s: Step| args.skip.contains(&s) || (args.quick && s != Step::Cargo);
     let mut r = Runner {
         ci: in_ci(),
@@ -364,10 +364,14 @@ fn cargo_tests(root: &Path, nextest: bool, r: &mut Runner) -> anyhow::Result<()>
     }
 }
 
-/// Whether a Rust source of the workspace (`crates/`, `xtask/src/`) may hold a doctest; true
+/// Whether a Rust source of the workspace (`crates/`, `xtask/src/`, `xtask-dev/src/`) may hold a doctest; true
 /// when one cannot be read, so a doctest is never skipped for an I/O error.
 fn workspace_has_doctests(root: &Path) -> bool {
-    let mut dirs = vec![root.join("crates"), root.join("xtask").join("src")];
+    let mut dirs = vec![
+        root.join("crates"),
+        root.join("xtask").join("src"),
+        root.join("xtask-dev").join("src"),
+    ];
     while let Some(dir) = dirs.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue; // no such folder: nothing of it to test
@@ -1008,7 +1012,7 @@ const DEEP_SYSTEM: &str = "x86_64-linux";
 
 /// Tracked files the flake's source fileset must carry: everything the build and the tests
 /// read (docs/nix-and-ci.md, "The flake"). Directory prefixes end with `/`.
-pub const SOURCE_MUST_CARRY: [&str; 13] = [
+pub const SOURCE_MUST_CARRY: [&str; 14] = [
     "Cargo.toml",
     "Cargo.lock",
     "rust-toolchain.toml",
@@ -1017,6 +1021,7 @@ pub const SOURCE_MUST_CARRY: [&str; 13] = [
     "flake.lock",
     "crates/",
     "xtask/",
+    "xtask-dev/",
     "inferencex-e2e/",
     ".github/",
     "nix/",
@@ -1079,7 +1084,7 @@ pub fn unshared_inputs(metadata: &serde_json::Value, overridden: &[&str]) -> Vec
 fn private_nix() -> PathBuf {
     std::env::var_os("INFX_PRIVATE_NIX")
         .map(PathBuf::from)
-        .unwrap_or_else(|| crate::paths::tools_target().join("private-nix"))
+        .unwrap_or_else(|| xtask::paths::tools_target().join("private-nix"))
         .join("bin")
         .join("nix")
 }
@@ -1180,7 +1185,7 @@ fn real_input_checks(root: &Path, nix_env: &NixEnv, r: &mut Runner) {
     const NAME: &str = "flake (real inputs)";
     // Like the corpus: absent outside this project's CI (a user's clone, GitHub's runner,
     // where the flake-check job evaluates the real inputs itself), so a visible skip.
-    let Some(inputs) = crate::paths::nix_inputs_dir() else {
+    let Some(inputs) = xtask::paths::nix_inputs_dir() else {
         r.record(
             NAME,
             Verdict::Skip("../shared/nix-inputs not found (or set INFX_NIX_INPUTS)".into()),
@@ -1722,7 +1727,7 @@ fn upstream_actionlint() -> PathBuf {
     std::env::var_os("INFX_UPSTREAM_ACTIONLINT")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
-            crate::paths::tools_target()
+            xtask::paths::tools_target()
                 .join("tools")
                 .join("npm")
                 .join("node_modules")
@@ -1854,26 +1859,38 @@ fn netns_flag(dir: &Path, unshare: &Path) -> Option<&'static str> {
     })
 }
 
-fn hermetic_validate(root: &Path, r: &mut Runner) {
-    let name = "hermetic: validate --hermetic --all over inferencex-e2e without network";
-    println!("==> {name}");
-    let exe = match std::env::current_exe() {
-        Ok(p) => p,
-        Err(e) => {
-            r.record(
-                name,
-                Verdict::Fail(format!("locating the xtask binary: {e}")),
-            );
-            return;
-        }
-    };
+/// The `xtask` binary beside this `xtask-dev` one, which runs validate: `cargo xtask` builds both
+/// into the same folder of the target dir (a copied `xtask-dev` is copied beside its `xtask`).
+fn xtask_beside_this_binary() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("locating this binary: {e}"))?;
     // The cargo step may have relinked this very binary (same sources); Linux then reports the
-    // old, unlinked file as "<path> (deleted)". Run the file now at that path.
+    // old, unlinked file as "<path> (deleted)". Its folder is the one to look in.
     let exe = match exe.to_str().and_then(|s| s.strip_suffix(" (deleted)")) {
         Some(live) => PathBuf::from(live),
         None => exe,
     };
-    let tree = crate::paths::default_tree();
+    let xtask = exe.with_file_name(format!("xtask{}", std::env::consts::EXE_SUFFIX));
+    if xtask.is_file() {
+        Ok(xtask)
+    } else {
+        Err(format!(
+            "no xtask binary beside {} to run validate with (cargo build -p xtask)",
+            exe.display()
+        ))
+    }
+}
+
+fn hermetic_validate(root: &Path, r: &mut Runner) {
+    let name = "hermetic: validate --hermetic --all over inferencex-e2e without network";
+    println!("==> {name}");
+    let exe = match xtask_beside_this_binary() {
+        Ok(p) => p,
+        Err(e) => {
+            r.record(name, Verdict::Fail(e));
+            return;
+        }
+    };
+    let tree = xtask::paths::default_tree();
     let validate: Vec<OsString> = vec![
         "validate".into(),
         "--hermetic".into(),
@@ -2040,7 +2057,7 @@ mod tests {
     /// to evaluate; `cargo xtask test` checks those).
     #[test]
     fn committed_lock_matches_stubs() {
-        let root = crate::paths::workspace_root();
+        let root = xtask::paths::workspace_root();
         let text =
             std::fs::read_to_string(root.join("flake.lock")).expect("flake.lock is committed");
         let lock: serde_json::Value = serde_json::from_str(&text).expect("flake.lock is JSON");
@@ -2091,7 +2108,7 @@ mod tests {
             eprintln!("SKIP: {test}: nix (nix-bin) or git not available");
             return None;
         }
-        let src = crate::paths::workspace_root();
+        let src = xtask::paths::workspace_root();
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path();
         for f in [
@@ -2117,6 +2134,7 @@ mod tests {
         for d in [
             "crates",
             "xtask",
+            "xtask-dev",
             "inferencex-e2e",
             ".github",
             "fuzz",
@@ -2420,7 +2438,7 @@ mod tests {
     /// Nix and the input tarballs; `None` (with a SKIP line) when one is missing.
     fn real_inputs_scratch(test: &str) -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
         let nix = private_nix();
-        let inputs = crate::paths::nix_inputs_dir();
+        let inputs = xtask::paths::nix_inputs_dir();
         let (true, Some(inputs), Some(_)) = (nix.is_file(), inputs, on_path("git")) else {
             eprintln!(
                 "SKIP: {test}: needs {} (nix/install-private-nix.sh), ../shared/nix-inputs (or INFX_NIX_INPUTS) and git",
@@ -2428,7 +2446,7 @@ mod tests {
             );
             return None;
         };
-        let src = crate::paths::workspace_root();
+        let src = xtask::paths::workspace_root();
         let dir = tempfile::tempdir().expect("tempdir");
         for f in tracked_files(&src, &[]).expect("git ls-files") {
             let from = src.join(&f);
@@ -2552,7 +2570,7 @@ mod tests {
         assert!(has_doctest("#![doc = include_str!(\"../README.md\")]\n"));
         assert!(!has_doctest("let s = \"```\";\n"));
         // The workspace today: only text blocks, so the doc run is skipped.
-        assert!(!workspace_has_doctests(&crate::paths::workspace_root()));
+        assert!(!workspace_has_doctests(&xtask::paths::workspace_root()));
     }
 
     #[test]

@@ -597,7 +597,7 @@ pub fn run_selected(
         input.push_str(&json!({"text": c.text}).to_string());
         input.push('\n');
     }
-    let script = crate::paths::checkout_root().join("xtask/oracle/yaml_oracle.py");
+    let script = xtask::paths::checkout_root().join("xtask-dev/oracle/yaml_oracle.py");
     let answers =
         super::oracle::json_lines_exchange(&python, &script, &script, &input, numbered.len())
             .context("PyYAML oracle")?;

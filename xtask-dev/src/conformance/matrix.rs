@@ -3,10 +3,10 @@
 //! reason) plus the generation-time and accepted cases of `goldens/validation` (mutations that
 //! pass input validation and either fail while generating rows or generate rows).
 
-use crate::cmd_matrix::{self, Failure, MatrixCommand};
 use anyhow::Context;
 use infx_yaml::{Document, Float, Mapping, Node, Span, Value};
 use std::path::{Path, PathBuf};
+use xtask::cmd_matrix::{self, Failure, MatrixCommand};
 
 pub fn run(corpus: &Path) -> anyhow::Result<super::Outcome> {
     let mut outcome = super::Outcome {
@@ -80,7 +80,7 @@ fn parse(args_line: &str) -> Result<MatrixCommand, u8> {
 pub(crate) fn parse_words(words: Vec<String>) -> Result<MatrixCommand, u8> {
     let mut argv = vec!["cargo xtask".to_string(), "matrix".to_string()];
     argv.extend(words);
-    crate::cmd_matrix::parse_line(argv).map_err(|e| if e.use_stderr() { 2 } else { 0 })
+    xtask::cmd_matrix::parse_line(argv).map_err(|e| if e.use_stderr() { 2 } else { 0 })
 }
 
 fn read(p: &Path) -> anyhow::Result<String> {

@@ -102,7 +102,7 @@ pub fn run(corpus: &Path) -> anyhow::Result<super::Outcome> {
         head,
         "",
         Dialect::Aug,
-        crate::cmd_changelog::threads(),
+        xtask::cmd_changelog::threads(),
     )
     .map_err(|e| anyhow::anyhow!("{e}"))?;
     let golden = verdicts(corpus)?;
@@ -126,7 +126,7 @@ pub fn run(corpus: &Path) -> anyhow::Result<super::Outcome> {
             ));
             continue;
         };
-        let (s, gc, gk) = crate::cmd_changelog::columns(v);
+        let (s, gc, gk) = xtask::cmd_changelog::columns(v);
         let mut diffs = Vec::new();
         if s != g("strict") {
             diffs.push(format!(

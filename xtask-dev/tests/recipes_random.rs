@@ -1,13 +1,13 @@
 //! The seeded random recipe differential against srtctl c88ef731 (docs/recipe.md, "Random
 //! differential"), launch commands (srtctl.mock) included, on fixed seeds only
-//! (xtask/src/conformance/seeds.rs): every seed that once found a disagreement, at its listed
+//! (xtask-dev/src/conformance/seeds.rs): every seed that once found a disagreement, at its listed
 //! cases, and a broad seed of 150 cases, so a commit's verdict depends on the commit alone.
 //! Fresh seeds run in the scheduled workflow and with `cargo xtask conformance recipes --random
 //! N`; `INFX_SEED` (and `INFX_CASES`) replays one seed here. Skips visibly without ../shared
 //! (corpus or reference) or when the srtctl venv cannot be made.
 
-use xtask::conformance::recipes_random;
-use xtask::conformance::seeds::{self, Differential};
+use xtask_dev::conformance::recipes_random;
+use xtask_dev::conformance::seeds::{self, Differential};
 
 #[test]
 fn fixed_seed_recipes_agree_with_srtctl() {

@@ -641,7 +641,7 @@ impl AnswerCache {
             (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
         });
         Self::at(
-            crate::paths::tools_target()
+            xtask::paths::tools_target()
                 .join("srtctl-oracle")
                 .join(format!("answers-{digest:016x}.jsonl")),
         )

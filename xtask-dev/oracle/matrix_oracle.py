@@ -1,7 +1,7 @@
 """Runs upstream's sweep generator (`generate_sweep_configs.main`, with its input validation) on
 cases read from stdin, one JSON object per line, in one Python process.
 
-Used by xtask's config random differential (xtask/src/conformance/config_random.rs); the first
+Used by xtask's config random differential (xtask-dev/src/conformance/config_random.rs); the first
 argument is the unpacked `utils/matrix_logic/` directory of the reference InferenceX tools.
 Each case: {"files": {"<relative path>": "<text>", ...}, "argv": ["test-config", ...]}; the
 files are written into a fresh directory that is the working directory of the run, as the
