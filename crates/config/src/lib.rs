@@ -315,9 +315,7 @@ fn scan(root: &Node, found: &mut Markers) {
                         "srt-recipe-dir" => found.recipe_dir = true,
                         "srt-recipe" | "eval-srt-recipe" => {
                             found.oct_keys = true;
-                            if v.as_str().is_some_and(|s| {
-                                s.starts_with("benchmarks/") || s.starts_with("recipes/")
-                            }) {
+                            if v.as_str().is_some_and(layout::is_recipe_path_reference) {
                                 found.legacy = true;
                             }
                         }
