@@ -215,10 +215,7 @@ pub fn review_tree_of(inputs: &ReviewInputs, masters: &[Document]) -> Vec<Diagno
 /// (absolute, repository-relative or tree-relative), so master-config references match.
 pub(crate) fn path_key(doc: &Document) -> String {
     let p = doc.path.to_string_lossy().replace('\\', "/");
-    match p.rfind("/benchmarks/") {
-        Some(i) if !p.starts_with("benchmarks/") => p[i + 1..].to_string(),
-        _ => p,
-    }
+    infx_config::layout::from_benchmarks_folder(&p).to_string()
 }
 
 /// Every per-recipe check on one recipe: Check 8, Check 13, Check 11 and the DP cuda-graph lint.

@@ -437,7 +437,7 @@ fn run_by_a_benchmark(lower: &str) -> bool {
     let data = [".yaml", ".yml", ".json"]
         .iter()
         .any(|e| lower.ends_with(e));
-    let in_benchmarks = lower.starts_with("benchmarks/") || lower.contains("/benchmarks/");
+    let in_benchmarks = infx_config::layout::has_benchmarks_folder(lower);
     !(lower.starts_with(".github/") || lower.contains("/.github/") || python_test)
         && (!data || in_benchmarks)
 }
