@@ -680,7 +680,7 @@ fn master_keys_at(r: &Repo, commit: Oid) -> Result<MasterKeys, String> {
         let blob = match r.blob_at_layout(commit, m).map_err(|e| e.to_string())? {
             Some(b) => Some(b),
             None => r
-                .blob_at(commit, &m.replacen("configs", ".github/configs", 1))
+                .blob_at(commit, &infx_config::layout::legacy_configs_path(m))
                 .map_err(|e| e.to_string())?,
         };
         let b = blob.ok_or_else(|| format!("Input file '{m}' does not exist."))?;

@@ -22,9 +22,6 @@ pub(crate) fn append_only_verdict(top: &std::path::Path, base: &str) -> Option<R
     }
 }
 
-/// Where the masters lived before upstream #1992 moved them to `configs/`.
-const LEGACY_DIR: &str = ".github/configs";
-
 /// The generation inputs at `commit`: `configs/{amd,nvidia}-master.yaml` and
 /// `configs/runners.yaml` (nested `inferencex-e2e/` layout first, then the root, then the legacy
 /// `.github/configs/`).
@@ -43,7 +40,7 @@ pub fn revision_inputs_from(
         if let Some(b) = repo.blob_at_layout(commit, p).map_err(|e| e.to_string())? {
             return Ok(Some(b.data));
         }
-        let legacy = p.replacen("configs", LEGACY_DIR, 1);
+        let legacy = infx_config::layout::legacy_configs_path(p);
         Ok(repo
             .blob_at(commit, &legacy)
             .map_err(|e| e.to_string())?
