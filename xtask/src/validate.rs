@@ -4,7 +4,7 @@
 //! Loading (files, git) happens here; every check is a pure function in its library crate.
 
 use crate::output::{self, Format};
-use infx_report::allow::Acknowledged;
+use infx_report::Acknowledged;
 use infx_report::{Diagnostic, Severity, SourceMap, sort_for_report};
 
 pub mod baseline;
@@ -584,7 +584,7 @@ pub(crate) fn acknowledge_allowed<'a>(
     let mut allows = Vec::new();
     let mut problems = Vec::new();
     for (path, text) in files {
-        let (a, d) = infx_report::allow::allows_in(path, text);
+        let (a, d) = infx_report::allows_in(path, text);
         allows.extend(a);
         problems.extend(d);
     }
@@ -596,7 +596,7 @@ pub(crate) fn acknowledge_allowed<'a>(
             .iter()
             .any(|n| *n == prefix || n.strip_prefix(prefix).is_some_and(|r| r.starts_with('-')))
     };
-    let outcome = infx_report::allow::acknowledge(groups, &allows, |prefix| {
+    let outcome = infx_report::acknowledge(groups, &allows, |prefix| {
         step_of(prefix, ran) || !step_of(prefix, &known)
     });
     problems.extend(outcome.problems);

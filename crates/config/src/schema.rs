@@ -88,7 +88,7 @@ impl Ctx<'_> {
                 format!("unknown field '{name}' (extra fields are not permitted)"),
                 format!(
                     "{}allowed fields here: {}",
-                    infx_report::suggest::did_you_mean(&name, allowed.iter().copied()),
+                    infx_report::did_you_mean(&name, allowed.iter().copied()),
                     allowed.join(", ")
                 ),
             );

@@ -343,7 +343,7 @@ pub fn expand_config_keys<'a>(
             let matches: Vec<&'a str> = available
                 .iter()
                 .copied()
-                .filter(|k| infx_fs::glob::fnmatch(k, pat))
+                .filter(|k| infx_fs::fnmatch(k, pat))
                 .collect();
             if matches.is_empty() {
                 return Err(Diagnostic::error(
@@ -372,7 +372,7 @@ pub fn expand_config_keys<'a>(
                 .with_help(format!(
                     // No flag named: `matrix --config-keys` and `dry-run --config-key` share it.
                     "{}check the key's spelling (the available keys are listed above)",
-                    infx_report::suggest::did_you_mean(pat, available.iter().copied())
+                    infx_report::did_you_mean(pat, available.iter().copied())
                 )));
             };
             if seen.insert(k) {

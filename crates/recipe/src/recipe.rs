@@ -413,10 +413,7 @@ impl RecipeFile {
             Some(Selector::Glob(p)) => {
                 let mut all: Vec<&str> = overrides.iter().chain(zips.iter()).copied().collect();
                 all.sort_unstable();
-                let hits: Vec<&str> = all
-                    .into_iter()
-                    .filter(|k| infx_fs::glob::fnmatch(k, p))
-                    .collect();
+                let hits: Vec<&str> = all.into_iter().filter(|k| infx_fs::fnmatch(k, p)).collect();
                 if hits.is_empty() {
                     return Err(self.no_variant(format!(
                         "No variants match '{p}'. Available: {}",

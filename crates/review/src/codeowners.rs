@@ -182,7 +182,7 @@ fn unsupported(pattern: &str) -> Option<&'static str> {
 }
 
 /// gitignore-style glob: `*` and `?` stay inside one path component, `**` crosses `/`,
-/// `**/` also matches zero directories. Not `infx_fs::glob::fnmatch`: CODEOWNERS patterns are
+/// `**/` also matches zero directories. Not `infx_fs::fnmatch`: CODEOWNERS patterns are
 /// paths with gitignore rules (docs/review.md), where `/` is special and fnmatch's is not.
 fn glob_match(p: &[u8], s: &[u8]) -> bool {
     if p.is_empty() {
