@@ -34,8 +34,8 @@ pub fn changelog_entry(data: &[u8]) {
     let _ = infx_changelog::parse_changelog(data, "fuzz.yaml", Dialect::Oct);
     if let Ok(text) = std::str::from_utf8(data) {
         let lines: Vec<usize> = (1..=text.lines().count() + 1).collect();
-        let _ = infx_changelog::gate::parse_added(text, &lines, Dialect::Oct);
-        let _ = infx_changelog::gate::parse_added(text, &lines, Dialect::Aug);
+        let _ = infx_changelog::parse_added(text, &lines, Dialect::Oct);
+        let _ = infx_changelog::parse_added(text, &lines, Dialect::Aug);
     }
 }
 
@@ -59,6 +59,6 @@ pub fn image_reference(data: &[u8]) {
 /// `www_authenticate`: the registry's challenge parser accepts any header value.
 pub fn www_authenticate(data: &[u8]) {
     if let Ok(s) = std::str::from_utf8(data) {
-        let _ = infx_image::client::parse_challenge(s);
+        let _ = infx_image::parse_challenge(s);
     }
 }

@@ -176,7 +176,7 @@ pub fn format_duration(d: Duration) -> String {
 pub struct Report {
     pub checks: Vec<CheckResult>,
     /// Configs whose benchmark the change can alter, with the causing lines.
-    pub impact: infx_changelog::impact::Impact,
+    pub impact: infx_changelog::Impact,
     /// Every planned point of the configs in view → the recipe variant it selects.
     pub bindings: Vec<binding::BindingRecord>,
     /// Warnings an `# infx: allow(...)` comment acknowledged (counted, not shown).
@@ -381,7 +381,7 @@ fn label_names(labels: Vec<String>) -> Vec<String> {
 }
 
 /// One impacted config as a JSON record (README, `--format json`).
-fn impact_json(k: &infx_changelog::impact::Impacted) -> serde_json::Value {
+fn impact_json(k: &infx_changelog::Impacted) -> serde_json::Value {
     serde_json::json!({
         "record": "impact",
         "config-key": k.key,

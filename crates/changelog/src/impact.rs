@@ -519,9 +519,9 @@ fn runner_facts(root: &Node, runner: &str) -> Vec<Option<Node>> {
     // GPU family, which the generator falls back to (infx-matrix `Runners`); a record that no
     // row reads is dropped again by the row comparison.
     if let Some(hw) = root.get("hardware").and_then(Node::as_map) {
-        let want = infx_matrix::inputs::gpu_family(runner);
+        let want = infx_matrix::gpu_family(runner);
         for (label, _, record) in hw.iter() {
-            if label == runner || infx_matrix::inputs::gpu_family(label) == want {
+            if label == runner || infx_matrix::gpu_family(label) == want {
                 facts.push(Some(record.clone()));
             }
         }

@@ -841,11 +841,9 @@ fn write_py(v: &Value, out: &mut String) {
         Value::Number(n) => match (n.as_i64(), n.as_u64()) {
             (Some(i), _) => out.push_str(&i.to_string()),
             (None, Some(u)) => out.push_str(&u.to_string()),
-            _ => out.push_str(&infx_matrix::json::json_float(
-                n.as_f64().unwrap_or(f64::NAN),
-            )),
+            _ => out.push_str(&infx_matrix::json_float(n.as_f64().unwrap_or(f64::NAN))),
         },
-        Value::String(s) => infx_matrix::json::write_str(s, out),
+        Value::String(s) => infx_matrix::write_json_str(s, out),
         Value::Array(a) => {
             out.push('[');
             for (i, x) in a.iter().enumerate() {
@@ -864,7 +862,7 @@ fn write_py(v: &Value, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                infx_matrix::json::write_str(k, out);
+                infx_matrix::write_json_str(k, out);
                 out.push(':');
                 write_py(&m[k.as_str()], out);
             }

@@ -14,15 +14,16 @@
 
 pub mod codes;
 mod entry;
-pub mod golden;
+mod golden;
 pub mod layout;
-pub mod model;
+mod model;
 mod recipes;
 mod runners;
 mod scenario;
 mod schema;
 mod view;
 
+pub use golden::{CaseResult, GoldenReport, Verdict, run_validation_goldens};
 pub use layout::{
     Launcher, RecipeDir, Role, checkout_recipe_path, gpu_of_runner, is_multinode, recipes_root,
     role, single_node_launchers, truthy,

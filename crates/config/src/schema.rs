@@ -186,7 +186,12 @@ impl Ctx<'_> {
         }
     }
 
-    pub fn str_value<'n>(&mut self, n: &'n Node, at: &str, non_empty: bool) -> Option<&'n str> {
+    pub(crate) fn str_value<'n>(
+        &mut self,
+        n: &'n Node,
+        at: &str,
+        non_empty: bool,
+    ) -> Option<&'n str> {
         match n.as_str() {
             Some("") if non_empty => {
                 self.error_help(
@@ -305,7 +310,12 @@ impl Ctx<'_> {
         }
     }
 
-    pub fn opt_bool(&mut self, m: &Mapping, field: &str, at: &str) -> Result<Option<bool>, ()> {
+    pub(crate) fn opt_bool(
+        &mut self,
+        m: &Mapping,
+        field: &str,
+        at: &str,
+    ) -> Result<Option<bool>, ()> {
         match m.get(field) {
             None => Ok(None),
             Some(n) if n.is_null() => Ok(None),
@@ -334,7 +344,12 @@ impl Ctx<'_> {
     }
 
     /// One of a fixed set of strings.
-    pub fn choice<'n>(&mut self, n: &'n Node, at: &str, allowed: &[&str]) -> Option<&'n str> {
+    pub(crate) fn choice<'n>(
+        &mut self,
+        n: &'n Node,
+        at: &str,
+        allowed: &[&str],
+    ) -> Option<&'n str> {
         match n.as_str() {
             Some(s) if allowed.contains(&s) => Some(s),
             _ => {

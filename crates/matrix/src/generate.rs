@@ -320,7 +320,7 @@ fn full_sweep_selects(entry: &ConfigEntry<'_>, fs: &FullSweep) -> bool {
 
 /// Python-style `repr()` of a string (one implementation for the workspace, in infx-recipe).
 pub(crate) fn py_repr_str(s: &str) -> String {
-    infx_recipe::pystr::py_str_repr(s)
+    infx_recipe::py_str_repr(s)
 }
 
 /// The CLI matcher (`expand_config_keys`): `*`/`?` make a glob matched in file order;

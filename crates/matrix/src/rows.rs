@@ -59,7 +59,8 @@ const KV_P2P_REQUIRED: &str = "Value error, disagg=true requires kv-p2p-transfer
 
 /// Checks one generated row; `Err` holds upstream's message (first line identical:
 /// "The following parsed [agentic ]matrix entry failed validation:").
-pub fn check_row(row: &Object) -> Result<(), String> {
+#[cfg(test)]
+pub(crate) fn check_row(row: &Object) -> Result<(), String> {
     check_row_of_day(row, true)
 }
 

@@ -1,8 +1,7 @@
 //! Provenance: which file (and which block of it) set each value of a merged tree.
 
-use infx_report::{Diagnostic, Span};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// One input file taking part in a recipe (the recipe itself, a lane block, …).
@@ -149,18 +148,3 @@ pub fn join_index(path: &str, i: usize) -> String {
 
 /// The sources of a recipe, shared by every variant.
 pub type Sources = Arc<Vec<Source>>;
-
-/// A diagnostic at `span` in the file `origin` names.
-pub fn diag_at(
-    sources: &[Source],
-    origin: Option<&Origin>,
-    span: Span,
-    d: Diagnostic,
-) -> Diagnostic {
-    let path: &Path = origin
-        .and_then(|o| sources.get(o.source))
-        .or_else(|| sources.first())
-        .map(|s| s.path.as_path())
-        .unwrap_or(Path::new(""));
-    d.at(path, span)
-}

@@ -165,7 +165,10 @@ pub fn check(entries: &[Entry<'_>]) -> Vec<Diagnostic> {
 
 /// 6b: an added vendor-framework entry needs an open-source entry for the same model prefix and
 /// SKU. `base_keys` are the entry keys at the base revision (only added entries are checked).
-pub fn check_engine_first(head: &[Entry<'_>], base_keys: &BTreeSet<String>) -> Vec<Diagnostic> {
+pub(crate) fn check_engine_first(
+    head: &[Entry<'_>],
+    base_keys: &BTreeSet<String>,
+) -> Vec<Diagnostic> {
     let open: BTreeSet<(String, String)> = head
         .iter()
         .filter(|e| {

@@ -5,18 +5,18 @@
 //! [`ReviewInputs`] (the xtask: validate's load); [`review_tree`] runs every
 //! repository-decidable check on them.
 
-pub mod codeowners;
+mod codeowners;
 pub mod codes;
 pub mod cookbook;
-pub mod golden;
-pub mod images;
-pub mod invariants;
-pub mod load;
-pub mod masters;
+mod golden;
+mod images;
+mod invariants;
+mod load;
+mod masters;
 pub mod pareto;
 pub mod pareto_plot;
-pub mod patches;
-pub mod recipe;
+mod patches;
+mod recipe;
 pub mod signoff;
 #[cfg(test)]
 mod test_support;
@@ -25,8 +25,12 @@ use infx_report::Diagnostic;
 use infx_yaml::Document;
 use std::collections::{BTreeSet, HashMap};
 
-pub use codeowners::{ChangedPath, CodeOwners, Signer};
+pub use codeowners::{
+    ChangedPath, CodeOwners, OCT_CORE_TEAM, PathOwners, Signer, check_signer, owners_of_change,
+    required_owners,
+};
 pub use golden::{Golden, Mode as GoldenMode};
+pub use load::{find_codeowners, load_codeowners, load_golden_in, load_waivers};
 pub use patches::{AddedLines, FileChange, Status, Waivers};
 
 /// Check 12 cannot run until base and head matrices are available.

@@ -38,7 +38,11 @@ pub fn load_doc(abs: &Path, rel: &Path) -> Result<Document, Diagnostic> {
 
 /// [`load_doc`], taken from `parsed` when this run already parsed `abs` (still named `rel`).
 /// A file the YAML step parsed has no duplicate key, so its tree is what [`load_doc`] reads.
-pub fn load_doc_in(abs: &Path, rel: &Path, parsed: &DocIndex<'_>) -> Result<Document, Diagnostic> {
+pub(crate) fn load_doc_in(
+    abs: &Path,
+    rel: &Path,
+    parsed: &DocIndex<'_>,
+) -> Result<Document, Diagnostic> {
     match parsed.get(abs) {
         Some(doc) => Ok(Document {
             path: rel.to_path_buf(),

@@ -337,7 +337,8 @@ fn find_ignore_ascii_case(hay: &[u8], lower_needle: &[u8]) -> Option<usize> {
 }
 
 /// Parses `git diff -U0 -M` output (no colour) into file changes with their added lines.
-pub fn parse_unified_diff(text: &str) -> Vec<FileChange> {
+#[cfg(test)]
+pub(crate) fn parse_unified_diff(text: &str) -> Vec<FileChange> {
     let mut out: Vec<FileChange> = Vec::new();
     // The current file's `+` lines, until the next file starts.
     let mut pending: Vec<(usize, String)> = Vec::new();

@@ -6,7 +6,7 @@
 //! variants is reported once, with the variants named in a note.
 
 use crate::codes;
-use infx_report::{Diagnostic, Span};
+use infx_report::Diagnostic;
 use infx_yaml::{Document, Node, Value};
 use std::borrow::Cow;
 use std::path::Path;
@@ -416,12 +416,6 @@ pub fn is_prefill_role(r: &str) -> bool {
     r.starts_with("prefill") || r.starts_with("ctx") || r.starts_with("context")
 }
 
-/// Every server-argument mapping of a variant: schema-2 `roles.*.args`, schema-1
-/// `backend.<engine>_config.<role>`.
-pub fn arg_maps(v: &Node) -> Vec<&Node> {
-    role_arg_maps(v).into_iter().map(|(_, n)| n).collect()
-}
-
 /// Server-argument mappings with their role names (`prefill`, `decode`, `agg`, …).
 pub fn role_arg_maps(v: &Node) -> Vec<(&str, &Node)> {
     let mut out = Vec::new();
@@ -477,11 +471,6 @@ pub fn check_variants(path: &Path, vars: &[Variant<'_>]) -> Vec<Diagnostic> {
         }
     }
     f.finish(vars.len() > 1)
-}
-
-/// Span helper for findings about a whole file.
-pub fn file_span() -> Span {
-    Span::line(1)
 }
 
 #[cfg(test)]

@@ -263,7 +263,7 @@ fn matrix(i: &Checking<'_>) -> Checked {
     }
 }
 
-/// The matrix step's binding (as `infx_matrix::bind::bind_configs`) plus the records of the
+/// The matrix step's binding (as `infx_matrix::bind_configs`) plus the records of the
 /// points whose config is shown.
 fn bind_with_records(
     configs: &infx_matrix::MasterConfigs<'_>,
@@ -387,7 +387,7 @@ fn review(i: &Checking<'_>) -> Checked {
         .into_iter()
         .map(|d| {
             if infx_review::cookbook::PUBLISHED.contains(&d.code) {
-                infx_changelog::labels::at_merge_time(pr, d)
+                infx_changelog::at_merge_time(pr, d)
             } else {
                 d
             }

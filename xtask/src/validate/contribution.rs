@@ -4,11 +4,11 @@
 
 use super::steps::{ChangeInfo, ChangeMode, ChangelogScope, recipe_uses};
 use super::{CheckResult, ran, skipped};
-use infx_changelog::coverage::{Appended, PlannedRows, coverage, planned_rows};
-use infx_changelog::impact::{Impact, RecipeUse, master_impact, recipe_impact, runners_impact};
-use infx_changelog::labels::{PrContext, check_labels};
-use infx_changelog::matrix_gen::{MatrixGenerator, RevisionInputs};
-use infx_changelog::plan::PlanError;
+use infx_changelog::PlanError;
+use infx_changelog::{Appended, PlannedRows, coverage, planned_rows};
+use infx_changelog::{Impact, RecipeUse, master_impact, recipe_impact, runners_impact};
+use infx_changelog::{MatrixGenerator, RevisionInputs};
+use infx_changelog::{PrContext, check_labels};
 use infx_config::layout::{self, Role};
 use infx_report::Diagnostic;
 use std::collections::BTreeSet;
@@ -148,13 +148,7 @@ fn launchers_impact(
             None
         };
         let head = text(change.head_bytes(&root.join(rel)));
-        infx_changelog::impact::launcher_impact(
-            rel,
-            base.as_deref(),
-            head.as_deref(),
-            &keys,
-            impact,
-        );
+        infx_changelog::launcher_impact(rel, base.as_deref(), head.as_deref(), &keys, impact);
     }
 }
 
@@ -174,7 +168,7 @@ fn keep_configs_whose_rows_differ(
     change: &ChangeInfo,
     named: &[String],
 ) {
-    let by_config_files = |k: &infx_changelog::impact::Impacted| {
+    let by_config_files = |k: &infx_changelog::Impacted| {
         !named.contains(&k.key)
             && k.causes.iter().all(|c| {
                 matches!(
@@ -209,7 +203,7 @@ fn keep_configs_whose_rows_differ(
         let opts = infx_matrix::Options::for_binding(Some(&[key.to_string()]));
         infx_matrix::expand(configs, runners, &opts).ok()
     };
-    let comparison = infx_matrix::compare::RowComparison::of(&base_configs, &head_configs);
+    let comparison = infx_matrix::RowComparison::of(&base_configs, &head_configs);
     impact.keys.retain_mut(|k| {
         if !by_config_files(k) {
             return true;

@@ -148,7 +148,7 @@ impl ChangeInfo {
     pub(super) fn base_inputs(
         &self,
         head: &infx_config::LoadedConfigs,
-    ) -> Option<infx_changelog::matrix_gen::RevisionInputs> {
+    ) -> Option<infx_changelog::RevisionInputs> {
         let base = self.base_oid()?;
         let previous: Vec<&infx_yaml::Document> =
             head.masters.iter().chain(&head.runners).collect();
@@ -655,17 +655,17 @@ fn appended_scope(
             additions_unreadable: true,
             ..Default::default()
         };
-        return (scope, infx_changelog::findings::appended_count(b, head));
+        return (scope, infx_changelog::appended_count(b, head));
     }
     let gated = infx_changelog::gate(base, head, layout::CHANGELOG, dialect, Default::default());
-    let count = infx_changelog::findings::appended_count(base.unwrap_or(&[]), head);
+    let count = infx_changelog::appended_count(base.unwrap_or(&[]), head);
     // Upstream's gate stops at the first fault, an edited or swapped historical entry or a
     // separator included, before it reads the additions; the full pass (findings.rs) still
     // reads them. When it reads every appended entry, coverage judges those, in the same run
     // as the changelog's findings (issue 43, item 6). Only then: the fault path, parsed again.
     let read_past_faults = match (&gated, base) {
         (Err(_), Some(b)) if count > 0 => {
-            let all = infx_changelog::findings::all_faults(
+            let all = infx_changelog::all_faults(
                 b,
                 head,
                 Path::new(layout::CHANGELOG),

@@ -68,7 +68,10 @@ pub fn bundled_repo() -> tempfile::TempDir {
 /// work tree, so that a report over a corpus tree does not depend on whether ../shared (or
 /// INFX_CORPUS) sits inside a repository: validate scopes a tree inside one to its last commit.
 /// Returns the folder (removed on drop) and the copy's `corpus` directory.
-pub fn detached_corpus(corpus: &Path, tops: &[&str]) -> (tempfile::TempDir, std::path::PathBuf) {
+pub(crate) fn detached_corpus(
+    corpus: &Path,
+    tops: &[&str],
+) -> (tempfile::TempDir, std::path::PathBuf) {
     let tmp = tempfile::tempdir().expect("tempdir");
     if let Some(repo) = xtask::paths::enclosing_work_tree(tmp.path()) {
         panic!(

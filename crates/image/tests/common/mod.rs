@@ -339,7 +339,13 @@ pub fn build_image(flavour: Flavour, salt: &str, annotation: Option<&str>) -> Im
 // ---------------------------------------------------------------------------------------------
 // Pushing over the distribution API.
 
-pub fn push_blob(agent: &ureq::Agent, base: &str, repo: &str, bytes: &[u8], auth: Option<&str>) {
+pub(crate) fn push_blob(
+    agent: &ureq::Agent,
+    base: &str,
+    repo: &str,
+    bytes: &[u8],
+    auth: Option<&str>,
+) {
     let digest = Digest::sha256_of(bytes);
     let with = |rb: ureq::RequestBuilder<ureq::typestate::WithoutBody>| match auth {
         Some(a) => rb.header("Authorization", a),
