@@ -272,7 +272,7 @@ fn plain_is_str(s: &str) -> bool {
 /// `re.fullmatch` with `.*`); every other character is literal (`?` and `[` included). Not
 /// `infx_fs::fnmatch`: upstream resolves config-keys with a regex, not fnmatch
 /// (docs/changelog.md).
-pub fn star_match(pat: &str, s: &str) -> bool {
+pub(crate) fn star_match(pat: &str, s: &str) -> bool {
     let p: Vec<char> = pat.chars().collect();
     let t: Vec<char> = s.chars().collect();
     let (mut i, mut j) = (0usize, 0usize);

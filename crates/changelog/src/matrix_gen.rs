@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub const RUNNERS: &str = infx_config::layout::RUNNERS;
+pub(crate) const RUNNERS: &str = infx_config::layout::RUNNERS;
 
 /// The generation inputs of one revision, parsed once.
 #[derive(Debug, Clone)]
@@ -197,7 +197,7 @@ fn py_list(v: &[&str]) -> String {
 }
 
 /// Upstream `validate_append_only_scope` plus the base-existence check.
-pub fn check_scope(
+pub(crate) fn check_scope(
     base: &[ConfigEntry<'_>],
     head: &[ConfigEntry<'_>],
     selected: &[(String, BTreeSet<ScenarioType>)],
