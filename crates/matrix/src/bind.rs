@@ -366,7 +366,7 @@ pub struct LaneFault {
 
 /// Binds every throughput point (rows with `srt-recipe` or a `CONFIG_FILE=` setting; eval-only
 /// rows are skipped) and returns the findings only (the `validate` step).
-pub fn bind_points(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> Vec<Diagnostic> {
+pub(crate) fn bind_points(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> Vec<Diagnostic> {
     bind(points, recipes).diagnostics
 }
 

@@ -144,12 +144,12 @@ pub struct RowOrigin {
 /// The most sweep points one master config may expand into (docs/security.md, "Budgets and
 /// read paths, with their tests"): 10,000, 238 times the most a real config has (42,
 /// `dsv4-fp4-b300-sglang-agentic-hicache-mtp` in August 2026).
-pub const MAX_POINTS_PER_CONFIG: usize = 10_000;
+pub(crate) const MAX_POINTS_PER_CONFIG: usize = 10_000;
 
 /// The most sweep points one expansion (one run of the generator) may hold: 100,000, 55 times
 /// the real full sweep (1,820 rows in August 2026). An 8.8 MB master expanding to 1.9 M points
 /// took 256 s and 11 GB; 100,000 points stay well under a GiB, below a 7 GB CI runner.
-pub const MAX_POINTS_PER_RUN: usize = 100_000;
+pub(crate) const MAX_POINTS_PER_RUN: usize = 100_000;
 
 pub fn generate(
     configs: &MasterConfigs<'_>,
@@ -438,7 +438,7 @@ fn get_some<'n>(node: &'n Node, k: &str) -> Option<&'n Node> {
 
 /// Concurrency range expansion: multiply by `step`, clamp to the end, stop at the end
 /// (docs/matrix.md, "Concurrency ranges and filters").
-pub fn concurrency_range(start: i64, end: i64, step: i64) -> Vec<i64> {
+pub(crate) fn concurrency_range(start: i64, end: i64, step: i64) -> Vec<i64> {
     let mut values = Vec::new();
     let mut c = start;
     while c <= end {
@@ -458,7 +458,7 @@ pub fn concurrency_range(start: i64, end: i64, step: i64) -> Vec<i64> {
 }
 
 /// `seq_len_to_str`.
-pub fn seq_len_name(isl: &Json, osl: &Json) -> String {
+pub(crate) fn seq_len_name(isl: &Json, osl: &Json) -> String {
     match (isl.as_i64(), osl.as_i64()) {
         (Some(1024), Some(1024)) => "1k1k".into(),
         (Some(8192), Some(1024)) => "8k1k".into(),

@@ -269,7 +269,7 @@ pub fn json_float(f: f64) -> String {
 }
 
 /// Python's `repr(float)` (one implementation for the workspace, in infx-recipe).
-pub fn py_float_repr(f: f64) -> String {
+pub(crate) fn py_float_repr(f: f64) -> String {
     infx_recipe::py_float(f)
 }
 
