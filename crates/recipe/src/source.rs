@@ -125,7 +125,7 @@ fn is_below(k: &str, path: &str) -> bool {
 }
 
 /// `a.b[2].c` → `a.b[2]` → `a.b` → `a` → ``.
-pub fn parent_path(p: &str) -> &str {
+pub(crate) fn parent_path(p: &str) -> &str {
     match p.rfind(['.', '[']) {
         Some(i) => &p[..i],
         None => "",
@@ -133,7 +133,7 @@ pub fn parent_path(p: &str) -> &str {
 }
 
 /// Appends a mapping key to a path.
-pub fn join_key(path: &str, key: &str) -> String {
+pub(crate) fn join_key(path: &str, key: &str) -> String {
     if path.is_empty() {
         key.to_string()
     } else {
@@ -142,7 +142,7 @@ pub fn join_key(path: &str, key: &str) -> String {
 }
 
 /// Appends a list index to a path.
-pub fn join_index(path: &str, i: usize) -> String {
+pub(crate) fn join_index(path: &str, i: usize) -> String {
     format!("{path}[{i}]")
 }
 
