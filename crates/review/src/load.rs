@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Reads a YAML file and names it by `rel` (the path diagnostics show).
-pub fn load_doc(abs: &Path, rel: &Path) -> Result<Document, Diagnostic> {
+pub(crate) fn load_doc(abs: &Path, rel: &Path) -> Result<Document, Diagnostic> {
     // infx-fs: confined to the repository, regular files only, size-limited (docs/security.md).
     let text = infx_fs::read_to_string(abs).map_err(|e| {
         Diagnostic::error(codes::IO, format!("cannot read {}: {e}", rel.display())).with_path(rel)

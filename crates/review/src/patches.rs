@@ -6,8 +6,8 @@ use infx_report::{Diagnostic, Span};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub const CODE: infx_report::Code = codes::ENGINE_PATCH;
-pub const CODE_WAIVER: infx_report::Code = codes::WAIVER;
+pub(crate) const CODE: infx_report::Code = codes::ENGINE_PATCH;
+pub(crate) const CODE_WAIVER: infx_report::Code = codes::WAIVER;
 
 /// How a file changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,7 +181,7 @@ fn line_ranges(text: &[u8]) -> impl Iterator<Item = (u32, u32)> + '_ {
 pub type Waivers = BTreeMap<u64, (String, String)>;
 
 /// The required waiver sections, each recognised by any of its words on a heading or label line.
-pub const WAIVER_SECTIONS: &[(&str, &[&str])] = &[
+pub(crate) const WAIVER_SECTIONS: &[(&str, &[&str])] = &[
     ("config covered", &["config"]),
     ("what is patched", &["patched", "what is patch", "patch"]),
     ("why the stock image fails", &["why", "stock image"]),
@@ -282,7 +282,7 @@ fn starts_with_ignore_ascii_case(hay: &[u8], lower_needle: &[u8]) -> bool {
 }
 
 /// Why an added line looks like an engine patch, or `None`.
-pub fn patch_indicator(line: &str) -> Option<&'static str> {
+pub(crate) fn patch_indicator(line: &str) -> Option<&'static str> {
     let t = line.trim();
     if t.starts_with('#') || t.starts_with("//") {
         return None; // comments never patch anything
@@ -398,7 +398,7 @@ pub(crate) fn parse_unified_diff(text: &str) -> Vec<FileChange> {
 }
 
 /// Missing sections of a waiver text.
-pub fn missing_sections(text: &str) -> Vec<&'static str> {
+pub(crate) fn missing_sections(text: &str) -> Vec<&'static str> {
     let labels: Vec<String> = text
         .lines()
         .map(str::trim)
@@ -443,7 +443,7 @@ fn run_by_a_benchmark(lower: &str) -> bool {
         && (!data || in_benchmarks)
 }
 
-pub fn check(changes: &[FileChange], pr: Option<u64>, waivers: &Waivers) -> Vec<Diagnostic> {
+pub(crate) fn check(changes: &[FileChange], pr: Option<u64>, waivers: &Waivers) -> Vec<Diagnostic> {
     let mut findings: Vec<Diagnostic> = Vec::new();
     for f in changes {
         if f.status == Status::Deleted {
