@@ -95,7 +95,7 @@ pub fn plan_between(
     )
 }
 
-/// A repository (borrowed or owned) as the history [`infx_changelog::replay`] walks.
+/// A repository (borrowed or owned) as the history [`infx_changelog::replay_tree`] walks.
 struct GitHistory<R>(R);
 
 impl<R: std::borrow::Borrow<Repo>> infx_changelog::History for GitHistory<R> {
