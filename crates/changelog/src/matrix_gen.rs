@@ -76,7 +76,7 @@ fn parse_doc_from(
 
 impl RevisionInputs {
     /// The inputs of one revision from its files: `read(path)` gives the bytes of `path` (each
-    /// of [`MASTER_CONFIGS`] in order, then [`RUNNERS`]) at the revision, `None` when it is absent
+    /// of [`MASTER_CONFIGS`] in order, then [`RUNNERS`](infx_config::layout::RUNNERS)) at the revision, `None` when it is absent
     /// there, or the read error. Each file is parsed as soon as it is read; the first error wins.
     pub fn read_with(
         read: impl FnMut(&str) -> Result<Option<Vec<u8>>, String>,

@@ -188,7 +188,7 @@ pub(crate) fn entry_start_mismatch_line(text: &str, items: &[Node]) -> usize {
     }
 }
 
-/// The result of [`compare_entries`].
+/// The result of `compare_entries`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Comparison {
     pub additions: usize,

@@ -233,7 +233,7 @@ pub fn review_recipe(
 }
 
 /// [`review_recipe`] on the variants of `doc` the caller already expanded
-/// ([`recipe::variants`]), so a caller that reads them too expands the recipe once.
+/// (`recipe::variants`), so a caller that reads them too expands the recipe once.
 pub fn review_variants(
     doc: &Document,
     vars: &[recipe::Variant<'_>],
