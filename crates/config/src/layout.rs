@@ -196,6 +196,13 @@ pub fn from_benchmarks_folder(path: &str) -> &str {
     }
 }
 
+/// The tree-relative part (`configs/…`) of a path with any prefix (absolute, repository-relative
+/// or tree-relative): from the last `/configs/` in it on; the whole path when it has none.
+pub fn from_configs_folder(path: &str) -> &str {
+    let needle = format!("/{CONFIGS_DIR}/");
+    path.rfind(&needle).map_or(path, |i| &path[i + 1..])
+}
+
 /// Python truthiness of an optional YAML value: upstream reads `multinode` and its other flags
 /// with `if value:`, so `null`, `0`, `""` and empty collections are false.
 pub fn truthy(value: Option<&Node>) -> bool {
@@ -548,6 +555,11 @@ mod tests {
             "benchmarks/x/benchmarks/a.yaml"
         );
         assert_eq!(from_benchmarks_folder("configs/a.yaml"), "configs/a.yaml");
+        assert_eq!(
+            from_configs_folder("/t/inferencex-e2e/configs/a-master.yaml"),
+            "configs/a-master.yaml"
+        );
+        assert_eq!(from_configs_folder("configs/a.yaml"), "configs/a.yaml");
     }
 
     #[test]
