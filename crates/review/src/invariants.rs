@@ -138,9 +138,7 @@ pub(crate) fn check_recipe_containers(
                 continue;
             };
             let master = e.path().to_string_lossy().replace('\\', "/");
-            let master_rel = master
-                .rfind("/configs/")
-                .map_or(master.as_str(), |i| &master[i + 1..]);
+            let master_rel = infx_config::layout::from_configs_folder(&master);
             let bumped = added(master_rel, image.span.start.line());
             if !bumped && !recipe_touched {
                 continue;

@@ -196,7 +196,7 @@ pub fn review_tree_of(inputs: &ReviewInputs, masters: &[Document]) -> Vec<Diagno
     match (&inputs.append_only_verdict, inputs.append_only_entry) {
         (Some(Err(msg)), _) => out.push(
             Diagnostic::error(CODE_APPEND_ONLY, format!("append-only change: {msg}"))
-                .with_path("perf-changelog.yaml")
+                .with_path(infx_config::layout::CHANGELOG)
                 .with_help("an append-only entry may only add points to existing curves with an unchanged image; use a regular entry otherwise"),
         ),
         (None, true) => out.push(
@@ -204,7 +204,7 @@ pub fn review_tree_of(inputs: &ReviewInputs, masters: &[Document]) -> Vec<Diagno
                 CODE_APPEND_ONLY,
                 "not run: the change adds an `append-only: true` changelog entry, but no base/head matrix comparison (Check 12) was available",
             )
-            .with_path("perf-changelog.yaml")
+            .with_path(infx_config::layout::CHANGELOG)
             .with_help("commit the change and run `cargo xtask review check --base <rev>` (or `cargo xtask changelog plan`)"),
         ),
         _ => {}
