@@ -129,10 +129,7 @@ pub(crate) fn recipe_node_count(
     let rel = if file.starts_with(&format!("{multi_root}/")) {
         file.to_string()
     } else {
-        format!(
-            "{multi_root}/{}",
-            file.strip_prefix("recipes/").unwrap_or(file)
-        )
+        infx_config::checkout_recipe_path(file).unwrap_or_else(|| format!("{multi_root}/{file}"))
     };
     let path = root.join(&rel);
     if !path.is_file() {
