@@ -6,14 +6,14 @@
 use std::path::Path;
 
 /// `yaml_load`: every input is a tree or a Diagnostic.
-pub fn yaml_load(data: &[u8]) {
+pub(crate) fn yaml_load(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
         let _ = infx_yaml::parse_str(Path::new("fuzz.yaml"), text);
     }
 }
 
 /// `recipe_expand`: parsing, variant expansion, schema validation and rendering.
-pub fn recipe_expand(data: &[u8]) {
+pub(crate) fn recipe_expand(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
@@ -29,19 +29,19 @@ pub fn recipe_expand(data: &[u8]) {
 }
 
 /// `changelog_entry`: the whole file, and the gate's parse of appended entries (both dialects).
-pub fn changelog_entry(data: &[u8]) {
+pub(crate) fn changelog_entry(data: &[u8]) {
     use infx_changelog::Dialect;
     let _ = infx_changelog::parse_changelog(data, "fuzz.yaml", Dialect::Oct);
     if let Ok(text) = std::str::from_utf8(data) {
         let lines: Vec<usize> = (1..=text.lines().count() + 1).collect();
-        let _ = infx_changelog::gate::parse_added(text, &lines, Dialect::Oct);
-        let _ = infx_changelog::gate::parse_added(text, &lines, Dialect::Aug);
+        let _ = infx_changelog::parse_added(text, &lines, Dialect::Oct);
+        let _ = infx_changelog::parse_added(text, &lines, Dialect::Aug);
     }
 }
 
 /// `image_reference`: references, digests and platforms parse or fail, and a parsed reference
 /// prints to a string that parses to a reference again.
-pub fn image_reference(data: &[u8]) {
+pub(crate) fn image_reference(data: &[u8]) {
     use infx_image::{Digest, Platform, Reference};
     let Ok(s) = std::str::from_utf8(data) else {
         return;
@@ -57,8 +57,8 @@ pub fn image_reference(data: &[u8]) {
 }
 
 /// `www_authenticate`: the registry's challenge parser accepts any header value.
-pub fn www_authenticate(data: &[u8]) {
+pub(crate) fn www_authenticate(data: &[u8]) {
     if let Ok(s) = std::str::from_utf8(data) {
-        let _ = infx_image::client::parse_challenge(s);
+        let _ = infx_image::parse_challenge(s);
     }
 }

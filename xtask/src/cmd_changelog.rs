@@ -2,7 +2,7 @@
 
 use crate::output::{self, Format};
 use anyhow::{Context, anyhow, bail};
-use infx_changelog::plan::PlanOptions;
+use infx_changelog::PlanOptions;
 use infx_changelog::{
     CheckOptions, Dialect, GitOperation, LinkMode, MasterKeys, MergeOutcome, Mode, Modifiers,
 };
@@ -240,7 +240,7 @@ struct HeadChangelog {
     /// The config-keys the entries may name, or why they cannot be resolved.
     master: Result<MasterKeys, String>,
     /// The head revision's trees, parsed once, when the plan needs them.
-    inputs: Option<infx_changelog::matrix_gen::RevisionInputs>,
+    inputs: Option<infx_changelog::RevisionInputs>,
 }
 
 /// The changelog at `head`, or the working-tree file when there is no head revision.
@@ -396,7 +396,7 @@ fn write_check_plan(
     r: &Repo,
     a: &CheckArgs,
     (base_id, head_id): (Oid, Oid),
-    head_inputs: Option<infx_changelog::matrix_gen::RevisionInputs>,
+    head_inputs: Option<infx_changelog::RevisionInputs>,
     head_path: &Path,
 ) -> anyhow::Result<Result<(), infx_report::Diagnostic>> {
     let opts = PlanOptions {
@@ -523,9 +523,7 @@ fn pass(b: bool) -> &'static str {
 
 /// Our three verdict columns for one commit: `replay --verbose` prints them, and the
 /// conformance harness compares them with upstream's.
-pub fn columns(
-    v: &infx_changelog::replay::CommitVerdict,
-) -> (&'static str, &'static str, &'static str) {
+pub fn columns(v: &infx_changelog::CommitVerdict) -> (&'static str, &'static str, &'static str) {
     let strict = pass(v.strict.is_ok());
     let gate = pass(v.gate.is_ok());
     let keys = match &v.keys {
@@ -544,9 +542,8 @@ fn replay(repo: &RepoArgs, head: &str, verbose: bool) -> anyhow::Result<ExitCode
     let v = infx_validate::history::replay_tree(&r, h, &tree, repo.dialect.into(), threads())
         .map_err(|e| anyhow!("{e}"))?;
     let el = start.elapsed();
-    let count = |f: &dyn Fn(&infx_changelog::replay::CommitVerdict) -> bool| {
-        v.iter().filter(|x| f(x)).count()
-    };
+    let count =
+        |f: &dyn Fn(&infx_changelog::CommitVerdict) -> bool| v.iter().filter(|x| f(x)).count();
     if verbose {
         for x in &v {
             let (s, g, k) = columns(x);
@@ -680,7 +677,7 @@ fn master_keys_at(r: &Repo, commit: Oid) -> Result<MasterKeys, String> {
         let blob = match r.blob_at_layout(commit, m).map_err(|e| e.to_string())? {
             Some(b) => Some(b),
             None => r
-                .blob_at(commit, &m.replacen("configs", ".github/configs", 1))
+                .blob_at(commit, &infx_config::layout::legacy_configs_path(m))
                 .map_err(|e| e.to_string())?,
         };
         let b = blob.ok_or_else(|| format!("Input file '{m}' does not exist."))?;

@@ -441,7 +441,7 @@ fn tree_points(
 
 /// The tree-relative recipe file a point runs (`srt-recipe` or `CONFIG_FILE=`).
 fn recipe_of(row: &Object) -> Option<String> {
-    Some(infx_matrix::bind::row_recipe(row)?.ok()?.path)
+    Some(infx_matrix::row_recipe(row)?.ok()?.path)
 }
 
 /// The config keys (in config order) whose points run `rel`, and those points.
@@ -555,8 +555,8 @@ fn bind_points_of(
     points: Vec<(Object, RowOrigin)>,
 ) -> FileRun {
     let mut out = FileRun::new(target);
-    let recipes = infx_matrix::bind::load_recipes(points.iter().map(|(r, _)| r), tree);
-    let report = infx_matrix::bind::bind(&points, &recipes);
+    let recipes = infx_matrix::load_recipes(points.iter().map(|(r, _)| r), tree);
+    let report = infx_matrix::bind(&points, &recipes);
     out.findings = report.diagnostics;
     let bound: std::collections::HashMap<usize, &str> = report
         .bindings
@@ -573,7 +573,7 @@ fn bind_points_of(
             continue;
         }
         tally.points += 1;
-        let reference = match infx_matrix::bind::row_recipe(row) {
+        let reference = match infx_matrix::row_recipe(row) {
             Some(Ok(r)) => r,
             // A reference that does not parse is the binder's finding.
             Some(Err(_)) => {
@@ -681,7 +681,7 @@ fn bind_points_of(
 /// expanded as the binder expands them.
 fn compose_variants(
     tree: &Path,
-    recipe: &infx_matrix::bind::RowRecipe<'_>,
+    recipe: &infx_matrix::RowRecipe<'_>,
     lane: Option<Lane>,
 ) -> Result<Vec<Variant>, Diagnostic> {
     let file = infx_recipe::load_recipe(tree, &recipe.path)?;
@@ -870,7 +870,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     }
                     if args.resolved {
                         println!("--- resolved");
-                        print!("{}", infx_recipe::emit::to_yaml(&v.variant.tree));
+                        print!("{}", infx_recipe::to_yaml(&v.variant.tree));
                         println!("---");
                     }
                     if !args.quiet {
@@ -945,7 +945,7 @@ fn resolved_json(n: &infx_yaml::Node) -> serde_json::Value {
         Value::Seq(items) => J::Array(items.iter().map(resolved_json).collect()),
         Value::Map(m) => J::Object(
             m.iter_nodes()
-                .map(|(k, v)| (infx_recipe::pystr::py_str(k), resolved_json(v)))
+                .map(|(k, v)| (infx_recipe::py_str(k), resolved_json(v)))
                 .collect(),
         ),
     }
@@ -954,7 +954,7 @@ fn resolved_json(n: &infx_yaml::Node) -> serde_json::Value {
 /// `r` with every field from the recipe on one line (`crate::hygiene::escape_line`): a newline
 /// in a recipe's `name`, an env value or an argument would otherwise start a line of its own
 /// in the text (`# name` header, `env`, `$` lines); docs/security.md, "Output".
-fn one_line_fields(r: &infx_recipe::render::Rendered) -> infx_recipe::render::Rendered {
+fn one_line_fields(r: &infx_recipe::Rendered) -> infx_recipe::Rendered {
     let one = |s: &String| crate::hygiene::escape_line(s).into_owned();
     let mut r = r.clone();
     for s in [&mut r.name, &mut r.selector, &mut r.engine, &mut r.frontend] {

@@ -98,7 +98,7 @@ pub struct CommonArgs {
     #[arg(long)]
     pub bind: bool,
     /// Jobs per chunk for `--format github` (at most 256).
-    #[arg(long, default_value_t = infx_matrix::github::MAX_JOBS_PER_MATRIX)]
+    #[arg(long, default_value_t = infx_matrix::MAX_JOBS_PER_MATRIX)]
     pub chunk_size: usize,
 }
 
@@ -371,9 +371,9 @@ pub fn generate_checked(
         Some(names) => {
             // Upstream filters before eval selection and reports these as usage errors.
             let rows = infx_matrix::expand(&configs, &runners, opts).map_err(Failure::from_diag)?;
-            let rows = infx_matrix::evals::filter_exp_names(rows, names)
-                .map_err(|m| Failure::usage(&m))?;
-            infx_matrix::evals::select(rows, opts.evals)
+            let rows =
+                infx_matrix::filter_exp_names(rows, names).map_err(|m| Failure::usage(&m))?;
+            infx_matrix::select_evals(rows, opts.evals)
         }
     };
     if bind {
@@ -387,7 +387,7 @@ pub fn generate_checked(
             }
         }
         let (findings, records) =
-            crate::validate::binding::bind_and_record(&points, base, &Default::default(), &keys);
+            infx_validate::bind_and_record(&points, base, &Default::default(), &keys);
         let errors = findings.iter().filter(|d| d.is_error()).count();
         if errors > 0 {
             return Err(Failure {
@@ -398,7 +398,7 @@ pub fn generate_checked(
             });
         }
         print_findings(&findings, base);
-        eprint!("{}", crate::validate::binding::human_table(&records));
+        eprint!("{}", infx_validate::human_table(&records));
     }
     Ok(rows)
 }
@@ -446,7 +446,7 @@ pub fn execute(cmd: &MatrixCommand, base: &Path) -> Result<String, Failure> {
     };
     Ok(match common.format {
         OutputFormat::Json => infx_matrix::dumps_rows(&rows) + "\n",
-        OutputFormat::Github => infx_matrix::github::github_output(&rows, common.chunk_size),
+        OutputFormat::Github => infx_matrix::github_output(&rows, common.chunk_size),
     })
 }
 

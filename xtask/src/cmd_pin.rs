@@ -7,8 +7,8 @@
 //! the others are still written, all files of the run as one set (docs/security.md, "Pinning").
 
 use crate::output::{self, Format};
+use infx_image::VerifyOptions;
 use infx_image::pin::{self, Plan};
-use infx_image::verify::VerifyOptions;
 use infx_image::{Client, ClientConfig, Credential, Platform};
 use infx_report::{Diagnostic, Severity, SourceMap, sort_for_report};
 use std::collections::BTreeMap;
@@ -424,7 +424,7 @@ impl Selection {
 /// Does `site` match an `--only` value: its config key, or its reference as written (with or
 /// without the digest; `docker.io/library/…` spellings of the same name count).
 fn only_matches(site: &infx_image::ImageSite, want: &str) -> bool {
-    if let infx_image::sites::SiteKind::MasterImage { config_key } = &site.kind
+    if let infx_image::SiteKind::MasterImage { config_key } = &site.kind
         && config_key == want
     {
         return true;
@@ -529,7 +529,7 @@ fn sites_in_change(
                         text: text.into(),
                         root,
                     };
-                    Some(infx_image::sites::sites_in(&doc).0)
+                    Some(infx_image::sites_in(&doc).0)
                 })
                 .unwrap_or_default()
         });
@@ -944,7 +944,7 @@ mod tests {
             span: infx_report::Span::default(),
             range: None,
             written: written.into(),
-            kind: infx_image::sites::SiteKind::MasterImage {
+            kind: infx_image::SiteKind::MasterImage {
                 config_key: key.into(),
             },
         }

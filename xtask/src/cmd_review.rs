@@ -5,7 +5,9 @@ use crate::validate::{ReviewChange, ReviewLoad};
 use anyhow::{Context, bail};
 use infx_report::{Diagnostic, SourceMap, sort_for_report};
 use infx_review::{
-    Change, GoldenMode, Signer, codeowners, cookbook, load, pareto, pareto_plot, review_tree_of,
+    Change, ChangedPath, GoldenMode, OCT_CORE_TEAM, Signer, check_signer, cookbook,
+    find_codeowners, load_codeowners, owners_of_change, pareto, pareto_plot, required_owners,
+    review_tree_of,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -286,24 +288,24 @@ fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
 fn run_owners(a: OwnersArgs) -> anyhow::Result<ExitCode> {
     let root = a.root.clone().unwrap_or_else(crate::paths::checkout_root);
     let mut diags = Vec::new();
-    let Some(co) = load::load_codeowners(&root, &mut diags) else {
+    let Some(co) = load_codeowners(&root, &mut diags) else {
         bail!(
             "no CODEOWNERS under {} (.github/, root or docs/)",
             root.display()
         );
     };
-    let changed: Vec<codeowners::ChangedPath> = if a.paths.is_empty() {
+    let changed: Vec<ChangedPath> = if a.paths.is_empty() {
         load_change(&root, a.base.as_deref())?.0.changed_paths()
     } else {
         a.paths
             .iter()
-            .map(|p| codeowners::ChangedPath {
+            .map(|p| ChangedPath {
                 path: p.clone(),
                 old_path: None,
             })
             .collect()
     };
-    let owners = codeowners::owners_of_change(&co, &changed);
+    let owners = owners_of_change(&co, &changed);
     if a.format == Format::Human {
         for po in &owners {
             let (line, kind) = match &po.rule {
@@ -320,11 +322,11 @@ fn run_owners(a: OwnersArgs) -> anyhow::Result<ExitCode> {
             "{} changed paths, {specific} with specific owners",
             owners.len()
         );
-        let required = codeowners::required_owners(&owners);
+        let required = required_owners(&owners);
         if required.is_empty() {
             println!(
                 "[Oct] sign-off scope: N/A (only {} owns the change)",
-                codeowners::OCT_CORE_TEAM
+                OCT_CORE_TEAM
             );
         } else {
             println!(
@@ -344,10 +346,10 @@ fn run_owners(a: OwnersArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if let Some(s) = signer(a.signer.clone(), a.member_of.clone()) {
-        diags.extend(codeowners::check_signer(&co, &changed, &s));
+        diags.extend(check_signer(&co, &changed, &s));
         let ok = !diags.iter().any(|d| d.is_error());
         let mut sources = SourceMap::new();
-        if let Some((abs, shown)) = load::find_codeowners(&root) {
+        if let Some((abs, shown)) = find_codeowners(&root) {
             sources.insert(shown, infx_fs::read_to_string(&abs).unwrap_or_default());
         }
         print(&mut diags, &sources, a.format);
@@ -684,16 +686,12 @@ fn run_cookbook(a: CookbookArgs) -> anyhow::Result<ExitCode> {
                         .filter(|x| x.kind != "benchmark")
                     {
                         for (k, v) in &proc.env {
-                            println!(
-                                "  {} env {k}={}",
-                                proc.kind,
-                                infx_recipe::render::shell_quote(v)
-                            );
+                            println!("  {} env {k}={}", proc.kind, infx_recipe::shell_quote(v));
                         }
                         let argv: Vec<String> = proc
                             .argv
                             .iter()
-                            .map(|x| infx_recipe::render::shell_quote(x))
+                            .map(|x| infx_recipe::shell_quote(x))
                             .collect();
                         println!("  {} $ {}", proc.kind, argv.join(" "));
                     }

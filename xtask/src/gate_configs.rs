@@ -4,7 +4,7 @@
 //! entries select, and its findings are reported as `matrix` reports them: the rule's code at
 //! the line in the master file (docs/changelog.md, "Diagnostic codes": gate mode).
 
-use infx_changelog::matrix_gen::RevisionInputs;
+use infx_changelog::RevisionInputs;
 use infx_report::{Diagnostic, Span};
 use std::path::PathBuf;
 

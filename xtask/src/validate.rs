@@ -3,16 +3,15 @@
 //! pipeline").
 
 use crate::output::{self, Format};
-use infx_report::Severity;
-use infx_report::allow::Acknowledged;
+use infx_report::{Acknowledged, Severity};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 // The pipeline's types, named here as the other commands and the tests name them.
 pub use infx_validate::{
     Allowed, CheckResult, Checklist, ConfigLoad, MAX_DIAGNOSTICS_PER_CODE, Options, Report,
-    ReviewChange, ReviewLoad, RunScope, Status, acknowledge_allowed, acknowledged_suffix, baseline,
-    binding, cap_per_code, format_duration, is_unchanged, plural, pr, summary_text, validate,
+    ReviewChange, ReviewLoad, RunScope, Status, acknowledge_allowed, acknowledged_suffix,
+    cap_per_code, format_duration, is_unchanged, plural, summary_text, validate,
 };
 
 #[derive(clap::Args, Debug, Clone)]
@@ -99,7 +98,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         hermetic,
         labels: args.labels.map(label_names),
         pr: args.pr,
-        event: args.event.or_else(pr::event_path_from_env),
+        event: args.event.or_else(infx_validate::event_path_from_env),
         no_repository: false,
         display_root: None,
         scope: None,
@@ -152,9 +151,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         // The verdict is the report's last line, where eyes and scripts look (the binding
         // table comes before the step summary; docs/matrix.md, "Binding").
         Format::Human => {
-            crate::hygiene::print_stdout(&crate::hygiene::escape_lines(&binding::human_table(
-                &report.bindings,
-            )));
+            crate::hygiene::print_stdout(&crate::hygiene::escape_lines(
+                &infx_validate::human_table(&report.bindings),
+            ));
             crate::hygiene::print_stdout(&summary);
         }
         Format::Github => {
@@ -185,7 +184,7 @@ fn label_names(labels: Vec<String>) -> Vec<String> {
 }
 
 /// One impacted config as a JSON record (README, `--format json`).
-fn impact_json(k: &infx_changelog::impact::Impacted) -> serde_json::Value {
+fn impact_json(k: &infx_changelog::Impacted) -> serde_json::Value {
     serde_json::json!({
         "record": "impact",
         "config-key": k.key,
@@ -227,9 +226,9 @@ fn write_step_summary(path: &Path, report: &Report) {
         md.push_str(&format!(
             "| {} | {} | {} | {} |\n",
             c.name,
-            binding::md_escape(&verdict),
+            infx_validate::md_escape(&verdict),
             format_duration(c.elapsed),
-            binding::md_escape(&c.scope)
+            infx_validate::md_escape(&c.scope)
         ));
     }
     let errors: usize = report.checks.iter().map(|c| c.count(Severity::Error)).sum();
@@ -241,7 +240,7 @@ fn write_step_summary(path: &Path, report: &Report) {
     ));
     if !report.bindings.is_empty() {
         md.push_str("\n### Planned rows → recipe variants\n");
-        md.push_str(&binding::markdown_tables(&report.bindings));
+        md.push_str(&infx_validate::markdown_tables(&report.bindings));
     }
     let written = std::fs::OpenOptions::new()
         .append(true)

@@ -188,7 +188,7 @@ fn corpus_reports_are_unchanged() {
         return;
     };
     let ws = xtask::paths::workspace_root();
-    let sha = |s: &str| infx_image::reference::Digest::sha256_of(s.as_bytes()).encoded;
+    let sha = |s: &str| infx_image::Digest::sha256_of(s.as_bytes()).encoded;
     let mut failures = String::new();
     // The trees are reported from a copy outside any git work tree: the pinned reports are
     // those of a tree without history, wherever ../shared is kept (issue #41).

@@ -507,7 +507,7 @@ fn messages_name_files_relative_to_the_repository() {
 }
 
 /// Near-miss suggestions (issue 43, item 4): a misspelt field, recipe file and variant each
-/// get "did you mean" with the nearest name (infx_report::suggest).
+/// get "did you mean" with the nearest name (infx_report::nearest).
 #[test]
 fn near_misses_are_suggested() {
     // The misspelt `conc-lsit` is one finding, its unknown-key with the C3 it causes folded in

@@ -92,7 +92,7 @@ pub fn planned_rows(
 
 /// A ready-to-append entry for `keys`, in the form the entry rules accept (the placeholder
 /// link until the PR number is known).
-pub fn entry_skeleton(keys: &[&str], pr: Option<u64>) -> String {
+pub(crate) fn entry_skeleton(keys: &[&str], pr: Option<u64>) -> String {
     let mut s = String::from("- config-keys:\n");
     for k in keys {
         s.push_str(&format!("    - {k}\n"));

@@ -335,7 +335,7 @@ fn pyyaml_reader_rejects(text: &str) -> Option<(usize, String)> {
 }
 
 /// Cross-entry rules checked before any generation (docs/changelog.md, "Cross-entry rules").
-pub fn check_preconditions(entries: &[Entry], m: Modifiers) -> Result<(), GateError> {
+pub(crate) fn check_preconditions(entries: &[Entry], m: Modifiers) -> Result<(), GateError> {
     let any_ao = entries.iter().any(|e| e.append_only);
     if any_ao && !entries.iter().all(|e| e.append_only) {
         let mut e = GateError::new(

@@ -273,11 +273,11 @@ pub struct RecipeUse<'a> {
 }
 
 /// Reads a file of one side of the change (tree-relative path); `None` = absent.
-pub type ReadSide<'a> = &'a dyn Fn(&str) -> Option<String>;
+pub(crate) type ReadSide<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// The document validate's load already parsed from a working-tree file (tree-relative path),
 /// if it holds one; `None` = parse the side's text (docs/architecture.md, "Parse once").
-pub type ParsedSide<'a, 'd> = &'a dyn Fn(&str) -> Option<&'d Document>;
+pub(crate) type ParsedSide<'a, 'd> = &'a dyn Fn(&str) -> Option<&'d Document>;
 
 /// Impact of changed recipe files and lane blocks: every use whose recipe file or lane block
 /// changed and whose resolved variants (lane block merged under the fragment, every variant
@@ -354,11 +354,11 @@ fn as_pyyaml() -> LoadOptions {
 }
 
 /// The prefix naming a base-side parse (`<base>/benchmarks/…`): never a working-tree path.
-pub const BASE_SIDE: &str = "<base>/";
+pub(crate) const BASE_SIDE: &str = "<base>/";
 
 /// The prefix naming a head-side parse of a text other than the loaded working-tree file's
 /// (a commit standing in for the change whose file was edited since): never a working-tree path.
-pub const HEAD_SIDE: &str = "<head>/";
+pub(crate) const HEAD_SIDE: &str = "<head>/";
 
 /// What a parse of `rel`'s text of one side (`prefix`: [`BASE_SIDE`] or [`HEAD_SIDE`]) is
 /// named. Those texts are not the working tree's files, so their parses are named apart from
@@ -519,9 +519,9 @@ fn runner_facts(root: &Node, runner: &str) -> Vec<Option<Node>> {
     // GPU family, which the generator falls back to (infx-matrix `Runners`); a record that no
     // row reads is dropped again by the row comparison.
     if let Some(hw) = root.get("hardware").and_then(Node::as_map) {
-        let want = infx_matrix::inputs::gpu_family(runner);
+        let want = infx_matrix::gpu_family(runner);
         for (label, _, record) in hw.iter() {
-            if label == runner || infx_matrix::inputs::gpu_family(label) == want {
+            if label == runner || infx_matrix::gpu_family(label) == want {
                 facts.push(Some(record.clone()));
             }
         }

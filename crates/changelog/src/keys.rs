@@ -270,9 +270,9 @@ fn plain_is_str(s: &str) -> bool {
 
 /// Full match of `pat` where `*` matches any run of characters except a newline (Python
 /// `re.fullmatch` with `.*`); every other character is literal (`?` and `[` included). Not
-/// `infx_fs::glob::fnmatch`: upstream resolves config-keys with a regex, not fnmatch
+/// `infx_fs::fnmatch`: upstream resolves config-keys with a regex, not fnmatch
 /// (docs/changelog.md).
-pub fn star_match(pat: &str, s: &str) -> bool {
+pub(crate) fn star_match(pat: &str, s: &str) -> bool {
     let p: Vec<char> = pat.chars().collect();
     let t: Vec<char> = s.chars().collect();
     let (mut i, mut j) = (0usize, 0usize);
@@ -326,7 +326,7 @@ pub fn resolve_keys(patterns: &[String], master: &MasterKeys) -> Result<Vec<Stri
                 out.push(k.clone());
             }
         } else {
-            let typo = infx_report::suggest::nearest(p, master.keys.iter().map(String::as_str));
+            let typo = infx_report::nearest(p, master.keys.iter().map(String::as_str));
             let near: Vec<&str> = master
                 .keys
                 .iter()
@@ -353,7 +353,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// A misspelt key gets the nearest key (infx_report::suggest), not every key sharing its
+    /// A misspelt key gets the nearest key (infx_report::nearest), not every key sharing its
     /// first word.
     #[test]
     fn a_misspelt_key_suggests_its_nearest() {

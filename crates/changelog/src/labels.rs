@@ -8,7 +8,7 @@ use infx_report::{Diagnostic, Severity};
 
 /// Primary labels; each starts the PR sweep. The first is the recommended one; the last two are
 /// legacy primaries upstream's workflow still honours.
-pub const PRIMARY: [&str; 5] = [
+pub(crate) const PRIMARY: [&str; 5] = [
     "full-sweep-fail-fast",
     "full-sweep-enabled",
     "non-canary-full-sweep-enabled",
@@ -16,9 +16,9 @@ pub const PRIMARY: [&str; 5] = [
     "full-sweep-fail-fast-no-canary",
 ];
 /// Modifiers: meaningful only beside a primary label.
-pub const MODIFIERS: [&str; 3] = ["all-evals", "evals-only", "agentx-fast"];
+pub(crate) const MODIFIERS: [&str; 3] = ["all-evals", "evals-only", "agentx-fast"];
 /// Modifiers that keep a maintainer from reusing an earlier sweep while applied.
-pub const BLOCK_REUSE: [&str; 2] = ["evals-only", "agentx-fast"];
+pub(crate) const BLOCK_REUSE: [&str; 2] = ["evals-only", "agentx-fast"];
 /// A head commit message containing this skips the PR sweep.
 pub const SKIP_SWEEP: &str = "[skip-sweep]";
 

@@ -9,26 +9,37 @@
 //! its id and commit types (`Oid`, `CommitInfo`).
 
 pub mod codes;
-pub mod coverage;
-pub mod entry;
-pub mod findings;
-pub mod gate;
-pub mod impact;
-pub mod keys;
-pub mod labels;
-pub mod matrix_gen;
-pub mod merge;
-pub mod plan;
-pub mod replay;
-pub mod strict;
+mod coverage;
+mod entry;
+mod findings;
+mod gate;
+mod impact;
+mod keys;
+mod labels;
+mod matrix_gen;
+mod merge;
+mod plan;
+mod replay;
+mod strict;
 mod text;
 
+pub use coverage::{Appended, PlannedRows, coverage, planned_rows};
 pub use entry::{Dialect, Entry, EntryError, validate_entry};
-pub use gate::{Added, GateError, GateStage, Modifiers, gate};
+pub use findings::{all_faults, appended_count};
+pub use gate::{Added, GateError, GateStage, Modifiers, gate, parse_added};
+pub use impact::{
+    Impact, Impacted, RecipeUse, launcher_impact, master_impact, recipe_impact, runners_impact,
+};
 pub use infx_matrix::ScenarioType;
 pub use keys::{KeyError, MasterKeys, resolve_keys};
+pub use labels::{PrContext, SKIP_SWEEP, at_merge_time, check_labels, modifiers};
+pub use matrix_gen::{MatrixGenerator, RevisionInputs, plan_between};
 pub use merge::{GitOperation, Keep, MergeOutcome, merge};
-pub use strict::{Comparison, LinkMode, StrictError, StrictStage, parse_changelog, strict_check};
+pub use plan::{PlanError, PlanOptions, PlanStage};
+pub use replay::{CommitVerdict, History, replay_tree};
+pub use strict::{
+    Comparison, LinkMode, StrictError, StrictStage, is_placeholder, parse_changelog, strict_check,
+};
 
 use infx_report::{Diagnostic, Span};
 use std::path::Path;

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub const RUNNERS: &str = infx_config::layout::RUNNERS;
+pub(crate) const RUNNERS: &str = infx_config::layout::RUNNERS;
 
 /// The generation inputs of one revision, parsed once.
 #[derive(Debug, Clone)]
@@ -76,7 +76,7 @@ fn parse_doc_from(
 
 impl RevisionInputs {
     /// The inputs of one revision from its files: `read(path)` gives the bytes of `path` (each
-    /// of [`MASTER_CONFIGS`] in order, then [`RUNNERS`]) at the revision, `None` when it is absent
+    /// of [`MASTER_CONFIGS`] in order, then [`RUNNERS`](infx_config::layout::RUNNERS)) at the revision, `None` when it is absent
     /// there, or the read error. Each file is parsed as soon as it is read; the first error wins.
     pub fn read_with(
         read: impl FnMut(&str) -> Result<Option<Vec<u8>>, String>,
@@ -197,7 +197,7 @@ fn py_list(v: &[&str]) -> String {
 }
 
 /// Upstream `validate_append_only_scope` plus the base-existence check.
-pub fn check_scope(
+pub(crate) fn check_scope(
     base: &[ConfigEntry<'_>],
     head: &[ConfigEntry<'_>],
     selected: &[(String, BTreeSet<ScenarioType>)],

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-pub type Row = Map<String, Value>;
+pub(crate) type Row = Map<String, Value>;
 
 /// Which revision's inputs (master configs, runners, generator) a generation call reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,7 +153,7 @@ impl From<GateError> for PlanError {
 
 /// The generator calls the entries need, in order, with the index of the entry that made each
 /// (after the stable all-evals-first sort). Pure selection: no generation.
-pub fn generator_calls(
+pub(crate) fn generator_calls(
     entries: &[Entry],
     resolved: &[Vec<String>],
     m: Modifiers,
@@ -236,7 +236,7 @@ fn claim<'a>(
 
 /// Builds the plan object. `entries` are the added entries in file order, `resolved` their
 /// config keys resolved against the head masters.
-pub fn build_plan(
+pub(crate) fn build_plan(
     entries: &[Entry],
     resolved: &[Vec<String>],
     base_ref: &str,
@@ -608,7 +608,7 @@ fn curve_key(r: &Row) -> String {
 
 /// `--trim-conc`: the lowest concurrency per single-node curve (curve = all fields except
 /// `conc` and `exp-name`); multinode `conc` lists cut to `[min]`.
-pub fn trim_conc(rows: Vec<Row>) -> Vec<Row> {
+pub(crate) fn trim_conc(rows: Vec<Row>) -> Vec<Row> {
     let mut out: Vec<Row> = Vec::with_capacity(rows.len());
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
     for mut r in rows {
@@ -716,7 +716,7 @@ fn visual_series(r: &Row) -> String {
 
 /// Upstream `append_only_delta`: only new points; every base curve and point must remain;
 /// each new point must land on an existing visual series with one unchanged image.
-pub fn append_only_delta(base: &[Row], head: &[Row]) -> Result<Vec<Row>, String> {
+pub(crate) fn append_only_delta(base: &[Row], head: &[Row]) -> Result<Vec<Row>, String> {
     let mut base_groups: Vec<(String, BTreeSet<i64>)> = Vec::new();
     let mut head_groups: HashMap<String, BTreeSet<i64>> = HashMap::new();
     for r in base {
@@ -817,7 +817,7 @@ pub fn append_only_delta(base: &[Row], head: &[Row]) -> Result<Vec<Row>, String>
 
 /// SHA-256 of the row without `conc`, `exp-name`, `recipe-fingerprint`, serialised as Python
 /// `json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=True)`.
-pub fn recipe_fingerprint(r: &Row) -> String {
+pub(crate) fn recipe_fingerprint(r: &Row) -> String {
     let mut m = r.clone();
     for k in ["conc", "exp-name", "recipe-fingerprint"] {
         m.remove(k);
@@ -828,7 +828,7 @@ pub fn recipe_fingerprint(r: &Row) -> String {
 }
 
 /// Python `json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=True)`.
-pub fn py_json_sorted(v: &Value) -> String {
+pub(crate) fn py_json_sorted(v: &Value) -> String {
     let mut out = String::new();
     write_py(v, &mut out);
     out
@@ -841,11 +841,9 @@ fn write_py(v: &Value, out: &mut String) {
         Value::Number(n) => match (n.as_i64(), n.as_u64()) {
             (Some(i), _) => out.push_str(&i.to_string()),
             (None, Some(u)) => out.push_str(&u.to_string()),
-            _ => out.push_str(&infx_matrix::json::json_float(
-                n.as_f64().unwrap_or(f64::NAN),
-            )),
+            _ => out.push_str(&infx_matrix::json_float(n.as_f64().unwrap_or(f64::NAN))),
         },
-        Value::String(s) => infx_matrix::json::write_str(s, out),
+        Value::String(s) => infx_matrix::write_json_str(s, out),
         Value::Array(a) => {
             out.push('[');
             for (i, x) in a.iter().enumerate() {
@@ -864,7 +862,7 @@ fn write_py(v: &Value, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                infx_matrix::json::write_str(k, out);
+                infx_matrix::write_json_str(k, out);
                 out.push(':');
                 write_py(&m[k.as_str()], out);
             }

@@ -11,6 +11,7 @@ use crate::strict::{
     Comparison, LinkMode, Parsed, StrictError, StrictStage, check_parsed, parse_changelog,
 };
 use crate::{CHANGELOG_PATH, MASTER_CONFIGS};
+use infx_config::layout;
 use infx_git::{CommitInfo, Oid};
 use std::collections::HashMap;
 
@@ -67,14 +68,14 @@ fn master_ids<H: History>(
             .blob_id_at(commit, &in_tree(tree, MASTER_CONFIGS[1]))?
             .is_some()
     {
-        in_tree(tree, "configs")
+        in_tree(tree, layout::CONFIGS_DIR)
     } else {
-        in_tree(tree, ".github/configs")
+        in_tree(tree, layout::LEGACY_CONFIGS_DIR)
     };
     MASTER_CONFIGS
         .iter()
         .map(|m| {
-            let p = m.replacen("configs", &root, 1);
+            let p = layout::configs_path_in(m, &root);
             // Upstream names the files by their `configs/` path (it copies them there).
             repo.blob_id_at(commit, &p).map(|id| (m.to_string(), id))
         })

@@ -8,8 +8,8 @@ use infx_report::Code;
 use infx_yaml::{LoadOptions, Node, Value};
 use std::path::Path;
 
-pub const CANONICAL_PREFIX: &str = "https://github.com/SemiAnalysisAI/InferenceX/pull/";
-pub const PLACEHOLDERS: [&str; 2] = [
+pub(crate) const CANONICAL_PREFIX: &str = "https://github.com/SemiAnalysisAI/InferenceX/pull/";
+pub(crate) const PLACEHOLDERS: [&str; 2] = [
     "XXX",
     "https://github.com/SemiAnalysisAI/InferenceX/pull/XXX",
 ];
@@ -50,7 +50,7 @@ pub struct Parsed {
 }
 
 /// `true` for `https://github.com/SemiAnalysisAI/InferenceX/pull/<digits>`.
-pub fn is_canonical(link: &str) -> bool {
+pub(crate) fn is_canonical(link: &str) -> bool {
     link.strip_prefix(CANONICAL_PREFIX)
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
@@ -188,7 +188,7 @@ pub(crate) fn entry_start_mismatch_line(text: &str, items: &[Node]) -> usize {
     }
 }
 
-/// The result of [`compare_entries`].
+/// The result of `compare_entries`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Comparison {
     pub additions: usize,
@@ -251,7 +251,7 @@ pub(crate) fn first_removed_entry(base: &[Node], head: &[Node]) -> usize {
 }
 
 /// Upstream `compare_entries`, positional.
-pub fn compare_entries(
+pub(crate) fn compare_entries(
     base: &[Node],
     head: &[Node],
     mode: LinkMode,
@@ -482,7 +482,7 @@ pub(crate) fn appended_tail_faults(head: &[u8], additions: usize) -> Vec<AppendB
 }
 
 /// Upstream `validate_raw_change`: historical bytes are exact outside explicit link fixes.
-pub fn validate_raw_change(
+pub(crate) fn validate_raw_change(
     base: &[u8],
     head: &[u8],
     additions: usize,
@@ -641,7 +641,7 @@ pub fn strict_check(
 }
 
 /// Compare + raw on already parsed sides (lets callers cache parses).
-pub fn check_parsed(
+pub(crate) fn check_parsed(
     base: &[u8],
     b: &Parsed,
     head: &[u8],

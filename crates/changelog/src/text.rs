@@ -1,7 +1,7 @@
 //! Small text helpers with Python semantics where upstream relies on them.
 
 /// Python `str.splitlines()` (no line ends kept).
-pub fn py_splitlines(text: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn py_splitlines(text: &str) -> impl Iterator<Item = &str> {
     let mut rest = text;
     std::iter::from_fn(move || {
         if rest.is_empty() {
@@ -25,17 +25,17 @@ pub fn py_splitlines(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Python `str.isspace()` per character (Unicode White_Space plus the 0x1c..0x1f separators).
-pub fn py_is_space(c: char) -> bool {
+pub(crate) fn py_is_space(c: char) -> bool {
     c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
 }
 
 /// `not s.strip()` in Python.
-pub fn py_blank(s: &str) -> bool {
+pub(crate) fn py_blank(s: &str) -> bool {
     s.chars().all(py_is_space)
 }
 
 /// 1-based line of a byte offset.
-pub fn line_of_offset(raw: &[u8], offset: usize) -> usize {
+pub(crate) fn line_of_offset(raw: &[u8], offset: usize) -> usize {
     raw[..offset.min(raw.len())]
         .iter()
         .filter(|&&b| b == b'\n')

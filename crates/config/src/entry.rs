@@ -942,7 +942,7 @@ fn fold_into_misspelt_conc_key(ctx: &mut Ctx, m: &Mapping) {
     let typo = m.iter_nodes().find_map(|(k, _)| {
         let name = k.as_str()?;
         (!CONC_KEYS.contains(&name))
-            .then(|| infx_report::suggest::nearest(name, CONC_KEYS.iter().copied()))
+            .then(|| infx_report::nearest(name, CONC_KEYS.iter().copied()))
             .flatten()
             .map(|_| k.span)
     });

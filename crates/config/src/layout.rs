@@ -37,6 +37,12 @@ pub const LANES_DIR: &str = lanes_dir!();
 pub const GOLDEN_DIRS: [&str; 2] = ["golden_al_distribution", "infx/golden_al_distribution"];
 /// The folder of llm-d's recipes (a bare-file-name reference of a generation-1 entry).
 pub const LLMD_RECIPES: &str = "benchmarks/multi_node/llm-d-recipes/";
+/// Where the master configs and runners.yaml lived before upstream #1992 moved them to
+/// [`CONFIGS_DIR`] (of the tree).
+pub const LEGACY_CONFIGS_DIR: &str = ".github/configs";
+/// The folder a multinode reference relative to the srt-slurm checkout starts with
+/// ([`checkout_recipe_path`]).
+const CHECKOUT_RECIPES_DIR: &str = "recipes";
 /// The folder name of an srt-slurm recipe tree (`benchmarks/{single,multi}_node/<this>`).
 const RECIPES_FOLDER: &str = "srt-slurm-recipes";
 
@@ -145,6 +151,58 @@ pub fn may_run(rel: &std::path::Path) -> bool {
     ) && !matches!(ext, "md" | "yaml" | "yml")
 }
 
+/// `path` (a [`CONFIGS_DIR`] path such as one of [`MASTER_CONFIGS`]) with its first
+/// `configs` replaced by `dir`: where that file lives when the configs folder is `dir`.
+pub fn configs_path_in(path: &str, dir: &str) -> String {
+    path.replacen(CONFIGS_DIR, dir, 1)
+}
+
+/// `path` (a [`CONFIGS_DIR`] path) at its place before upstream #1992
+/// ([`LEGACY_CONFIGS_DIR`]).
+pub fn legacy_configs_path(path: &str) -> String {
+    configs_path_in(path, LEGACY_CONFIGS_DIR)
+}
+
+/// Whether the first component of the `/`-separated `path` is `dir` (and more follows).
+fn first_folder_is(path: &str, dir: &str) -> bool {
+    path.split_once('/').is_some_and(|(first, _)| first == dir)
+}
+
+/// Whether a recipe reference is written as a path: tree-relative under [`BENCHMARKS_DIR`] or
+/// relative to the srt-slurm checkout (`recipes/`, [`checkout_recipe_path`]), as generation-1/2
+/// entries wrote `srt-recipe`.
+pub fn is_recipe_path_reference(reference: &str) -> bool {
+    first_folder_is(reference, BENCHMARKS_DIR) || first_folder_is(reference, CHECKOUT_RECIPES_DIR)
+}
+
+/// Whether some folder of the `/`-separated `path` (in either layout, any prefix) is
+/// [`BENCHMARKS_DIR`].
+pub fn has_benchmarks_folder(path: &str) -> bool {
+    path.rsplit_once('/')
+        .is_some_and(|(dirs, _)| dirs.split('/').any(|d| d == BENCHMARKS_DIR))
+}
+
+/// The tree-relative part (`benchmarks/…`) of a path with any prefix (absolute,
+/// repository-relative or tree-relative): from its last [`BENCHMARKS_DIR`] folder on, unless it
+/// already starts with one; the whole path when it has none.
+pub fn from_benchmarks_folder(path: &str) -> &str {
+    if first_folder_is(path, BENCHMARKS_DIR) {
+        return path;
+    }
+    let needle = format!("/{BENCHMARKS_DIR}/");
+    match path.rfind(&needle) {
+        Some(i) => &path[i + 1..],
+        None => path,
+    }
+}
+
+/// The tree-relative part (`configs/…`) of a path with any prefix (absolute, repository-relative
+/// or tree-relative): from the last `/configs/` in it on; the whole path when it has none.
+pub fn from_configs_folder(path: &str) -> &str {
+    let needle = format!("/{CONFIGS_DIR}/");
+    path.rfind(&needle).map_or(path, |i| &path[i + 1..])
+}
+
 /// Python truthiness of an optional YAML value: upstream reads `multinode` and its other flags
 /// with `if value:`, so `null`, `0`, `""` and empty collections are false.
 pub fn truthy(value: Option<&Node>) -> bool {
@@ -201,7 +259,9 @@ impl<'a> RecipeDir<'a> {
 /// A reference relative to the srt-slurm checkout (`recipes/<rest>`, upstream's multinode
 /// `CONFIG_FILE` convention) as a tree-relative path; `None` for any other reference.
 pub fn checkout_recipe_path(reference: &str) -> Option<String> {
-    let rest = reference.strip_prefix("recipes/")?;
+    let rest = reference
+        .strip_prefix(CHECKOUT_RECIPES_DIR)?
+        .strip_prefix('/')?;
     Some(format!("{}/{rest}", recipes_root(true)))
 }
 
@@ -458,6 +518,48 @@ mod tests {
         assert!(!runs("benchmarks/single_node/agentic/README.md"));
         assert!(!runs("benchmarks/single_node/srt-slurm-recipes/m/run.sh"));
         assert!(!runs("utils/bench_serving.py"));
+    }
+
+    #[test]
+    fn configs_paths_move_with_their_folder() {
+        assert_eq!(
+            legacy_configs_path(MASTER_CONFIGS[0]),
+            ".github/configs/nvidia-master.yaml"
+        );
+        assert_eq!(
+            configs_path_in(RUNNERS, "inferencex-e2e/configs"),
+            "inferencex-e2e/configs/runners.yaml"
+        );
+    }
+
+    #[test]
+    fn benchmarks_folder_in_any_prefix() {
+        for (p, path_ref, has) in [
+            ("benchmarks/a/b.yaml", true, true),
+            ("recipes/a/b.yaml", true, false),
+            ("benchmarks", false, false),
+            ("benchmarksx/a.yaml", false, false),
+            ("recipes", false, false),
+            ("x/benchmarks/a.sh", false, true),
+            ("inferencex-e2e/benchmarks/", false, true),
+        ] {
+            assert_eq!(is_recipe_path_reference(p), path_ref, "{p}");
+            assert_eq!(has_benchmarks_folder(p), has, "{p}");
+        }
+        assert_eq!(
+            from_benchmarks_folder("/t/benchmarks/x/benchmarks/a.yaml"),
+            "benchmarks/a.yaml"
+        );
+        assert_eq!(
+            from_benchmarks_folder("benchmarks/x/benchmarks/a.yaml"),
+            "benchmarks/x/benchmarks/a.yaml"
+        );
+        assert_eq!(from_benchmarks_folder("configs/a.yaml"), "configs/a.yaml");
+        assert_eq!(
+            from_configs_folder("/t/inferencex-e2e/configs/a-master.yaml"),
+            "configs/a-master.yaml"
+        );
+        assert_eq!(from_configs_folder("configs/a.yaml"), "configs/a.yaml");
     }
 
     #[test]

@@ -14,15 +14,16 @@
 
 pub mod codes;
 mod entry;
-pub mod golden;
+mod golden;
 pub mod layout;
-pub mod model;
+mod model;
 mod recipes;
 mod runners;
 mod scenario;
 mod schema;
 mod view;
 
+pub use golden::{CaseResult, GoldenReport, Verdict, run_validation_goldens};
 pub use layout::{
     Launcher, RecipeDir, Role, checkout_recipe_path, gpu_of_runner, is_multinode, recipes_root,
     role, single_node_launchers, truthy,
@@ -315,9 +316,7 @@ fn scan(root: &Node, found: &mut Markers) {
                         "srt-recipe-dir" => found.recipe_dir = true,
                         "srt-recipe" | "eval-srt-recipe" => {
                             found.oct_keys = true;
-                            if v.as_str().is_some_and(|s| {
-                                s.starts_with("benchmarks/") || s.starts_with("recipes/")
-                            }) {
+                            if v.as_str().is_some_and(layout::is_recipe_path_reference) {
                                 found.legacy = true;
                             }
                         }

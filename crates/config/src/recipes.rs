@@ -70,7 +70,7 @@ pub(crate) fn check_ref(
             format!("{rel} does not exist"),
             format!(
                 "{}check srt-recipe-dir and the file name, or add the recipe",
-                infx_report::suggest::did_you_mean(name, siblings.iter().map(String::as_str))
+                infx_report::did_you_mean(name, siblings.iter().map(String::as_str))
             ),
         );
         return;
@@ -131,7 +131,7 @@ pub(crate) fn check_ref(
             format!("{rel} has no variant {sel}"),
             format!(
                 "{}use one of: base, {}",
-                infx_report::suggest::did_you_mean(sel, variants.iter().copied()),
+                infx_report::did_you_mean(sel, variants.iter().copied()),
                 variants.join(", ")
             ),
         );

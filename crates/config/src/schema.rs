@@ -33,7 +33,7 @@ pub(crate) fn idx(at: &str, i: usize) -> String {
 impl Ctx<'_> {
     /// Records an error. Messages read "Master config entry '<key>' failed validation: <at>: <msg>"
     /// (rules L6/SR5), so they stay recognisable next to upstream's.
-    pub fn error(
+    pub(crate) fn error(
         &mut self,
         code: Code,
         span: Span,
@@ -58,7 +58,7 @@ impl Ctx<'_> {
         &mut self.diags[last]
     }
 
-    pub fn error_help(
+    pub(crate) fn error_help(
         &mut self,
         code: Code,
         span: Span,
@@ -72,7 +72,7 @@ impl Ctx<'_> {
 
     /// Every key not in `allowed` is a `config/unknown-key` error at the key, naming the allowed keys.
     /// Returns false when something was rejected.
-    pub fn unknown_keys(&mut self, m: &Mapping, allowed: &[&str], at: &str) -> bool {
+    pub(crate) fn unknown_keys(&mut self, m: &Mapping, allowed: &[&str], at: &str) -> bool {
         let mut ok = true;
         for (k, _) in m.iter_nodes() {
             let name = match &k.value {
@@ -88,7 +88,7 @@ impl Ctx<'_> {
                 format!("unknown field '{name}' (extra fields are not permitted)"),
                 format!(
                     "{}allowed fields here: {}",
-                    infx_report::suggest::did_you_mean(&name, allowed.iter().copied()),
+                    infx_report::did_you_mean(&name, allowed.iter().copied()),
                     allowed.join(", ")
                 ),
             );
@@ -97,7 +97,7 @@ impl Ctx<'_> {
     }
 
     /// A mapping value, or a `config/type` error.
-    pub fn map<'n>(&mut self, node: &'n Node, at: &str) -> Option<&'n Mapping> {
+    pub(crate) fn map<'n>(&mut self, node: &'n Node, at: &str) -> Option<&'n Mapping> {
         match node.as_map() {
             Some(m) => Some(m),
             None => {
@@ -107,7 +107,7 @@ impl Ctx<'_> {
         }
     }
 
-    pub fn seq<'n>(&mut self, node: &'n Node, at: &str) -> Option<&'n [Node]> {
+    pub(crate) fn seq<'n>(&mut self, node: &'n Node, at: &str) -> Option<&'n [Node]> {
         match node.as_seq() {
             Some(s) => Some(s),
             None => {
@@ -117,7 +117,7 @@ impl Ctx<'_> {
         }
     }
 
-    pub fn type_error(&mut self, node: &Node, at: &str, want: &str) {
+    pub(crate) fn type_error(&mut self, node: &Node, at: &str, want: &str) {
         let got = describe(node);
         let help = match &node.value {
             Value::Str(s) if s.parse::<i64>().is_ok() && want.contains("integer") => {
@@ -134,7 +134,7 @@ impl Ctx<'_> {
         );
     }
 
-    pub fn missing(&mut self, anchor: Span, at: &str, field: &str) {
+    pub(crate) fn missing(&mut self, anchor: Span, at: &str, field: &str) {
         self.error_help(
             codes::MISSING_FIELD,
             anchor,
@@ -145,7 +145,7 @@ impl Ctx<'_> {
     }
 
     /// Required string (`non_empty`: at least one character).
-    pub fn req_str<'n>(
+    pub(crate) fn req_str<'n>(
         &mut self,
         m: &'n Mapping,
         field: &str,
@@ -166,7 +166,7 @@ impl Ctx<'_> {
     }
 
     /// Optional string; `null` counts as absent.
-    pub fn opt_str<'n>(
+    pub(crate) fn opt_str<'n>(
         &mut self,
         m: &'n Mapping,
         field: &str,
@@ -186,7 +186,12 @@ impl Ctx<'_> {
         }
     }
 
-    pub fn str_value<'n>(&mut self, n: &'n Node, at: &str, non_empty: bool) -> Option<&'n str> {
+    pub(crate) fn str_value<'n>(
+        &mut self,
+        n: &'n Node,
+        at: &str,
+        non_empty: bool,
+    ) -> Option<&'n str> {
         match n.as_str() {
             Some("") if non_empty => {
                 self.error_help(
@@ -209,7 +214,7 @@ impl Ctx<'_> {
     /// Integer field. Native YAML ints only: upstream's lax mode would read `"4"` as 4 for some
     /// fields; we are deliberately stricter (a quoted number is a typo that ends up as a string
     /// in generated rows).
-    pub fn int_value(&mut self, n: &Node, at: &str, positive: bool) -> Option<i64> {
+    pub(crate) fn int_value(&mut self, n: &Node, at: &str, positive: bool) -> Option<i64> {
         match n.as_i64() {
             Some(v) if positive && v <= 0 => {
                 self.error_help(
@@ -237,7 +242,7 @@ impl Ctx<'_> {
         }
     }
 
-    pub fn req_int(
+    pub(crate) fn req_int(
         &mut self,
         m: &Mapping,
         field: &str,
@@ -258,7 +263,7 @@ impl Ctx<'_> {
     }
 
     /// Optional int; `null` counts as absent (pydantic `Optional[int] = None`).
-    pub fn opt_int(
+    pub(crate) fn opt_int(
         &mut self,
         m: &Mapping,
         field: &str,
@@ -279,7 +284,7 @@ impl Ctx<'_> {
     }
 
     /// Strict positive int with a default (`pp`, `dcp-size`, `pcp-size`, …): `null` is an error.
-    pub fn strict_pos_int(
+    pub(crate) fn strict_pos_int(
         &mut self,
         m: &Mapping,
         field: &str,
@@ -295,7 +300,7 @@ impl Ctx<'_> {
         }
     }
 
-    pub fn bool_value(&mut self, n: &Node, at: &str) -> Option<bool> {
+    pub(crate) fn bool_value(&mut self, n: &Node, at: &str) -> Option<bool> {
         match n.as_bool() {
             Some(b) => Some(b),
             None => {
@@ -305,7 +310,12 @@ impl Ctx<'_> {
         }
     }
 
-    pub fn opt_bool(&mut self, m: &Mapping, field: &str, at: &str) -> Result<Option<bool>, ()> {
+    pub(crate) fn opt_bool(
+        &mut self,
+        m: &Mapping,
+        field: &str,
+        at: &str,
+    ) -> Result<Option<bool>, ()> {
         match m.get(field) {
             None => Ok(None),
             Some(n) if n.is_null() => Ok(None),
@@ -317,7 +327,7 @@ impl Ctx<'_> {
     }
 
     /// A bool with a default where `null` is an error (pydantic `bool = False`).
-    pub fn bool_default(
+    pub(crate) fn bool_default(
         &mut self,
         m: &Mapping,
         field: &str,
@@ -334,7 +344,12 @@ impl Ctx<'_> {
     }
 
     /// One of a fixed set of strings.
-    pub fn choice<'n>(&mut self, n: &'n Node, at: &str, allowed: &[&str]) -> Option<&'n str> {
+    pub(crate) fn choice<'n>(
+        &mut self,
+        n: &'n Node,
+        at: &str,
+        allowed: &[&str],
+    ) -> Option<&'n str> {
         match n.as_str() {
             Some(s) if allowed.contains(&s) => Some(s),
             _ => {

@@ -1,6 +1,6 @@
 //! Upstream's validation goldens: every counted case must agree (M/M). Skips without the corpus.
 
-use infx_config::golden::{Verdict, run_validation_goldens};
+use infx_config::{Verdict, run_validation_goldens};
 use std::path::PathBuf;
 
 fn corpus() -> Option<PathBuf> {

@@ -16,7 +16,7 @@
 mod change;
 mod check;
 pub mod codes;
-pub mod ws;
+mod ws;
 
 pub use change::{
     Base, BaseSource, Change, ChangeOptions, ChangeSet, ChangedFile, DEFAULT_UPSTREAMS, EMPTY_TREE,

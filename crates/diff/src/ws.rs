@@ -235,7 +235,7 @@ fn atoi(s: &[u8]) -> i64 {
 }
 
 /// `conflict-marker-size` attribute value → marker size (git: `atoi`, default 7 when <= 0).
-pub fn marker_size(attr_value: Option<&str>) -> usize {
+pub(crate) fn marker_size(attr_value: Option<&str>) -> usize {
     match attr_value.map(|v| atoi(v.as_bytes())) {
         Some(n) if n > 0 => usize::try_from(n).unwrap_or(7),
         _ => 7,
@@ -243,20 +243,20 @@ pub fn marker_size(attr_value: Option<&str>) -> usize {
 }
 
 /// Git's `isspace`: space, tab, LF, CR only (not vertical tab or form feed).
-pub fn is_git_space(b: u8) -> bool {
+pub(crate) fn is_git_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 /// One whitespace error on a line: the kind and the byte offset of the offending whitespace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LineError {
+pub(crate) struct LineError {
     pub kind: WsKind,
     pub byte: usize,
 }
 
 /// The whitespace errors git's `ws_check` finds on one added line (`line` without the leading
 /// `+`, with or without its newline), in git's message order.
-pub fn check_line(line: &[u8], rule: WsRule) -> Vec<LineError> {
+pub(crate) fn check_line(line: &[u8], rule: WsRule) -> Vec<LineError> {
     let mut len = line.len();
     if len > 0 && line[len - 1] == b'\n' {
         len -= 1;
@@ -307,7 +307,7 @@ pub fn check_line(line: &[u8], rule: WsRule) -> Vec<LineError> {
 
 /// Git's conflict-marker test on an added line: `marker_size` copies of one of `<=>|`, then a
 /// whitespace byte (the newline counts; a last line without one is treated as having it).
-pub fn is_conflict_marker(line: &[u8], marker_size: usize) -> bool {
+pub(crate) fn is_conflict_marker(line: &[u8], marker_size: usize) -> bool {
     let has_nl = line.last() == Some(&b'\n');
     let len = if has_nl { line.len() } else { line.len() + 1 };
     let at = |i: usize| line.get(i).copied().unwrap_or(b'\n');
@@ -322,7 +322,7 @@ pub fn is_conflict_marker(line: &[u8], marker_size: usize) -> bool {
 }
 
 /// Number of lines as git counts them (a last line without newline counts; empty text has 0).
-pub fn count_lines(text: &[u8]) -> usize {
+pub(crate) fn count_lines(text: &[u8]) -> usize {
     if text.is_empty() {
         return 0;
     }
@@ -337,7 +337,7 @@ pub fn count_lines(text: &[u8]) -> usize {
 /// Number of whitespace-only lines at the end of `text`, exactly as git's
 /// `count_trailing_blank` counts them — including its quirk of never examining a first line
 /// shorter than two bytes.
-pub fn count_trailing_blank(text: &[u8]) -> usize {
+pub(crate) fn count_trailing_blank(text: &[u8]) -> usize {
     if text.is_empty() {
         return 0;
     }
@@ -365,14 +365,14 @@ pub fn count_trailing_blank(text: &[u8]) -> usize {
 /// Git's `blank-at-eof` finding: `Some(line)` when the new text ends in more blank lines than
 /// the old one; `line` is where git reports it (first trailing blank line of the new text, as
 /// git counts them).
-pub fn blank_at_eof(old: &[u8], new: &[u8]) -> Option<usize> {
+pub(crate) fn blank_at_eof(old: &[u8], new: &[u8]) -> Option<usize> {
     let l1 = count_trailing_blank(old);
     let l2 = count_trailing_blank(new);
     (l2 > l1).then(|| count_lines(new) - l2 + 1)
 }
 
 /// Git's binary test on content: a NUL byte in the first 8000 bytes.
-pub fn looks_binary(content: &[u8]) -> bool {
+pub(crate) fn looks_binary(content: &[u8]) -> bool {
     content.iter().take(8000).any(|&b| b == 0)
 }
 

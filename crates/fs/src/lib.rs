@@ -13,7 +13,9 @@
 //!   (`fs/symlink-loop`); a folder it cannot list is an error (`fs/unreadable`), never skipped.
 
 pub mod codes;
-pub mod glob;
+mod glob;
+
+pub use glob::fnmatch;
 
 use infx_report::Diagnostic;
 use std::collections::{HashMap, HashSet};

@@ -9,30 +9,33 @@
 //! manifests; without it the crate is the offline part `validate` needs (README, "What builds
 //! when").
 
-pub mod check;
+mod check;
 #[cfg(feature = "registry")]
-pub mod client;
+mod client;
 pub mod codes;
 #[cfg(feature = "registry")]
 pub mod manifest;
 #[cfg(feature = "registry")]
 pub mod pin;
-pub mod policy;
-pub mod reference;
-pub mod sites;
+mod policy;
+mod reference;
+mod sites;
 #[cfg(test)]
 mod test_support;
 #[cfg(feature = "registry")]
-pub mod verify;
+mod verify;
 
 #[cfg(feature = "registry")]
 pub use check::check_online;
 pub use check::{check_document, check_offline, check_offline_with};
 #[cfg(feature = "registry")]
-pub use client::{Client, ClientConfig, Credential, RegistryError, parse_docker_config};
+pub use client::{
+    Challenge, Client, ClientConfig, Credential, RegistryError, parse_challenge,
+    parse_docker_config,
+};
 #[cfg(feature = "registry")]
 pub use manifest::Platform;
-pub use policy::{PinPolicy, dropped_pins};
+pub use policy::{POLICY_FILE, PinPolicy, dropped_pins};
 pub use reference::{Digest, RefError, Reference};
 pub use sites::{ImageSite, SiteKind, master_sites, recipe_sites, sites_in};
 #[cfg(feature = "registry")]

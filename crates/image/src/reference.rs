@@ -174,7 +174,7 @@ pub struct Reference {
     pub digest: Option<Digest>,
 }
 
-pub const DOCKER_HUB: &str = "docker.io";
+pub(crate) const DOCKER_HUB: &str = "docker.io";
 
 impl Reference {
     /// Parses `[registry/]path[:tag][@digest]`, also the enroot form `registry#path` (the first

@@ -288,7 +288,7 @@ pub fn verify(
 /// Asks the registry once per distinct reference the sites write, `jobs` at a time
 /// (`progress` gets the count done and the total). `distinct` gives a parsed reference its key
 /// and the reference to ask with, or `None` to leave it out; the answers are keyed alike.
-pub fn per_distinct_reference<R: Send>(
+pub(crate) fn per_distinct_reference<R: Send>(
     sites: &[crate::sites::ImageSite],
     distinct: impl Fn(Reference) -> Option<(String, Reference)>,
     jobs: usize,

@@ -5,10 +5,10 @@
 mod common;
 
 use common::*;
+use infx_image::VerifyOptions;
 use infx_image::codes;
 use infx_image::manifest::Platform;
 use infx_image::pin;
-use infx_image::verify::VerifyOptions;
 use infx_image::{Client, ClientConfig, Digest, Reference};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -4,8 +4,8 @@ mod common;
 
 use common::*;
 use infx_image::manifest::{self, Platform};
-use infx_image::verify::{Finding, VerifyOptions};
 use infx_image::{Client, ClientConfig, Reference, ResolveError, resolve, verify};
+use infx_image::{Finding, VerifyOptions};
 
 fn client_for(reg: &Registry) -> Client {
     Client::new(ClientConfig {

@@ -149,7 +149,7 @@ pub fn row_recipe(row: &Object) -> Option<Result<RowRecipe<'_>, Diagnostic>> {
 }
 
 /// Loads every recipe file and lane block that `rows` reference (relative to `root`, the
-/// benchmark tree). Failures are kept and reported by [`bind_points`].
+/// benchmark tree). Failures are kept and reported by `bind_points`.
 pub fn load_recipes<'r>(rows: impl IntoIterator<Item = &'r Object>, root: &Path) -> RecipeSet {
     load_recipes_in(rows, root, &DocIndex::default())
 }
@@ -366,11 +366,11 @@ pub struct LaneFault {
 
 /// Binds every throughput point (rows with `srt-recipe` or a `CONFIG_FILE=` setting; eval-only
 /// rows are skipped) and returns the findings only (the `validate` step).
-pub fn bind_points(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> Vec<Diagnostic> {
+pub(crate) fn bind_points(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> Vec<Diagnostic> {
     bind(points, recipes).diagnostics
 }
 
-/// [`bind_points`] with the bindings themselves.
+/// `bind_points` with the bindings themselves.
 pub fn bind(points: &[(Object, RowOrigin)], recipes: &RecipeSet) -> BindReport {
     let mut out = BindState::default();
     let mut cache = VariantCache::default();

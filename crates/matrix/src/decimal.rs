@@ -4,12 +4,12 @@
 use infx_yaml::{Node, Value};
 
 /// 3 TB decimal, in MiB: the cap on a runner's available DRAM.
-pub const MAX_AVAILABLE_CPU_DRAM_MIB: i64 = 2_861_022;
+pub(crate) const MAX_AVAILABLE_CPU_DRAM_MIB: i64 = 2_861_022;
 const BYTES_PER_MIB: i128 = 1024 * 1024;
 const BYTES_PER_GB: i128 = 1_000_000_000;
 
 /// A decimal literal as `mantissa × 10^-scale`.
-pub fn parse_decimal(text: &str) -> Option<(i128, u32)> {
+pub(crate) fn parse_decimal(text: &str) -> Option<(i128, u32)> {
     let t = text.trim();
     let (t, neg) = match t.strip_prefix('-') {
         Some(r) => (r, true),
@@ -48,7 +48,7 @@ pub fn parse_decimal(text: &str) -> Option<(i128, u32)> {
 }
 
 /// `int(Decimal(min(avail, cap)) * 2^20 * U * gpus / gpus_per_node / 10^9)`.
-pub fn dram_budget_gb(
+pub(crate) fn dram_budget_gb(
     available_mib: i64,
     utilization: &Node,
     gpus: i64,

@@ -7,7 +7,7 @@ use crate::json::{Json, Object};
 use crate::sweep_row::SweepRow;
 use std::collections::HashMap;
 
-pub const MIN_EVAL_CONC: i64 = 16;
+pub(crate) const MIN_EVAL_CONC: i64 = 16;
 const EIGHT_K_ONE_K: (i64, i64) = (8192, 1024);
 
 /// Applies the eval policy and, for `Subset`/`All`, keeps only eval rows marked `eval-only`.
@@ -111,7 +111,7 @@ fn first_max(items: &[(usize, i64)]) -> Option<(usize, i64)> {
 }
 
 /// Default marking. `agentic` adds the agentic picks the eval flags enable.
-pub fn mark_eval_entries(mut rows: Vec<Object>, agentic: bool) -> Vec<Object> {
+pub(crate) fn mark_eval_entries(mut rows: Vec<Object>, agentic: bool) -> Vec<Object> {
     let mut marked = vec![false; rows.len()];
     let mut eval_conc: HashMap<usize, i64> = HashMap::new();
 
@@ -233,7 +233,7 @@ fn fold_concs(kept: &mut Object, concs: Vec<i64>) -> Vec<i64> {
 
 /// `--all-evals`: widens the picks to every eligible row, merging multinode rows of one
 /// parallelism (docs/matrix.md, "Eval selection").
-pub fn mark_all_eval_entries(rows: Vec<Object>) -> Vec<Object> {
+pub(crate) fn mark_all_eval_entries(rows: Vec<Object>) -> Vec<Object> {
     let mut out: Vec<Object> = Vec::with_capacity(rows.len());
     let mut mn_fixed: HashMap<String, usize> = HashMap::new();
     let mut mn_agentic: HashMap<String, usize> = HashMap::new();

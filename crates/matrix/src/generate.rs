@@ -144,12 +144,12 @@ pub struct RowOrigin {
 /// The most sweep points one master config may expand into (docs/security.md, "Budgets and
 /// read paths, with their tests"): 10,000, 238 times the most a real config has (42,
 /// `dsv4-fp4-b300-sglang-agentic-hicache-mtp` in August 2026).
-pub const MAX_POINTS_PER_CONFIG: usize = 10_000;
+pub(crate) const MAX_POINTS_PER_CONFIG: usize = 10_000;
 
 /// The most sweep points one expansion (one run of the generator) may hold: 100,000, 55 times
 /// the real full sweep (1,820 rows in August 2026). An 8.8 MB master expanding to 1.9 M points
 /// took 256 s and 11 GB; 100,000 points stay well under a GiB, below a 7 GB CI runner.
-pub const MAX_POINTS_PER_RUN: usize = 100_000;
+pub(crate) const MAX_POINTS_PER_RUN: usize = 100_000;
 
 pub fn generate(
     configs: &MasterConfigs<'_>,
@@ -320,7 +320,7 @@ fn full_sweep_selects(entry: &ConfigEntry<'_>, fs: &FullSweep) -> bool {
 
 /// Python-style `repr()` of a string (one implementation for the workspace, in infx-recipe).
 pub(crate) fn py_repr_str(s: &str) -> String {
-    infx_recipe::pystr::py_str_repr(s)
+    infx_recipe::py_str_repr(s)
 }
 
 /// The CLI matcher (`expand_config_keys`): `*`/`?` make a glob matched in file order;
@@ -343,7 +343,7 @@ pub fn expand_config_keys<'a>(
             let matches: Vec<&'a str> = available
                 .iter()
                 .copied()
-                .filter(|k| infx_fs::glob::fnmatch(k, pat))
+                .filter(|k| infx_fs::fnmatch(k, pat))
                 .collect();
             if matches.is_empty() {
                 return Err(Diagnostic::error(
@@ -372,7 +372,7 @@ pub fn expand_config_keys<'a>(
                 .with_help(format!(
                     // No flag named: `matrix --config-keys` and `dry-run --config-key` share it.
                     "{}check the key's spelling (the available keys are listed above)",
-                    infx_report::suggest::did_you_mean(pat, available.iter().copied())
+                    infx_report::did_you_mean(pat, available.iter().copied())
                 )));
             };
             if seen.insert(k) {
@@ -438,7 +438,7 @@ fn get_some<'n>(node: &'n Node, k: &str) -> Option<&'n Node> {
 
 /// Concurrency range expansion: multiply by `step`, clamp to the end, stop at the end
 /// (docs/matrix.md, "Concurrency ranges and filters").
-pub fn concurrency_range(start: i64, end: i64, step: i64) -> Vec<i64> {
+pub(crate) fn concurrency_range(start: i64, end: i64, step: i64) -> Vec<i64> {
     let mut values = Vec::new();
     let mut c = start;
     while c <= end {
@@ -458,7 +458,7 @@ pub fn concurrency_range(start: i64, end: i64, step: i64) -> Vec<i64> {
 }
 
 /// `seq_len_to_str`.
-pub fn seq_len_name(isl: &Json, osl: &Json) -> String {
+pub(crate) fn seq_len_name(isl: &Json, osl: &Json) -> String {
     match (isl.as_i64(), osl.as_i64()) {
         (Some(1024), Some(1024)) => "1k1k".into(),
         (Some(8192), Some(1024)) => "8k1k".into(),

@@ -15,7 +15,7 @@ use crate::json::{Json, Object};
 pub const MAX_JOBS_PER_MATRIX: usize = 256;
 
 /// The rows as chunks of at most `max_jobs` (clamped to 1..=256).
-pub fn chunks(rows: &[Object], max_jobs: usize) -> Vec<Json> {
+pub(crate) fn chunks(rows: &[Object], max_jobs: usize) -> Vec<Json> {
     let size = max_jobs.clamp(1, MAX_JOBS_PER_MATRIX);
     rows.chunks(size)
         .map(|c| {

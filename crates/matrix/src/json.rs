@@ -249,7 +249,7 @@ fn write_object(o: &Object, out: &mut String, compact_sorted: bool) {
 /// `ensure_ascii` string escaping: everything outside `' '..='~'` is escaped, non-BMP
 /// characters as UTF-16 surrogate pairs (one implementation for the workspace, in infx-recipe).
 pub fn write_str(s: &str, out: &mut String) {
-    out.push_str(&infx_recipe::pystr::json_str(s));
+    out.push_str(&infx_recipe::json_str(s));
 }
 
 /// A float as Python's `json.dumps` writes it: `repr(float)`, with JSON's spellings of the
@@ -269,8 +269,8 @@ pub fn json_float(f: f64) -> String {
 }
 
 /// Python's `repr(float)` (one implementation for the workspace, in infx-recipe).
-pub fn py_float_repr(f: f64) -> String {
-    infx_recipe::pystr::py_float(f)
+pub(crate) fn py_float_repr(f: f64) -> String {
+    infx_recipe::py_float(f)
 }
 
 #[cfg(test)]

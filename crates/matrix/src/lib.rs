@@ -2,29 +2,38 @@
 //! does (same rows, keys, key order and values), selects evals, splits the output for GitHub
 //! Actions, and binds every generated point to exactly one srt-recipe variant.
 
-pub mod args;
-pub mod bind;
+mod args;
+mod bind;
 pub mod codes;
-pub mod compare;
-pub mod decimal;
-pub mod evals;
-pub mod explain;
-pub mod generate;
-pub mod github;
-pub mod inputs;
-pub mod json;
-pub mod nodes;
-pub mod rows;
-pub mod sweep_row;
+mod compare;
+mod decimal;
+mod evals;
+mod explain;
+mod generate;
+mod github;
+mod inputs;
+mod json;
+mod nodes;
+mod rows;
+mod sweep_row;
 
+pub use args::{Invocation, UsageError, parse_upstream_args};
+pub use bind::{
+    BindReport, LaneFault, Misfit, PointFault, RecipeSet, RowRecipe, UnusedVariant, bind,
+    bind_configs, load_recipes, load_recipes_in, recipe_path, row_recipe,
+};
+pub use compare::RowComparison;
+pub use evals::{filter_exp_names, select as select_evals};
+pub use explain::explain;
 pub use generate::{
     EvalMode, FullSweep, Options, RowOrigin, Selection, SeqLen, TestConfig, expand,
     expand_config_keys, expand_with_origins, generate,
 };
+pub use github::{MAX_JOBS_PER_MATRIX, github_output};
 pub use inputs::{
-    ConfigEntry, MasterConfigs, Runners, load_config_documents, load_runner_document,
+    ConfigEntry, MasterConfigs, Runners, gpu_family, load_config_documents, load_runner_document,
 };
-pub use json::{Json, Object, dumps_rows};
+pub use json::{Json, Object, dumps_rows, json_float, write_str as write_json_str};
 pub use sweep_row::{ScenarioType, SweepRow};
 
 /// A generated matrix row: an ordered JSON object.

@@ -8,7 +8,7 @@ use crate::sweep_row::SweepRow;
 use std::path::Path;
 
 /// The node count of one multinode row.
-pub fn node_count(
+pub(crate) fn node_count(
     row: &Object,
     num_nodes: Option<i64>,
     runners: &Runners<'_>,
@@ -119,7 +119,7 @@ fn merge(base: &Object, over: &Object) -> Object {
 
 /// The count a checked-in recipe declares, `None` when the file is not in the tree or the
 /// selector gives no authoritative count (zip or none on a bundle, non-schema-2 bundle).
-pub fn recipe_node_count(
+pub(crate) fn recipe_node_count(
     reference: &str,
     root: &Path,
     parsed: Option<&infx_yaml::DocIndex<'_>>,
@@ -129,10 +129,7 @@ pub fn recipe_node_count(
     let rel = if file.starts_with(&format!("{multi_root}/")) {
         file.to_string()
     } else {
-        format!(
-            "{multi_root}/{}",
-            file.strip_prefix("recipes/").unwrap_or(file)
-        )
+        infx_config::checkout_recipe_path(file).unwrap_or_else(|| format!("{multi_root}/{file}"))
     };
     let path = root.join(&rel);
     if !path.is_file() {

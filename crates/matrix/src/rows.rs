@@ -11,7 +11,7 @@ use crate::json::{Json, Object};
 
 /// The four row models of upstream's `validation.py`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RowModel {
+pub(crate) enum RowModel {
     SingleNode,
     MultiNode,
     SingleNodeAgentic,
@@ -20,7 +20,7 @@ pub enum RowModel {
 
 impl RowModel {
     /// The model upstream picks: agentic rows carry `scenario-type`; multinode rows `prefill`.
-    pub fn of(row: &Object) -> RowModel {
+    pub(crate) fn of(row: &Object) -> RowModel {
         let multinode = row.contains("prefill");
         match (row.contains("scenario-type"), multinode) {
             (true, true) => RowModel::MultiNodeAgentic,
@@ -49,7 +49,7 @@ impl RowModel {
 
 /// One failed field: its location (`prefill.pp`) and pydantic's wording.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RowError {
+pub(crate) struct RowError {
     pub location: String,
     pub message: String,
 }
@@ -59,13 +59,14 @@ const KV_P2P_REQUIRED: &str = "Value error, disagg=true requires kv-p2p-transfer
 
 /// Checks one generated row; `Err` holds upstream's message (first line identical:
 /// "The following parsed [agentic ]matrix entry failed validation:").
-pub fn check_row(row: &Object) -> Result<(), String> {
+#[cfg(test)]
+pub(crate) fn check_row(row: &Object) -> Result<(), String> {
     check_row_of_day(row, true)
 }
 
 /// [`check_row`] for a tree of its day: without #2096's KV metadata (`kv_metadata` false) a
 /// disaggregated row needs no `kv-p2p-transfer` (docs/config.md, "Rules carry their day").
-pub fn check_row_of_day(row: &Object, kv_metadata: bool) -> Result<(), String> {
+pub(crate) fn check_row_of_day(row: &Object, kv_metadata: bool) -> Result<(), String> {
     let model = RowModel::of(row);
     let mut errors = row_errors(row, model);
     if !kv_metadata {
@@ -93,7 +94,7 @@ pub fn check_row_of_day(row: &Object, kv_metadata: bool) -> Result<(), String> {
 }
 
 /// Every field error of `row` under `model` (pydantic reports them all, in field order).
-pub fn row_errors(row: &Object, model: RowModel) -> Vec<RowError> {
+pub(crate) fn row_errors(row: &Object, model: RowModel) -> Vec<RowError> {
     let mut errs = Vec::new();
     let mut check = |loc: &str, v: Option<&Json>, kind: Kind| {
         if let Some(message) = field_error(v, kind) {

@@ -8,14 +8,14 @@ pub use infx_config::ScenarioType;
 use infx_recipe::Lane;
 
 /// The row keys the typed getters read.
-pub mod key {
-    pub const SCENARIO_TYPE: &str = "scenario-type";
+pub(crate) mod key {
+    pub(crate) const SCENARIO_TYPE: &str = "scenario-type";
     /// Present (and non-null) on multinode rows only: the prefill worker pool.
-    pub const PREFILL: &str = "prefill";
-    pub const SRT_RECIPE: &str = "srt-recipe";
-    pub const EVAL_ONLY: &str = "eval-only";
-    pub const CONC: &str = "conc";
-    pub const EXP_NAME: &str = "exp-name";
+    pub(crate) const PREFILL: &str = "prefill";
+    pub(crate) const SRT_RECIPE: &str = "srt-recipe";
+    pub(crate) const EVAL_ONLY: &str = "eval-only";
+    pub(crate) const CONC: &str = "conc";
+    pub(crate) const EXP_NAME: &str = "exp-name";
 }
 
 /// A sweep row read by field: the two primitive reads, and the typed getters every consumer

@@ -5,8 +5,8 @@
 //! from ../shared/corpus into a temp tree at run time (skips without the corpus). A second test
 //! runs the bundled inferencex-e2e entry.
 
-use infx_matrix::bind::{bind, load_recipes};
 use infx_matrix::{EvalMode, MasterConfigs, Options, Runners, Selection, TestConfig};
+use infx_matrix::{bind, load_recipes};
 use std::path::{Path, PathBuf};
 
 const KEY: &str = "dsv41flash-fp4-b300-sglang-agentic-dspark";

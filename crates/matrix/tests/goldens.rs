@@ -2,7 +2,7 @@
 //! of `goldens/validation`, run through the library: M/M must agree (rows byte-equal to
 //! upstream's stdout; failures with the same exit code and message). Skips without the corpus.
 
-use infx_matrix::args::parse_upstream_args;
+use infx_matrix::parse_upstream_args;
 use infx_matrix::{MasterConfigs, Runners, dumps_rows, generate};
 use infx_yaml::{Document, Float, Mapping, Node, Value};
 use std::path::{Path, PathBuf};

@@ -20,7 +20,7 @@ pub fn validate(v: &Variant) -> Vec<Diagnostic> {
 }
 
 /// Turns a schema-1 load failure into diagnostics located in the file that set each value.
-pub fn failure_diagnostics(v: &Variant, f: &Failure) -> Vec<Diagnostic> {
+pub(crate) fn failure_diagnostics(v: &Variant, f: &Failure) -> Vec<Diagnostic> {
     match f {
         Failure::Fields(errs) => errs
             .iter()

@@ -6,17 +6,17 @@ use crate::pystr::py_str;
 use infx_yaml::{Node, Value};
 use serde_json::{Map, Value as J, json};
 
-pub const NOT_STR: &str = "Not a valid string.";
-pub const NOT_INT: &str = "Not a valid integer.";
-pub const NOT_NUM: &str = "Not a valid number.";
-pub const NOT_BOOL: &str = "Not a valid boolean.";
-pub const NOT_MAP: &str = "Not a valid mapping type.";
-pub const NOT_LIST: &str = "Not a valid list.";
-pub const NULL: &str = "Field may not be null.";
-pub const MISSING: &str = "Missing data for required field.";
-pub const UNKNOWN: &str = "Unknown field.";
+pub(crate) const NOT_STR: &str = "Not a valid string.";
+pub(crate) const NOT_INT: &str = "Not a valid integer.";
+pub(crate) const NOT_NUM: &str = "Not a valid number.";
+pub(crate) const NOT_BOOL: &str = "Not a valid boolean.";
+pub(crate) const NOT_MAP: &str = "Not a valid mapping type.";
+pub(crate) const NOT_LIST: &str = "Not a valid list.";
+pub(crate) const NULL: &str = "Field may not be null.";
+pub(crate) const MISSING: &str = "Missing data for required field.";
+pub(crate) const UNKNOWN: &str = "Unknown field.";
 
-pub fn to_str(n: &Node) -> Result<J, &'static str> {
+pub(crate) fn to_str(n: &Node) -> Result<J, &'static str> {
     match &n.value {
         Value::Str(s) => Ok(J::String(s.clone())),
         _ => Err(NOT_STR),
@@ -54,7 +54,7 @@ fn parse_py_int(s: &str) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
-pub fn to_float(n: &Node) -> Result<J, &'static str> {
+pub(crate) fn to_float(n: &Node) -> Result<J, &'static str> {
     let v = match &n.value {
         Value::Int(i) => *i as f64,
         Value::Float(f) => f.value,
@@ -77,7 +77,7 @@ pub fn to_float(n: &Node) -> Result<J, &'static str> {
     Ok(json!(v))
 }
 
-pub fn to_bool(n: &Node) -> Result<J, &'static str> {
+pub(crate) fn to_bool(n: &Node) -> Result<J, &'static str> {
     match &n.value {
         Value::Bool(b) => Ok(J::Bool(*b)),
         Value::Int(1) => Ok(J::Bool(true)),
@@ -96,7 +96,7 @@ pub fn to_bool(n: &Node) -> Result<J, &'static str> {
 }
 
 /// A raw (`Any`) value as JSON: what marshmallow's `Raw` dumps.
-pub fn raw(n: &Node) -> J {
+pub(crate) fn raw(n: &Node) -> J {
     match &n.value {
         Value::Null => J::Null,
         Value::Bool(b) => J::Bool(*b),

@@ -90,7 +90,7 @@ const AGENTIC_ENV_KEYS: &[&str] = &[
 ];
 
 /// Binder-owned keys in every lane.
-pub const BINDER_OWNED: &[&[&str]] = &[
+pub(crate) const BINDER_OWNED: &[&[&str]] = &[
     &["model", "path"],
     &["model", "container"],
     &["model", "precision"],
@@ -102,7 +102,7 @@ pub const BINDER_OWNED: &[&[&str]] = &[
 ];
 
 /// Host-DRAM reference names (`'@dram.<name>'`).
-pub const DRAM_NAMES: &[&str] = &["total-gb", "total-bytes", "per-gpu-gb", "per-gpu-bytes"];
+pub(crate) const DRAM_NAMES: &[&str] = &["total-gb", "total-bytes", "per-gpu-gb", "per-gpu-bytes"];
 const DRAM_KEYS: &[&str] = &[
     "cpu_bytes_to_use",
     "cpu_bytes_to_use_per_rank",

@@ -36,7 +36,7 @@
 //! validate(variant: &Variant) -> Vec<Diagnostic>          // schema 1 or 2 by the `schema` key
 //! render(variant: &Variant) -> Rendered                  // .to_text() / .to_json()
 //! dry_run(file: &RecipeFile, selector: Option<&Selector>) -> Result<Vec<VariantReport>, Diagnostic>
-//! emit::to_yaml(tree: &Node) -> String                  // block YAML that reads back the same
+//! to_yaml(tree: &Node) -> String                        // block YAML that reads back the same
 //! schema1::load(tree: &Node) -> Result<serde_json::Value, schema1::Failure>  // srtctl's defaulted dump
 //! srtctl::dry_run(file, selector, cluster: Option<&Node>) -> srtctl::Run      // c88ef731 emulation
 //! ```
@@ -45,27 +45,32 @@
 //! `override_x`, `zip_override_g[i]`, `lane:<name>`, `binder`), so a schema error points at line:col in
 //! the file that wrote the offending value.
 
-pub mod check;
+mod check;
 pub mod codes;
-pub mod coerce;
-pub mod emit;
-pub mod lane;
-pub mod merge;
-pub mod pystr;
-pub mod recipe;
-pub mod reference;
-pub mod render;
+mod coerce;
+mod emit;
+mod lane;
+mod merge;
+mod pystr;
+mod recipe;
+mod reference;
+mod render;
 pub mod schema1;
-pub mod schema2;
-pub mod source;
+mod schema2;
+mod source;
 pub mod srtctl;
 
 pub use check::{VariantReport, checked_variants, dry_run, into_checked_variants, validate};
+pub use coerce::to_int as coerce_int;
+pub use emit::to_yaml;
 pub use lane::{Lane, bind_model, check_fragment, compose_lane};
+pub use pystr::{json_str, py_float, py_str, py_str_repr};
 pub use recipe::{
     ExpandOptions, RecipeFile, RecipeKind, Variant, ZipNulls, load_recipe, load_recipe_file,
     load_recipe_in,
 };
 pub use reference::{RecipeRef, Selector};
-pub use render::{Process, Rendered, render};
+pub use render::{
+    PROFILING_NOT_RENDERED, Process, Rendered, engine_args, render, router_args, shell_quote,
+};
 pub use source::{Origin, Origins, Source, Sources};

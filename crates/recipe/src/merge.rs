@@ -6,7 +6,7 @@ use infx_yaml::{Mapping, Node, Value};
 
 /// What a `null` in the overriding tree does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NullMode {
+pub(crate) enum NullMode {
     /// `null` deletes the key (srtctl `deep_merge`, `override_*` variants).
     Delete,
     /// `null` leaves the base value in place (what srtctl c88ef731 actually validates for
@@ -19,7 +19,7 @@ pub enum NullMode {
 /// Merges `over` into `dst` in place: mappings merge recursively, anything else replaces
 /// (lists included), `null` per `nulls`. Base keys keep their positions; new keys are appended
 /// in `over`'s order. Every value written is recorded in `origins` under its path.
-pub fn merge_into(
+pub(crate) fn merge_into(
     dst: &mut Node,
     over: &Node,
     path: &str,
@@ -73,7 +73,7 @@ fn merge_map(
 
 /// Removes every null-valued mapping entry, recursively (InferenceX's expander does this for
 /// zip variants).
-pub fn drop_nulls(node: &mut Node, path: &str, origins: &mut Origins) {
+pub(crate) fn drop_nulls(node: &mut Node, path: &str, origins: &mut Origins) {
     match &mut node.value {
         Value::Map(m) => {
             let doomed: Vec<String> = m
@@ -109,7 +109,7 @@ pub fn drop_nulls(node: &mut Node, path: &str, origins: &mut Origins) {
 /// - every string scalar outside the subtrees kept verbatim (keys the slice set to `null`) is
 ///   written unquoted when it is a plain string in YAML 1.2 and read back by YAML 1.1, so
 ///   `'yes'`/`'off'` become booleans and `'8:00:00'` the sexagesimal integer 28800.
-pub fn srtctl_zip_reread(
+pub(crate) fn srtctl_zip_reread(
     tree: &mut Node,
     base: &Node,
     slice: Option<&Node>,
@@ -182,7 +182,7 @@ fn retype_strings(n: &mut Node) {
 /// …) and sexagesimal numbers (`8:00:00`, `1:20.5`). Every other 1.1 non-string (`true`, `~`,
 /// `017`, `1_000`, dates) is also a non-string in 1.2, so the emitter quotes it and it stays a
 /// string.
-pub fn reread_plain_string(s: &str) -> Option<Value> {
+pub(crate) fn reread_plain_string(s: &str) -> Option<Value> {
     let candidate = s.contains(':')
         || matches!(
             s,

@@ -14,7 +14,7 @@ pub fn py_str(node: &Node) -> String {
 /// Python's type of a safe-loaded value as its error messages name it (`'list' object has no
 /// attribute 'get'`): the C type name, which for PyYAML's timestamps carries the module
 /// (`datetime.date` for a date alone, `datetime.datetime` for any other).
-pub fn py_type_name(node: &Node) -> &'static str {
+pub(crate) fn py_type_name(node: &Node) -> &'static str {
     match &node.value {
         Value::Null => "NoneType",
         Value::Timestamp(t) if t.len() == "2001-12-14".len() => "datetime.date",
@@ -24,13 +24,13 @@ pub fn py_type_name(node: &Node) -> &'static str {
 }
 
 /// `type(value).__name__`: [`py_type_name`] without its module (`date`, `datetime`).
-pub fn py_type_short_name(node: &Node) -> &'static str {
+pub(crate) fn py_type_short_name(node: &Node) -> &'static str {
     let name = py_type_name(node);
     name.rsplit_once('.').map_or(name, |(_, short)| short)
 }
 
 /// `repr(value)` as Python prints it (dicts and lists use this for their items).
-pub fn py_repr(node: &Node) -> String {
+pub(crate) fn py_repr(node: &Node) -> String {
     match &node.value {
         Value::Null => "None".into(),
         Value::Bool(true) => "True".into(),
@@ -140,7 +140,7 @@ pub fn py_float(v: f64) -> String {
 
 /// Python's `json.dumps(value)` with its defaults: `", "` and `": "` separators, non-ASCII
 /// escaped as `\\uXXXX`, floats as Python prints them.
-pub fn py_json(node: &Node) -> String {
+pub(crate) fn py_json(node: &Node) -> String {
     match &node.value {
         Value::Null => "null".into(),
         Value::Bool(b) => b.to_string(),

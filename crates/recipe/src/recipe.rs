@@ -13,7 +13,7 @@ use std::sync::Arc;
 /// The most variants one recipe may expand into (docs/security.md, "Budgets and read paths,
 /// with their tests"): 1,000, 35 times the most a real recipe has (28, an srt-slurm recipe in
 /// the srtctl goldens; 19 in the October tree, 17 in August).
-pub const MAX_VARIANTS_PER_RECIPE: usize = 1_000;
+pub(crate) const MAX_VARIANTS_PER_RECIPE: usize = 1_000;
 
 /// The shape of a recipe document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -413,10 +413,7 @@ impl RecipeFile {
             Some(Selector::Glob(p)) => {
                 let mut all: Vec<&str> = overrides.iter().chain(zips.iter()).copied().collect();
                 all.sort_unstable();
-                let hits: Vec<&str> = all
-                    .into_iter()
-                    .filter(|k| infx_fs::glob::fnmatch(k, p))
-                    .collect();
+                let hits: Vec<&str> = all.into_iter().filter(|k| infx_fs::fnmatch(k, p)).collect();
                 if hits.is_empty() {
                     return Err(self.no_variant(format!(
                         "No variants match '{p}'. Available: {}",
@@ -714,7 +711,7 @@ pub(crate) fn frontend_type(tree: &Node) -> String {
 /// section and, when the value is truthy, reads it as a mapping (`lock_data.get("integrity")`),
 /// so any other truthy value stops the load with Python's `AttributeError` text, returned here
 /// with the value's node (docs/recipe.md, "srtctl's file-level steps").
-pub fn lock_section_fault(tree: &Node) -> Option<(&Node, String)> {
+pub(crate) fn lock_section_fault(tree: &Node) -> Option<(&Node, String)> {
     let lock = tree.get("lock")?;
     if !is_truthy(lock) || lock.as_map().is_some() {
         return None;
@@ -727,7 +724,7 @@ pub fn lock_section_fault(tree: &Node) -> Option<(&Node, String)> {
 }
 
 /// Python truthiness of a YAML value.
-pub fn is_truthy(n: &Node) -> bool {
+pub(crate) fn is_truthy(n: &Node) -> bool {
     match &n.value {
         Value::Null => false,
         Value::Bool(b) => *b,

@@ -331,7 +331,7 @@ const RECIPE: Shape = &[
 ];
 
 /// Engines and their engine-wide knobs.
-pub const ENGINES: &[(&str, &[&str])] = &[
+pub(crate) const ENGINES: &[(&str, &[&str])] = &[
     ("atom", &["connector", "mooncake_protocol"]),
     ("sglang", &["gpu_type"]),
     ("tilert", &["served_model_name"]),
@@ -382,7 +382,7 @@ pub const ENGINES: &[(&str, &[&str])] = &[
 ];
 
 /// Registered frontends and the engine each requires (`None` = any).
-pub const FRONTENDS: &[(&str, Option<&str>)] = &[
+pub(crate) const FRONTENDS: &[(&str, Option<&str>)] = &[
     ("dynamo", None),
     ("sglang-router", Some("sglang")),
     ("sglang", Some("sglang")),
@@ -408,7 +408,7 @@ const SHARED_BENCH: &[&str] = &[
 ];
 
 /// Benchmark runners (srt-slurm 1c3080e) and the extra keys each reads.
-pub const BENCHMARKS: &[(&str, &[&str])] = &[
+pub(crate) const BENCHMARKS: &[(&str, &[&str])] = &[
     ("manual", &[]),
     ("custom", &["command", "container_image", "env"]),
     (
@@ -838,7 +838,7 @@ impl Checker<'_> {
 }
 
 /// The engine type a node names (`sglang` or `{type: sglang}`).
-pub fn engine_type(n: &Node) -> Option<String> {
+pub(crate) fn engine_type(n: &Node) -> Option<String> {
     match &n.value {
         Value::Str(s) => Some(s.clone()),
         Value::Map(m) => Some(m.get("type").map(py_str).unwrap_or_else(|| "sglang".into())),
@@ -847,7 +847,7 @@ pub fn engine_type(n: &Node) -> Option<String> {
 }
 
 /// Validates a schema-2 variant. Pure; returns every finding (the schema gate stops early).
-pub fn validate(v: &Variant) -> Vec<Diagnostic> {
+pub(crate) fn validate(v: &Variant) -> Vec<Diagnostic> {
     let t = &v.tree;
     let mut c = Checker { v, out: Vec::new() };
     let migrate =

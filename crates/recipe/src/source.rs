@@ -1,8 +1,7 @@
 //! Provenance: which file (and which block of it) set each value of a merged tree.
 
-use infx_report::{Diagnostic, Span};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// One input file taking part in a recipe (the recipe itself, a lane block, …).
@@ -126,7 +125,7 @@ fn is_below(k: &str, path: &str) -> bool {
 }
 
 /// `a.b[2].c` → `a.b[2]` → `a.b` → `a` → ``.
-pub fn parent_path(p: &str) -> &str {
+pub(crate) fn parent_path(p: &str) -> &str {
     match p.rfind(['.', '[']) {
         Some(i) => &p[..i],
         None => "",
@@ -134,7 +133,7 @@ pub fn parent_path(p: &str) -> &str {
 }
 
 /// Appends a mapping key to a path.
-pub fn join_key(path: &str, key: &str) -> String {
+pub(crate) fn join_key(path: &str, key: &str) -> String {
     if path.is_empty() {
         key.to_string()
     } else {
@@ -143,24 +142,9 @@ pub fn join_key(path: &str, key: &str) -> String {
 }
 
 /// Appends a list index to a path.
-pub fn join_index(path: &str, i: usize) -> String {
+pub(crate) fn join_index(path: &str, i: usize) -> String {
     format!("{path}[{i}]")
 }
 
 /// The sources of a recipe, shared by every variant.
 pub type Sources = Arc<Vec<Source>>;
-
-/// A diagnostic at `span` in the file `origin` names.
-pub fn diag_at(
-    sources: &[Source],
-    origin: Option<&Origin>,
-    span: Span,
-    d: Diagnostic,
-) -> Diagnostic {
-    let path: &Path = origin
-        .and_then(|o| sources.get(o.source))
-        .or_else(|| sources.first())
-        .map(|s| s.path.as_path())
-        .unwrap_or(Path::new(""));
-    d.at(path, span)
-}

@@ -129,12 +129,12 @@ fn engine_args_rules() {
         "b_flag: true\na: [1, 2]\nz: false\nn: null\nf: 0.80\nmap: {k: 1}\nTP: 2\n",
     )
     .unwrap();
-    let argv = infx_recipe::render::engine_args(m.as_map().unwrap(), &[]);
+    let argv = infx_recipe::engine_args(m.as_map().unwrap(), &[]);
     assert_eq!(
         argv.join(" "),
         "--TP 2 --a 1 2 --b-flag --f 0.8 --map {'k': 1}"
     );
-    let argv = infx_recipe::render::router_args(m.as_map().unwrap());
+    let argv = infx_recipe::router_args(m.as_map().unwrap());
     assert_eq!(
         argv.join(" "),
         "--b-flag --a 1 --a 2 --f 0.8 --map {'k': 1} --TP 2"

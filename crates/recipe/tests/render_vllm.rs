@@ -306,7 +306,7 @@ fn runtime_only_faults_are_warnings() {
     };
     let warnings = |agg: &str| {
         let f = RecipeFile::parse(Path::new("t.yaml"), recipe(agg)).expect("recipe parses");
-        infx_recipe::check::checked_variants(&f, None)
+        infx_recipe::checked_variants(&f, None)
             .expect("expands")
             .remove(0)
             .1

@@ -108,7 +108,8 @@ mod tests {
 
     const C2: Code = Code::error("config/C2", "concurrency given twice");
 
-    /// A registry as the crates declare theirs.
+    /// A registry as the crates declare theirs (the macro's consts are `pub`, for the crates).
+    #[allow(unreachable_pub)]
     mod declared {
         crate::codes! {
             /// The first code.

@@ -4,20 +4,22 @@
 //! file it concerns, a [`Span`] inside that file, a message and optionally a `help:` line.
 //! Libraries only produce diagnostics; printing belongs to the xtask.
 
-pub mod allow;
+mod allow;
 mod code;
 pub mod codes;
 mod par;
 mod render;
 mod sarif;
-pub mod suggest;
+mod suggest;
 
+pub use allow::{Acknowledged, Allow, Outcome as AllowOutcome, acknowledge, allows_in};
 pub use code::{Code, check_of, is_code_name};
 pub use par::parallel_map;
 pub use render::{
     SourceMap, escape_control, is_unsafe_char, json_safe, render_github, render_human, render_json,
 };
 pub use sarif::{render_sarif, render_sarif_with_acknowledged};
+pub use suggest::{did_you_mean, nearest};
 
 use serde::Serialize;
 use std::fmt;

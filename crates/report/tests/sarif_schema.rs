@@ -2,7 +2,8 @@
 //! (tests/fixtures/sarif-2.1.0-subset.schema.json), and the schema has teeth.
 
 use infx_report::{
-    Diagnostic, LineIndex, Pos, Span, allow, render_sarif, render_sarif_with_acknowledged,
+    Diagnostic, LineIndex, Pos, Span, acknowledge, allows_in, render_sarif,
+    render_sarif_with_acknowledged,
 };
 use serde_json::Value;
 
@@ -74,7 +75,7 @@ fn sarif_of_mixed_findings_validates() {
 #[test]
 fn acknowledged_warnings_validate_as_suppressed_results() {
     let text = "x: 64  # infx: allow(review/dp-cuda-graph) reviewed\n";
-    let (allows, problems) = allow::allows_in(std::path::Path::new("r.yaml"), text);
+    let (allows, problems) = allows_in(std::path::Path::new("r.yaml"), text);
     assert!(problems.is_empty());
     let mut warnings = vec![
         Diagnostic::warning(
@@ -83,7 +84,7 @@ fn acknowledged_warnings_validate_as_suppressed_results() {
         )
         .at("r.yaml", Span::line(1)),
     ];
-    let outcome = allow::acknowledge([&mut warnings], &allows, |_| true);
+    let outcome = acknowledge([&mut warnings], &allows, |_| true);
     assert!(warnings.is_empty());
     let out = render_sarif_with_acknowledged(&findings(), &outcome.acknowledged, "0.1.0");
     let doc: Value = serde_json::from_str(&out).expect("SARIF is JSON");

@@ -8,8 +8,8 @@ use crate::codes;
 use infx_report::{Diagnostic, Span};
 use std::path::{Path, PathBuf};
 
-pub const CODE_PARSE: infx_report::Code = codes::CODEOWNERS_SYNTAX;
-pub const CODE_SIGNER: infx_report::Code = codes::CODEOWNERS_SIGNER;
+pub(crate) const CODE_PARSE: infx_report::Code = codes::CODEOWNERS_SYNTAX;
+pub(crate) const CODE_SIGNER: infx_report::Code = codes::CODEOWNERS_SIGNER;
 
 /// One CODEOWNERS rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,7 +90,7 @@ impl PathOwners {
 }
 
 /// Parses CODEOWNERS text. Lines that cannot be used are reported and skipped.
-pub fn parse(path: &Path, text: &str) -> (CodeOwners, Vec<Diagnostic>) {
+pub(crate) fn parse(path: &Path, text: &str) -> (CodeOwners, Vec<Diagnostic>) {
     let mut rules = Vec::new();
     let mut diags = Vec::new();
     for (idx, raw) in text.lines().enumerate() {
@@ -182,7 +182,7 @@ fn unsupported(pattern: &str) -> Option<&'static str> {
 }
 
 /// gitignore-style glob: `*` and `?` stay inside one path component, `**` crosses `/`,
-/// `**/` also matches zero directories. Not `infx_fs::glob::fnmatch`: CODEOWNERS patterns are
+/// `**/` also matches zero directories. Not `infx_fs::fnmatch`: CODEOWNERS patterns are
 /// paths with gitignore rules (docs/review.md), where `/` is special and fnmatch's is not.
 fn glob_match(p: &[u8], s: &[u8]) -> bool {
     if p.is_empty() {

@@ -321,7 +321,7 @@ fn scalar_text(n: &Node) -> Option<String> {
     match &n.value {
         Value::Str(s) => Some(s.clone()),
         Value::Null | Value::Seq(_) | Value::Map(_) => None,
-        _ => Some(infx_recipe::pystr::py_str(n)),
+        _ => Some(infx_recipe::py_str(n)),
     }
 }
 
@@ -422,7 +422,7 @@ fn parse_deployment(
     for p in d.get("points").and_then(Node::as_seq).unwrap_or_default() {
         let Some(conc) = p
             .get("conc")
-            .and_then(|c| infx_recipe::coerce::to_int(c).ok())
+            .and_then(|c| infx_recipe::coerce_int(c).ok())
             .and_then(|j| j.as_i64())
         else {
             errs.push(bad(p.span, "a point needs an integer `conc`".into()));
@@ -985,8 +985,8 @@ pub fn load_points(
         Ok(r) => r,
         Err(d) => return (Vec::new(), vec![d]),
     };
-    let recipes = infx_matrix::bind::load_recipes_in(rows.iter().map(|(r, _)| r), tree, parsed);
-    let bound = infx_matrix::bind::bind(&rows, &recipes);
+    let recipes = infx_matrix::load_recipes_in(rows.iter().map(|(r, _)| r), tree, parsed);
+    let bound = infx_matrix::bind(&rows, &recipes);
     let mut points = Vec::new();
     let mut diags = bound.diagnostics;
     // Each (recipe reference, lane) is composed and expanded once, not once per point.
@@ -1043,12 +1043,12 @@ pub fn load_points(
 /// The variants of a row's recipe reference, composed with its lane block.
 /// The files come from the binder's `recipes` (each loaded once per run).
 fn expand_reference(
-    recipes: &infx_matrix::bind::RecipeSet,
+    recipes: &infx_matrix::RecipeSet,
     row: &infx_matrix::Object,
     reference: &str,
 ) -> Result<Vec<Variant>, Diagnostic> {
     let r = infx_recipe::RecipeRef::parse_inferencex(reference)?;
-    let path = infx_matrix::bind::recipe_path(&r.path);
+    let path = infx_matrix::recipe_path(&r.path);
     let not_loaded = |what: &str| Diagnostic::error(CODE_DIFF, format!("{what} was not loaded"));
     let file = recipes
         .file(&path)

@@ -11,10 +11,10 @@ use infx_yaml::{Node, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub const CODE: infx_report::Code = codes::GOLDEN_AL;
-pub const CODE_HARDCODED: infx_report::Code = codes::GOLDEN_AL_HARDCODED;
-pub const CODE_CURVE: infx_report::Code = codes::GOLDEN_AL_CURVE;
-pub const CODE_FILE: infx_report::Code = codes::GOLDEN_AL_FILE;
+pub(crate) const CODE: infx_report::Code = codes::GOLDEN_AL;
+pub(crate) const CODE_HARDCODED: infx_report::Code = codes::GOLDEN_AL_HARDCODED;
+pub(crate) const CODE_CURVE: infx_report::Code = codes::GOLDEN_AL_CURVE;
+pub(crate) const CODE_FILE: infx_report::Code = codes::GOLDEN_AL_FILE;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Mode {
@@ -41,17 +41,17 @@ pub struct Curve {
 pub type Golden = BTreeMap<String, Curve>;
 
 /// Hundredths of a decimal text (`2.49` → 249), rounding half away from zero.
-pub fn hundredths(t: &str) -> Option<i64> {
+pub(crate) fn hundredths(t: &str) -> Option<i64> {
     let v: f64 = t.trim().parse().ok()?;
     v.is_finite().then(|| (v * 100.0).round() as i64)
 }
 
-pub fn fmt_al(h: i64) -> String {
+pub(crate) fn fmt_al(h: i64) -> String {
     format!("{}.{:02}", h / 100, (h % 100).abs())
 }
 
 /// Loads one curve file (validity rules of the [Oct] loader). `path` names the file in messages.
-pub fn parse_curve(stem: &str, path: &Path, root: &Node) -> Result<Curve, Diagnostic> {
+pub(crate) fn parse_curve(stem: &str, path: &Path, root: &Node) -> Result<Curve, Diagnostic> {
     let err = |m: String| Diagnostic::error(CODE_FILE, m).at(path, root.span);
     if stem.is_empty()
         || !stem
@@ -131,7 +131,7 @@ pub fn parse_curve(stem: &str, path: &Path, root: &Node) -> Result<Curve, Diagno
 
 /// The curve stem for (model prefix, method, draft model, draft sampling method)
 /// (docs/review.md, "Golden curve names").
-pub fn curve_stem(
+pub(crate) fn curve_stem(
     prefix: &str,
     method: &str,
     draft_model: Option<&str>,
@@ -170,7 +170,7 @@ pub fn curve_stem(
 
 /// What a variant says about speculative decoding and simulated acceptance.
 #[derive(Clone, Debug, Default)]
-pub struct SpecInfo<'a> {
+pub(crate) struct SpecInfo<'a> {
     pub engine: &'static str,
     pub method: Option<String>,
     pub k: Option<u64>,
@@ -190,7 +190,7 @@ fn u64_of(n: &Node) -> Option<u64> {
 
 /// Reads the speculative setup of one variant (SGLang, vLLM, TRT-LLM spellings). The method and
 /// draft length come from the generation role (decode / aggregated) when roles differ.
-pub fn spec_info(v: &Node) -> SpecInfo<'_> {
+pub(crate) fn spec_info(v: &Node) -> SpecInfo<'_> {
     let mut s = spec_info_in(v);
     let roles = crate::recipe::role_arg_maps(v);
     let generation = roles
@@ -277,7 +277,7 @@ fn spec_info_in(v: &Node) -> SpecInfo<'_> {
 
 /// Context of a recipe that the recipe itself does not say (from the master-config binding).
 #[derive(Clone, Debug, Default)]
-pub struct Context {
+pub(crate) struct Context {
     pub model_prefix: Option<String>,
     pub agentic: bool,
     /// Master-config rows that launch the recipe as a benchmark point (with their legacy
@@ -292,7 +292,7 @@ impl Context {
 }
 
 /// Check 11 over the variants of one recipe, and over the master rows that launch it.
-pub fn check_recipe(
+pub(crate) fn check_recipe(
     path: &Path,
     vars: &[Variant<'_>],
     ctx: &Context,
@@ -359,7 +359,7 @@ pub fn check_recipe(
 }
 
 /// The golden cell for a variant: (AL hundredths, stem, thinking mode, k), or why there is none.
-pub fn lookup(
+pub(crate) fn lookup(
     s: &SpecInfo<'_>,
     ctx: &Context,
     golden: &Golden,

@@ -5,15 +5,15 @@ use crate::masters::Entry;
 use infx_report::Diagnostic;
 use std::collections::BTreeSet;
 
-pub const CODE_UPSTREAM: infx_report::Code = codes::UPSTREAM_IMAGE;
-pub const CODE_PUBLIC: infx_report::Code = codes::IMAGE_PUBLIC;
-pub const CODE_ORDER: infx_report::Code = codes::ENGINE_FIRST;
+pub(crate) const CODE_UPSTREAM: infx_report::Code = codes::UPSTREAM_IMAGE;
+pub(crate) const CODE_PUBLIC: infx_report::Code = codes::IMAGE_PUBLIC;
+pub(crate) const CODE_ORDER: infx_report::Code = codes::ENGINE_FIRST;
 
 /// SKUs on which the upstream-image rule applies (new hardware may document an exception).
-pub const ESTABLISHED_SKUS: &[&str] = &[
+pub(crate) const ESTABLISHED_SKUS: &[&str] = &[
     "h100", "h200", "b200", "b300", "gb200", "gb300", "mi300x", "mi325x", "mi355x",
 ];
-pub const PUBLIC_REGISTRIES: &[&str] = &[
+pub(crate) const PUBLIC_REGISTRIES: &[&str] = &[
     "docker.io",
     "registry-1.docker.io",
     "index.docker.io",
@@ -22,7 +22,7 @@ pub const PUBLIC_REGISTRIES: &[&str] = &[
     "quay.io",
 ];
 /// Open-source engine frameworks (never subject to ordering).
-pub const OPEN_SOURCE_FRAMEWORKS: &[&str] = &[
+pub(crate) const OPEN_SOURCE_FRAMEWORKS: &[&str] = &[
     "vllm",
     "dynamo-vllm",
     "sglang",
@@ -32,7 +32,7 @@ pub const OPEN_SOURCE_FRAMEWORKS: &[&str] = &[
 
 /// An image reference split the way the rules need it (`#` read as `/`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ImageRef {
+pub(crate) struct ImageRef {
     /// Registry host, `None` for Docker Hub short names.
     pub registry: Option<String>,
     /// Repository path without the registry (`lmsysorg/sglang`).
@@ -42,7 +42,7 @@ pub struct ImageRef {
 }
 
 impl ImageRef {
-    pub fn parse(s: &str) -> ImageRef {
+    pub(crate) fn parse(s: &str) -> ImageRef {
         let s = s.trim().replacen('#', "/", 1);
         let (name, digest) = match s.split_once('@') {
             Some((n, d)) => (n.to_string(), Some(d.to_string())),
@@ -69,24 +69,24 @@ impl ImageRef {
             digest,
         }
     }
-    pub fn on_docker_hub(&self) -> bool {
+    pub(crate) fn on_docker_hub(&self) -> bool {
         self.registry
             .as_deref()
             .is_none_or(|r| r.ends_with("docker.io"))
     }
     /// Docker Hub organisation (first path component).
-    pub fn org(&self) -> &str {
+    pub(crate) fn org(&self) -> &str {
         self.repository.split('/').next().unwrap_or("")
     }
 }
 
 /// The base GPU of a runner label (`cluster:gb300-nv` → `gb300`, `b200-multinode` → `b200`).
-pub fn sku_of_runner(runner: &str) -> String {
+pub(crate) fn sku_of_runner(runner: &str) -> String {
     infx_config::gpu_of_runner(runner)
 }
 
 /// The upstream organisation a framework's images must come from, if it is bound by 6a.
-pub fn upstream_org(framework: &str) -> Option<&'static str> {
+pub(crate) fn upstream_org(framework: &str) -> Option<&'static str> {
     match framework {
         "vllm" | "dynamo-vllm" => Some("vllm"),
         "sglang" | "sglang-disagg" | "dynamo-sglang" => Some("lmsysorg"),
@@ -95,7 +95,7 @@ pub fn upstream_org(framework: &str) -> Option<&'static str> {
 }
 
 /// 6a + public-reference rules on every entry.
-pub fn check(entries: &[Entry<'_>]) -> Vec<Diagnostic> {
+pub(crate) fn check(entries: &[Entry<'_>]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for e in entries {
         let Some(img_node) = e.image() else { continue };
@@ -165,7 +165,10 @@ pub fn check(entries: &[Entry<'_>]) -> Vec<Diagnostic> {
 
 /// 6b: an added vendor-framework entry needs an open-source entry for the same model prefix and
 /// SKU. `base_keys` are the entry keys at the base revision (only added entries are checked).
-pub fn check_engine_first(head: &[Entry<'_>], base_keys: &BTreeSet<String>) -> Vec<Diagnostic> {
+pub(crate) fn check_engine_first(
+    head: &[Entry<'_>],
+    base_keys: &BTreeSet<String>,
+) -> Vec<Diagnostic> {
     let open: BTreeSet<(String, String)> = head
         .iter()
         .filter(|e| {

@@ -29,7 +29,7 @@ fn has_chat_template(command: &str) -> bool {
 /// prompts lower the acceptance rate without an error. A call without it is accepted when the
 /// script's code names the flag elsewhere (an argument array built before the call), and
 /// `--dsv4` counts as the flag.
-pub fn check_mtp_chat_template(change: &Change) -> Vec<Diagnostic> {
+pub(crate) fn check_mtp_chat_template(change: &Change) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for (path, text) in &change.mtp_launchers {
         let commands = shell_commands(text);
@@ -101,7 +101,7 @@ fn shell_commands(text: &str) -> Vec<(usize, String)> {
 /// `model.container`, every variant of each in-tree recipe the entry binds that names an image
 /// as `model.container` names the entry's image: srtctl runs the container the recipe names,
 /// and the launcher keys its container aliases by the entry's `image:` ([`is_alias`]).
-pub fn check_recipe_containers(
+pub(crate) fn check_recipe_containers(
     entries: &[Entry<'_>],
     bindings: &BTreeMap<String, Binding>,
     recipes: &[Document],
@@ -138,9 +138,7 @@ pub fn check_recipe_containers(
                 continue;
             };
             let master = e.path().to_string_lossy().replace('\\', "/");
-            let master_rel = master
-                .rfind("/configs/")
-                .map_or(master.as_str(), |i| &master[i + 1..]);
+            let master_rel = infx_config::layout::from_configs_folder(&master);
             let bumped = added(master_rel, image.span.start.line());
             if !bumped && !recipe_touched {
                 continue;

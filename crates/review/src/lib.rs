@@ -5,18 +5,18 @@
 //! [`ReviewInputs`] (the xtask: validate's load); [`review_tree`] runs every
 //! repository-decidable check on them.
 
-pub mod codeowners;
+mod codeowners;
 pub mod codes;
 pub mod cookbook;
-pub mod golden;
-pub mod images;
-pub mod invariants;
-pub mod load;
-pub mod masters;
+mod golden;
+mod images;
+mod invariants;
+mod load;
+mod masters;
 pub mod pareto;
 pub mod pareto_plot;
-pub mod patches;
-pub mod recipe;
+mod patches;
+mod recipe;
 pub mod signoff;
 #[cfg(test)]
 mod test_support;
@@ -25,8 +25,12 @@ use infx_report::Diagnostic;
 use infx_yaml::Document;
 use std::collections::{BTreeSet, HashMap};
 
-pub use codeowners::{ChangedPath, CodeOwners, Signer};
+pub use codeowners::{
+    ChangedPath, CodeOwners, OCT_CORE_TEAM, PathOwners, Signer, check_signer, owners_of_change,
+    required_owners,
+};
 pub use golden::{Golden, Mode as GoldenMode};
+pub use load::{find_codeowners, load_codeowners, load_golden_in, load_waivers};
 pub use patches::{AddedLines, FileChange, Status, Waivers};
 
 /// Check 12 cannot run until base and head matrices are available.
@@ -192,7 +196,7 @@ pub fn review_tree_of(inputs: &ReviewInputs, masters: &[Document]) -> Vec<Diagno
     match (&inputs.append_only_verdict, inputs.append_only_entry) {
         (Some(Err(msg)), _) => out.push(
             Diagnostic::error(CODE_APPEND_ONLY, format!("append-only change: {msg}"))
-                .with_path("perf-changelog.yaml")
+                .with_path(infx_config::layout::CHANGELOG)
                 .with_help("an append-only entry may only add points to existing curves with an unchanged image; use a regular entry otherwise"),
         ),
         (None, true) => out.push(
@@ -200,7 +204,7 @@ pub fn review_tree_of(inputs: &ReviewInputs, masters: &[Document]) -> Vec<Diagno
                 CODE_APPEND_ONLY,
                 "not run: the change adds an `append-only: true` changelog entry, but no base/head matrix comparison (Check 12) was available",
             )
-            .with_path("perf-changelog.yaml")
+            .with_path(infx_config::layout::CHANGELOG)
             .with_help("commit the change and run `cargo xtask review check --base <rev>` (or `cargo xtask changelog plan`)"),
         ),
         _ => {}
@@ -215,10 +219,7 @@ pub fn review_tree_of(inputs: &ReviewInputs, masters: &[Document]) -> Vec<Diagno
 /// (absolute, repository-relative or tree-relative), so master-config references match.
 pub(crate) fn path_key(doc: &Document) -> String {
     let p = doc.path.to_string_lossy().replace('\\', "/");
-    match p.rfind("/benchmarks/") {
-        Some(i) if !p.starts_with("benchmarks/") => p[i + 1..].to_string(),
-        _ => p,
-    }
+    infx_config::layout::from_benchmarks_folder(&p).to_string()
 }
 
 /// Every per-recipe check on one recipe: Check 8, Check 13, Check 11 and the DP cuda-graph lint.
@@ -232,7 +233,7 @@ pub fn review_recipe(
 }
 
 /// [`review_recipe`] on the variants of `doc` the caller already expanded
-/// ([`recipe::variants`]), so a caller that reads them too expands the recipe once.
+/// (`recipe::variants`), so a caller that reads them too expands the recipe once.
 pub fn review_variants(
     doc: &Document,
     vars: &[recipe::Variant<'_>],

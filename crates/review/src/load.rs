@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Reads a YAML file and names it by `rel` (the path diagnostics show).
-pub fn load_doc(abs: &Path, rel: &Path) -> Result<Document, Diagnostic> {
+pub(crate) fn load_doc(abs: &Path, rel: &Path) -> Result<Document, Diagnostic> {
     // infx-fs: confined to the repository, regular files only, size-limited (docs/security.md).
     let text = infx_fs::read_to_string(abs).map_err(|e| {
         Diagnostic::error(codes::IO, format!("cannot read {}: {e}", rel.display())).with_path(rel)
@@ -38,7 +38,11 @@ pub fn load_doc(abs: &Path, rel: &Path) -> Result<Document, Diagnostic> {
 
 /// [`load_doc`], taken from `parsed` when this run already parsed `abs` (still named `rel`).
 /// A file the YAML step parsed has no duplicate key, so its tree is what [`load_doc`] reads.
-pub fn load_doc_in(abs: &Path, rel: &Path, parsed: &DocIndex<'_>) -> Result<Document, Diagnostic> {
+pub(crate) fn load_doc_in(
+    abs: &Path,
+    rel: &Path,
+    parsed: &DocIndex<'_>,
+) -> Result<Document, Diagnostic> {
     match parsed.get(abs) {
         Some(doc) => Ok(Document {
             path: rel.to_path_buf(),

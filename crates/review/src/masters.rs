@@ -8,11 +8,11 @@ use std::collections::BTreeMap;
 
 /// A master-config entry as review reads it: infx-config's view of the entry as written
 /// (review also inspects entries the schema rules reject).
-pub type Entry<'a> = infx_config::EntryView<'a>;
+pub(crate) type Entry<'a> = infx_config::EntryView<'a>;
 
 /// Tree-relative recipe paths an entry references (`CONFIG_FILE=`, `EVAL_CONFIG_FILE=`,
 /// `srt-recipe:`, `eval-srt-recipe:`), selectors stripped, de-duplicated.
-pub fn recipe_refs(e: &Entry<'_>) -> Vec<String> {
+pub(crate) fn recipe_refs(e: &Entry<'_>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut add = |p: String| {
         if !out.contains(&p) {
@@ -33,7 +33,7 @@ pub fn recipe_refs(e: &Entry<'_>) -> Vec<String> {
 }
 
 /// Every entry of the master configs whose value is a mapping, in file order.
-pub fn entries(masters: &[Document]) -> Vec<Entry<'_>> {
+pub(crate) fn entries(masters: &[Document]) -> Vec<Entry<'_>> {
     masters
         .iter()
         .flat_map(infx_config::entries_in)
@@ -98,7 +98,7 @@ fn settings_usages(e: &Entry<'_>, agentic: bool, list: &[Node], out: &mut Vec<(S
 
 /// Every row-level benchmark use of a recipe by an entry (scenario-aware; eval-only references
 /// excluded).
-pub fn usages(e: &Entry<'_>) -> Vec<(String, Usage)> {
+pub(crate) fn usages(e: &Entry<'_>) -> Vec<(String, Usage)> {
     let mut out = Vec::new();
     for (name, blocks) in e.scenarios() {
         let agentic = infx_config::is_agentic_scenario(name);
@@ -129,7 +129,7 @@ pub fn usages(e: &Entry<'_>) -> Vec<(String, Usage)> {
 }
 
 /// Recipe path → the entries that reference it.
-pub fn bindings(entries: &[Entry<'_>]) -> BTreeMap<String, Binding> {
+pub(crate) fn bindings(entries: &[Entry<'_>]) -> BTreeMap<String, Binding> {
     let mut out: BTreeMap<String, Binding> = BTreeMap::new();
     for e in entries {
         for r in recipe_refs(e) {

@@ -6,8 +6,8 @@ use infx_report::{Diagnostic, Span};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub const CODE: infx_report::Code = codes::ENGINE_PATCH;
-pub const CODE_WAIVER: infx_report::Code = codes::WAIVER;
+pub(crate) const CODE: infx_report::Code = codes::ENGINE_PATCH;
+pub(crate) const CODE_WAIVER: infx_report::Code = codes::WAIVER;
 
 /// How a file changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,7 +181,7 @@ fn line_ranges(text: &[u8]) -> impl Iterator<Item = (u32, u32)> + '_ {
 pub type Waivers = BTreeMap<u64, (String, String)>;
 
 /// The required waiver sections, each recognised by any of its words on a heading or label line.
-pub const WAIVER_SECTIONS: &[(&str, &[&str])] = &[
+pub(crate) const WAIVER_SECTIONS: &[(&str, &[&str])] = &[
     ("config covered", &["config"]),
     ("what is patched", &["patched", "what is patch", "patch"]),
     ("why the stock image fails", &["why", "stock image"]),
@@ -282,7 +282,7 @@ fn starts_with_ignore_ascii_case(hay: &[u8], lower_needle: &[u8]) -> bool {
 }
 
 /// Why an added line looks like an engine patch, or `None`.
-pub fn patch_indicator(line: &str) -> Option<&'static str> {
+pub(crate) fn patch_indicator(line: &str) -> Option<&'static str> {
     let t = line.trim();
     if t.starts_with('#') || t.starts_with("//") {
         return None; // comments never patch anything
@@ -337,7 +337,8 @@ fn find_ignore_ascii_case(hay: &[u8], lower_needle: &[u8]) -> Option<usize> {
 }
 
 /// Parses `git diff -U0 -M` output (no colour) into file changes with their added lines.
-pub fn parse_unified_diff(text: &str) -> Vec<FileChange> {
+#[cfg(test)]
+pub(crate) fn parse_unified_diff(text: &str) -> Vec<FileChange> {
     let mut out: Vec<FileChange> = Vec::new();
     // The current file's `+` lines, until the next file starts.
     let mut pending: Vec<(usize, String)> = Vec::new();
@@ -397,7 +398,7 @@ pub fn parse_unified_diff(text: &str) -> Vec<FileChange> {
 }
 
 /// Missing sections of a waiver text.
-pub fn missing_sections(text: &str) -> Vec<&'static str> {
+pub(crate) fn missing_sections(text: &str) -> Vec<&'static str> {
     let labels: Vec<String> = text
         .lines()
         .map(str::trim)
@@ -437,12 +438,12 @@ fn run_by_a_benchmark(lower: &str) -> bool {
     let data = [".yaml", ".yml", ".json"]
         .iter()
         .any(|e| lower.ends_with(e));
-    let in_benchmarks = lower.starts_with("benchmarks/") || lower.contains("/benchmarks/");
+    let in_benchmarks = infx_config::layout::has_benchmarks_folder(lower);
     !(lower.starts_with(".github/") || lower.contains("/.github/") || python_test)
         && (!data || in_benchmarks)
 }
 
-pub fn check(changes: &[FileChange], pr: Option<u64>, waivers: &Waivers) -> Vec<Diagnostic> {
+pub(crate) fn check(changes: &[FileChange], pr: Option<u64>, waivers: &Waivers) -> Vec<Diagnostic> {
     let mut findings: Vec<Diagnostic> = Vec::new();
     for f in changes {
         if f.status == Status::Deleted {

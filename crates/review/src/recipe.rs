@@ -6,21 +6,21 @@
 //! variants is reported once, with the variants named in a note.
 
 use crate::codes;
-use infx_report::{Diagnostic, Span};
+use infx_report::Diagnostic;
 use infx_yaml::{Document, Node, Value};
 use std::borrow::Cow;
 use std::path::Path;
 
-pub const CODE_DRAFT_ENV: infx_report::Code = codes::DRAFT_PRECISION_ENV;
-pub const CODE_DRAFT_FLAG: infx_report::Code = codes::DRAFT_PRECISION_FLAG;
-pub const CODE_EVENTS: infx_report::Code = codes::EVENT_PUBLICATION;
-pub const CODE_HF_OVERRIDES: infx_report::Code = codes::ARCH_OVERRIDE;
-pub const CODE_CUDA_GRAPH: infx_report::Code = codes::DP_CUDA_GRAPH;
+pub(crate) const CODE_DRAFT_ENV: infx_report::Code = codes::DRAFT_PRECISION_ENV;
+pub(crate) const CODE_DRAFT_FLAG: infx_report::Code = codes::DRAFT_PRECISION_FLAG;
+pub(crate) const CODE_EVENTS: infx_report::Code = codes::EVENT_PUBLICATION;
+pub(crate) const CODE_HF_OVERRIDES: infx_report::Code = codes::ARCH_OVERRIDE;
+pub(crate) const CODE_CUDA_GRAPH: infx_report::Code = codes::DP_CUDA_GRAPH;
 
 /// Environment variables that make the draft cheaper than shipped (Check 13, FAIL when enabled).
-pub const PROHIBITED_DRAFT_ENV: &[&str] = &["SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE"];
+pub(crate) const PROHIBITED_DRAFT_ENV: &[&str] = &["SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE"];
 /// Environment variables that change draft precision and need a reviewer's look (Check 13, inspect).
-pub const INSPECT_DRAFT_ENV: &[&str] = &["SGLANG_GLM_NEXTN_MOE_PTPC"];
+pub(crate) const INSPECT_DRAFT_ENV: &[&str] = &["SGLANG_GLM_NEXTN_MOE_PTPC"];
 
 /// One variant of a recipe: `base` alone for a plain recipe, else each `override_*` and
 /// `zip_override_*[i]`.
@@ -36,7 +36,7 @@ pub struct Variant<'a> {
 /// `zip_override_*[i]`, or `base` alone when it has neither. A bundle the expander refuses (a
 /// zip with mismatched lengths, a non-mapping override) is reviewed through its `base` only:
 /// the recipe check reports why it does not expand.
-pub fn variants(doc: &Document) -> Vec<Variant<'_>> {
+pub(crate) fn variants(doc: &Document) -> Vec<Variant<'_>> {
     let Some(map) = doc.root.as_map() else {
         return vec![];
     };
@@ -65,7 +65,7 @@ pub fn variants(doc: &Document) -> Vec<Variant<'_>> {
 }
 
 /// Visits every mapping entry `(key, key node, value)` of a tree, depth first, in order.
-pub fn walk<'a>(n: &'a Node, f: &mut dyn FnMut(&'a str, &'a Node, &'a Node)) {
+pub(crate) fn walk<'a>(n: &'a Node, f: &mut dyn FnMut(&'a str, &'a Node, &'a Node)) {
     match &n.value {
         Value::Map(m) => {
             for (k, kn, v) in m.iter() {
@@ -79,7 +79,7 @@ pub fn walk<'a>(n: &'a Node, f: &mut dyn FnMut(&'a str, &'a Node, &'a Node)) {
 }
 
 /// Visits every string scalar (values and sequence items).
-pub fn walk_strings<'a>(n: &'a Node, f: &mut dyn FnMut(&'a str, &'a Node)) {
+pub(crate) fn walk_strings<'a>(n: &'a Node, f: &mut dyn FnMut(&'a str, &'a Node)) {
     match &n.value {
         Value::Map(m) => m.iter().for_each(|(_, _, v)| walk_strings(v, f)),
         Value::Seq(items) => items.iter().for_each(|i| walk_strings(i, f)),
@@ -89,7 +89,7 @@ pub fn walk_strings<'a>(n: &'a Node, f: &mut dyn FnMut(&'a str, &'a Node)) {
 }
 
 /// A scalar's text as a user would read it (`'1'`, `1`, `true` all give their text).
-pub fn scalar_text(n: &Node) -> Option<String> {
+pub(crate) fn scalar_text(n: &Node) -> Option<String> {
     match &n.value {
         Value::Str(s) => Some(s.clone()),
         Value::Int(i) => Some(i.to_string()),
@@ -100,7 +100,7 @@ pub fn scalar_text(n: &Node) -> Option<String> {
 }
 
 /// An environment value that turns a feature on (`1`, `true`, `yes`, `on`, any non-zero number).
-pub fn enables(n: &Node) -> bool {
+pub(crate) fn enables(n: &Node) -> bool {
     match scalar_text(n) {
         Some(t) => {
             let t = t.trim().to_ascii_lowercase();
@@ -111,7 +111,7 @@ pub fn enables(n: &Node) -> bool {
 }
 
 /// Does this variant use speculative decoding (from speculative arguments, never env names)?
-pub fn speculates(n: &Node) -> bool {
+pub(crate) fn speculates(n: &Node) -> bool {
     let mut yes = false;
     walk(n, &mut |k, _, v| {
         let k = k.trim_start_matches('-');
@@ -147,12 +147,12 @@ pub fn speculates(n: &Node) -> bool {
 /// Collects findings across variants, keeping the first of each (code, location) and naming the
 /// variants it applies to.
 #[derive(Default)]
-pub struct Findings {
+pub(crate) struct Findings {
     items: Vec<(Diagnostic, Vec<String>)>,
 }
 
 impl Findings {
-    pub fn push(&mut self, d: Diagnostic, variant: &str) {
+    pub(crate) fn push(&mut self, d: Diagnostic, variant: &str) {
         let key = |x: &Diagnostic| (x.code, x.span.map(|s| (s.start.offset(), s.start.line())));
         match self.items.iter_mut().find(|(e, _)| key(e) == key(&d)) {
             Some((_, vs)) => {
@@ -163,7 +163,7 @@ impl Findings {
             None => self.items.push((d, vec![variant.to_string()])),
         }
     }
-    pub fn finish(self, multi: bool) -> Vec<Diagnostic> {
+    pub(crate) fn finish(self, multi: bool) -> Vec<Diagnostic> {
         self.items
             .into_iter()
             .map(|(d, vs)| {
@@ -186,7 +186,7 @@ fn spec_config_text(v: &Node) -> String {
 }
 
 /// Check 8 and Check 13 on one variant.
-pub fn check_variant_flags(path: &Path, v: &Node, spec: bool, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check_variant_flags(path: &Path, v: &Node, spec: bool, out: &mut Vec<Diagnostic>) {
     walk(v, &mut |k, kn, val| {
         let bare = k.trim_start_matches('-');
         // Check 13: prohibited draft env (only meaningful when a draft runs).
@@ -318,7 +318,7 @@ fn truthy(n: Option<&Node>) -> bool {
 }
 
 /// DP cuda-graph coverage on one server-argument mapping (SGLang and vLLM spellings).
-pub fn check_cuda_graph_args(path: &Path, args: &Node, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check_cuda_graph_args(path: &Path, args: &Node, out: &mut Vec<Diagnostic>) {
     let get = |names: &[&str]| {
         names
             .iter()
@@ -359,7 +359,7 @@ pub fn check_cuda_graph_args(path: &Path, args: &Node, out: &mut Vec<Diagnostic>
 }
 
 /// vLLM: max-num-seqs is per DP rank; captured sizes count tokens, so speculative tokens add up.
-pub fn check_cuda_graph_vllm(path: &Path, args: &Node, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check_cuda_graph_vllm(path: &Path, args: &Node, out: &mut Vec<Diagnostic>) {
     let get = |names: &[&str]| {
         names
             .iter()
@@ -411,19 +411,13 @@ pub fn check_cuda_graph_vllm(path: &Path, args: &Node, out: &mut Vec<Diagnostic>
 }
 
 /// A prefill-only role (disaggregated prefill / TRT-LLM context servers).
-pub fn is_prefill_role(r: &str) -> bool {
+pub(crate) fn is_prefill_role(r: &str) -> bool {
     let r = r.to_ascii_lowercase();
     r.starts_with("prefill") || r.starts_with("ctx") || r.starts_with("context")
 }
 
-/// Every server-argument mapping of a variant: schema-2 `roles.*.args`, schema-1
-/// `backend.<engine>_config.<role>`.
-pub fn arg_maps(v: &Node) -> Vec<&Node> {
-    role_arg_maps(v).into_iter().map(|(_, n)| n).collect()
-}
-
 /// Server-argument mappings with their role names (`prefill`, `decode`, `agg`, …).
-pub fn role_arg_maps(v: &Node) -> Vec<(&str, &Node)> {
+pub(crate) fn role_arg_maps(v: &Node) -> Vec<(&str, &Node)> {
     let mut out = Vec::new();
     if let Some(roles) = v.get("roles").and_then(Node::as_map) {
         for (name, _, r) in roles.iter() {
@@ -449,12 +443,12 @@ pub fn role_arg_maps(v: &Node) -> Vec<(&str, &Node)> {
 }
 
 /// All per-recipe checks on one file: Check 8, Check 13 and the DP cuda-graph lint.
-pub fn check_recipe(doc: &Document) -> Vec<Diagnostic> {
+pub(crate) fn check_recipe(doc: &Document) -> Vec<Diagnostic> {
     check_variants(&doc.path, &variants(doc))
 }
 
 /// [`check_recipe`] on variants already expanded.
-pub fn check_variants(path: &Path, vars: &[Variant<'_>]) -> Vec<Diagnostic> {
+pub(crate) fn check_variants(path: &Path, vars: &[Variant<'_>]) -> Vec<Diagnostic> {
     let mut f = Findings::default();
     for var in vars {
         let spec = speculates(&var.node);
@@ -477,11 +471,6 @@ pub fn check_variants(path: &Path, vars: &[Variant<'_>]) -> Vec<Diagnostic> {
         }
     }
     f.finish(vars.len() > 1)
-}
-
-/// Span helper for findings about a whole file.
-pub fn file_span() -> Span {
-    Span::line(1)
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use crate::codeowners::{self, Signer};
 use crate::cookbook::{Cookbook, Report};
 use crate::golden;
 use crate::{GoldenMode, ReviewInputs, masters, pareto, recipe};
-use infx_report::allow::Acknowledged;
+use infx_report::Acknowledged;
 use infx_yaml::{DocIndex, Document};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;

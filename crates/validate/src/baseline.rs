@@ -553,7 +553,7 @@ fn fingerprint_at(d: &Diagnostic, sources: &SourceMap, at: Option<&Path>) -> Str
 
 /// A short stable digest of a fingerprint (SARIF's `partialFingerprints`).
 fn digest(key: &str) -> String {
-    let hex = infx_image::reference::Digest::sha256_of(key.as_bytes()).encoded;
+    let hex = infx_image::Digest::sha256_of(key.as_bytes()).encoded;
     hex.get(..32).unwrap_or(&hex).to_string()
 }
 

@@ -2,8 +2,8 @@
 //! the recipe file and variant it selects and the settings that tell points apart (tp, ep,
 //! dp-attn, conc, and the variant's per-point args). Shared by `validate` and `matrix --bind`.
 
-use infx_matrix::bind::{RecipeSet, bind, load_recipes_in, row_recipe};
 use infx_matrix::{Json, Object, RowOrigin, SweepRow};
+use infx_matrix::{RecipeSet, bind, load_recipes_in, row_recipe};
 use infx_recipe::{ExpandOptions, Lane, RecipeFile, Variant};
 use infx_report::Diagnostic;
 use infx_yaml::{DocIndex, Node, Value};
@@ -102,7 +102,7 @@ pub fn bind_and_record(
         records.push(record_of(row, origin, recipe, &variant, args));
     }
     // The root causes are named by the binder's side, from its typed faults.
-    let diagnostics = infx_matrix::explain::explain(report, &|rel: &str| from.file(rel));
+    let diagnostics = infx_matrix::explain(report, &|rel: &str| from.file(rel));
     (diagnostics, records)
 }
 

@@ -9,7 +9,7 @@ use infx_report::Diagnostic;
 use std::time::{Duration, Instant};
 
 /// A check's result, plus the binding records only the matrix check produces.
-pub struct Checked {
+pub(crate) struct Checked {
     pub result: CheckResult,
     pub bindings: Vec<BindingRecord>,
 }
@@ -24,7 +24,7 @@ impl From<CheckResult> for Checked {
 }
 
 /// One registered check.
-pub struct Check {
+pub(crate) struct Check {
     pub name: &'static str,
     /// Why it does not run on these inputs, if it does not.
     pub skip: fn(&Checking<'_>) -> Option<&'static str>,
@@ -33,7 +33,7 @@ pub struct Check {
 
 const NEEDS_SOUND_CONFIGS: &str = "master configs have errors; fix those first";
 
-pub const CHECKS: &[Check] = &[
+pub(crate) const CHECKS: &[Check] = &[
     Check {
         name: "change",
         skip: never,
@@ -97,7 +97,7 @@ pub const CHECKS: &[Check] = &[
 /// The exception is the recipe check of a tree with many recipe files: it reads only the
 /// configs and the parsed recipes, and is then the longest check (docs/performance.md,
 /// "Whole tree and one-config change"), so it runs beside the others.
-pub fn run_all(inputs: &Inputs, config: &ConfigChecked) -> Vec<Checked> {
+pub(crate) fn run_all(inputs: &Inputs, config: &ConfigChecked) -> Vec<Checked> {
     let checking = Checking {
         inputs,
         config,
@@ -142,7 +142,7 @@ fn internal(check: &Check) -> Checked {
 /// What every check reads: the loaded inputs, and the index of the parsed recipe files and
 /// lane blocks, built once per run for the binder and the dry-run (docs/architecture.md,
 /// "Parse once"). It derefs to the inputs.
-pub struct Checking<'a> {
+pub(crate) struct Checking<'a> {
     pub inputs: &'a Inputs,
     /// The config check's verdict, worked out beside the load ([`config_rules`]).
     pub config: &'a ConfigChecked,
@@ -217,7 +217,7 @@ fn config(i: &Checking<'_>) -> Checked {
 
 /// The config check's verdict: it gates the checks that need sound configs, and the load of
 /// the impact and the plan.
-pub struct ConfigChecked {
+pub(crate) struct ConfigChecked {
     pub findings: Vec<Diagnostic>,
     /// An error other than X5 (a runner label missing from runners.yaml): the configs are
     /// unsound.
@@ -228,7 +228,7 @@ pub struct ConfigChecked {
 
 /// The config check, in the parts the pipeline runs beside the load (docs/performance.md):
 /// the rules that read only the configs, then SR3/SR4, which open recipe files.
-pub mod config_rules {
+pub(crate) mod config_rules {
     use super::ConfigChecked;
     use crate::steps::{self, ChangeInfo};
     use infx_report::Diagnostic;
@@ -236,7 +236,7 @@ pub mod config_rules {
     use std::time::{Duration, Instant};
 
     /// The rules that read only the configs, with their time.
-    pub fn before_recipes(
+    pub(crate) fn before_recipes(
         configs: &infx_config::LoadedConfigs,
     ) -> (infx_config::RulesBeforeRecipes, Duration) {
         let t = Instant::now();
@@ -244,7 +244,7 @@ pub mod config_rules {
     }
 
     /// The rest (SR3/SR4 over `documents`): every finding, and the time of both parts.
-    pub fn finish(
+    pub(crate) fn finish(
         rules: infx_config::RulesBeforeRecipes,
         configs: &infx_config::LoadedConfigs,
         documents: &infx_yaml::DocIndex<'_>,
@@ -256,7 +256,7 @@ pub mod config_rules {
     }
 
     /// The finding of a [`finish`] that panicked (a bug).
-    pub fn panicked() -> (Vec<Diagnostic>, Duration) {
+    pub(crate) fn panicked() -> (Vec<Diagnostic>, Duration) {
         let d = Diagnostic::error(
             crate::codes::INTERNAL,
             "the config check failed unexpectedly",
@@ -265,7 +265,7 @@ pub mod config_rules {
     }
 
     /// The verdict over the findings: a recipe file the change renamed is named in them.
-    pub fn verdict(
+    pub(crate) fn verdict(
         mut findings: Vec<Diagnostic>,
         elapsed: Duration,
         change: &ChangeInfo,
@@ -338,7 +338,7 @@ fn matrix(i: &Checking<'_>) -> Checked {
     }
 }
 
-/// The matrix step's binding (as `infx_matrix::bind::bind_configs`) plus the records of the
+/// The matrix step's binding (as `infx_matrix::bind_configs`) plus the records of the
 /// points whose config is shown.
 fn bind_with_records(
     configs: &infx_matrix::MasterConfigs<'_>,
@@ -458,7 +458,7 @@ fn review(i: &Checking<'_>) -> Checked {
         .into_iter()
         .map(|d| {
             if infx_review::cookbook::PUBLISHED.contains(&d.code) {
-                infx_changelog::labels::at_merge_time(pr, d)
+                infx_changelog::at_merge_time(pr, d)
             } else {
                 d
             }

@@ -4,18 +4,18 @@
 
 use super::steps::{ChangeInfo, ChangeMode, ChangelogScope, recipe_uses};
 use super::{CheckResult, ran, skipped};
-use infx_changelog::coverage::{Appended, PlannedRows, coverage, planned_rows};
-use infx_changelog::impact::{Impact, RecipeUse, master_impact, recipe_impact, runners_impact};
-use infx_changelog::labels::{PrContext, check_labels};
-use infx_changelog::matrix_gen::{MatrixGenerator, RevisionInputs};
-use infx_changelog::plan::PlanError;
+use infx_changelog::PlanError;
+use infx_changelog::{Appended, PlannedRows, coverage, planned_rows};
+use infx_changelog::{Impact, RecipeUse, master_impact, recipe_impact, runners_impact};
+use infx_changelog::{MatrixGenerator, RevisionInputs};
+use infx_changelog::{PrContext, check_labels};
 use infx_config::layout::{self, Role};
 use infx_report::Diagnostic;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The configs whose benchmark the change can alter, with their causing lines.
-pub fn change_impact(
+pub(crate) fn change_impact(
     root: &Path,
     change: &ChangeInfo,
     loaded: &infx_config::LoadedConfigs,
@@ -148,13 +148,7 @@ fn launchers_impact(
             None
         };
         let head = text(change.head_bytes(&root.join(rel)));
-        infx_changelog::impact::launcher_impact(
-            rel,
-            base.as_deref(),
-            head.as_deref(),
-            &keys,
-            impact,
-        );
+        infx_changelog::launcher_impact(rel, base.as_deref(), head.as_deref(), &keys, impact);
     }
 }
 
@@ -174,7 +168,7 @@ fn keep_configs_whose_rows_differ(
     change: &ChangeInfo,
     named: &[String],
 ) {
-    let by_config_files = |k: &infx_changelog::impact::Impacted| {
+    let by_config_files = |k: &infx_changelog::Impacted| {
         !named.contains(&k.key)
             && k.causes.iter().all(|c| {
                 matches!(
@@ -209,7 +203,7 @@ fn keep_configs_whose_rows_differ(
         let opts = infx_matrix::Options::for_binding(Some(&[key.to_string()]));
         infx_matrix::expand(configs, runners, &opts).ok()
     };
-    let comparison = infx_matrix::compare::RowComparison::of(&base_configs, &head_configs);
+    let comparison = infx_matrix::RowComparison::of(&base_configs, &head_configs);
     impact.keys.retain_mut(|k| {
         if !by_config_files(k) {
             return true;
@@ -260,7 +254,7 @@ fn appended_of(scope: &ChangelogScope) -> Vec<Appended<'_>> {
 /// The sweep plan of the appended entries (what coverage compares with the impact), computed
 /// while loading: the planner owns its inputs, so it borrows the master documents for the
 /// call and hands them back (no copy). Empty when coverage cannot run.
-pub fn plan_appended(
+pub(crate) fn plan_appended(
     loaded: &mut infx_config::LoadedConfigs,
     base: Option<RevisionInputs>,
     scope: &ChangelogScope,
@@ -285,7 +279,7 @@ pub fn plan_appended(
 
 /// The coverage check (`changelog/entry-required`, `changelog/empty-plan`) on the plan
 /// [`plan_appended`] computed.
-pub fn check_coverage(
+pub(crate) fn check_coverage(
     planned: &Result<PlannedRows, PlanError>,
     scope: &ChangelogScope,
     impact: &Impact,
@@ -347,7 +341,7 @@ pub fn check_coverage(
 }
 
 /// The sweep-label check; skipped (visibly) when the labels are unknown.
-pub fn check_pr_labels(
+pub(crate) fn check_pr_labels(
     pr: Option<&PrContext>,
     appends_entry: bool,
     impact: &Impact,

@@ -2,9 +2,9 @@
 //! generation inputs, and the history a replay walks. `infx-changelog` stays pure (its lib.rs):
 //! it takes what is read here (docs/architecture.md, "Crates and their dependencies").
 
-use infx_changelog::matrix_gen::RevisionInputs;
-use infx_changelog::plan::{PlanError, PlanOptions, PlanStage};
-use infx_changelog::replay::CommitVerdict;
+use infx_changelog::CommitVerdict;
+use infx_changelog::RevisionInputs;
+use infx_changelog::{PlanError, PlanOptions, PlanStage};
 use infx_git::{CommitInfo, GitError, Oid, Repo};
 
 /// Check 12 through `infx-changelog`'s plan of `base..HEAD` (committed history only): `Err` with
@@ -17,13 +17,10 @@ pub(crate) fn append_only_verdict(top: &std::path::Path, base: &str) -> Option<R
     let dialect = infx_config::Dialect::Oct;
     match plan_between(&r, b, h, base, "HEAD", opts, dialect, None) {
         Ok(_) => Some(Ok(())),
-        Err(e) if e.stage == infx_changelog::plan::PlanStage::AppendOnly => Some(Err(e.message)),
+        Err(e) if e.stage == infx_changelog::PlanStage::AppendOnly => Some(Err(e.message)),
         Err(_) => None,
     }
 }
-
-/// Where the masters lived before upstream #1992 moved them to `configs/`.
-const LEGACY_DIR: &str = ".github/configs";
 
 /// The generation inputs at `commit`: `configs/{amd,nvidia}-master.yaml` and
 /// `configs/runners.yaml` (nested `inferencex-e2e/` layout first, then the root, then the legacy
@@ -43,7 +40,7 @@ pub fn revision_inputs_from(
         if let Some(b) = repo.blob_at_layout(commit, p).map_err(|e| e.to_string())? {
             return Ok(Some(b.data));
         }
-        let legacy = p.replacen("configs", LEGACY_DIR, 1);
+        let legacy = infx_config::layout::legacy_configs_path(p);
         Ok(repo
             .blob_at(commit, &legacy)
             .map_err(|e| e.to_string())?
@@ -53,7 +50,7 @@ pub fn revision_inputs_from(
     RevisionInputs::read_with_previous(read, previous)
 }
 
-/// The plan of the change `base..head` of `repo` ([`infx_changelog::matrix_gen::plan_between`]
+/// The plan of the change `base..head` of `repo` ([`infx_changelog::plan_between`]
 /// over the revisions read here), reusing `head_inputs` when the caller already loaded them.
 #[allow(clippy::too_many_arguments)]
 pub fn plan_between(
@@ -83,7 +80,7 @@ pub fn plan_between(
             infx_changelog::CHANGELOG_PATH
         ),
     })?;
-    infx_changelog::matrix_gen::plan_between(
+    infx_changelog::plan_between(
         base_raw.as_deref(),
         &head_raw,
         base_label,
@@ -98,10 +95,10 @@ pub fn plan_between(
     )
 }
 
-/// A repository (borrowed or owned) as the history [`infx_changelog::replay`] walks.
+/// A repository (borrowed or owned) as the history [`infx_changelog::replay_tree`] walks.
 struct GitHistory<R>(R);
 
-impl<R: std::borrow::Borrow<Repo>> infx_changelog::replay::History for GitHistory<R> {
+impl<R: std::borrow::Borrow<Repo>> infx_changelog::History for GitHistory<R> {
     type Error = GitError;
     type Fork = GitHistory<Repo>;
     fn commits_touching(&self, head: Oid, path: &str) -> Result<Vec<CommitInfo>, GitError> {
@@ -127,7 +124,7 @@ impl<R: std::borrow::Borrow<Repo>> infx_changelog::replay::History for GitHistor
     }
 }
 
-/// [`infx_changelog::replay::replay_tree`] over the history of `repo` (each further replay
+/// [`infx_changelog::replay_tree`] over the history of `repo` (each further replay
 /// thread opens its own handle at the git directory).
 pub fn replay_tree(
     repo: &Repo,
@@ -136,5 +133,5 @@ pub fn replay_tree(
     dialect: infx_config::Dialect,
     threads: usize,
 ) -> Result<Vec<CommitVerdict>, GitError> {
-    infx_changelog::replay::replay_tree(&GitHistory(repo), head, tree, dialect, threads)
+    infx_changelog::replay_tree(&GitHistory(repo), head, tree, dialect, threads)
 }

@@ -7,8 +7,8 @@
 
 use super::steps::{self, ChangeInfo};
 use super::{Options, contribution, pr};
-use infx_changelog::impact::Impact;
-use infx_changelog::labels::PrContext;
+use infx_changelog::Impact;
+use infx_changelog::PrContext;
 use infx_config::layout::{self, Role};
 use infx_report::Diagnostic;
 use infx_yaml::{DocIndex, Document, Loaded, Reuse, load_file_reusing};
@@ -44,7 +44,7 @@ pub struct Inputs {
     /// Configs whose planned rows are shown: the impacted ones, then those the entries name.
     pub shown: Vec<String>,
     /// The sweep plan of the appended entries (coverage compares it with the impact).
-    pub planned: Result<infx_changelog::coverage::PlannedRows, infx_changelog::plan::PlanError>,
+    pub planned: Result<infx_changelog::PlannedRows, infx_changelog::PlanError>,
     /// The reviewer checks' inputs (recipes and lane blocks moved here from the parse).
     pub review: infx_review::ReviewInputs,
     /// Findings of loading the review inputs (golden curves, CODEOWNERS).
@@ -168,7 +168,7 @@ pub(crate) fn load_plan(
     configs: &mut infx_config::LoadedConfigs,
     changelog: &steps::ChangelogInputs,
     modifiers: infx_changelog::Modifiers,
-) -> Result<infx_changelog::coverage::PlannedRows, infx_changelog::plan::PlanError> {
+) -> Result<infx_changelog::PlannedRows, infx_changelog::PlanError> {
     let base = changelog
         .scope
         .appended
@@ -210,8 +210,8 @@ fn pin_policy(
     docs: &[Document],
     failures: &[(PathBuf, Diagnostic)],
 ) -> (infx_image::PinPolicy, Vec<Diagnostic>) {
-    let file = root.join(infx_image::policy::POLICY_FILE);
-    let shown = Path::new(infx_image::policy::POLICY_FILE);
+    let file = root.join(infx_image::POLICY_FILE);
+    let shown = Path::new(infx_image::POLICY_FILE);
     if let Some(doc) = docs.iter().find(|d| d.path == file) {
         return infx_image::PinPolicy::of_document(doc, shown);
     }
@@ -466,7 +466,7 @@ pub(crate) fn load_pr(opts: &Options, change: &ChangeInfo) -> PrInputs {
             .as_ref()
             .and_then(|e| e.head_sha.as_deref())
             .and_then(|sha| change.commit_message(sha))
-            .is_some_and(|m| m.contains(infx_changelog::labels::SKIP_SWEEP));
+            .is_some_and(|m| m.contains(infx_changelog::SKIP_SWEEP));
         p
     });
     PrInputs {
@@ -561,8 +561,8 @@ impl ReviewSide {
     ) -> ReviewSide {
         let mut findings = Vec::new();
         let mut inputs = infx_review::ReviewInputs {
-            codeowners: infx_review::load::load_codeowners(root, &mut findings),
-            waivers: infx_review::load::load_waivers(root),
+            codeowners: infx_review::load_codeowners(root, &mut findings),
+            waivers: infx_review::load_waivers(root),
             ..Default::default()
         };
         if let Some(Ok(c)) = &change.loaded {
@@ -609,7 +609,7 @@ pub(crate) fn review_inputs(
             _ => rest.push(d),
         }
     }
-    inputs.golden = infx_review::load::load_golden_in(root, &DocIndex::new(&rest), &mut findings);
+    inputs.golden = infx_review::load_golden_in(root, &DocIndex::new(&rest), &mut findings);
     findings.extend(side.findings);
     (inputs, rest, findings)
 }

@@ -3,23 +3,28 @@
 //! its time (docs/architecture.md, "The validate pipeline"). A front end (xtask's CLI) parses
 //! its arguments into [`Options`] and renders the [`Report`].
 
-use infx_report::allow::Acknowledged;
+use infx_report::Acknowledged;
 use infx_report::{Diagnostic, Severity, SourceMap, sort_for_report};
 
-pub mod baseline;
-pub mod binding;
+mod baseline;
+mod binding;
 mod checks;
 pub mod codes;
 mod contribution;
 pub mod history;
 mod inputs;
 mod pipeline;
-pub mod pr;
+mod pr;
 mod steps;
 use inputs::Inputs;
 // The review commands' load: validate's, over the whole tree or, for the cookbook comparison,
 // the configs and their recipes (docs/architecture.md).
+pub use baseline::Baseline;
+pub use binding::{
+    BindingRecord, NOT_IN_TREE, bind_and_record, human_table, markdown_tables, md_escape,
+};
 pub use inputs::{ConfigLoad, ReviewChange, ReviewLoad};
+pub use pr::{PrEvent, event_path_from_env, read_event};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -126,7 +131,7 @@ pub fn format_duration(d: Duration) -> String {
 pub struct Report {
     pub checks: Vec<CheckResult>,
     /// Configs whose benchmark the change can alter, with the causing lines.
-    pub impact: infx_changelog::impact::Impact,
+    pub impact: infx_changelog::Impact,
     /// Every planned point of the configs in view → the recipe variant it selects.
     pub bindings: Vec<binding::BindingRecord>,
     /// Warnings an `# infx: allow(...)` comment acknowledged (counted, not shown).
@@ -346,7 +351,7 @@ pub fn acknowledge_allowed<'a>(
     let mut allows = Vec::new();
     let mut problems = Vec::new();
     for (path, text) in files {
-        let (a, d) = infx_report::allow::allows_in(path, text);
+        let (a, d) = infx_report::allows_in(path, text);
         allows.extend(a);
         problems.extend(d);
     }
@@ -358,7 +363,7 @@ pub fn acknowledge_allowed<'a>(
             .iter()
             .any(|n| *n == prefix || n.strip_prefix(prefix).is_some_and(|r| r.starts_with('-')))
     };
-    let outcome = infx_report::allow::acknowledge(groups, &allows, |prefix| {
+    let outcome = infx_report::acknowledge(groups, &allows, |prefix| {
         step_of(prefix, ran) || !step_of(prefix, &known)
     });
     problems.extend(outcome.problems);

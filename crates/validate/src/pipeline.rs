@@ -91,7 +91,7 @@ pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
     };
 
     let modifiers =
-        infx_changelog::labels::modifiers(pr.context.as_ref().map_or(&[][..], |p| &p.labels[..]));
+        infx_changelog::modifiers(pr.context.as_ref().map_or(&[][..], |p| &p.labels[..]));
     if !whole_tree {
         yaml_elapsed +=
             inputs::parse_touched_recipes(&mut parsed, opts, &root, &files, &configs, &touched);

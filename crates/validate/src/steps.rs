@@ -148,7 +148,7 @@ impl ChangeInfo {
     pub(super) fn base_inputs(
         &self,
         head: &infx_config::LoadedConfigs,
-    ) -> Option<infx_changelog::matrix_gen::RevisionInputs> {
+    ) -> Option<infx_changelog::RevisionInputs> {
         let base = self.base_oid()?;
         let previous: Vec<&infx_yaml::Document> =
             head.masters.iter().chain(&head.runners).collect();
@@ -349,14 +349,14 @@ fn in_repository(root: &Path) -> (ChangeInfo, Option<PathBuf>) {
 
 /// The last commit that changed the tree's changelog as the change, whatever the working tree
 /// holds (`review signoff` without `--base`); what [`detect_change`] falls back to.
-pub fn detect_stand_in(root: &Path) -> ChangeInfo {
+pub(crate) fn detect_stand_in(root: &Path) -> ChangeInfo {
     match in_repository(root) {
         (info, Some(repo_root)) => stand_in(info, root, &repo_root),
         (info, None) => info,
     }
 }
 
-pub fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
+pub(crate) fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
     let (mut info, repo_root) = if opts.no_repository {
         no_repository()
     } else {
@@ -461,7 +461,7 @@ pub struct ChangelogScope {
 /// Names the rename behind a `config/SR4` "does not exist": when the change renamed the
 /// referenced recipe file, each reference to the old name says so and where the file went
 /// (the change knows its renames; docs/config.md, "Diagnostic codes").
-pub fn name_renamed_recipes(findings: &mut [Diagnostic], change: &ChangeInfo, root: &Path) {
+pub(crate) fn name_renamed_recipes(findings: &mut [Diagnostic], change: &ChangeInfo, root: &Path) {
     let renames = change.renames_under(root);
     if renames.is_empty() {
         return;
@@ -536,7 +536,7 @@ pub(crate) fn master_keys_of<'t>(texts: impl IntoIterator<Item = &'t str>) -> BT
 
 /// Reads the changelog's new side and base, and reads the appended entries (the keys they
 /// select scope the matrix step).
-pub fn load_changelog(
+pub(crate) fn load_changelog(
     root: &Path,
     change: &ChangeInfo,
     loaded: &infx_config::LoadedConfigs,
@@ -655,17 +655,17 @@ fn appended_scope(
             additions_unreadable: true,
             ..Default::default()
         };
-        return (scope, infx_changelog::findings::appended_count(b, head));
+        return (scope, infx_changelog::appended_count(b, head));
     }
     let gated = infx_changelog::gate(base, head, layout::CHANGELOG, dialect, Default::default());
-    let count = infx_changelog::findings::appended_count(base.unwrap_or(&[]), head);
+    let count = infx_changelog::appended_count(base.unwrap_or(&[]), head);
     // Upstream's gate stops at the first fault, an edited or swapped historical entry or a
     // separator included, before it reads the additions; the full pass (findings.rs) still
     // reads them. When it reads every appended entry, coverage judges those, in the same run
     // as the changelog's findings (issue 43, item 6). Only then: the fault path, parsed again.
     let read_past_faults = match (&gated, base) {
         (Err(_), Some(b)) if count > 0 => {
-            let all = infx_changelog::findings::all_faults(
+            let all = infx_changelog::all_faults(
                 b,
                 head,
                 Path::new(layout::CHANGELOG),
@@ -732,7 +732,7 @@ fn appended_scope(
 }
 
 /// The changelog check: append-only against the base, new entries valid, their keys resolve.
-pub fn check_changelog(
+pub(crate) fn check_changelog(
     changelog: &ChangelogInputs,
     change: &ChangeInfo,
     loaded: &infx_config::LoadedConfigs,
@@ -848,7 +848,7 @@ fn entries_only(head: &[u8], file: &Path, dialect: infx_config::Dialect) -> Vec<
 
 /// Config keys the change touches; `None` = every config (whole-tree runs, or shared inputs such
 /// as runners.yaml and lane blocks changed).
-pub fn touched_keys(
+pub(crate) fn touched_keys(
     root: &Path,
     change: &ChangeInfo,
     loaded: &infx_config::LoadedConfigs,
@@ -1002,7 +1002,7 @@ pub(super) fn recipe_uses<'a>(
 }
 
 /// Absolute paths of the recipe files the configs in scope (`None` = all) reference.
-pub fn recipe_paths(
+pub(crate) fn recipe_paths(
     root: &Path,
     loaded: &infx_config::LoadedConfigs,
     keys: Option<&[String]>,
@@ -1019,7 +1019,7 @@ pub fn recipe_paths(
 
 /// Dry-run of every recipe the configs in scope reference: fragment rules, lane composition,
 /// model binding, schema validation of every variant.
-pub fn check_recipes(
+pub(crate) fn check_recipes(
     root: &Path,
     loaded: &infx_config::LoadedConfigs,
     parsed: &infx_yaml::DocIndex<'_>,
@@ -1228,7 +1228,7 @@ fn dry_run_one(
 }
 
 /// `git diff --check` over the complete change, on the texts [`detect_change`] loaded.
-pub fn check_diff(change: &ChangeInfo) -> CheckResult {
+pub(crate) fn check_diff(change: &ChangeInfo) -> CheckResult {
     if change.repo_root.is_none() {
         return skipped("diff-check", "not a git repository");
     }

@@ -3,9 +3,9 @@
 //! the plan goldens (40 commits + modifier/error extras).
 
 use anyhow::{Context, bail};
-use infx_changelog::plan::{PlanError, PlanOptions};
-use infx_changelog::replay::CommitVerdict;
+use infx_changelog::CommitVerdict;
 use infx_changelog::{Dialect, Modifiers};
+use infx_changelog::{PlanError, PlanOptions};
 use infx_git::{Oid, Repo};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -357,7 +357,7 @@ pub fn canonicalized_tail(main: &[u8], merged: &[u8]) -> Vec<u8> {
     let tail = String::from_utf8_lossy(tail)
         .split_inclusive('\n')
         .map(|l| match l.strip_prefix("  pr-link: ") {
-            Some(v) if infx_changelog::strict::is_placeholder(v.trim_end_matches('\n')) => {
+            Some(v) if infx_changelog::is_placeholder(v.trim_end_matches('\n')) => {
                 format!("  pr-link: {PR_LINK}\n")
             }
             _ => l.to_string(),

@@ -15,7 +15,7 @@
 use super::oracle::Rng;
 use super::recipes::compare_failure;
 use infx_recipe::RecipeFile;
-use infx_recipe::reference::Selector;
+use infx_recipe::Selector;
 use infx_recipe::srtctl::dry_run;
 use infx_yaml::{Node, Value};
 use serde_json::{Map, Value as J, json};
@@ -57,7 +57,7 @@ pub(crate) fn to_json(n: &Node) -> J {
         Value::Seq(items) => J::Array(items.iter().map(to_json).collect()),
         Value::Map(m) => J::Object(
             m.iter_nodes()
-                .map(|(k, v)| (infx_recipe::pystr::py_str(k), to_json(v)))
+                .map(|(k, v)| (infx_recipe::py_str(k), to_json(v)))
                 .collect(),
         ),
     }
@@ -867,12 +867,12 @@ fn compare_launches(
         if rendered
             .notes
             .iter()
-            .any(|n| n == infx_recipe::render::PROFILING_NOT_RENDERED)
+            .any(|n| n == infx_recipe::PROFILING_NOT_RENDERED)
         {
             skipped = Some(format!(
                 "launch commands NOT compared (variant {}): {}",
                 i + 1,
-                infx_recipe::render::PROFILING_NOT_RENDERED
+                infx_recipe::PROFILING_NOT_RENDERED
             ));
             continue;
         }

@@ -1,8 +1,8 @@
 //! `cargo xtask conformance validation`: our config checks against upstream's verdicts on the
 //! single-fault mutations in `corpus/goldens/validation` (rebuilt in memory by
-//! `infx_config::golden`; the corpus is never written).
+//! `infx_config::run_validation_goldens`; the corpus is never written).
 
-use infx_config::golden::{Verdict, run_validation_goldens};
+use infx_config::{Verdict, run_validation_goldens};
 use std::path::Path;
 
 pub fn run(corpus: &Path) -> anyhow::Result<super::Outcome> {

@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// Runs git in `dir` with no system or user configuration (HOME is the repository), asserts
 /// success and returns stdout, trimmed.
-pub fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let out = duct::cmd("git", args)
         .dir(dir)
         .env("GIT_CONFIG_NOSYSTEM", "1")
@@ -25,7 +25,7 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
 }
 
 /// Copies the directory `from` to `to`, recursively.
-pub fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
     for e in std::fs::read_dir(from).expect("read_dir") {
         let e = e.expect("entry");
@@ -39,7 +39,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// Rewrites `rel` below `repo` with `f`; the edit must change something.
-pub fn edit(repo: &Path, rel: &str, f: impl FnOnce(String) -> String) {
+pub(crate) fn edit(repo: &Path, rel: &str, f: impl FnOnce(String) -> String) {
     let p = repo.join(rel);
     let before = std::fs::read_to_string(&p).expect("read");
     let after = f(before.clone());
@@ -49,7 +49,7 @@ pub fn edit(repo: &Path, rel: &str, f: impl FnOnce(String) -> String) {
 
 /// The bundled tree (`inferencex-e2e/` and `.github/` of this checkout) committed on `main` in
 /// a throwaway repository, with a test identity and no line-ending conversion.
-pub fn bundled_repo() -> tempfile::TempDir {
+pub(crate) fn bundled_repo() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().expect("tempdir");
     let repo = tmp.path();
     let ws = xtask::paths::workspace_root();
@@ -68,7 +68,10 @@ pub fn bundled_repo() -> tempfile::TempDir {
 /// work tree, so that a report over a corpus tree does not depend on whether ../shared (or
 /// INFX_CORPUS) sits inside a repository: validate scopes a tree inside one to its last commit.
 /// Returns the folder (removed on drop) and the copy's `corpus` directory.
-pub fn detached_corpus(corpus: &Path, tops: &[&str]) -> (tempfile::TempDir, std::path::PathBuf) {
+pub(crate) fn detached_corpus(
+    corpus: &Path,
+    tops: &[&str],
+) -> (tempfile::TempDir, std::path::PathBuf) {
     let tmp = tempfile::tempdir().expect("tempdir");
     if let Some(repo) = xtask::paths::enclosing_work_tree(tmp.path()) {
         panic!(

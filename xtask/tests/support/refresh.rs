@@ -7,9 +7,9 @@
 use crate::support::{copy_dir, edit, git};
 use std::path::{Path, PathBuf};
 
-pub const RECIPE: &str = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/sglang/b300-fp4-mtp/agentic.yaml";
-pub const MASTER: &str = "inferencex-e2e/configs/nvidia-master.yaml";
-pub const CHANGELOG: &str = "inferencex-e2e/perf-changelog.yaml";
+pub(crate) const RECIPE: &str = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/sglang/b300-fp4-mtp/agentic.yaml";
+pub(crate) const MASTER: &str = "inferencex-e2e/configs/nvidia-master.yaml";
+pub(crate) const CHANGELOG: &str = "inferencex-e2e/perf-changelog.yaml";
 const NEW_IMAGE: &str = "lmsysorg/sglang:nightly-dev-cu13-20261004-295a53c9@sha256:7cfd4dd8e0e902d2a3c0560565963c4e172091e1586aaed15ff5a0a131394d34";
 const OLD_IMAGE: &str = "lmsysorg/sglang:nightly-dev-cu13-20260915-8d1e0f3a@sha256:0b9a7c55e1f2d3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9012345";
 const UNPINNED_IMAGE: &str = "lmsysorg/sglang:nightly-dev-cu13-20261004-295a53c9";
@@ -37,7 +37,7 @@ fn commit_all(repo: &Path, message: &str) {
 
 /// A repository whose `main` holds the curve before the refresh and whose checked-out branch
 /// `refresh` holds the bundled tree as it is (the refresh commit).
-pub fn scenario() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn scenario() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("repo");
     let ws = xtask::paths::workspace_root();
@@ -92,7 +92,7 @@ pub fn scenario() -> (tempfile::TempDir, PathBuf) {
 
 /// One fault injected into the refresh (an uncommitted edit of `rel`) and the one error it must
 /// cause: `code` at `rel`, on the line holding `marker`, column `col`.
-pub struct Fault {
+pub(crate) struct Fault {
     pub name: &'static str,
     pub rel: &'static str,
     pub apply: fn(String) -> String,
@@ -109,7 +109,7 @@ fn first_description(changelog: &str) -> &str {
     changelog[at..].lines().nth(1).expect("a description item")
 }
 
-pub const FAULTS: &[Fault] = &[
+pub(crate) const FAULTS: &[Fault] = &[
     Fault {
         name: "historical-changelog-line",
         rel: CHANGELOG,
@@ -185,7 +185,7 @@ pub const FAULTS: &[Fault] = &[
 ];
 
 /// The fault named `name`.
-pub fn fault(name: &str) -> &'static Fault {
+pub(crate) fn fault(name: &str) -> &'static Fault {
     FAULTS
         .iter()
         .find(|f| f.name == name)
@@ -193,7 +193,7 @@ pub fn fault(name: &str) -> &'static Fault {
 }
 
 /// Injects `fault` into the refresh repository.
-pub fn inject(repo: &Path, fault: &Fault) {
+pub(crate) fn inject(repo: &Path, fault: &Fault) {
     assert!(NEW_IMAGE.starts_with(UNPINNED_IMAGE));
     edit(repo, fault.rel, fault.apply);
 }

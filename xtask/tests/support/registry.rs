@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-pub struct Registry {
+pub(crate) struct Registry {
     pub url: String,
     /// `repository:tag` → version (default 1).
     versions: Arc<Mutex<HashMap<String, u32>>>,
@@ -32,7 +32,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 impl Registry {
-    pub fn start() -> Registry {
+    pub(crate) fn start() -> Registry {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
         let url = format!("http://{}", listener.local_addr().expect("addr"));
         let versions: Arc<Mutex<HashMap<String, u32>>> = Arc::default();
@@ -59,13 +59,13 @@ impl Registry {
     }
 
     /// Moves `repository:tag` (e.g. `lmsysorg/sglang:v1`) to new content.
-    pub fn move_tag(&self, name_tag: &str) {
+    pub(crate) fn move_tag(&self, name_tag: &str) {
         let mut v = self.versions.lock().expect("lock");
         *v.entry(name_tag.to_string()).or_insert(1) += 1;
     }
 
     /// The digest `repository:tag` resolves to now.
-    pub fn digest_of(&self, name_tag: &str) -> String {
+    pub(crate) fn digest_of(&self, name_tag: &str) -> String {
         let v = *self
             .versions
             .lock()

@@ -6,24 +6,24 @@
 use infx_diff::{ChangeOptions, Target, WsKind};
 use std::path::Path;
 
-pub struct Repo {
+pub(crate) struct Repo {
     pub dir: tempfile::TempDir,
 }
 
 /// (file, line, kind): what both sides must agree on.
-pub type Key = (String, usize, WsKind);
+pub(crate) type Key = (String, usize, WsKind);
 
 impl Repo {
-    pub fn new() -> Repo {
+    pub(crate) fn new() -> Repo {
         let dir = tempfile::tempdir().expect("tempdir");
         let r = Repo { dir };
         r.git(&["init", "-q", "-b", "main"]);
         r
     }
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
-    pub fn git(&self, args: &[&str]) -> String {
+    pub(crate) fn git(&self, args: &[&str]) -> String {
         let mut full = vec![
             "-c",
             "user.name=infx",
@@ -37,21 +37,21 @@ impl Repo {
             .read()
             .unwrap_or_else(|e| panic!("git {args:?}: {e}"))
     }
-    pub fn write(&self, rel: &str, content: &[u8]) {
+    pub(crate) fn write(&self, rel: &str, content: &[u8]) {
         let p = self.path().join(rel);
         if let Some(d) = p.parent() {
             std::fs::create_dir_all(d).expect("mkdir");
         }
         std::fs::write(p, content).expect("write");
     }
-    pub fn commit_all(&self, msg: &str) -> String {
+    pub(crate) fn commit_all(&self, msg: &str) -> String {
         self.git(&["add", "-A"]);
         self.git(&["commit", "-q", "--allow-empty", "-m", msg]);
         self.git(&["rev-parse", "HEAD"])
     }
 
     /// `git diff --check [args]` parsed into keys (git exits 2 when it finds something).
-    pub fn git_check(&self, args: &[&str]) -> Vec<Key> {
+    pub(crate) fn git_check(&self, args: &[&str]) -> Vec<Key> {
         let mut full = vec!["diff", "--check", "--no-color"];
         full.extend_from_slice(args);
         let out = duct::cmd("git", &full)
@@ -63,7 +63,7 @@ impl Repo {
         parse_git_check(&out)
     }
 
-    pub fn ours(&self, opts: &ChangeOptions) -> Vec<Key> {
+    pub(crate) fn ours(&self, opts: &ChangeOptions) -> Vec<Key> {
         let change = infx_diff::load_change(self.path(), opts)
             .unwrap_or_else(|d| panic!("load_change: {d}"));
         let mut keys: Vec<Key> = infx_diff::findings(&change)
@@ -75,7 +75,7 @@ impl Repo {
     }
 
     /// Compares `git diff --check <base>` (working tree) with ours; returns git's findings.
-    pub fn assert_parity(&self, base: Option<&str>) -> Vec<Key> {
+    pub(crate) fn assert_parity(&self, base: Option<&str>) -> Vec<Key> {
         let base = base.unwrap_or("HEAD");
         let git = self.git_check(&[base]);
         let ours = self.ours(&ChangeOptions::git_diff_check(Some(base)));
@@ -89,7 +89,7 @@ impl Repo {
     }
 
     /// Compares `git diff --check A B` with the commit-to-commit mode.
-    pub fn assert_parity_revs(&self, a: &str, b: &str) -> Vec<Key> {
+    pub(crate) fn assert_parity_revs(&self, a: &str, b: &str) -> Vec<Key> {
         let git = self.git_check(&[a, b]);
         let opts = ChangeOptions {
             base: Some(a.into()),
@@ -107,7 +107,7 @@ impl Repo {
 
 /// Reads `file:line: kinds.` and `file:line: leftover conflict marker` lines; the echoed
 /// offending lines (starting with `+`) are skipped.
-pub fn parse_git_check(out: &str) -> Vec<Key> {
+pub(crate) fn parse_git_check(out: &str) -> Vec<Key> {
     let mut keys = Vec::new();
     for l in out.lines() {
         if l.starts_with('+') {
@@ -133,7 +133,7 @@ pub fn parse_git_check(out: &str) -> Vec<Key> {
     keys
 }
 
-pub fn keys(v: &[(&str, usize, WsKind)]) -> Vec<Key> {
+pub(crate) fn keys(v: &[(&str, usize, WsKind)]) -> Vec<Key> {
     let mut k: Vec<Key> = v.iter().map(|(f, l, k)| (f.to_string(), *l, *k)).collect();
     k.sort();
     k

@@ -22,7 +22,7 @@ fn find_in_path(name: &str) -> Option<PathBuf> {
 }
 
 /// The tool, or `None` after printing `SKIP:`; panics when `CI` is set (CI must run these).
-pub fn require_tool(test: &str, name: &str, env_override: &str) -> Option<PathBuf> {
+pub(crate) fn require_tool(test: &str, name: &str, env_override: &str) -> Option<PathBuf> {
     if let Some(p) = std::env::var_os(env_override) {
         return Some(PathBuf::from(p));
     }
@@ -42,19 +42,19 @@ pub fn require_tool(test: &str, name: &str, env_override: &str) -> Option<PathBu
 
 /// Prints `SKIP: <why>` on the real stderr: `eprintln!` would be swallowed by the test
 /// harness's output capture for a passing test.
-pub fn skip(why: &str) {
+pub(crate) fn skip(why: &str) {
     use std::io::Write as _;
     let _ = writeln!(std::io::stderr(), "SKIP: {why}");
 }
 
-pub fn require_registry(test: &str) -> Option<PathBuf> {
+pub(crate) fn require_registry(test: &str) -> Option<PathBuf> {
     require_tool(test, "docker-registry", "INFX_DOCKER_REGISTRY")
 }
 
 // ---------------------------------------------------------------------------------------------
 // The registry process.
 
-pub struct Registry {
+pub(crate) struct Registry {
     pub port: u16,
     handle: Option<duct::Handle>,
     pub dir: tempfile::TempDir,
@@ -63,7 +63,7 @@ pub struct Registry {
 impl Registry {
     /// Starts a registry with in-memory storage; `extra` is appended to the config (e.g. an
     /// `auth:` section).
-    pub fn start(bin: &Path, extra: &str) -> Registry {
+    pub(crate) fn start(bin: &Path, extra: &str) -> Registry {
         let dir = tempfile::tempdir().expect("tempdir");
         let cfg = dir.path().join("config.yml");
         let text = format!(
@@ -119,12 +119,12 @@ impl Registry {
         reg
     }
 
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 
     /// Kills the registry and asserts nothing listens on its port any more.
-    pub fn stop(mut self) {
+    pub(crate) fn stop(mut self) {
         if let Some(h) = self.handle.take() {
             let _ = h.kill();
             let _ = h.wait();
@@ -146,7 +146,7 @@ impl Drop for Registry {
     }
 }
 
-pub fn agent() -> ureq::Agent {
+pub(crate) fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
         .max_redirects(0)
@@ -161,18 +161,18 @@ pub fn agent() -> ureq::Agent {
 // (sorted keys, no whitespace).
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flavour {
+pub(crate) enum Flavour {
     Oci,
     Docker,
 }
 
-pub struct PlatformImage {
+pub(crate) struct PlatformImage {
     pub arch: &'static str,
     pub manifest: Vec<u8>,
     pub media_type: &'static str,
 }
 
-pub struct Image {
+pub(crate) struct Image {
     pub flavour: Flavour,
     pub blobs: Vec<Vec<u8>>,
     pub platforms: Vec<PlatformImage>,
@@ -181,10 +181,10 @@ pub struct Image {
 }
 
 impl Image {
-    pub fn index_digest(&self) -> Digest {
+    pub(crate) fn index_digest(&self) -> Digest {
         Digest::sha256_of(&self.index)
     }
-    pub fn platform_digest(&self, arch: &str) -> Digest {
+    pub(crate) fn platform_digest(&self, arch: &str) -> Digest {
         let p = self
             .platforms
             .iter()
@@ -200,7 +200,7 @@ fn octal(field: &mut [u8], value: u64) {
 }
 
 /// A single-file USTAR archive with fixed metadata.
-pub fn tar_one_file(name: &str, data: &[u8]) -> Vec<u8> {
+pub(crate) fn tar_one_file(name: &str, data: &[u8]) -> Vec<u8> {
     let mut h = [0u8; 512];
     h[..name.len()].copy_from_slice(name.as_bytes());
     octal(&mut h[100..108], 0o644);
@@ -238,7 +238,7 @@ fn crc32(data: &[u8]) -> u32 {
 }
 
 /// gzip with stored (uncompressed) deflate blocks and mtime 0: valid and byte-stable.
-pub fn gzip_stored(data: &[u8]) -> Vec<u8> {
+pub(crate) fn gzip_stored(data: &[u8]) -> Vec<u8> {
     let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
     let chunks: Vec<&[u8]> = if data.is_empty() {
         vec![&[][..]]
@@ -267,7 +267,7 @@ fn desc(media_type: &str, bytes: &[u8]) -> String {
 
 /// Builds the fixture. `salt` changes the layer contents (a different set of digests, for the
 /// "moved tag" case); `annotation` (OCI only) changes just the index digest.
-pub fn build_image(flavour: Flavour, salt: &str, annotation: Option<&str>) -> Image {
+pub(crate) fn build_image(flavour: Flavour, salt: &str, annotation: Option<&str>) -> Image {
     let (cfg_mt, layer_mt, man_mt, idx_mt) = match flavour {
         Flavour::Oci => (
             "application/vnd.oci.image.config.v1+json",
@@ -339,7 +339,13 @@ pub fn build_image(flavour: Flavour, salt: &str, annotation: Option<&str>) -> Im
 // ---------------------------------------------------------------------------------------------
 // Pushing over the distribution API.
 
-pub fn push_blob(agent: &ureq::Agent, base: &str, repo: &str, bytes: &[u8], auth: Option<&str>) {
+pub(crate) fn push_blob(
+    agent: &ureq::Agent,
+    base: &str,
+    repo: &str,
+    bytes: &[u8],
+    auth: Option<&str>,
+) {
     let digest = Digest::sha256_of(bytes);
     let with = |rb: ureq::RequestBuilder<ureq::typestate::WithoutBody>| match auth {
         Some(a) => rb.header("Authorization", a),
@@ -381,7 +387,7 @@ pub fn push_blob(agent: &ureq::Agent, base: &str, repo: &str, bytes: &[u8], auth
     assert_eq!(put.status(), 201, "PUT blob {digest}");
 }
 
-pub fn put_manifest(
+pub(crate) fn put_manifest(
     agent: &ureq::Agent,
     base: &str,
     repo: &str,
@@ -404,7 +410,7 @@ pub fn put_manifest(
 
 /// Pushes the image: blobs, each platform manifest by digest and as `<tag>-<arch>`, then the
 /// index as `<tag>`.
-pub fn push_image(
+pub(crate) fn push_image(
     agent: &ureq::Agent,
     base: &str,
     repo: &str,
@@ -443,14 +449,14 @@ pub fn push_image(
 // A hand-rolled HTTP/1.1 server for hostile cases and the token service.
 
 #[derive(Clone, Debug)]
-pub struct Req {
+pub(crate) struct Req {
     pub method: String,
     pub path: String,
     pub headers: Vec<(String, String)>,
 }
 
 impl Req {
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
@@ -458,7 +464,7 @@ impl Req {
     }
 }
 
-pub struct Resp {
+pub(crate) struct Resp {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
@@ -468,7 +474,7 @@ pub struct Resp {
 }
 
 impl Resp {
-    pub fn new(status: u16) -> Resp {
+    pub(crate) fn new(status: u16) -> Resp {
         Resp {
             status,
             headers: Vec::new(),
@@ -477,19 +483,19 @@ impl Resp {
             no_length: false,
         }
     }
-    pub fn header(mut self, k: &str, v: &str) -> Resp {
+    pub(crate) fn header(mut self, k: &str, v: &str) -> Resp {
         self.headers.push((k.into(), v.into()));
         self
     }
-    pub fn body(mut self, b: impl Into<Vec<u8>>) -> Resp {
+    pub(crate) fn body(mut self, b: impl Into<Vec<u8>>) -> Resp {
         self.body = b.into();
         self
     }
-    pub fn no_length(mut self) -> Resp {
+    pub(crate) fn no_length(mut self) -> Resp {
         self.no_length = true;
         self
     }
-    pub fn delay(mut self, d: Duration) -> Resp {
+    pub(crate) fn delay(mut self, d: Duration) -> Resp {
         self.delay = d;
         self
     }
@@ -497,7 +503,7 @@ impl Resp {
 
 type Handler = dyn Fn(&Req) -> Resp + Send + Sync;
 
-pub struct FakeServer {
+pub(crate) struct FakeServer {
     pub port: u16,
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -505,7 +511,7 @@ pub struct FakeServer {
 }
 
 impl FakeServer {
-    pub fn start(handler: impl Fn(&Req) -> Resp + Send + Sync + 'static) -> FakeServer {
+    pub(crate) fn start(handler: impl Fn(&Req) -> Resp + Send + Sync + 'static) -> FakeServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let port = listener.local_addr().expect("addr").port();
         let stop = Arc::new(AtomicBool::new(false));
@@ -530,11 +536,11 @@ impl FakeServer {
         }
     }
 
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 
-    pub fn requests(&self) -> Vec<Req> {
+    pub(crate) fn requests(&self) -> Vec<Req> {
         self.log.lock().map(|v| v.clone()).unwrap_or_default()
     }
 }
@@ -608,7 +614,7 @@ fn serve(conn: TcpStream, handler: &Handler, log: &Mutex<Vec<Req>>) {
 // Token service (Docker token-authentication spec): RS256 JWTs signed by `openssl`, key id in
 // libtrust format.
 
-pub struct TokenService {
+pub(crate) struct TokenService {
     pub server: FakeServer,
     pub dir: tempfile::TempDir,
 }
@@ -691,7 +697,7 @@ fn percent_decode(s: &str) -> String {
 
 impl TokenService {
     /// `deny_repo`: a repository this service grants nothing for (insufficient scope).
-    pub fn start(openssl: &Path, deny_repo: Option<&'static str>) -> TokenService {
+    pub(crate) fn start(openssl: &Path, deny_repo: Option<&'static str>) -> TokenService {
         let dir = tempfile::tempdir().expect("tempdir");
         let key = dir.path().join("key.pem");
         let cert = dir.path().join("cert.pem");
@@ -814,12 +820,12 @@ impl TokenService {
         TokenService { server, dir }
     }
 
-    pub fn cert_path(&self) -> PathBuf {
+    pub(crate) fn cert_path(&self) -> PathBuf {
         self.dir.path().join("cert.pem")
     }
 
     /// The registry config section pointing at this service.
-    pub fn registry_auth_config(&self) -> String {
+    pub(crate) fn registry_auth_config(&self) -> String {
         format!(
             "auth:\n  token:\n    realm: {}/token\n    service: test-registry\n    issuer: test-issuer\n    rootcertbundle: {}\n",
             self.server.url(),
@@ -827,7 +833,7 @@ impl TokenService {
         )
     }
 
-    pub fn token_requests(&self) -> usize {
+    pub(crate) fn token_requests(&self) -> usize {
         self.server
             .requests()
             .iter()
@@ -836,7 +842,7 @@ impl TokenService {
     }
 
     /// A push+pull token for `repo`, obtained with Basic credentials.
-    pub fn push_token(&self, repo: &str) -> String {
+    pub(crate) fn push_token(&self, repo: &str) -> String {
         let url = format!(
             "{}/token?service=test-registry&scope=repository:{repo}:pull,push",
             self.server.url()

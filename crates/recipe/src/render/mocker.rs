@@ -8,7 +8,7 @@ use crate::pystr::{py_float, py_str};
 use infx_yaml::{Mapping, Node};
 
 /// The argv of one mocker process. `backend` is `backend` (schema 1) or `engine` (schema 2).
-pub fn command(
+pub(super) fn command(
     backend: Option<&Node>,
     mode: &str,
     model_arg: &str,

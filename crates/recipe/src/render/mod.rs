@@ -12,7 +12,7 @@ mod vllm_command;
 mod vllm_launch;
 mod workers;
 
-pub use runtime::runtime_warnings;
+pub(crate) use runtime::runtime_warnings;
 
 use crate::pystr::{py_repr, py_str};
 use crate::recipe::{Variant, is_truthy};

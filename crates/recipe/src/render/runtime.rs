@@ -12,7 +12,7 @@ use crate::recipe::Variant;
 use infx_report::Diagnostic;
 
 /// The runtime-only faults of a variant's vLLM roles, as warnings located at the size.
-pub fn runtime_warnings(v: &Variant) -> Vec<Diagnostic> {
+pub(crate) fn runtime_warnings(v: &Variant) -> Vec<Diagnostic> {
     let t = &v.tree;
     let schema2 = t.get("schema").is_some();
     let gpn = count(t.get_path(&["resources", "gpus_per_node"]))

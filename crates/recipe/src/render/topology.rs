@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 /// One worker's place: its nodes (absolute node indices) and the GPUs it uses on each.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Endpoint {
+pub(super) struct Endpoint {
     pub mode: &'static str,
     pub index: usize,
     pub nodes: Vec<usize>,
@@ -15,7 +15,7 @@ pub struct Endpoint {
 
 /// How many workers of one mode, and how many GPUs each.
 #[derive(Debug, Clone, Copy)]
-pub struct Shape {
+pub(super) struct Shape {
     pub mode: &'static str,
     pub workers: usize,
     pub gpus: usize,
@@ -25,7 +25,7 @@ pub struct Shape {
 /// node or more take whole nodes; smaller ones share a node until it is full (or take one each
 /// with `spread`); zero-GPU ones take no GPUs on the current node. Decode starts on a fresh node after a partly used one unless `colocate`,
 /// or unless no node is left (`nodes` counts the worker nodes).
-pub fn allocate(
+pub(super) fn allocate(
     shapes: &[Shape],
     gpn: usize,
     first_node: usize,
@@ -94,7 +94,7 @@ pub fn allocate(
 /// srtctl's port plan: HTTP (6100, stride 32), bootstrap (7200) and DP RPC (8400) ports count
 /// per node; KV-event (5200) and NIXL (5400) ports count job-wide.
 #[derive(Debug, Default)]
-pub struct Ports {
+pub(super) struct Ports {
     http: HashMap<usize, u32>,
     bootstrap: HashMap<usize, u32>,
     dp_rpc: HashMap<usize, u32>,
@@ -109,28 +109,28 @@ fn take(counter: &mut u32, n: u32) -> u32 {
 }
 
 impl Ports {
-    pub fn http(&mut self, node: usize) -> u32 {
+    pub(super) fn http(&mut self, node: usize) -> u32 {
         6100 + 32 * take(self.http.entry(node).or_default(), 1)
     }
-    pub fn bootstrap(&mut self, node: usize) -> u32 {
+    pub(super) fn bootstrap(&mut self, node: usize) -> u32 {
         7200 + take(self.bootstrap.entry(node).or_default(), 1)
     }
-    pub fn dp_rpc(&mut self, node: usize) -> u32 {
+    pub(super) fn dp_rpc(&mut self, node: usize) -> u32 {
         8400 + take(self.dp_rpc.entry(node).or_default(), 1)
     }
     /// The first of `n` consecutive KV-event ports.
-    pub fn kv_events(&mut self, n: u32) -> u32 {
+    pub(super) fn kv_events(&mut self, n: u32) -> u32 {
         5200 + take(&mut self.kv_events, n.max(1))
     }
     /// The first of `n` consecutive NIXL side-channel ports.
-    pub fn nixl(&mut self, n: u32) -> u32 {
+    pub(super) fn nixl(&mut self, n: u32) -> u32 {
         5400 + take(&mut self.nixl, n)
     }
 }
 
 /// One launched process of an endpoint.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Slot {
+pub(super) struct Slot {
     /// Index into the endpoint list.
     pub endpoint: usize,
     pub node: usize,
@@ -149,7 +149,7 @@ pub struct Slot {
 
 /// One process per endpoint node: the leader gets an HTTP port, prefill endpoints one
 /// bootstrap port on the leader, every node a KV-event and a NIXL port.
-pub fn one_per_node(
+pub(super) fn one_per_node(
     endpoint: usize,
     ep: &Endpoint,
     ports: &mut Ports,

@@ -7,7 +7,7 @@ use crate::pystr::{json_str, py_json, py_str};
 use infx_yaml::{Mapping, Node, Value};
 
 /// What one vLLM role (prefill, decode or agg) asks for.
-pub struct VllmRole<'a> {
+pub(super) struct VllmRole<'a> {
     pub mode: &'static str,
     pub args: Option<&'a Mapping>,
     /// The role's `kv_events_config` entry: `true` or a mapping of overrides.
@@ -15,7 +15,7 @@ pub struct VllmRole<'a> {
 }
 
 /// Job-wide settings of the vLLM launch.
-pub struct VllmJob<'a> {
+pub(super) struct VllmJob<'a> {
     pub roles: &'a [VllmRole<'a>],
     /// `vllm serve` as the public endpoint (`frontend.type: vllm`).
     pub direct: bool,
@@ -120,7 +120,7 @@ impl VllmJob<'_> {
 
 /// The processes of every endpoint, in launch order; `Err` says why srtctl refuses the layout
 /// at run time (a DP × TP × PP product that does not match the GPUs).
-pub fn processes(
+pub(super) fn processes(
     job: &VllmJob,
     endpoints: &[Endpoint],
     ports: &mut Ports,

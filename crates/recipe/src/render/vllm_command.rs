@@ -38,7 +38,7 @@ fn drop_keys(config: &mut Mapping, keep: impl Fn(&str) -> bool) {
 }
 
 /// `process`'s argv. `nodes` are the endpoint's distinct nodes, leader first.
-pub fn command(job: &VllmJob, mode: &str, slot: &Slot, nodes: &[usize]) -> Vec<String> {
+pub(super) fn command(job: &VllmJob, mode: &str, slot: &Slot, nodes: &[usize]) -> Vec<String> {
     let mut config = job
         .roles
         .iter()

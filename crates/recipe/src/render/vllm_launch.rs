@@ -9,7 +9,7 @@ use crate::recipe::is_truthy;
 use infx_yaml::{Node, Value};
 
 /// The launch-wide inputs the caller has already read.
-pub struct Inputs<'a> {
+pub(super) struct Inputs<'a> {
     pub tree: &'a Node,
     pub schema2: bool,
     pub gpn: usize,
@@ -22,7 +22,7 @@ pub struct Inputs<'a> {
 
 /// The role's kv-events entry as srtctl reads `kv_events_config` for vLLM: `true` covers
 /// prefill and decode only; a mapping names `prefill`, `decode`, `aggregated`.
-pub fn schema1_kv_events<'a>(backend: Option<&'a Node>, mode: &str) -> Option<&'a Node> {
+pub(super) fn schema1_kv_events<'a>(backend: Option<&'a Node>, mode: &str) -> Option<&'a Node> {
     let kv = backend?.get("kv_events_config")?;
     match &kv.value {
         Value::Map(m) => m.get(if mode == "agg" { "aggregated" } else { mode }),
@@ -33,14 +33,14 @@ pub fn schema1_kv_events<'a>(backend: Option<&'a Node>, mode: &str) -> Option<&'
 
 /// What [`launch`] rendered: the worker processes, the worker nodes used, and each endpoint
 /// leader's URL for a router in front (docs/recipe.md, "Rendering").
-pub struct Launched {
+pub(super) struct Launched {
     pub processes: Vec<Process>,
     pub nodes: usize,
     pub worker_urls: Vec<super::workers::WorkerUrl>,
 }
 
 /// Renders the workers.
-pub fn launch(inp: &Inputs, roles: &[Role], notes: &mut Vec<String>) -> Launched {
+pub(super) fn launch(inp: &Inputs, roles: &[Role], notes: &mut Vec<String>) -> Launched {
     let t = inp.tree;
     let engine = |k: &str| t.get_path(&[if inp.schema2 { "engine" } else { "backend" }, k]);
     let flag = |k: &str| engine(k).is_some_and(super::flag);
