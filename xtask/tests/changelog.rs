@@ -6,79 +6,13 @@ use std::path::Path;
 
 const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
 
-fn git(dir: &Path, args: &[&str]) -> std::io::Result<std::process::Output> {
-    let mut full: Vec<String> = [
-        "-C",
-        &dir.display().to_string(),
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@example.com",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    full.extend(args.iter().map(|s| s.to_string()));
-    duct::cmd("git", full)
-        .stdout_capture()
-        .stderr_capture()
-        .unchecked()
-        .run()
-}
+#[path = "support/changelog_repo.rs"]
+mod changelog_repo;
+use changelog_repo::{entry, git, ok};
 
-fn ok(dir: &Path, args: &[&str]) {
-    let out = git(dir, args).expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn entry(key: &str, link: &str) -> String {
-    format!("- config-keys:\n    - {key}\n  description:\n    - Change {key}\n  pr-link: {link}\n")
-}
-
-const MAIN_LINK: &str = "https://github.com/SemiAnalysisAI/InferenceX/pull/1";
-
-/// A repo on `main` with a two-entry changelog, master configs and the driver installed.
+/// [`changelog_repo::repo`] with this package's xtask as the merge driver.
 fn repo() -> tempfile::TempDir {
-    let d = tempfile::tempdir().expect("tempdir");
-    let p = d.path();
-    ok(p, &["init", "-q", "-b", "main"]);
-    std::fs::create_dir_all(p.join("configs")).expect("mkdir");
-    std::fs::write(
-        p.join("configs/amd-master.yaml"),
-        "a-mi355x-sglang:\n  image: x\n",
-    )
-    .expect("write");
-    std::fs::write(
-        p.join("configs/nvidia-master.yaml"),
-        "b-b200-vllm:\n  image: y\nc-b200-vllm:\n  image: z\n",
-    )
-    .expect("write");
-    let base = format!(
-        "{}\n{}",
-        entry("a-mi355x-sglang", MAIN_LINK),
-        entry("b-b200-vllm", MAIN_LINK)
-    );
-    std::fs::write(p.join("perf-changelog.yaml"), base).expect("write");
-    std::fs::write(p.join(".gitattributes"), "perf-changelog.yaml merge=infx-changelog\ninferencex-e2e/perf-changelog.yaml merge=infx-changelog\n")
-        .expect("write");
-    ok(p, &["add", "."]);
-    ok(p, &["commit", "-q", "-m", "base"]);
-    let st = std::process::Command::new(XTASK)
-        .args([
-            "install-merge-driver",
-            "--repo",
-            &p.display().to_string(),
-            "--command",
-            XTASK,
-        ])
-        .status()
-        .expect("xtask runs");
-    assert!(st.success());
-    d
+    changelog_repo::repo(Path::new(XTASK))
 }
 
 fn read(p: &Path) -> String {

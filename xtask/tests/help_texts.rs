@@ -3,32 +3,9 @@
 
 use clap::CommandFactory;
 
-fn missing_help(cmd: &clap::Command, path: &str, out: &mut Vec<String>) {
-    for arg in cmd.get_arguments() {
-        let id = arg.get_id().as_str();
-        // clap's own --help / --version carry their own text.
-        if matches!(id, "help" | "version") {
-            continue;
-        }
-        let has_help = arg
-            .get_help()
-            .or_else(|| arg.get_long_help())
-            .is_some_and(|h| !h.to_string().trim().is_empty());
-        if !has_help {
-            let name = arg
-                .get_long()
-                .map(|l| format!("--{l}"))
-                .unwrap_or_else(|| format!("<{id}>"));
-            out.push(format!("{path} {name}"));
-        }
-    }
-    for sub in cmd.get_subcommands() {
-        if sub.get_name() == "help" {
-            continue;
-        }
-        missing_help(sub, &format!("{path} {}", sub.get_name()), out);
-    }
-}
+#[path = "support/help_walk.rs"]
+mod help_walk;
+use help_walk::missing_help;
 
 #[test]
 fn every_flag_of_every_subcommand_has_help_text() {
