@@ -5,27 +5,11 @@ use clap::CommandFactory;
 
 #[path = "support/help_walk.rs"]
 mod help_walk;
-use help_walk::missing_help;
+use help_walk::{assert_every_flag_has_help, missing_help};
 
 #[test]
 fn every_flag_of_every_subcommand_has_help_text() {
-    let mut cli = xtask::Cli::command();
-    // Subcommands are built when they run (xtask/src/lazy.rs); build them all for the walk.
-    cli.build();
-    let flags = cli
-        .find_subcommand("diff-check")
-        .map_or(0, |c| c.get_arguments().count());
-    assert!(
-        flags > 3,
-        "diff-check's flags are built for the walk ({flags})"
-    );
-    let mut missing = Vec::new();
-    missing_help(&cli, "cargo xtask", &mut missing);
-    assert!(
-        missing.is_empty(),
-        "flags without help text (add a doc comment):\n  {}",
-        missing.join("\n  ")
-    );
+    assert_every_flag_has_help(xtask::Cli::command(), "diff-check");
 }
 
 #[test]

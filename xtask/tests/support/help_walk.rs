@@ -29,3 +29,25 @@ pub(crate) fn missing_help(cmd: &clap::Command, path: &str, out: &mut Vec<String
         missing_help(sub, &format!("{path} {}", sub.get_name()), out);
     }
 }
+
+/// Fails, listing them, when a flag or argument of `cli` or its subcommands has no help text.
+/// `probe`, a subcommand with more than three flags, shows the lazily built subcommands were
+/// built for the walk.
+pub(crate) fn assert_every_flag_has_help(mut cli: clap::Command, probe: &str) {
+    // Subcommands are built when they run (xtask/src/lazy.rs); build them all for the walk.
+    cli.build();
+    let flags = cli
+        .find_subcommand(probe)
+        .map_or(0, |c| c.get_arguments().count());
+    assert!(
+        flags > 3,
+        "{probe}'s flags are built for the walk ({flags})"
+    );
+    let mut missing = Vec::new();
+    missing_help(&cli, "cargo xtask", &mut missing);
+    assert!(
+        missing.is_empty(),
+        "flags without help text (add a doc comment):\n  {}",
+        missing.join("\n  ")
+    );
+}
