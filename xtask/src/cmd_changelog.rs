@@ -699,10 +699,14 @@ fn master_keys_from_dir(dir: &Path) -> Result<MasterKeys, String> {
 }
 
 /// The `.gitattributes` line that routes the changelog through the driver.
-pub const ATTRIBUTES: &[&str] = &[
-    "perf-changelog.yaml merge=infx-changelog",
-    "inferencex-e2e/perf-changelog.yaml merge=infx-changelog",
-];
+/// The `.gitattributes` lines that route the changelog, in either layout, to the merge driver.
+pub fn attributes() -> [String; 2] {
+    use infx_config::layout::{BUNDLED_TREE, CHANGELOG};
+    [
+        format!("{CHANGELOG} merge=infx-changelog"),
+        format!("{BUNDLED_TREE}/{CHANGELOG} merge=infx-changelog"),
+    ]
+}
 
 pub fn install_merge_driver(args: InstallArgs) -> anyhow::Result<ExitCode> {
     let here = match &args.repo {
@@ -731,10 +735,9 @@ pub fn install_merge_driver(args: InstallArgs) -> anyhow::Result<ExitCode> {
     ])?;
     let attrs = wd.join(".gitattributes");
     let existing = infx_fs::read_to_string(&attrs).unwrap_or_default();
-    let missing: Vec<&str> = ATTRIBUTES
-        .iter()
-        .copied()
-        .filter(|l| !existing.lines().any(|x| x.trim() == *l))
+    let missing: Vec<String> = attributes()
+        .into_iter()
+        .filter(|l| !existing.lines().any(|x| x.trim() == l))
         .collect();
     if !missing.is_empty() {
         bail!(

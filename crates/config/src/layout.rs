@@ -40,6 +40,11 @@ pub const LLMD_RECIPES: &str = "benchmarks/multi_node/llm-d-recipes/";
 /// Where the master configs and runners.yaml lived before upstream #1992 moved them to
 /// [`CONFIGS_DIR`] (of the tree).
 pub const LEGACY_CONFIGS_DIR: &str = ".github/configs";
+/// The folder of the waiver files (`docs/waiver/<PR>.md`, docs/review.md).
+pub const WAIVERS_DIR: &str = "docs/waiver";
+/// The folder the benchmark tree sits in in this repository (upstream's tree is its
+/// repository's root); `infx_git::NESTED_ROOT` names the same folder for the git layer below.
+pub const BUNDLED_TREE: &str = "inferencex-e2e";
 /// The folder a multinode reference relative to the srt-slurm checkout starts with
 /// ([`checkout_recipe_path`]).
 const CHECKOUT_RECIPES_DIR: &str = "recipes";
@@ -149,6 +154,15 @@ pub fn may_run(rel: &std::path::Path) -> bool {
         role(rel),
         Role::Launcher | Role::Benchmark | Role::RunnerScript | Role::EvalTask
     ) && !matches!(ext, "md" | "yaml" | "yml")
+}
+
+/// The tree-relative form of a repository path in either layout: below [`BUNDLED_TREE`] in this
+/// repository, as it is upstream.
+pub fn tree_relative(repo_path: &str) -> &str {
+    repo_path
+        .strip_prefix(BUNDLED_TREE)
+        .and_then(|r| r.strip_prefix('/'))
+        .unwrap_or(repo_path)
 }
 
 /// `path` (a [`CONFIGS_DIR`] path such as one of [`MASTER_CONFIGS`]) with its first
@@ -385,10 +399,21 @@ mod tests {
     /// The tree-relative path of a repository path in either layout: the bundled one (the tree
     /// is `inferencex-e2e/`) and upstream's (the tree is the repository root).
     fn in_tree(repo_path: &str) -> Role {
-        let rel = repo_path
-            .strip_prefix("inferencex-e2e/")
-            .unwrap_or(repo_path);
-        role(std::path::Path::new(rel))
+        role(std::path::Path::new(tree_relative(repo_path)))
+    }
+
+    #[test]
+    fn tree_relative_strips_only_the_bundled_tree_folder() {
+        assert_eq!(
+            tree_relative("inferencex-e2e/docs/waiver/5.md"),
+            "docs/waiver/5.md"
+        );
+        assert_eq!(tree_relative("docs/waiver/5.md"), "docs/waiver/5.md");
+        // A folder whose name only starts like the bundled tree's is not it.
+        assert_eq!(
+            tree_relative("inferencex-e2e-old/a.yaml"),
+            "inferencex-e2e-old/a.yaml"
+        );
     }
 
     /// Every path in both layouts has `want`.

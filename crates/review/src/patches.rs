@@ -415,9 +415,9 @@ pub(crate) fn missing_sections(text: &str) -> Vec<&'static str> {
 }
 
 fn waiver_path(p: &str) -> Option<u64> {
-    let rest = p
-        .strip_prefix("docs/waiver/")
-        .or_else(|| p.strip_prefix("inferencex-e2e/docs/waiver/"))?;
+    let rest = infx_config::layout::tree_relative(p)
+        .strip_prefix(infx_config::layout::WAIVERS_DIR)?
+        .strip_prefix('/')?;
     rest.strip_suffix(".md")?.parse().ok()
 }
 

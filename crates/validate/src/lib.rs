@@ -616,3 +616,12 @@ fn relative_to(base: &Path, p: &Path) -> PathBuf {
         .map(Path::to_path_buf)
         .unwrap_or_else(|_| p.to_path_buf())
 }
+
+#[cfg(test)]
+mod tests {
+    /// The git layer (below infx-config) names the bundled tree's folder itself.
+    #[test]
+    fn the_bundled_tree_has_one_name() {
+        assert_eq!(infx_config::layout::BUNDLED_TREE, infx_git::NESTED_ROOT);
+    }
+}

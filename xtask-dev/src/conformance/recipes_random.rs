@@ -173,8 +173,8 @@ pub fn run_frontend_pairs(corpus: &Path) -> anyhow::Result<super::Outcome> {
     run_cases("recipes (frontend x backend vs srtctl.mock)", &cases)
 }
 
-/// The srt-slurm recipes of the August InferenceX tree, under the corpus.
-const INFERENCEX_RECIPES: &str = "inferencex-aug2026/benchmarks/multi_node/srt-slurm-recipes";
+/// The August InferenceX tree, under the corpus.
+const AUGUST_TREE: &str = "inferencex-aug2026";
 
 /// The corpus-wide launch comparison's cases: every recipe srtctl accepted in the srtctl-golden
 /// corpus (run without an srtslurm.yaml, sweeps aside), verbatim, once per distinct text: with
@@ -203,7 +203,12 @@ pub fn corpus_launch_cases(corpus: &Path) -> Vec<Case> {
 /// The srt-slurm recipe files of the August InferenceX tree in path order, each with its case
 /// id (its path under the corpus).
 fn inferencex_recipe_files(corpus: &Path) -> Vec<(String, PathBuf)> {
-    let mut files = infx_yaml::yaml_files(&corpus.join(INFERENCEX_RECIPES)).unwrap_or_default();
+    let mut files = infx_yaml::yaml_files(
+        &corpus
+            .join(AUGUST_TREE)
+            .join(infx_config::layout::recipes_root(true)),
+    )
+    .unwrap_or_default();
     files.sort();
     files
         .into_iter()
