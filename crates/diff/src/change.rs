@@ -100,6 +100,9 @@ pub struct ChangedFile {
     pub path: PathBuf,
     /// The path before a rename or copy.
     pub old_path: Option<PathBuf>,
+    /// A rename or copy whose bytes did not change: the old and the new blob ids agree (an
+    /// exact rename). A reader of the base may take the new file's parse for the old path.
+    pub same_content: bool,
 }
 
 /// Every changed path between the base and the target.
@@ -932,10 +935,12 @@ fn changed_file(row: &Row) -> Option<ChangedFile> {
         Status::Renamed | Status::Copied => old.filter(|o| *o != path),
         _ => None,
     };
+    let same_content = old_path.is_some() && !row.old_id.is_zero() && row.old_id == row.new_id;
     Some(ChangedFile {
         status,
         path,
         old_path,
+        same_content,
     })
 }
 

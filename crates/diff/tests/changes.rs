@@ -19,6 +19,7 @@ fn files(r: &Repo, opts: &ChangeOptions) -> Vec<(Status, String, Option<String>)
                  status,
                  path,
                  old_path,
+                 ..
              }| {
                 (
                     status,

@@ -392,6 +392,21 @@ fn inexact_rename_is_found_among_exact_ones() {
         Some("configs/f17.yaml".into())
     )));
     assert_eq!(ours(&r, &worktree(&base)), want);
+    // Only the exact renames keep their content: the base's reader may take their new parse.
+    let set = changed_files(r.path(), &worktree(&base)).unwrap_or_else(|d| panic!("{d}"));
+    let same: Vec<String> = set
+        .files
+        .iter()
+        .filter(|f| f.same_content)
+        .map(|f| f.path.display().to_string())
+        .collect();
+    assert_eq!(same.len(), 29, "{same:?}");
+    assert!(!same.contains(&"e2e/configs/f17.yaml".to_string()));
+    assert!(
+        set.files
+            .iter()
+            .all(|f| f.old_path.is_some() || !f.same_content)
+    );
     // The edit's trailing space is the one finding, on the renamed file.
     let found = r.assert_parity(Some(&base));
     assert_eq!(found.len(), 1);

@@ -14,6 +14,7 @@ fn file(status: DiffStatus, path: &str, old_path: Option<&str>) -> ChangedFile {
         status,
         path: PathBuf::from(path),
         old_path: old_path.map(PathBuf::from),
+        same_content: false,
     }
 }
 

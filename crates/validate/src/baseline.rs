@@ -278,6 +278,25 @@ fn renames(change: &super::steps::ChangeInfo) -> Vec<(PathBuf, PathBuf)> {
     }
 }
 
+/// The exact renames of the change inside the tree, as tree-relative `(old, new)` paths with
+/// `/` separators: the file's bytes did not change (`ChangedFile::same_content`).
+fn exact_renames(inputs: &Inputs) -> Vec<(String, String)> {
+    let (Some(repo_root), Some(Ok(c))) = (&inputs.change.repo_root, &inputs.change.loaded) else {
+        return Vec::new();
+    };
+    let rel = |p: &Path| {
+        let p = repo_root.join(p);
+        let rel = p.strip_prefix(&inputs.root).ok()?;
+        Some(rel.to_string_lossy().replace('\\', "/"))
+    };
+    c.set
+        .files
+        .iter()
+        .filter(|f| f.same_content)
+        .filter_map(|f| Some((rel(f.old_path.as_deref()?)?, rel(&f.path)?)))
+        .collect()
+}
+
 /// The files the base's run parses, relative to the tree: those the head's run parsed, under
 /// their base names where the change moved them (docs/baseline.md, "Scope").
 fn base_files(inputs: &Inputs) -> Vec<PathBuf> {
@@ -365,6 +384,9 @@ struct HeadParses<'a> {
     read: Option<HashSet<PathBuf>>,
     changed_paths: HashSet<PathBuf>,
     docs: HashMap<String, &'a infx_yaml::Document>,
+    /// The head's documents of the files an exact rename moved, by their base path: the base
+    /// has the same bytes there.
+    moved: HashMap<String, &'a infx_yaml::Document>,
     same: std::cell::RefCell<Vec<(String, &'a infx_yaml::Document)>>,
     /// Large files the base has with other bytes: their unchanged sections are taken over.
     changed: std::cell::RefCell<Vec<(String, &'a infx_yaml::Document)>>,
@@ -394,12 +416,16 @@ impl<'a> HeadParses<'a> {
     }
 
     fn of(inputs: &'a Inputs) -> HeadParses<'a> {
-        let docs = inputs
+        let docs: HashMap<String, &infx_yaml::Document> = inputs
             .documents()
             .filter_map(|d| {
                 let rel = d.path.strip_prefix(&inputs.root).ok()?;
                 Some((rel.to_string_lossy().replace('\\', "/"), d))
             })
+            .collect();
+        let moved = exact_renames(inputs)
+            .into_iter()
+            .filter_map(|(old, new)| Some((old, *docs.get(&new)?)))
             .collect();
         HeadParses {
             inputs,
@@ -410,6 +436,7 @@ impl<'a> HeadParses<'a> {
                 .into_iter()
                 .collect(),
             docs,
+            moved,
             same: Default::default(),
             changed: Default::default(),
         }
@@ -419,6 +446,14 @@ impl<'a> HeadParses<'a> {
     /// (the change does not list the path, and the decoded text is as long as the blob, so a
     /// byte order mark or a line-ending filter leaves it out), or a large file that changed.
     fn note(&self, repo: &infx_git::Repo, rel: &str, id: infx_git::Oid) {
+        // A file an exact rename moved away: the head parsed its bytes at the new path (a
+        // tree-wide move would otherwise parse every moved file twice; docs/baseline.md, "Cost").
+        if let Some(doc) = self.moved.get(rel)
+            && repo.blob_size(id) == Some(doc.text.len() as u64)
+        {
+            self.same.borrow_mut().push((rel.to_string(), doc));
+            return;
+        }
         let Some(doc) = self.docs.get(rel) else {
             return;
         };
