@@ -882,51 +882,16 @@ fn parse_all(files: &[PathBuf], reuse: Option<&Reuse>) -> Vec<Loaded> {
     if threads < 2 || files.len() < 2 {
         return files.iter().map(|f| load_file_reusing(f, reuse)).collect();
     }
-    let parts = byte_balanced_ranges(&sizes, threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = parts
-            .iter()
-            .map(|range| {
-                let part = &files[range.clone()];
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|f| load_file_reusing(f, reuse))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .zip(parts.iter())
-            .flat_map(|(h, range)| {
-                // A panicking parser thread is a bug; report it per file instead of aborting.
-                h.join()
-                    .unwrap_or_else(|_| failed_parses(&files[range.clone()]))
-            })
-            .collect()
-    })
-}
-
-/// Splits `0..sizes.len()` into at most `parts` consecutive, non-empty ranges of about equal
-/// total size (consecutive, so results stay in input order).
-fn byte_balanced_ranges(sizes: &[u64], parts: usize) -> Vec<std::ops::Range<usize>> {
-    let total: u64 = sizes.iter().sum();
-    let parts = parts.max(1) as u64;
-    let mut ranges = Vec::new();
-    let (mut start, mut sum) = (0usize, 0u64);
-    for (i, size) in sizes.iter().enumerate() {
-        sum += size;
-        // Close the range once it reaches its share of the bytes seen so far.
-        let share = total * (ranges.len() as u64 + 1) / parts;
-        if sum >= share && (ranges.len() as u64) < parts - 1 {
-            ranges.push(start..i + 1);
-            start = i + 1;
-        }
-    }
-    if start < sizes.len() {
-        ranges.push(start..sizes.len());
-    }
-    ranges
+    // Files one at a time from a shared index, the calling thread one of the workers: every
+    // thread costs a fresh allocator heap, whose first page the kernel zeroes (a 2 MiB huge
+    // page under mimalloc's arena; docs/performance.md, "Threads cost pages").
+    let parse = |f: &PathBuf| {
+        // A panicking parse is a bug: that file reports it, the others are still parsed.
+        let run = std::panic::AssertUnwindSafe(|| load_file_reusing(f, reuse));
+        std::panic::catch_unwind(run)
+            .unwrap_or_else(|_| failed_parses(std::slice::from_ref(f)).remove(0))
+    };
+    infx_report::parallel_map(files, threads, parse, &|_| {})
 }
 
 /// Every YAML file under `dir`; a folder that cannot be listed, a symlink out of the
@@ -936,29 +901,4 @@ fn yaml_files(dir: &Path, diags: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
     let walk = infx_yaml::walk_yaml(dir);
     diags.extend(walk.problems.iter().map(infx_fs::FsError::to_diagnostic));
     walk.files
-}
-
-#[cfg(test)]
-mod tests {
-    use super::byte_balanced_ranges;
-
-    #[test]
-    fn ranges_cover_every_file_once_in_order_balanced_by_bytes() {
-        // One big file first (a master config), then many small recipes.
-        let mut sizes = vec![1_000u64];
-        sizes.extend(std::iter::repeat_n(10, 100));
-        let ranges = byte_balanced_ranges(&sizes, 2);
-        assert_eq!(ranges, vec![0..1, 1..101]);
-        // By count the first thread would get the big file and 50 recipes.
-        let even = byte_balanced_ranges(&[5; 10], 4);
-        assert_eq!(
-            even.iter().map(|r| r.start).collect::<Vec<_>>(),
-            [0, 3, 5, 8]
-        );
-        assert_eq!(even.last().map(|r| r.end), Some(10));
-        // Empty sizes (unreadable metadata) still give non-empty consecutive ranges.
-        let zeros = byte_balanced_ranges(&[0; 5], 3);
-        assert_eq!(zeros, vec![0..1, 1..2, 2..5]);
-        assert!(byte_balanced_ranges(&[], 3).is_empty());
-    }
 }
