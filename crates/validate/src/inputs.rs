@@ -643,12 +643,22 @@ pub(crate) fn detect_and_parse<R: Send>(
 ) -> DetectedAndParsed<R> {
     let always = existing_config_files(root);
     std::thread::scope(|scope| {
-        let early = scope.spawn(|| {
+        let early = || {
             let config_parse = parse_configs(root, &always, reuse_of(opts));
             let ran =
                 (parse_scope == ParseScope::Run).then(|| after_configs(&config_parse.configs));
             (config_parse, ran)
-        });
+        };
+        // Without a repository there is no change to detect beside the parse (the base's
+        // export, docs/baseline.md): the configs are parsed here, and no thread pays for a
+        // fresh heap for nothing (docs/performance.md, "Threads cost pages").
+        let early = if opts.no_repository {
+            Early::Done(std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+                early,
+            )))
+        } else {
+            Early::Thread(scope.spawn(early))
+        };
         let t = Instant::now();
         let change = detect();
         let change_elapsed = t.elapsed();
@@ -682,7 +692,11 @@ pub(crate) fn detect_and_parse<R: Send>(
             .collect();
         let rest_loaded = parse_all(&rest, reuse_of(opts));
         let waiting = Instant::now();
-        let (config_parse, after_configs) = match early.join() {
+        let joined = match early {
+            Early::Thread(handle) => handle.join(),
+            Early::Done(done) => done,
+        };
+        let (config_parse, after_configs) = match joined {
             Ok(early) => early,
             // A panicking parser thread is a bug: every config file reports it, and the
             // configs load again here.
@@ -737,6 +751,12 @@ pub(crate) fn detect_and_parse<R: Send>(
             after_configs,
         }
     })
+}
+
+/// Where [`detect_and_parse`]'s config parse ran: on its own thread, or already here.
+enum Early<'scope, T> {
+    Thread(std::thread::ScopedJoinHandle<'scope, T>),
+    Done(std::thread::Result<T>),
 }
 
 /// Which YAML files a load parses.
