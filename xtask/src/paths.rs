@@ -27,7 +27,7 @@ pub fn checkout_root() -> PathBuf {
     enclosing_work_tree(&cwd)
         .or_else(|| {
             cwd.ancestors()
-                .find(|dir| dir.join("inferencex-e2e").is_dir())
+                .find(|dir| dir.join(infx_config::layout::BUNDLED_TREE).is_dir())
                 .map(Path::to_path_buf)
         })
         .unwrap_or(cwd)
@@ -35,7 +35,7 @@ pub fn checkout_root() -> PathBuf {
 
 /// The benchmark tree of a checkout: its `inferencex-e2e/` when present, else the checkout.
 pub fn tree_of(checkout: &Path) -> PathBuf {
-    let bundled = checkout.join("inferencex-e2e");
+    let bundled = checkout.join(infx_config::layout::BUNDLED_TREE);
     if bundled.is_dir() {
         bundled
     } else {

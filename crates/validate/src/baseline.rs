@@ -355,7 +355,9 @@ fn read_by_validate(path: &str) -> bool {
         _ => {
             path.ends_with(".yaml")
                 || path.ends_with(".yml")
-                || path.starts_with("docs/waiver/")
+                || path
+                    .strip_prefix(infx_config::layout::WAIVERS_DIR)
+                    .is_some_and(|rest| rest.starts_with('/'))
                 || path.ends_with("CODEOWNERS")
         }
     }
