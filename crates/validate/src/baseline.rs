@@ -264,34 +264,36 @@ fn base_findings(inputs: &Inputs, base: &str, mut scope: RunScope) -> Result<Vec
         .collect())
 }
 
+/// The files the change moved (a rename or copy to another path).
+fn moves(change: &super::steps::ChangeInfo) -> impl Iterator<Item = &infx_diff::ChangedFile> {
+    let files = match &change.loaded {
+        Some(Ok(c)) => &c.set.files[..],
+        _ => &[],
+    };
+    files
+        .iter()
+        .filter(|f| f.old_path.as_ref().is_some_and(|old| *old != f.path))
+}
+
 /// The files the change moved: (old, new), repository-relative.
 fn renames(change: &super::steps::ChangeInfo) -> Vec<(PathBuf, PathBuf)> {
-    match &change.loaded {
-        Some(Ok(c)) => c
-            .set
-            .files
-            .iter()
-            .filter_map(|f| Some((f.old_path.clone()?, f.path.clone())))
-            .filter(|(old, new)| old != new)
-            .collect(),
-        _ => Vec::new(),
-    }
+    moves(change)
+        .filter_map(|f| Some((f.old_path.clone()?, f.path.clone())))
+        .collect()
+}
+
+/// A repository-relative path relative to the tree, when it lies in the tree.
+fn in_tree(inputs: &Inputs, repo_path: &Path) -> Option<PathBuf> {
+    let repo_root = inputs.change.repo_root.as_ref()?;
+    let p = repo_root.join(repo_path);
+    p.strip_prefix(&inputs.root).ok().map(Path::to_path_buf)
 }
 
 /// The exact renames of the change inside the tree, as tree-relative `(old, new)` paths with
 /// `/` separators: the file's bytes did not change (`ChangedFile::same_content`).
 fn exact_renames(inputs: &Inputs) -> Vec<(String, String)> {
-    let (Some(repo_root), Some(Ok(c))) = (&inputs.change.repo_root, &inputs.change.loaded) else {
-        return Vec::new();
-    };
-    let rel = |p: &Path| {
-        let p = repo_root.join(p);
-        let rel = p.strip_prefix(&inputs.root).ok()?;
-        Some(rel.to_string_lossy().replace('\\', "/"))
-    };
-    c.set
-        .files
-        .iter()
+    let rel = |p: &Path| Some(in_tree(inputs, p)?.to_string_lossy().replace('\\', "/"));
+    moves(&inputs.change)
         .filter(|f| f.same_content)
         .filter_map(|f| Some((rel(f.old_path.as_deref()?)?, rel(&f.path)?)))
         .collect()
@@ -301,24 +303,16 @@ fn exact_renames(inputs: &Inputs) -> Vec<(String, String)> {
 /// their base names where the change moved them (docs/baseline.md, "Scope").
 fn base_files(inputs: &Inputs) -> Vec<PathBuf> {
     let mut files = head_files(inputs);
-    if let Some(repo_root) = &inputs.change.repo_root {
-        let rel = |p: &Path| {
-            repo_root
-                .join(p)
-                .strip_prefix(&inputs.root)
-                .ok()
-                .map(Path::to_path_buf)
-        };
-        for (old, new) in renames(&inputs.change) {
-            if let (Some(old), Some(new)) = (rel(&old), rel(&new))
-                && files.binary_search(&new).is_ok()
-            {
-                files.push(old);
-            }
+    for f in moves(&inputs.change) {
+        let old = f.old_path.as_deref().and_then(|p| in_tree(inputs, p));
+        if let (Some(old), Some(new)) = (old, in_tree(inputs, &f.path))
+            && files.binary_search(&new).is_ok()
+        {
+            files.push(old);
         }
-        files.sort();
-        files.dedup();
     }
+    files.sort();
+    files.dedup();
     files
 }
 
