@@ -5,6 +5,7 @@
 //! with the config check beside them; the checks in [`super::checks`] only look at the
 //! [`Inputs`] they build.
 
+use super::beside::Beside;
 use super::steps::{self, ChangeInfo};
 use super::{Options, contribution, pr};
 use infx_changelog::Impact;
@@ -652,13 +653,7 @@ pub(crate) fn detect_and_parse<R: Send>(
         // Without a repository there is no change to detect beside the parse (the base's
         // export, docs/baseline.md): the configs are parsed here, and no thread pays for a
         // fresh heap for nothing (docs/performance.md, "Threads cost pages").
-        let early = if opts.no_repository {
-            Early::Done(std::panic::catch_unwind(std::panic::AssertUnwindSafe(
-                early,
-            )))
-        } else {
-            Early::Thread(scope.spawn(early))
-        };
+        let early = Beside::start(scope, !opts.no_repository, early);
         let t = Instant::now();
         let change = detect();
         let change_elapsed = t.elapsed();
@@ -692,11 +687,7 @@ pub(crate) fn detect_and_parse<R: Send>(
             .collect();
         let rest_loaded = parse_all(&rest, reuse_of(opts));
         let waiting = Instant::now();
-        let joined = match early {
-            Early::Thread(handle) => handle.join(),
-            Early::Done(done) => done,
-        };
-        let (config_parse, after_configs) = match joined {
+        let (config_parse, after_configs) = match early.join() {
             Ok(early) => early,
             // A panicking parser thread is a bug: every config file reports it, and the
             // configs load again here.
@@ -751,12 +742,6 @@ pub(crate) fn detect_and_parse<R: Send>(
             after_configs,
         }
     })
-}
-
-/// Where [`detect_and_parse`]'s config parse ran: on its own thread, or already here.
-enum Early<'scope, T> {
-    Thread(std::thread::ScopedJoinHandle<'scope, T>),
-    Done(std::thread::Result<T>),
 }
 
 /// Which YAML files a load parses.

@@ -7,6 +7,7 @@ use infx_report::Acknowledged;
 use infx_report::{Diagnostic, Severity, SourceMap, sort_for_report};
 
 mod baseline;
+mod beside;
 mod binding;
 mod checks;
 pub mod codes;

@@ -4,17 +4,12 @@
 //! check's, which [`super::checks`] computes and the pipeline runs early, because its verdict
 //! decides what else is loaded (the impact and the plan of sound configs only).
 
+use super::beside::Beside;
 use super::checks::{ConfigChecked, config_rules};
 use super::inputs::{self, Inputs, ParseScope, ReviewSide, YamlStep};
 use super::steps;
 use super::{Options, contribution};
 use infx_yaml::DocIndex;
-
-/// Where the config check's last part (SR3/SR4) runs.
-enum Finish<'scope, T> {
-    Thread(std::thread::ScopedJoinHandle<'scope, T>),
-    Here(infx_config::RulesBeforeRecipes),
-}
 
 /// Loads everything one run reads, with the config check worked out beside the load. Never
 /// panics on repository content.
@@ -56,11 +51,8 @@ pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
         std::thread::scope(|scope| {
             // A thread only when SR3/SR4 have recipe files to open: every thread costs its
             // own allocator heap (docs/performance.md, "The allocator: mimalloc").
-            let check = if rules.opens_recipe_files() {
-                Finish::Thread(scope.spawn(|| finish(rules)))
-            } else {
-                Finish::Here(rules)
-            };
+            let on_thread = rules.opens_recipe_files();
+            let check = Beside::start(scope, on_thread, || finish(rules));
             let changelog = steps::load_changelog(&root, &change, &configs);
             let impact = contribution::change_impact(
                 &root,
@@ -77,10 +69,7 @@ pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
                 changelog.scope.append_only,
                 (pr.number, opts.checklist),
             );
-            let (findings, elapsed) = match check {
-                Finish::Thread(check) => check.join().unwrap_or_else(|_| config_rules::panicked()),
-                Finish::Here(rules) => finish(rules),
-            };
+            let (findings, elapsed) = check.join().unwrap_or_else(|_| config_rules::panicked());
             (findings, elapsed, changelog, impact, touched, review_side)
         });
     let config = config_rules::verdict(config_findings, config_elapsed, &change, &root);
