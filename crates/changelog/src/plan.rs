@@ -63,7 +63,7 @@ pub struct PlanOptions {
 }
 
 /// Where a plan stopped: its own stages, and the gate's when the plan's gate of the additions
-/// stops it first.
+/// stops it first (its deletion and append-only stages are the plan's own).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlanStage {
     Read,
@@ -72,11 +72,8 @@ pub enum PlanStage {
     ConfigKey,
     AppendOnly,
     Generator,
-    Newline,
-    NoAdditions,
-    Yaml,
-    NoEntries,
-    EntrySchema,
+    /// Another stage of the gate of the additions.
+    Gate(GateStage),
 }
 
 impl PlanStage {
@@ -84,21 +81,17 @@ impl PlanStage {
     pub fn as_str(self) -> &'static str {
         match self {
             PlanStage::Read => "read",
-            PlanStage::Deletion => "deletion",
+            PlanStage::Deletion => GateStage::Deletion.as_str(),
             PlanStage::MasterConfigs => "master-configs",
             PlanStage::ConfigKey => "config-key",
-            PlanStage::AppendOnly => "append-only",
+            PlanStage::AppendOnly => GateStage::AppendOnly.as_str(),
             PlanStage::Generator => "generator",
-            PlanStage::Newline => "newline",
-            PlanStage::NoAdditions => "no-additions",
-            PlanStage::Yaml => "yaml",
-            PlanStage::NoEntries => "no-entries",
-            PlanStage::EntrySchema => "entry-schema",
+            PlanStage::Gate(g) => g.as_str(),
         }
     }
     /// The diagnostic code of a plan that stopped here. The master configs are inputs the plan
-    /// reads; the gate's stages have their own findings from the gate, so the plan's is the
-    /// general one.
+    /// reads (`changelog/plan-read`); the gate's other stages have their own findings from the
+    /// gate, so the plan's is the general `changelog/plan`.
     pub fn code(self) -> Code {
         match self {
             PlanStage::Read | PlanStage::MasterConfigs => codes::PLAN_READ,
@@ -106,11 +99,7 @@ impl PlanStage {
             PlanStage::ConfigKey => codes::PLAN_CONFIG_KEY,
             PlanStage::AppendOnly => codes::PLAN_APPEND_ONLY,
             PlanStage::Generator => codes::PLAN_GENERATOR,
-            PlanStage::Newline
-            | PlanStage::NoAdditions
-            | PlanStage::Yaml
-            | PlanStage::NoEntries
-            | PlanStage::EntrySchema => codes::PLAN,
+            PlanStage::Gate(_) => codes::PLAN,
         }
     }
 }
@@ -118,13 +107,9 @@ impl PlanStage {
 impl From<GateStage> for PlanStage {
     fn from(s: GateStage) -> Self {
         match s {
-            GateStage::Newline => PlanStage::Newline,
             GateStage::Deletion => PlanStage::Deletion,
-            GateStage::NoAdditions => PlanStage::NoAdditions,
-            GateStage::Yaml => PlanStage::Yaml,
-            GateStage::NoEntries => PlanStage::NoEntries,
-            GateStage::EntrySchema => PlanStage::EntrySchema,
             GateStage::AppendOnly => PlanStage::AppendOnly,
+            other => PlanStage::Gate(other),
         }
     }
 }
@@ -247,7 +232,7 @@ pub(crate) fn build_plan(
 ) -> Result<Value, PlanError> {
     if entries.is_empty() {
         return Err(PlanError {
-            stage: PlanStage::NoEntries,
+            stage: PlanStage::Gate(GateStage::NoEntries),
             message: "No valid YAML entries found in the changelog additions.".into(),
         });
     }
