@@ -29,8 +29,8 @@ pub struct FileChange {
 
 /// The lines a change adds to one file: each line's number and its byte range in the file's
 /// text, which is shared with the diff rather than copied line by line (a change adding 16k
-/// recipe files held a `String` per added line: docs/performance.md, "Memory per added
-/// file").
+/// recipe files held a `String` per added line; docs/performance.md,
+/// "Memory per added file (session 40)").
 #[derive(Clone, Debug, Default)]
 pub struct AddedLines {
     /// Valid UTF-8 (checked once when built), so every line slice is too.
@@ -45,6 +45,10 @@ impl AddedLines {
     /// always) are picked in one walk over the text. A text that is not UTF-8 is replaced by
     /// its lossy form (one copy).
     pub fn pick(text: Arc<[u8]>, numbers: &[usize]) -> AddedLines {
+        // A rename or mode change adds no line: no reason to look at its text.
+        if numbers.is_empty() {
+            return AddedLines::default();
+        }
         let text = match std::str::from_utf8(&text) {
             Ok(_) => text,
             Err(_) => Arc::from(String::from_utf8_lossy(&text).as_bytes()),
