@@ -62,8 +62,9 @@ pub fn is_placeholder(link: &str) -> bool {
 /// Upstream `parse_changelog`: file invariants, YAML (duplicate keys rejected), root list,
 /// `- config-keys:` line count = entry count, each entry a valid `ChangelogEntry`.
 pub fn parse_changelog(raw: &[u8], label: &str, dialect: Dialect) -> Result<Parsed, StrictError> {
-    let last_line = raw.iter().filter(|&&b| b == b'\n').count() + 1;
     if !raw.ends_with(b"\n") {
+        // Counted only here: the changelog is the largest file a run reads whole.
+        let last_line = raw.iter().filter(|&&b| b == b'\n').count() + 1;
         return Err(StrictError::new(
             codes::FINAL_NEWLINE,
             format!("{label} does not end with a newline"),
@@ -76,7 +77,7 @@ pub fn parse_changelog(raw: &[u8], label: &str, dialect: Dialect) -> Result<Pars
         (b'\t', codes::TAB, "tabs"),
         (0u8, codes::NUL, "NUL bytes"),
     ] {
-        if let Some(pos) = raw.iter().position(|&b| b == byte) {
+        if let Some(pos) = memchr::memchr(byte, raw) {
             let line = raw[..pos].iter().filter(|&&b| b == b'\n').count() + 1;
             return Err(StrictError::new(code, format!("{label} contains {what}"))
                 .line(line)
