@@ -92,15 +92,7 @@ impl SweepRow for serde_json::Map<String, serde_json::Value> {
         self.get(key).and_then(serde_json::Value::as_i64)
     }
     fn truthy(&self, key: &str) -> bool {
-        use serde_json::Value;
-        match self.get(key) {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => *b,
-            Some(Value::Number(n)) => n.as_f64() != Some(0.0),
-            Some(Value::String(s)) => !s.is_empty(),
-            Some(Value::Array(a)) => !a.is_empty(),
-            Some(Value::Object(o)) => !o.is_empty(),
-        }
+        self.get(key).is_some_and(infx_recipe::schema1::truthy)
     }
 }
 

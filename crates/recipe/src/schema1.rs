@@ -818,7 +818,8 @@ fn rule(tree: &Node, path: &str, message: impl Into<String>) -> Failure {
     }
 }
 
-fn truthy(v: &J) -> bool {
+/// Python truthiness of a JSON value (`if value:` in upstream's scripts).
+pub fn truthy(v: &J) -> bool {
     match v {
         J::Null => false,
         J::Bool(b) => *b,
