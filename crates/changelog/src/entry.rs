@@ -7,7 +7,8 @@ use infx_matrix::ScenarioType;
 use infx_yaml::{Mapping, Node, ScalarStyle, Span, Value};
 
 /// Whether the entry schema of `dialect` has `no-evals`: October's generations do, August's
-/// (`utils/`) calls it an unknown key (docs/config.md, "Dialects").
+/// (`utils/`) calls it an unknown key (docs/changelog.md, "Diagnostic codes (`changelog/<rule>`,
+/// with the line)", its entry schema; the dialects: docs/config.md, "Dialects").
 fn has_no_evals(dialect: Dialect) -> bool {
     dialect != Dialect::Aug
 }
