@@ -527,7 +527,7 @@ fn sites_in_change(
                     let doc = infx_yaml::Document {
                         path: site.path.clone(),
                         text: text.into(),
-                        root,
+                        root: root.into(),
                     };
                     Some(infx_image::sites_in(&doc).0)
                 })

@@ -407,9 +407,12 @@ impl<'a, 'd> Side<'a, 'd> {
             let loaded = (self.parsed)(rel);
             let recipe = match loaded {
                 // The load's document of this very text: no second parse.
-                Some(doc) if *doc.text == *text => {
-                    RecipeFile::from_parsed(Path::new(rel), doc.text.clone(), doc.root.clone()).ok()
-                }
+                Some(doc) if *doc.text == *text => RecipeFile::from_parsed(
+                    Path::new(rel),
+                    doc.text.clone(),
+                    infx_yaml::Node::clone(&doc.root),
+                )
+                .ok(),
                 _ => {
                     // A text other than the loaded file's (the base, or a commit standing in
                     // for the change) is no working-tree file: its parse is named apart.
@@ -560,7 +563,7 @@ mod tests {
         Document {
             path: PathBuf::from(path),
             text: Arc::from(text),
-            root: infx_yaml::parse_str(Path::new(path), text).unwrap(),
+            root: infx_yaml::parse_str(Path::new(path), text).unwrap().into(),
         }
     }
 

@@ -35,7 +35,7 @@ fn parse_doc(path: &str, bytes: Vec<u8>) -> Result<Document, String> {
     Ok(Document {
         path: PathBuf::from(path),
         text: Arc::from(text),
-        root,
+        root: root.into(),
     })
 }
 
@@ -68,7 +68,7 @@ fn parse_doc_from(
         Some(root) => Ok(Document {
             path: PathBuf::from(path),
             text: Arc::from(text),
-            root,
+            root: root.into(),
         }),
         None => parse_doc(path, bytes),
     }
@@ -377,7 +377,7 @@ mod tests {
     fn doc(src: &str) -> infx_yaml::Document {
         infx_yaml::Document {
             path: "m".into(),
-            root: infx_yaml::parse_str(Path::new("m"), src).unwrap(),
+            root: infx_yaml::parse_str(Path::new("m"), src).unwrap().into(),
             text: src.into(),
         }
     }

@@ -318,7 +318,7 @@ fn apply_op(masters: &mut [Document], fi: usize, files: &[&str], op: &Json) -> R
         .and_then(Json::as_str)
         .ok_or("op without 'op'")?;
     if kind == "wrap-root-in-list" {
-        let root = &mut masters[fi].root;
+        let root = std::sync::Arc::make_mut(&mut masters[fi].root);
         let span = root.span;
         let inner = std::mem::replace(root, Node::new(Value::Null, span));
         *root = Node::new(Value::Seq(vec![inner]), span);
@@ -344,12 +344,12 @@ fn apply_op(masters: &mut [Document], fi: usize, files: &[&str], op: &Json) -> R
                 .get("path")
                 .and_then(Json::as_array)
                 .ok_or("copy_of without path")?;
-            Some(navigate(&mut masters[src].root.clone(), p)?.clone())
+            Some(navigate(&mut Node::clone(&masters[src].root), p)?.clone())
         }
         Some(v) => Some(v.clone()).map(|v| json_to_node(&v, masters[fi].root.span)),
         None => None,
     };
-    let parent = navigate(&mut masters[fi].root, parents)?;
+    let parent = navigate(std::sync::Arc::make_mut(&mut masters[fi].root), parents)?;
     let span = parent.span;
     match (&mut parent.value, last) {
         (Value::Map(m), Json::String(k)) => {

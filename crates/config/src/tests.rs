@@ -119,7 +119,7 @@ fn doc(path: &str, text: &str) -> Document {
     Document {
         path: PathBuf::from(path),
         text: Arc::from(text),
-        root,
+        root: root.into(),
     }
 }
 
@@ -1147,7 +1147,7 @@ mod props {
                 AGENTIC.replacen("  multinode: false\n", &format!("  multinode: false\n  {field}: {value}\n"), 1)
             };
             let Ok(root) = parse_str(Path::new("configs/nvidia-master.yaml"), &text) else { return Ok(()); };
-            let d = Document { path: PathBuf::from("configs/nvidia-master.yaml"), text: Arc::from(text.as_str()), root };
+            let d = Document { path: PathBuf::from("configs/nvidia-master.yaml"), text: Arc::from(text.as_str()), root: root.into() };
             for dialect in [Dialect::Aug, Dialect::Oct, Dialect::OctNewest] {
                 let mut l = from_documents(vec![d.clone()], Some(doc("configs/runners.yaml", RUNNERS_AUG)), PathBuf::from("."));
                 l.dialect = dialect;

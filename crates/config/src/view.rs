@@ -273,7 +273,9 @@ mod tests {
     fn doc(text: &str) -> Document {
         Document {
             path: "configs/nvidia-master.yaml".into(),
-            root: infx_yaml::parse_str(Path::new("m.yaml"), text).expect("test yaml parses"),
+            root: infx_yaml::parse_str(Path::new("m.yaml"), text)
+                .expect("test yaml parses")
+                .into(),
             text: text.into(),
         }
     }

@@ -21,7 +21,7 @@ fn dialect_scan_of_a_deep_document_needs_no_deep_stack() {
     let doc = infx_yaml::Document {
         path: "m.yaml".into(),
         text: text.as_str().into(),
-        root,
+        root: root.into(),
     };
     let dialect = std::thread::scope(|s| {
         std::thread::Builder::new()

@@ -10,6 +10,6 @@ pub(crate) fn doc(name: &str, text: &str) -> Document {
     Document {
         path,
         text: text.into(),
-        root,
+        root: root.into(),
     }
 }

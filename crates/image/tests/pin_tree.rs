@@ -248,7 +248,7 @@ fn online_check_diagnostics() {
     let doc = infx_yaml::Document {
         path,
         text: text.into(),
-        root,
+        root: root.into(),
     };
     let (sites, _) = infx_image::sites_in(&doc);
     let c = client(&reg);

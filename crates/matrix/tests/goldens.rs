@@ -141,7 +141,7 @@ fn apply(doc: &mut Document, ops: &serde_json::Value) {
         let Some((last, parents)) = path.split_last() else {
             continue;
         };
-        let mut node = &mut doc.root;
+        let mut node = std::sync::Arc::make_mut(&mut doc.root);
         for step in parents {
             node = match (&mut node.value, step) {
                 (Value::Map(m), serde_json::Value::String(k)) => m.get_mut(k).expect("path"),

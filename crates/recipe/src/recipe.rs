@@ -194,7 +194,7 @@ pub fn load_recipe_in(
         d
     })?;
     let doc = doc.into_owned();
-    RecipeFile::from_parsed(&shown, doc.text, doc.root)
+    RecipeFile::from_parsed(&shown, doc.text, std::sync::Arc::unwrap_or_clone(doc.root))
 }
 
 fn missing(shown: &Path, rel: &str) -> Diagnostic {

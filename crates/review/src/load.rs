@@ -32,7 +32,7 @@ pub(crate) fn load_doc(abs: &Path, rel: &Path) -> Result<Document, Diagnostic> {
     Ok(Document {
         path: rel.to_path_buf(),
         text: Arc::from(text),
-        root,
+        root: root.into(),
     })
 }
 

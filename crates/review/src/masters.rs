@@ -171,7 +171,9 @@ mod tests {
         let text = "a:\n  multinode: 1\n  srt-recipe-dir: d/e\n  scenarios: {}\nb:\n  srt-recipe-dir: d/e\n";
         let doc = Document {
             path: "configs/nvidia-master.yaml".into(),
-            root: infx_yaml::parse_str(std::path::Path::new("m.yaml"), text).expect("parses"),
+            root: infx_yaml::parse_str(std::path::Path::new("m.yaml"), text)
+                .expect("parses")
+                .into(),
             text: text.into(),
         };
         let docs = [doc];

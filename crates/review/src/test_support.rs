@@ -14,7 +14,7 @@ pub(crate) fn doc(path: &str, text: &str) -> Document {
     Document {
         path: path.into(),
         text: Arc::from(text),
-        root: parse_at(Path::new(path), text),
+        root: parse_at(Path::new(path), text).into(),
     }
 }
 

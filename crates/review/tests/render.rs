@@ -11,7 +11,7 @@ fn doc(path: &str, text: &str) -> Document {
         Ok(root) => Document {
             path: path.into(),
             text: Arc::from(text),
-            root,
+            root: root.into(),
         },
         Err(d) => panic!("{d}"),
     }

@@ -259,7 +259,7 @@ fn base_sites_of_tag_only<'a>(
             let base = Document {
                 path: doc.path.clone(),
                 text: Arc::from(text),
-                root: node,
+                root: node.into(),
             };
             out.extend(infx_image::sites_in(&base).0);
         }

@@ -36,7 +36,10 @@ use std::sync::Arc;
 pub struct Document {
     pub path: PathBuf,
     pub text: Arc<str>,
-    pub root: Node,
+    /// Shared, like the text: the base's run takes over the head's parse of a file it has with
+    /// the same bytes, and a deep copy of thousands of trees cost a tree-wide move more than
+    /// parsing them did (docs/performance.md, "Renames").
+    pub root: Arc<Node>,
 }
 
 impl Document {

@@ -70,7 +70,7 @@ pub fn load_file(path: &Path) -> Result<Document, Diagnostic> {
     Ok(Document {
         path: path.to_path_buf(),
         text: Arc::from(text),
-        root,
+        root: root.into(),
     })
 }
 
@@ -191,7 +191,7 @@ fn load_with_previous(path: &Path, previous: Document) -> Loaded {
                 document: Some(Document {
                     path: path.to_path_buf(),
                     text: text.clone(),
-                    root,
+                    root: root.into(),
                 }),
                 findings: Vec::new(),
                 text: Some(text),
@@ -227,7 +227,7 @@ fn built(path: &Path, text: String, opts: &LoadOptions) -> Loaded {
         Ok(root) => Some(Document {
             path: path.to_path_buf(),
             text: text.clone(),
-            root,
+            root: root.into(),
         }),
         Err(d) => {
             findings.push(d);

@@ -89,7 +89,8 @@ fn reparse(
             Value::Map(m) => Pairs::Borrowed(m.iter_nodes().collect()),
             _ => return None,
         },
-        Cow::Owned(d) => match d.root.value {
+        // A tree nobody else holds is taken apart; a shared one is copied.
+        Cow::Owned(d) => match Arc::unwrap_or_clone(d.root).value {
             Value::Map(m) => Pairs::Owned(m.into_pairs().into_iter().map(Some).collect()),
             _ => return None,
         },
@@ -362,7 +363,7 @@ mod tests {
         Document {
             path: "f.yaml".into(),
             text: Arc::from(text),
-            root: whole(text),
+            root: whole(text).into(),
         }
     }
 

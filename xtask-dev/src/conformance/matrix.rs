@@ -235,7 +235,7 @@ fn apply_ops(doc: &mut Document, ops: &serde_json::Value) -> Result<(), String> 
         let kind = op["op"].as_str().unwrap_or_default();
         let path = op["path"].as_array().ok_or("op without path")?;
         let (last, parents) = path.split_last().ok_or("empty op path")?;
-        let mut node = &mut doc.root;
+        let mut node = std::sync::Arc::make_mut(&mut doc.root);
         for step in parents {
             node = child(node, step).ok_or_else(|| format!("op path {path:?} does not exist"))?;
         }
@@ -270,9 +270,11 @@ fn apply_ops(doc: &mut Document, ops: &serde_json::Value) -> Result<(), String> 
                 _ => return Err(format!("cannot delete at {path:?}")),
             },
             "wrap-root-in-list" => {
-                let root =
-                    std::mem::replace(&mut doc.root, Node::new(Value::Null, Span::default()));
-                doc.root = Node::new(Value::Seq(vec![root]), Span::default());
+                let root = std::mem::replace(
+                    std::sync::Arc::make_mut(&mut doc.root),
+                    Node::new(Value::Null, Span::default()),
+                );
+                doc.root = Node::new(Value::Seq(vec![root]), Span::default()).into();
             }
             other => return Err(format!("unknown op {other}")),
         }
