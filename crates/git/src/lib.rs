@@ -15,6 +15,7 @@ use git2::{DiffOptions, ObjectType, Patch, Repository};
 use infx_report::{Code, Diagnostic};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 mod base;
 
@@ -120,6 +121,10 @@ fn safe_name(name: &str) -> bool {
         || name.eq_ignore_ascii_case(".git")
         || name.contains(['/', '\\', '\0']))
 }
+
+/// What [`Repo::export_paths`] asks of a blob before it writes it (its path, id and size): the
+/// bytes, when the caller already holds them.
+pub type KnownBytes<'a> = dyn Fn(&str, Oid, u64) -> Option<Arc<str>> + 'a;
 
 /// What [`Repo::export_tree`] wrote.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -453,8 +458,11 @@ impl Repo {
     }
 
     /// [`Self::export_tree`] of just `paths` (below `subdir`, `/`-separated): each that
-    /// `commit` has is written with the folders above it, the others are skipped; `seen` hears
-    /// of each blob written (its path and id). A path with an unsafe component is left out.
+    /// `commit` has is written with the folders above it, the others are skipped. `known`
+    /// hears of each regular file's blob before it is written (its path, id and size) and may
+    /// hand back bytes it holds that are that blob's: those are written, and the blob is not
+    /// inflated (a tree-wide move exports thousands of blobs the head's run already read;
+    /// docs/performance.md, "Renames"). A path with an unsafe component is left out.
     /// One look-up per path instead of a walk of every folder: a tree of a few hundred
     /// folders cost the baseline's export more than its few files (docs/baseline.md, "Cost").
     pub fn export_paths<'p>(
@@ -464,7 +472,7 @@ impl Repo {
         dest: &Path,
         max_blob: u64,
         paths: impl IntoIterator<Item = &'p str>,
-        seen: &dyn Fn(&str, Oid),
+        known: &KnownBytes<'_>,
     ) -> Result<ExportStats, GitError> {
         let mut stats = ExportStats::default();
         let Some(tree) = self.subtree(commit, subdir)? else {
@@ -472,6 +480,7 @@ impl Repo {
         };
         std::fs::create_dir_all(dest)
             .map_err(|e| GitError::new(codes::OBJECT, format!("cannot write the export: {e}")))?;
+        let mut made: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
         for rel in paths {
             if !rel.split('/').all(safe_name) {
                 stats.left_out += 1;
@@ -481,23 +490,34 @@ impl Repo {
                 continue;
             };
             let to = dest.join(rel);
-            if let Some(dir) = to.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| {
-                    GitError::new(
-                        codes::OBJECT,
-                        format!("cannot write {rel} of {commit}: {e}"),
-                    )
-                })?;
+            let failed = |e: String| {
+                GitError::new(
+                    codes::OBJECT,
+                    format!("cannot write {rel} of {commit}: {e}"),
+                )
+            };
+            // Each folder once: thousands of files share a few hundred folders.
+            if let Some(dir) = to.parent()
+                && !made.contains(dir)
+            {
+                std::fs::create_dir_all(dir).map_err(|e| failed(e.to_string()))?;
+                made.insert(dir.to_path_buf());
             }
-            self.write_entry(&entry, &to, max_blob, &mut stats)
-                .map_err(|e| {
-                    GitError::new(
-                        codes::OBJECT,
-                        format!("cannot write {rel} of {commit}: {e}"),
-                    )
-                })?;
-            if entry.kind() == Some(ObjectType::Blob) {
-                seen(rel, entry.id());
+            let regular = entry.kind() == Some(ObjectType::Blob) && entry.filemode() != 0o120000;
+            let size = regular.then(|| self.blob_size(entry.id())).flatten();
+            let held = size
+                .filter(|n| *n <= max_blob)
+                .and_then(|n| known(rel, entry.id(), n))
+                .filter(|bytes| size == Some(bytes.len() as u64));
+            match held {
+                Some(bytes) => {
+                    stats.files += 1;
+                    stats.bytes += bytes.len() as u64;
+                    std::fs::write(&to, bytes.as_bytes()).map_err(|e| failed(e.to_string()))?;
+                }
+                None => self
+                    .write_entry(&entry, &to, max_blob, &mut stats)
+                    .map_err(failed)?,
             }
         }
         Ok(stats)

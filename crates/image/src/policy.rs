@@ -12,6 +12,7 @@
 use crate::codes;
 use crate::sites::{ImageSite, SiteKind};
 use infx_report::{Diagnostic, Span};
+use std::collections::HashMap;
 use std::path::Path;
 
 /// The policy file, relative to the tree's root.
@@ -109,10 +110,10 @@ impl PinPolicy {
 }
 
 /// Where a site sits, independent of its line: the file and the config key or recipe field.
-fn site_key(s: &ImageSite) -> (&Path, String) {
+fn site_key(s: &ImageSite) -> (&Path, &str) {
     let what = match &s.kind {
-        SiteKind::MasterImage { config_key } => config_key.clone(),
-        SiteKind::RecipeContainer { field } => field.clone(),
+        SiteKind::MasterImage { config_key } => config_key.as_str(),
+        SiteKind::RecipeContainer { field } => field.as_str(),
     };
     (s.path.as_path(), what)
 }
@@ -120,11 +121,16 @@ fn site_key(s: &ImageSite) -> (&Path, String) {
 /// Under [`PinPolicy::Verified`]: every site of `head` that is unpinned where the same site
 /// (file, config key or recipe field) of `base` was pinned — a change that drops a pin.
 pub fn dropped_pins(head: &[ImageSite], base: &[ImageSite]) -> Vec<Diagnostic> {
+    // The first pinned base site of each key, looked up: a tree-wide change has thousands of
+    // sites on each side (docs/performance.md, "Renames").
+    let mut pinned: HashMap<(&Path, &str), &ImageSite> = HashMap::new();
+    for b in base.iter().filter(|b| b.is_pinned()) {
+        pinned.entry(site_key(b)).or_insert(b);
+    }
     head.iter()
         .filter(|h| h.is_tag_only())
         .filter_map(|h| {
-            let key = site_key(h);
-            let was = base.iter().find(|b| site_key(b) == key && b.is_pinned())?;
+            let was = *pinned.get(&site_key(h))?;
             Some(
                 Diagnostic::error(
                     codes::PIN_DROPPED,

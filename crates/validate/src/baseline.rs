@@ -375,7 +375,6 @@ fn head_files(inputs: &Inputs) -> Vec<PathBuf> {
 /// same bytes (found while the base is exported): the base's run takes those parses instead of
 /// parsing the file again (docs/baseline.md, "Cost").
 struct HeadParses<'a> {
-    inputs: &'a Inputs,
     /// The tree-relative paths the head's run read (`None`: not logged, export everything).
     read: Option<HashSet<PathBuf>>,
     changed_paths: HashSet<PathBuf>,
@@ -386,6 +385,9 @@ struct HeadParses<'a> {
     same: std::cell::RefCell<Vec<(String, &'a infx_yaml::Document)>>,
     /// Large files the base has with other bytes: their unchanged sections are taken over.
     changed: std::cell::RefCell<Vec<(String, &'a infx_yaml::Document)>>,
+    /// The yaml step's findings by file: looked up per reused parse, not scanned (a tree-wide
+    /// move reuses thousands; docs/performance.md, "Renames").
+    findings: HashMap<&'a Path, Vec<&'a Diagnostic>>,
 }
 
 /// From this size a changed file's parse is offered for its unchanged sections: below it a
@@ -419,12 +421,17 @@ impl<'a> HeadParses<'a> {
                 Some((rel.to_string_lossy().replace('\\', "/"), d))
             })
             .collect();
+        let mut findings: HashMap<&Path, Vec<&Diagnostic>> = HashMap::new();
+        for d in &inputs.yaml.findings {
+            if let Some(p) = &d.path {
+                findings.entry(p.as_path()).or_default().push(d);
+            }
+        }
         let moved = exact_renames(inputs)
             .into_iter()
             .filter_map(|(old, new)| Some((old, *docs.get(&new)?)))
             .collect();
         HeadParses {
-            inputs,
             read: inputs.read_log.as_ref().map(infx_fs::ReadLog::paths),
             changed_paths: inputs
                 .change
@@ -435,33 +442,34 @@ impl<'a> HeadParses<'a> {
             moved,
             same: Default::default(),
             changed: Default::default(),
+            findings,
         }
     }
 
-    /// Notes the base's blob `id` at `rel`: the same bytes as the head's parsed file there
-    /// (the change does not list the path, and the decoded text is as long as the blob, so a
-    /// byte order mark or a line-ending filter leaves it out), or a large file that changed.
-    fn note(&self, repo: &infx_git::Repo, rel: &str, id: infx_git::Oid) {
+    /// Notes the base's blob at `rel`, of `size` bytes (`None`: unreadable): the same bytes as
+    /// the head's parsed file there (the change does not list the path, and the decoded text
+    /// is as long as the blob, so a byte order mark or a line-ending filter leaves it out), or
+    /// a large file that changed. Hands back the head's text when it is the blob's bytes: the
+    /// export writes it instead of inflating the blob again.
+    fn note(&self, rel: &str, size: Option<u64>) -> Option<std::sync::Arc<str>> {
+        let same_bytes = |doc: &infx_yaml::Document| size == Some(doc.text.len() as u64);
         // A file an exact rename moved away: the head parsed its bytes at the new path (a
         // tree-wide move would otherwise parse every moved file twice; docs/baseline.md, "Cost").
-        if let Some(doc) = self.moved.get(rel)
-            && repo.blob_size(id) == Some(doc.text.len() as u64)
-        {
+        if let Some(doc) = self.moved.get(rel).filter(|d| same_bytes(d)) {
             self.same.borrow_mut().push((rel.to_string(), doc));
-            return;
+            return Some(doc.text.clone());
         }
-        let Some(doc) = self.docs.get(rel) else {
-            return;
-        };
-        let unchanged = !self.changed_paths.contains(Path::new(rel))
-            && repo.blob_size(id) == Some(doc.text.len() as u64);
-        if unchanged {
+        let doc = self.docs.get(rel)?;
+        if !self.changed_paths.contains(Path::new(rel)) && same_bytes(doc) {
             self.same.borrow_mut().push((rel.to_string(), doc));
-        } else if doc.text.len() >= SECTIONS_FROM && self.parse_findings(doc).next().is_none() {
+            return Some(doc.text.clone());
+        }
+        if doc.text.len() >= SECTIONS_FROM && self.parse_findings(doc).next().is_none() {
             // A section taken over brings no findings along: a file with parse findings is
             // parsed whole.
             self.changed.borrow_mut().push((rel.to_string(), doc));
         }
+        None
     }
 
     /// The yaml step's findings on `doc`'s file (its parse's).
@@ -469,11 +477,11 @@ impl<'a> HeadParses<'a> {
         &'d self,
         doc: &'d infx_yaml::Document,
     ) -> impl Iterator<Item = &'d Diagnostic> + 'd {
-        self.inputs
-            .yaml
-            .findings
-            .iter()
-            .filter(move |d| d.path.as_deref() == Some(doc.path.as_path()))
+        self.findings
+            .get(doc.path.as_path())
+            .into_iter()
+            .flatten()
+            .copied()
     }
 
     /// The head's parses of the files the base has unchanged, offered at their base paths:
@@ -510,15 +518,15 @@ fn export_base(
     let exported = match head.needed() {
         // What the head's run read and what the change touched: looked up one by one.
         Some(paths) => {
-            let seen = |rel: &str, id: infx_git::Oid| head.note(repo, rel, id);
+            let known = |rel: &str, _: infx_git::Oid, size: u64| head.note(rel, Some(size));
             let paths = paths.iter().map(String::as_str);
-            repo.export_paths(commit, subdir, base_root, MAX_BLOB, paths, &seen)
+            repo.export_paths(commit, subdir, base_root, MAX_BLOB, paths, &known)
         }
         None => {
             let keep = |rel: &str, id: infx_git::Oid| {
                 let keep = read_by_validate(rel);
                 if keep {
-                    head.note(repo, rel, id);
+                    head.note(rel, repo.blob_size(id));
                 }
                 keep
             };

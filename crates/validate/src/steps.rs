@@ -5,7 +5,7 @@ use super::{CheckResult, Options, ran, relative_to, skipped};
 use infx_config::layout::{self, Role};
 use infx_report::Diagnostic;
 use infx_yaml::top_level_sections;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// How the change was found.
@@ -863,12 +863,22 @@ pub(crate) fn touched_keys(
     if paths.iter().any(|p| shared(p)) {
         return None;
     }
+    // Looked up, not scanned: a tree-wide move changes thousands of paths, and a scan per
+    // entry made this step quadratic (docs/performance.md, "Renames").
+    let changed: HashSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    // Every folder that holds a changed path, as the text before one of its `/`s: an entry's
+    // recipe folder holds a changed file exactly when its text is one of them.
+    let texts: Vec<std::borrow::Cow<'_, str>> = paths.iter().map(|p| p.to_string_lossy()).collect();
+    let folders: HashSet<&str> = texts
+        .iter()
+        .flat_map(|s| s.match_indices('/').filter_map(|(i, _)| s.get(..i)))
+        .collect();
     let mut keys: BTreeSet<String> = changelog_keys.iter().cloned().collect();
     // Entries whose text differs from the base version of their master file. Compared as text
     // sections (a formatting-only edit counts as touched), so the base needs no parse.
     for doc in &loaded.masters {
         let rel = relative_to(root, &doc.path);
-        if !paths.contains(&rel) {
+        if !changed.contains(rel.as_path()) {
             continue;
         }
         let base_text = change
@@ -894,15 +904,9 @@ pub(crate) fn touched_keys(
         let Some(dir) = e.recipe_dir() else {
             continue;
         };
-        let hit = paths.iter().any(|p| {
-            let s = p.to_string_lossy();
-            [false, true].into_iter().any(|multinode| {
-                s.starts_with(&format!(
-                    "{}/{}/",
-                    infx_config::recipes_root(multinode),
-                    dir.dir
-                ))
-            })
+        let hit = [false, true].into_iter().any(|multinode| {
+            let folder = format!("{}/{}", infx_config::recipes_root(multinode), dir.dir);
+            folders.contains(folder.as_str())
         });
         if hit {
             keys.insert(e.key.to_string());
@@ -914,7 +918,7 @@ pub(crate) fn touched_keys(
         .any(|p| p.starts_with(infx_config::recipes_root(true)));
     if recipe_changed {
         for u in recipe_uses(loaded, None) {
-            if u.standalone && paths.iter().any(|p| *p == Path::new(&u.rel)) {
+            if u.standalone && changed.contains(Path::new(&u.rel)) {
                 keys.insert(u.key.to_string());
             }
         }
@@ -1007,14 +1011,12 @@ pub(crate) fn recipe_paths(
     loaded: &infx_config::LoadedConfigs,
     keys: Option<&[String]>,
 ) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = Vec::new();
-    for u in recipe_uses(loaded, keys) {
-        let p = root.join(&u.rel);
-        if !out.contains(&p) {
-            out.push(p);
-        }
-    }
-    out
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    recipe_uses(loaded, keys)
+        .into_iter()
+        .map(|u| root.join(&u.rel))
+        .filter(|p| seen.insert(p.clone()))
+        .collect()
 }
 
 /// Dry-run of every recipe the configs in scope reference: fragment rules, lane composition,
