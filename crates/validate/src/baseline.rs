@@ -548,22 +548,32 @@ fn export_base(
     Ok(())
 }
 
-/// Added lines per repository-relative path.
-fn added_lines(change: &super::steps::ChangeInfo) -> HashMap<PathBuf, HashSet<usize>> {
+/// Added lines per repository-relative path, borrowed from the change (a set per file cost a
+/// large change 2 KiB per added file; docs/performance.md, "Memory per added file").
+/// Each file's added lines, and whether they ascend (a diff's do; a list that does not is
+/// searched whole).
+fn added_lines(change: &super::steps::ChangeInfo) -> HashMap<&Path, (&[usize], bool)> {
     let mut out = HashMap::new();
     if let Some(Ok(c)) = &change.loaded {
         for t in &c.texts {
-            out.insert(t.path.clone(), t.added.iter().copied().collect());
+            out.insert(t.path.as_path(), (t.added.as_slice(), t.added.is_sorted()));
         }
     }
     out
 }
 
-fn on_added_line(d: &Diagnostic, added: &HashMap<PathBuf, HashSet<usize>>) -> bool {
-    match (&d.path, d.span) {
-        (Some(p), Some(s)) => added.get(p).is_some_and(|l| l.contains(&s.start.line())),
-        _ => false,
-    }
+fn on_added_line(d: &Diagnostic, added: &HashMap<&Path, (&[usize], bool)>) -> bool {
+    let (Some(p), Some(s)) = (&d.path, d.span) else {
+        return false;
+    };
+    let line = s.start.line();
+    added.get(p.as_path()).is_some_and(|(lines, ascending)| {
+        if *ascending {
+            lines.binary_search(&line).is_ok()
+        } else {
+            lines.contains(&line)
+        }
+    })
 }
 
 /// What identifies a finding across revisions: its code, file, message without positions and
