@@ -412,7 +412,7 @@ fn tree_points(
     ) {
         return Err(d);
     }
-    let configs = infx_matrix::MasterConfigs::from_documents(&loaded.masters)?;
+    let configs = infx_matrix::MasterConfigs::from_loaded(&loaded)?;
     let runners = loaded
         .runners
         .as_ref()

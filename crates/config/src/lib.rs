@@ -247,8 +247,10 @@ pub fn from_documents(
             })
         })
         .collect();
-    let dialect = detect_dialect(&masters, runners.as_ref());
-    let kv_metadata = uses_kv_metadata(&masters);
+    // One walk of the trees for both answers: a walk of the largest master is a millisecond.
+    let found = markers(&masters);
+    let dialect = dialect_of(&found, runners.as_ref());
+    let kv_metadata = found.kv_metadata;
     LoadedConfigs {
         project_root,
         masters,
@@ -264,10 +266,11 @@ pub fn from_documents(
 /// with the newest rules unless its master files still carry generation-1/2 markers (full-path
 /// `srt-recipe`, `CONFIG_FILE=` settings) and no `srt-recipe-dir`. Anything else is [Aug].
 pub fn detect_dialect(masters: &[Document], runners: Option<&Document>) -> Dialect {
-    let mut found = Markers::default();
-    for d in masters {
-        scan(&d.root, &mut found);
-    }
+    dialect_of(&markers(masters), runners)
+}
+
+/// [`detect_dialect`] from the masters' markers.
+fn dialect_of(found: &Markers, runners: Option<&Document>) -> Dialect {
     let oct_runners = runners.is_some_and(|r| r.root.get("clusters").is_some());
     let aug_runners = runners.is_some() && !oct_runners;
     if found.recipe_dir && !aug_runners {
@@ -286,11 +289,16 @@ pub fn detect_dialect(masters: &[Document], runners: Option<&Document>) -> Diale
 
 /// Whether any master states KV metadata in #2096's form (see [`LoadedConfigs::kv_metadata`]).
 pub fn uses_kv_metadata(masters: &[Document]) -> bool {
+    markers(masters).kv_metadata
+}
+
+/// The markers of every master's tree.
+fn markers(masters: &[Document]) -> Markers {
     let mut found = Markers::default();
     for d in masters {
         scan(&d.root, &mut found);
     }
-    found.kv_metadata
+    found
 }
 
 #[derive(Default)]

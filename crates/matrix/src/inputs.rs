@@ -26,6 +26,19 @@ impl<'a> MasterConfigs<'a> {
     /// Merges already-loaded documents the way upstream's `load_config_files` does; messages
     /// name each file by its `Document::path`.
     pub fn from_documents(docs: &'a [Document]) -> Result<Self, Diagnostic> {
+        Self::merged(docs, || infx_config::uses_kv_metadata(docs))
+    }
+
+    /// [`Self::from_documents`] of a tree's loaded configs, which already know whether they
+    /// state KV metadata (a walk of every master tree less per use).
+    pub fn from_loaded(loaded: &'a infx_config::LoadedConfigs) -> Result<Self, Diagnostic> {
+        Self::merged(&loaded.masters, || loaded.kv_metadata)
+    }
+
+    fn merged(
+        docs: &'a [Document],
+        kv_metadata: impl FnOnce() -> bool,
+    ) -> Result<Self, Diagnostic> {
         let mut entries: Vec<ConfigEntry<'a>> = Vec::new();
         let mut seen: std::collections::HashSet<&'a str> = std::collections::HashSet::new();
         for doc in docs {
@@ -84,7 +97,7 @@ impl<'a> MasterConfigs<'a> {
         }
         Ok(MasterConfigs {
             entries,
-            kv_metadata: infx_config::uses_kv_metadata(docs),
+            kv_metadata: kv_metadata(),
         })
     }
 

@@ -322,7 +322,7 @@ fn matrix(i: &Checking<'_>) -> Checked {
         return skipped("matrix", "no configs/runners.yaml").into();
     };
     let keys = i.touched.as_deref();
-    match infx_matrix::MasterConfigs::from_documents(&i.configs.masters) {
+    match infx_matrix::MasterConfigs::from_loaded(&i.configs) {
         Ok(configs) => {
             let mut runners = infx_matrix::Runners::from_node(&rdoc.root);
             runners.tree_root = Some(i.root.clone());

@@ -186,7 +186,7 @@ fn keep_configs_whose_rows_differ(
     let (Ok(base_configs), Some(base_runners)) = (base.configs(), base.runners.as_ref()) else {
         return;
     };
-    let Ok(head_configs) = infx_matrix::MasterConfigs::from_documents(&loaded.masters) else {
+    let Ok(head_configs) = infx_matrix::MasterConfigs::from_loaded(loaded) else {
         return;
     };
     let Some(head_runners) = loaded.runners.as_ref() else {
