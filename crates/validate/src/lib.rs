@@ -468,12 +468,24 @@ pub fn validate_keeping_inputs(opts: &Options) -> (Report, Inputs) {
     let mut bindings = Vec::new();
     // The base's findings beside the checks when the load already shows the comparison will
     // be needed: the checks read no file, so the head's reads are known (docs/baseline.md).
-    let (results, early) = std::thread::scope(|s| {
-        let early =
-            baseline::starts_early(&inputs, &config).then(|| s.spawn(|| baseline::early(&inputs)));
-        let results = checks::run_all(&inputs, &config);
-        (results, early.and_then(|h| h.join().ok().flatten()))
-    });
+    // The base's run, the longer of the two, keeps this thread and its warm heap; the checks
+    // take the fresh one (docs/performance.md, "Threads cost pages").
+    let (results, early) = if baseline::starts_early(&inputs, &config) {
+        std::thread::scope(|s| {
+            let checking = s.spawn(|| checks::run_all(&inputs, &config));
+            // A panic in the base's run costs the comparison its head start, not the run: the
+            // comparison works the base out again (as when the early run was discarded).
+            let early =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| baseline::early(&inputs)));
+            let results = match checking.join() {
+                Ok(results) => results,
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
+            (results, early.ok().flatten())
+        })
+    } else {
+        (checks::run_all(&inputs, &config), None)
+    };
     for checked in results {
         checks.push(checked.result);
         bindings.extend(checked.bindings);
