@@ -10,6 +10,7 @@ use infx_git::{BaseError, Repo};
 use infx_report::Diagnostic;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub use infx_git::{BaseSource, DEFAULT_UPSTREAMS, EMPTY_TREE};
 
@@ -132,10 +133,11 @@ impl ChangeSet {
 pub struct FileText {
     /// New path, relative to the repository root.
     pub path: PathBuf,
-    pub old: Vec<u8>,
+    /// Shared with `new` when the two are one blob (an exact rename).
+    pub old: Arc<[u8]>,
     /// Shared: the review's added lines point into it (docs/performance.md, "Memory per
     /// added file").
-    pub new: std::sync::Arc<[u8]>,
+    pub new: Arc<[u8]>,
     pub rule: WsRule,
     pub marker_size: usize,
     /// 1-based numbers of the new text's added lines, in order, as git's xdiff classifies them.
@@ -158,7 +160,7 @@ impl FileText {
             path,
             rule,
             marker_size,
-            (old, new, added),
+            (old.into(), new.into(), added),
         ))
     }
 
@@ -168,12 +170,12 @@ impl FileText {
         path: PathBuf,
         rule: WsRule,
         marker_size: usize,
-        (old, new, added): (Vec<u8>, Vec<u8>, Vec<usize>),
+        (old, new, added): (Arc<[u8]>, Arc<[u8]>, Vec<usize>),
     ) -> FileText {
         FileText {
             path,
             old,
-            new: new.into(),
+            new,
             rule,
             marker_size,
             added,
@@ -1236,6 +1238,18 @@ fn worktree_head(root: &Path, path: &Path) -> Result<(Vec<u8>, u64), Diagnostic>
     infx_fs::read_prefix(&full, 8000).map_err(|e| fs_diag(&e, path))
 }
 
+/// A blob's size from its object header, without inflating it.
+fn blob_size(repo: &Repository, id: Oid) -> Result<u64, Diagnostic> {
+    if id.is_zero() {
+        return Ok(0);
+    }
+    let (size, _) = repo
+        .odb()
+        .and_then(|odb| odb.read_header(id))
+        .map_err(|e| git_err(&e))?;
+    Ok(size as u64)
+}
+
 fn blob_bytes(repo: &Repository, id: Oid) -> Result<Vec<u8>, Diagnostic> {
     if id.is_zero() {
         return Ok(Vec::new());
@@ -1356,8 +1370,28 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
         if skip {
             continue;
         }
+        // An exact rename whose bytes no conversion can change: its working-tree file is the
+        // blob, byte for byte, so the blob serves the binary test and both texts (a
+        // tree-wide move read and stat-checked each moved file once more for its first
+        // bytes; docs/performance.md, "Renames").
+        let moved_blob = row.patch.is_none()
+            && opts.target == Target::WorkTree
+            && !settings.may_convert(repo, &path);
+        let mut held: Option<Arc<[u8]>> = None;
         let is_binary = match settings.diff_attr_binary(repo, &path) {
             Some(b) => b,
+            None if moved_blob => {
+                // The size from the object's header: a blob over the limit is not inflated.
+                let size = blob_size(repo, row.old_id)?;
+                if size > settings.big_file {
+                    true
+                } else {
+                    let bytes: Arc<[u8]> = blob_bytes(repo, row.old_id)?.into();
+                    let binary = ws::looks_binary(bytes.get(..8000).unwrap_or(&bytes));
+                    held = Some(bytes);
+                    binary
+                }
+            }
             None => {
                 let (head, size) = match &opts.target {
                     Target::WorkTree => worktree_head(&root, &path)?,
@@ -1376,13 +1410,22 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
         }
         let rule = settings.rule(repo, &path)?;
         let marker_size = settings.marker_size(repo, &path);
-        let texts_of_path = match &opts.target {
-            // An exact rename: both sides are the one blob (the new side's id is the
-            // working-tree file's, after its clean conversion), nothing is added.
-            _ if row.patch.is_none() => {
-                let text = blob_bytes(repo, row.old_id)?;
-                (text.clone(), text, Vec::new())
-            }
+        // An exact rename: both sides are the one blob (the new side's id is the
+        // working-tree file's, after its clean conversion), shared; nothing is added.
+        if row.patch.is_none() {
+            let text = match held {
+                Some(bytes) => bytes,
+                None => blob_bytes(repo, row.old_id)?.into(),
+            };
+            texts.push(FileText::from_texts(
+                path,
+                rule,
+                marker_size,
+                (text.clone(), text, Vec::new()),
+            ));
+            continue;
+        }
+        let (old, new, added) = match &opts.target {
             // Unmerged: git checks the working-tree file (markers and all) against the base.
             Target::WorkTree if conflicted => {
                 let old = match resolved.tree.as_ref().and_then(|t| t.get_path(&path).ok()) {
@@ -1426,7 +1469,12 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
                 (old, new, added)
             }
         };
-        texts.push(FileText::from_texts(path, rule, marker_size, texts_of_path));
+        texts.push(FileText::from_texts(
+            path,
+            rule,
+            marker_size,
+            (old.into(), new.into(), added),
+        ));
     }
     Ok(Change {
         set: ChangeSet {

@@ -114,7 +114,7 @@ fn random_edits_match_git_diff_check() {
         .map_err(|d| TestCaseError::fail(d.to_string()))?;
         if old_bytes != new_bytes {
             prop_assert_eq!(change.texts.len(), 1);
-            prop_assert_eq!(&change.texts[0].old, &old_bytes);
+            prop_assert_eq!(&change.texts[0].old[..], &old_bytes[..]);
             prop_assert_eq!(&*change.texts[0].new, &new_bytes[..]);
         }
         let git = repo.git_check(&["HEAD"]);

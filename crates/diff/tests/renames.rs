@@ -437,3 +437,46 @@ fn file_that_became_a_directory_keeps_one_pass() {
     assert_eq!(want.iter().filter(|e| e.0 == Status::Renamed).count(), 3);
     assert_eq!(ours(&r, &worktree(&base)), want);
 }
+
+/// An exact rename's texts are its one blob, shared by both sides, and its binary test reads
+/// that blob: a moved text file is one text, a moved binary file is binary, and an exact
+/// rename under a conversion (`text` attribute) still reads its working-tree file.
+#[test]
+fn exact_renames_share_their_blob() {
+    let r = Repo::new();
+    r.write("a/moved.yaml", b"key: value\nother: 1\n");
+    r.write("a/blob.bin", b"\x00\x01binary\x00");
+    r.write("a/conv.txt", b"converted\n");
+    r.write(".gitattributes", b"b/conv.txt text\n");
+    let base = r.commit_all("base");
+    std::fs::remove_dir_all(r.path().join("a")).expect("rm");
+    r.write("b/moved.yaml", b"key: value\nother: 1\n");
+    r.write("b/blob.bin", b"\x00\x01binary\x00");
+    r.write("b/conv.txt", b"converted\n");
+    r.git(&["add", "-A"]);
+    let change =
+        infx_diff::load_change(r.path(), &worktree(&base)).unwrap_or_else(|d| panic!("{d}"));
+    let moved = change
+        .texts
+        .iter()
+        .find(|t| t.path.ends_with("moved.yaml"))
+        .expect("the moved text file has its texts");
+    assert!(
+        std::sync::Arc::ptr_eq(&moved.old, &moved.new),
+        "one blob, shared"
+    );
+    assert_eq!(&moved.new[..], b"key: value\nother: 1\n");
+    assert!(moved.added.is_empty());
+    assert!(
+        change.binary.iter().any(|p| p.ends_with("blob.bin")),
+        "{:?}",
+        change.binary
+    );
+    let conv = change
+        .texts
+        .iter()
+        .find(|t| t.path.ends_with("conv.txt"))
+        .expect("the converted file has its texts");
+    assert_eq!(&conv.new[..], b"converted\n");
+    assert_eq!(r.assert_parity(Some(&base)).len(), 0);
+}

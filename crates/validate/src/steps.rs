@@ -256,7 +256,7 @@ impl ChangeInfo {
     pub(super) fn base_bytes(&self, file: &Path) -> Option<Vec<u8>> {
         let rel = relative_to(self.repo_root.as_ref()?, file);
         if let Some(text) = self.modified_text(&rel) {
-            return Some(text.old.clone());
+            return Some(text.old.to_vec());
         }
         let base = self.base_oid()?;
         let blob =
