@@ -122,9 +122,10 @@ fn safe_name(name: &str) -> bool {
         || name.contains(['/', '\\', '\0']))
 }
 
-/// What [`Repo::export_paths`] asks of a blob before it writes it (its path, id and size): the
-/// bytes, when the caller already holds them.
-pub type KnownBytes<'a> = dyn Fn(&str, Oid, u64) -> Option<Arc<str>> + 'a;
+/// What [`Repo::export_paths`] asks of a blob before it writes it (its path, its id, and a way
+/// to its size from the object header, read only if asked): the blob's bytes, when the caller
+/// already holds them.
+pub type KnownBytes<'a> = dyn Fn(&str, Oid, &dyn Fn() -> Option<u64>) -> Option<Arc<[u8]>> + 'a;
 
 /// What [`Repo::export_tree`] wrote.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -459,9 +460,9 @@ impl Repo {
 
     /// [`Self::export_tree`] of just `paths` (below `subdir`, `/`-separated): each that
     /// `commit` has is written with the folders above it, the others are skipped. `known`
-    /// hears of each regular file's blob before it is written (its path, id and size) and may
-    /// hand back bytes it holds that are that blob's: those are written, and the blob is not
-    /// inflated (a tree-wide move exports thousands of blobs the head's run already read;
+    /// hears of each regular file's blob before it is written ([`KnownBytes`]) and may hand
+    /// back bytes it holds that are that blob's: those are written, and the object database is
+    /// not asked (a tree-wide move exports thousands of blobs the change already read;
     /// docs/performance.md, "Renames"). A path with an unsafe component is left out.
     /// One look-up per path instead of a walk of every folder: a tree of a few hundred
     /// folders cost the baseline's export more than its few files (docs/baseline.md, "Cost").
@@ -504,16 +505,16 @@ impl Repo {
                 made.insert(dir.to_path_buf());
             }
             let regular = entry.kind() == Some(ObjectType::Blob) && entry.filemode() != 0o120000;
-            let size = regular.then(|| self.blob_size(entry.id())).flatten();
-            let held = size
-                .filter(|n| *n <= max_blob)
-                .and_then(|n| known(rel, entry.id(), n))
-                .filter(|bytes| size == Some(bytes.len() as u64));
+            let size = || self.blob_size(entry.id());
+            let held = regular
+                .then(|| known(rel, entry.id(), &size))
+                .flatten()
+                .filter(|bytes| bytes.len() as u64 <= max_blob);
             match held {
                 Some(bytes) => {
                     stats.files += 1;
                     stats.bytes += bytes.len() as u64;
-                    std::fs::write(&to, bytes.as_bytes()).map_err(|e| failed(e.to_string()))?;
+                    std::fs::write(&to, &bytes[..]).map_err(|e| failed(e.to_string()))?;
                 }
                 None => self
                     .write_entry(&entry, &to, max_blob, &mut stats)
@@ -972,5 +973,43 @@ mod tests {
             .resolve_change_base(Some("HEAD~2"), &[], head)
             .unwrap_err();
         assert_eq!(e.code(), crate::codes::SHALLOW);
+    }
+
+    /// The export writes the bytes its caller holds for a blob without asking the object
+    /// database (not even for the size), and reads the others from git.
+    #[test]
+    fn export_paths_writes_held_bytes() {
+        let d = repo_with_history();
+        let r = Repo::discover(d.path()).unwrap();
+        let head = r.resolve_commit("HEAD").unwrap();
+        let out = tempfile::tempdir().unwrap();
+        let sized = std::cell::Cell::new(Vec::<String>::new());
+        let known = |rel: &str, _: Oid, size: &dyn Fn() -> Option<u64>| {
+            if rel == "f.yaml" {
+                return Some(Arc::<[u8]>::from(&b"a\nb\nc\n"[..]));
+            }
+            let mut v = sized.take();
+            v.push(format!("{rel}:{:?}", size()));
+            sized.set(v);
+            None
+        };
+        let stats = r
+            .export_paths(
+                head,
+                "",
+                out.path(),
+                1 << 20,
+                ["f.yaml", "other", "missing"],
+                &known,
+            )
+            .unwrap();
+        assert_eq!(stats.files, 2);
+        assert_eq!(
+            std::fs::read(out.path().join("f.yaml")).unwrap(),
+            b"a\nb\nc\n"
+        );
+        assert_eq!(std::fs::read(out.path().join("other")).unwrap(), b"x");
+        assert!(!out.path().join("missing").exists());
+        assert_eq!(sized.take(), ["other:Some(1)"]);
     }
 }

@@ -10,6 +10,7 @@ use super::{CheckResult, Options, RunScope};
 use infx_report::{BaselineState, Code, Diagnostic, SourceMap};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What the base comparison did, for the summary.
@@ -223,7 +224,7 @@ fn base_findings(inputs: &Inputs, base: &str, mut scope: RunScope) -> Result<Vec
     change
         .with_base(|repo, commit| export_base(repo, commit, &subdir, &export, &base_root, &head))
         .ok_or_else(|| format!("the base {base} cannot be read"))??;
-    scope.reuse = Some(std::sync::Arc::new(head.reuse(&base_root)));
+    scope.reuse = Some(Arc::new(head.reuse(&base_root)));
     if traced() {
         let same: Vec<String> = head.same.borrow().iter().map(|(r, _)| r.clone()).collect();
         eprintln!("baseline: head parses reused {same:?}");
@@ -291,11 +292,17 @@ fn in_tree(inputs: &Inputs, repo_path: &Path) -> Option<PathBuf> {
 
 /// The exact renames of the change inside the tree, as tree-relative `(old, new)` paths with
 /// `/` separators: the file's bytes did not change (`ChangedFile::same_content`).
-fn exact_renames(inputs: &Inputs) -> Vec<(String, String)> {
+fn exact_renames(inputs: &Inputs) -> Vec<(String, String, &Path)> {
     let rel = |p: &Path| Some(in_tree(inputs, p)?.to_string_lossy().replace('\\', "/"));
     moves(&inputs.change)
         .filter(|f| f.same_content)
-        .filter_map(|f| Some((rel(f.old_path.as_deref()?)?, rel(&f.path)?)))
+        .filter_map(|f| {
+            Some((
+                rel(f.old_path.as_deref()?)?,
+                rel(&f.path)?,
+                f.path.as_path(),
+            ))
+        })
         .collect()
 }
 
@@ -379,9 +386,9 @@ struct HeadParses<'a> {
     read: Option<HashSet<PathBuf>>,
     changed_paths: HashSet<PathBuf>,
     docs: HashMap<String, &'a infx_yaml::Document>,
-    /// The head's documents of the files an exact rename moved, by their base path: the base
-    /// has the same bytes there.
-    moved: HashMap<String, &'a infx_yaml::Document>,
+    /// The head's documents of the files an exact rename moved, by their base path, with the
+    /// base's bytes there (the change read the one blob for both sides).
+    moved: HashMap<String, (&'a infx_yaml::Document, Arc<[u8]>)>,
     same: std::cell::RefCell<Vec<(String, &'a infx_yaml::Document)>>,
     /// Large files the base has with other bytes: their unchanged sections are taken over.
     changed: std::cell::RefCell<Vec<(String, &'a infx_yaml::Document)>>,
@@ -427,9 +434,15 @@ impl<'a> HeadParses<'a> {
                 findings.entry(p.as_path()).or_default().push(d);
             }
         }
+        let texts: HashMap<&Path, &infx_diff::FileText> = match &inputs.change.loaded {
+            Some(Ok(c)) => c.texts.iter().map(|t| (t.path.as_path(), t)).collect(),
+            _ => HashMap::new(),
+        };
         let moved = exact_renames(inputs)
             .into_iter()
-            .filter_map(|(old, new)| Some((old, *docs.get(&new)?)))
+            .filter_map(|(old, new, path)| {
+                Some((old, (*docs.get(&new)?, texts.get(path)?.old.clone())))
+            })
             .collect();
         HeadParses {
             read: inputs.read_log.as_ref().map(infx_fs::ReadLog::paths),
@@ -446,23 +459,26 @@ impl<'a> HeadParses<'a> {
         }
     }
 
-    /// Notes the base's blob at `rel`, of `size` bytes (`None`: unreadable): the same bytes as
-    /// the head's parsed file there (the change does not list the path, and the decoded text
-    /// is as long as the blob, so a byte order mark or a line-ending filter leaves it out), or
-    /// a large file that changed. Hands back the head's text when it is the blob's bytes: the
-    /// export writes it instead of inflating the blob again.
-    fn note(&self, rel: &str, size: Option<u64>) -> Option<std::sync::Arc<str>> {
-        let same_bytes = |doc: &infx_yaml::Document| size == Some(doc.text.len() as u64);
+    /// Notes the base's blob at `rel` (`size` reads its size): the same bytes as the head's
+    /// parsed file there (the change does not list the path, and the decoded text is as long as
+    /// the blob, so a byte order mark or a line-ending filter leaves it out), or a large file
+    /// that changed. Hands back the blob's bytes when they are held: a moved file's from the
+    /// change, an unchanged file's as the head's text. The export writes them instead of
+    /// reading the blob again.
+    fn note(&self, rel: &str, size: &dyn Fn() -> Option<u64>) -> Option<Arc<[u8]>> {
         // A file an exact rename moved away: the head parsed its bytes at the new path (a
         // tree-wide move would otherwise parse every moved file twice; docs/baseline.md, "Cost").
-        if let Some(doc) = self.moved.get(rel).filter(|d| same_bytes(d)) {
-            self.same.borrow_mut().push((rel.to_string(), doc));
-            return Some(doc.text.clone());
+        if let Some((doc, bytes)) = self.moved.get(rel) {
+            if bytes.len() == doc.text.len() {
+                self.same.borrow_mut().push((rel.to_string(), doc));
+            }
+            return Some(bytes.clone());
         }
         let doc = self.docs.get(rel)?;
-        if !self.changed_paths.contains(Path::new(rel)) && same_bytes(doc) {
+        let same_bytes = || size() == Some(doc.text.len() as u64);
+        if !self.changed_paths.contains(Path::new(rel)) && same_bytes() {
             self.same.borrow_mut().push((rel.to_string(), doc));
-            return Some(doc.text.clone());
+            return Some(Arc::<[u8]>::from(doc.text.clone()));
         }
         if doc.text.len() >= SECTIONS_FROM && self.parse_findings(doc).next().is_none() {
             // A section taken over brings no findings along: a file with parse findings is
@@ -518,7 +534,8 @@ fn export_base(
     let exported = match head.needed() {
         // What the head's run read and what the change touched: looked up one by one.
         Some(paths) => {
-            let known = |rel: &str, _: infx_git::Oid, size: u64| head.note(rel, Some(size));
+            let known =
+                |rel: &str, _: infx_git::Oid, size: &dyn Fn() -> Option<u64>| head.note(rel, size);
             let paths = paths.iter().map(String::as_str);
             repo.export_paths(commit, subdir, base_root, MAX_BLOB, paths, &known)
         }
@@ -526,7 +543,7 @@ fn export_base(
             let keep = |rel: &str, id: infx_git::Oid| {
                 let keep = read_by_validate(rel);
                 if keep {
-                    head.note(rel, repo.blob_size(id));
+                    head.note(rel, &|| repo.blob_size(id));
                 }
                 keep
             };
