@@ -310,8 +310,14 @@ pub fn recipe_impact<'a, 'd>(
         {
             Some((_, _, _, v)) => *v,
             None => {
-                let v = base_side.variants(u.rel, u.lane, u.selector)
-                    != head_side.variants(u.rel, u.lane, u.selector);
+                // A file or block gone from the head differs from a base that has it, whatever
+                // the base's text: the base is not parsed for that (a tree-wide move takes
+                // every recipe away from its old path; docs/performance.md, "Renames").
+                let head = head_side.variants(u.rel, u.lane, u.selector);
+                let v = match head {
+                    None => base_side.has(u.rel, u.lane),
+                    head => base_side.variants(u.rel, u.lane, u.selector) != head,
+                };
                 done.push((u.rel, u.lane, u.selector, v));
                 v
             }
@@ -431,6 +437,16 @@ impl<'a, 'd> Side<'a, 'd> {
             (text, recipe)
         });
         self.files.insert(rel.to_string(), file);
+    }
+
+    /// Whether this side has `rel` and, in `lane`, its block: where [`Self::variants`] answers
+    /// `Some`. Read, not parsed.
+    fn has(&self, rel: &str, lane: Option<Lane>) -> bool {
+        let present = |rel: &str| match self.files.get(rel) {
+            Some(file) => file.is_some(),
+            None => (self.read)(rel).is_some(),
+        };
+        present(rel) && lane.is_none_or(|l| present(l.block_path()))
     }
 
     /// The resolved variants of `rel` in `lane` (`None`: the file as written, only the

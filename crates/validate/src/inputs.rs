@@ -245,10 +245,17 @@ fn base_sites_of_tag_only<'a>(
         if !sites.iter().any(infx_image::ImageSite::is_tag_only) {
             continue;
         }
-        let Some(text) = change
-            .base_bytes(&doc.path)
-            .and_then(|b| String::from_utf8(b).ok())
-        else {
+        let Some(bytes) = change.base_bytes(&doc.path) else {
+            continue;
+        };
+        // The base has these very bytes (a moved file, found through the layout's second
+        // name): its sites are the head's, no parse needed (a tree-wide move has thousands;
+        // docs/performance.md, "Renames").
+        if bytes == doc.text.as_bytes() {
+            out.extend(sites);
+            continue;
+        }
+        let Ok(text) = String::from_utf8(bytes) else {
             continue;
         };
         // The head's parse gives the base its unchanged sections (docs/performance.md,

@@ -43,7 +43,15 @@ pub struct ChangeInfo {
     /// `loaded`'s texts by path, built on first use: the yaml and contribution steps look up
     /// every file in scope, and a scan of the change per lookup was quadratic in a 2,000-file
     /// move (docs/performance.md, "Renames").
-    texts_by_path: std::sync::OnceLock<HashMap<PathBuf, LoadedText>>,
+    texts_by_path: std::sync::OnceLock<TextIndex>,
+}
+
+/// [`ChangeInfo::loaded`]'s texts by path, and the exact renames' and copies' by the path they
+/// left (their old text is the base's blob there).
+#[derive(Clone, Debug, Default)]
+struct TextIndex {
+    by_path: HashMap<PathBuf, LoadedText>,
+    moved_from: HashMap<PathBuf, usize>,
 }
 
 /// Where [`ChangeInfo::loaded`] has the text of a path, and the path's status.
@@ -221,6 +229,20 @@ impl ChangeInfo {
         rel: &Path,
         statuses: &[infx_diff::Status],
     ) -> Option<&infx_diff::FileText> {
+        let (change, index) = self.text_index()?;
+        let found = index.by_path.get(rel)?;
+        if !statuses.contains(&found.status) {
+            return None;
+        }
+        change.texts.get(found.text)
+    }
+    /// The loaded text of the exact rename or copy whose old path is `rel`.
+    fn moved_from(&self, rel: &Path) -> Option<&infx_diff::FileText> {
+        let (change, index) = self.text_index()?;
+        change.texts.get(*index.moved_from.get(rel)?)
+    }
+    /// The loaded change (when diffed against this run's base) and its [`TextIndex`].
+    fn text_index(&self) -> Option<(&infx_diff::Change, &TextIndex)> {
         let change = self.loaded.as_ref()?.as_ref().ok()?;
         if change.set.base.commit != self.base {
             return None;
@@ -235,7 +257,7 @@ impl ChangeInfo {
                 }
             }
             // Reversed, so that the first text of a path is the one kept.
-            change
+            let by_path: HashMap<PathBuf, LoadedText> = change
                 .texts
                 .iter()
                 .enumerate()
@@ -244,13 +266,19 @@ impl ChangeInfo {
                     let status = *status.get(t.path.as_path())?;
                     Some((t.path.clone(), LoadedText { text: i, status }))
                 })
-                .collect()
+                .collect();
+            let mut moved_from = HashMap::new();
+            for f in change.set.files.iter().filter(|f| f.same_content) {
+                if let (Some(old), Some(found)) = (&f.old_path, by_path.get(&f.path)) {
+                    moved_from.entry(old.clone()).or_insert(found.text);
+                }
+            }
+            TextIndex {
+                by_path,
+                moved_from,
+            }
         });
-        let found = index.get(rel)?;
-        if !statuses.contains(&found.status) {
-            return None;
-        }
-        change.texts.get(found.text)
+        Some((change, index))
     }
     /// The bytes of `file` (absolute) at the base, following the move into `inferencex-e2e/`.
     pub(super) fn base_bytes(&self, file: &Path) -> Option<Vec<u8>> {
@@ -259,9 +287,21 @@ impl ChangeInfo {
             return Some(text.old.to_vec());
         }
         let base = self.base_oid()?;
-        let blob =
-            self.with_repo(|repo| repo.blob_at_layout(base, &rel.to_string_lossy()).ok())??;
-        Some(blob.data)
+        // infx_git::Repo::blob_at_layout's probe, where a path an exact rename or copy left is
+        // answered from the change, which read that blob (a tree-wide move asks for thousands).
+        self.with_repo(|repo| {
+            for candidate in infx_git::layout_candidates(&rel.to_string_lossy()) {
+                if let Some(text) = self.moved_from(Path::new(&candidate)) {
+                    return Some(Some(text.old.to_vec()));
+                }
+                match repo.blob_at(base, &candidate) {
+                    Ok(Some(blob)) => return Some(Some(blob.data)),
+                    Ok(None) => {}
+                    Err(_) => return None,
+                }
+            }
+            Some(None)
+        })?
     }
     /// The bytes of `file` (absolute) on the new side: the fallback commit or the working tree
     /// (as git would commit it: a CRLF checkout under `core.autocrlf` reads as LF).
