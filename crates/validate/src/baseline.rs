@@ -61,8 +61,8 @@ fn compares(inputs: &Inputs) -> bool {
     !(opts.all || opts.no_repository || change.mode != ChangeMode::Change)
 }
 
-/// The base's findings, worked out while the head's checks run: started when the load itself
-/// already has findings (so the comparison will be needed), on the second core
+/// The base's findings, worked out while the head's checks run on the second core: started
+/// when the load itself already has findings (so the comparison will be needed)
 /// (docs/baseline.md, "Cost").
 pub(super) struct Early {
     /// How many paths the head's run had read when the base was exported: a check that read
