@@ -402,7 +402,7 @@ fn image(i: &Checking<'_>) -> Checked {
     let (policy, policy_findings) = &i.pin_policy;
     diagnostics.extend(policy_findings.iter().cloned());
     diagnostics.extend(infx_image::check_offline_with(&sites, *policy));
-    diagnostics.extend(infx_image::dropped_pins(&sites, &i.base_image_sites));
+    diagnostics.extend(infx_image::dropped_pins(&sites, i.base_image_sites()));
     let online = i.opts.online;
     let scope = format!(
         "{} references{}",

@@ -53,8 +53,9 @@ pub struct Inputs {
     /// The tree's image pin policy (`infx.yaml`) and the problems of stating it.
     pub pin_policy: (infx_image::PinPolicy, Vec<Diagnostic>),
     /// The base's image sites of the changed files that reference an image by tag only: a pin
-    /// the change dropped is found against them (docs/image.md, "Pin policy").
-    pub base_image_sites: Vec<infx_image::ImageSite>,
+    /// the change dropped is found against them (docs/image.md, "Pin policy"). Read on first
+    /// use ([`Inputs::base_image_sites`]).
+    pub(crate) base_image_sites: std::sync::OnceLock<Vec<infx_image::ImageSite>>,
     /// The files this run read, while a base may be compared: the base's export needs only
     /// those (docs/baseline.md, "Cost"). `None` = export every file validate could read.
     pub read_log: Option<infx_fs::ReadLog>,
@@ -93,6 +94,21 @@ impl Inputs {
     pub fn recipe_documents(&self) -> infx_yaml::DocIndex<'_> {
         infx_yaml::DocIndex::new(self.review.recipes.iter().chain(&self.review.lanes))
             .with_failures(&self.parse_failures)
+    }
+
+    /// [`Self::base_image_sites`]'s, read from git and parsed on first use: by the image check,
+    /// which runs beside the base's run, not on the load's path before it
+    /// (docs/performance.md, "Threads cost pages"). Empty unless the pin policy is verified.
+    pub fn base_image_sites(&self) -> &[infx_image::ImageSite] {
+        self.base_image_sites.get_or_init(|| {
+            if self.pin_policy.0 != infx_image::PinPolicy::Verified {
+                return Vec::new();
+            }
+            let docs = (self.configs.masters.iter())
+                .chain(&self.review.recipes)
+                .chain(&self.docs);
+            base_sites_of_tag_only(&self.root, &self.change, docs)
+        })
     }
 
     /// Every parsed document (for the source map and the allow comments).
@@ -180,28 +196,14 @@ pub(crate) fn load_plan(
     contribution::plan_appended(configs, base, &changelog.scope, modifiers)
 }
 
-/// What the image check reads besides the documents: the tree's pin policy (with the faults
-/// of stating it) and, under the verified policy, the base's image sites of the changed files
-/// that reference an image by tag only.
+/// What the image check reads besides the documents: the tree's pin policy, with the faults of
+/// stating it (the base's image sites are read on first use, [`Inputs::base_image_sites`]).
 pub(crate) fn load_images(
     root: &Path,
-    change: &ChangeInfo,
-    configs: &infx_config::LoadedConfigs,
-    review: &infx_review::ReviewInputs,
     docs: &[Document],
     failures: &[(PathBuf, Diagnostic)],
-) -> (
-    (infx_image::PinPolicy, Vec<Diagnostic>),
-    Vec<infx_image::ImageSite>,
-) {
-    let pin_policy = pin_policy(root, docs, failures);
-    let base_image_sites = if pin_policy.0 == infx_image::PinPolicy::Verified {
-        let image_docs = configs.masters.iter().chain(&review.recipes).chain(docs);
-        base_sites_of_tag_only(root, change, image_docs)
-    } else {
-        Vec::new()
-    };
-    (pin_policy, base_image_sites)
+) -> (infx_image::PinPolicy, Vec<Diagnostic>) {
+    pin_policy(root, docs, failures)
 }
 
 /// The tree's pin policy: from its policy file's parse when the run parsed it (a file that did

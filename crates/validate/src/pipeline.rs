@@ -93,8 +93,7 @@ pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
     };
     let (review, docs, review_load_findings) =
         inputs::review_inputs(&root, review_side, parsed.docs);
-    let (pin_policy, base_image_sites) =
-        inputs::load_images(&root, &change, &configs, &review, &docs, &parsed.failures);
+    let pin_policy = inputs::load_images(&root, &docs, &parsed.failures);
     let inputs = Inputs {
         opts: opts.clone(),
         root,
@@ -121,7 +120,7 @@ pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
         review,
         review_load_findings,
         pin_policy,
-        base_image_sites,
+        base_image_sites: Default::default(),
         read_log,
     };
     (inputs, config)
