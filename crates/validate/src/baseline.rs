@@ -57,7 +57,10 @@ const MAX_BLOB: u64 = infx_fs::MAX_FILE_BYTES;
 /// Whether this run compares with a base at all: a change (not a clean clone's stand-in,
 /// `--all`, or a tree outside git).
 fn compares(inputs: &Inputs) -> bool {
-    let (opts, change) = (&inputs.opts, &inputs.change);
+    compares_in(&inputs.opts, &inputs.change)
+}
+
+fn compares_in(opts: &Options, change: &super::steps::ChangeInfo) -> bool {
     !(opts.all || opts.no_repository || change.mode != ChangeMode::Change)
 }
 
@@ -378,6 +381,61 @@ fn head_files(inputs: &Inputs) -> Vec<PathBuf> {
     files
 }
 
+/// One base parse for [`parse_ahead`]: the file's tree-relative path, its base bytes (the blob
+/// the change read) and the head's document, whose unchanged sections the parse takes over.
+pub(super) type AheadJob = (String, Vec<u8>, infx_yaml::Document);
+
+/// The large config files the change modified in place, in a run that compares with a base:
+/// the files [`HeadParses::note`] would offer the base's run by their unchanged sections (large,
+/// parsed without findings), with what [`parse_ahead`] needs, owned.
+pub(super) fn ahead_jobs(
+    opts: &Options,
+    change: &super::steps::ChangeInfo,
+    root: &Path,
+    configs: &infx_config::LoadedConfigs,
+    yaml_findings: &[Diagnostic],
+) -> Vec<AheadJob> {
+    if !compares_in(opts, change) || change.base.is_none() {
+        return Vec::new();
+    }
+    let with_findings: HashSet<&Path> = yaml_findings
+        .iter()
+        .filter_map(|d| d.path.as_deref())
+        .collect();
+    configs
+        .masters
+        .iter()
+        .chain(&configs.runners)
+        .filter(|doc| {
+            doc.text.len() >= SECTIONS_FROM && !with_findings.contains(doc.path.as_path())
+        })
+        .filter_map(|doc| {
+            let blob = change.base_blob_of_modified(&doc.path)?;
+            let rel = doc.path.strip_prefix(root).ok()?;
+            Some((
+                rel.to_string_lossy().replace('\\', "/"),
+                blob.to_vec(),
+                doc.clone(),
+            ))
+        })
+        .collect()
+}
+
+/// The base's parses of `jobs` ([`ahead_jobs`]), made while the head's load goes on, on the
+/// second core: the parse the base's run would otherwise make from the head's sections, on
+/// the critical path (docs/performance.md, "Session 42: where the one-config change stands").
+/// Only clean parses (no findings), whose document is all a reader takes.
+pub(super) fn parse_ahead(jobs: Vec<AheadJob>) -> Vec<(String, infx_yaml::Document)> {
+    jobs.into_iter()
+        .filter_map(|(rel, blob, head)| {
+            let path = head.path.clone();
+            let loaded = infx_yaml::load_bytes_with_previous(&path, blob, head);
+            let base = loaded.document.filter(|_| loaded.findings.is_empty())?;
+            Some((rel, base))
+        })
+        .collect()
+}
+
 /// The head's parsed documents by tree-relative path, and which of them the base has with the
 /// same bytes (found while the base is exported): the base's run takes those parses instead of
 /// parsing the file again (docs/baseline.md, "Cost").
@@ -392,6 +450,10 @@ struct HeadParses<'a> {
     same: std::cell::RefCell<Vec<(String, &'a infx_yaml::Document)>>,
     /// Large files the base has with other bytes: their unchanged sections are taken over.
     changed: std::cell::RefCell<Vec<(String, &'a infx_yaml::Document)>>,
+    /// The base's parses the load made ahead of the base's run ([`parse_ahead`]), by path,
+    /// and those the export confirmed (the base's blob there is as long as the parsed text).
+    ahead: HashMap<&'a str, &'a infx_yaml::Document>,
+    ahead_used: std::cell::RefCell<Vec<(String, &'a infx_yaml::Document)>>,
     /// The yaml step's findings by file: looked up per reused parse, not scanned (a tree-wide
     /// move reuses thousands; docs/performance.md, "Renames").
     findings: HashMap<&'a Path, Vec<&'a Diagnostic>>,
@@ -455,6 +517,12 @@ impl<'a> HeadParses<'a> {
             moved,
             same: Default::default(),
             changed: Default::default(),
+            ahead: inputs
+                .base_parses
+                .iter()
+                .map(|(rel, doc)| (rel.as_str(), doc))
+                .collect(),
+            ahead_used: Default::default(),
             findings,
         }
     }
@@ -473,6 +541,14 @@ impl<'a> HeadParses<'a> {
                 self.same.borrow_mut().push((rel.to_string(), doc));
             }
             return Some(bytes.clone());
+        }
+        // The base's parse, made while the head's load ran: its text is the base's blob when
+        // as long (decoding drops only a byte order mark).
+        if let Some(base) = self.ahead.get(rel)
+            && size() == Some(base.text.len() as u64)
+        {
+            self.ahead_used.borrow_mut().push((rel.to_string(), base));
+            return Some(Arc::<[u8]>::from(base.text.clone()));
         }
         let doc = self.docs.get(rel)?;
         let same_bytes = || size() == Some(doc.text.len() as u64);
@@ -515,6 +591,14 @@ impl<'a> HeadParses<'a> {
         }
         for (rel, doc) in self.changed.borrow().iter() {
             reuse.offer_previous(&base_root.join(rel), (*doc).clone());
+        }
+        for (rel, base) in self.ahead_used.borrow().iter() {
+            let loaded = infx_yaml::Loaded {
+                document: Some((*base).clone()),
+                findings: Vec::new(),
+                text: Some(base.text.clone()),
+            };
+            reuse.offer_parsed(&base_root.join(rel), loaded);
         }
         reuse
     }

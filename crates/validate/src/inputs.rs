@@ -56,6 +56,9 @@ pub struct Inputs {
     /// the change dropped is found against them (docs/image.md, "Pin policy"). Read on first
     /// use ([`Inputs::base_image_sites`]).
     pub(crate) base_image_sites: std::sync::OnceLock<Vec<infx_image::ImageSite>>,
+    /// The base's parses of the large config files the change modified, made during the load
+    /// for the base's run (`baseline::parse_ahead`), by tree-relative path.
+    pub(crate) base_parses: Vec<(String, Document)>,
     /// The files this run read, while a base may be compared: the base's export needs only
     /// those (docs/baseline.md, "Cost"). `None` = export every file validate could read.
     pub read_log: Option<infx_fs::ReadLog>,
@@ -107,7 +110,7 @@ impl Inputs {
             let docs = (self.configs.masters.iter())
                 .chain(&self.review.recipes)
                 .chain(&self.docs);
-            base_sites_of_tag_only(&self.root, &self.change, docs)
+            base_sites_of_tag_only(&self.root, &self.change, docs, &self.base_parses)
         })
     }
 
@@ -230,6 +233,7 @@ fn base_sites_of_tag_only<'a>(
     root: &Path,
     change: &ChangeInfo,
     docs: impl Iterator<Item = &'a Document>,
+    ahead: &[(String, Document)],
 ) -> Vec<infx_image::ImageSite> {
     if change.mode != steps::ChangeMode::Change {
         return Vec::new();
@@ -255,6 +259,16 @@ fn base_sites_of_tag_only<'a>(
         // docs/performance.md, "Renames").
         if bytes == doc.text.as_bytes() {
             out.extend(sites);
+            continue;
+        }
+        // The base's parse the load made ahead (`baseline::parse_ahead`) of these very bytes:
+        // a clean parse there is the tree the sections below would give.
+        if let Some((_, base)) = ahead
+            .iter()
+            .find(|(r, _)| Path::new(r) == rel)
+            .filter(|(_, base)| base.text.as_bytes() == bytes.as_slice())
+        {
+            out.extend(infx_image::sites_in(base).0);
             continue;
         }
         let Ok(text) = String::from_utf8(bytes) else {

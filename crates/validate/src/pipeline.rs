@@ -8,7 +8,7 @@ use super::beside::Beside;
 use super::checks::{ConfigChecked, config_rules};
 use super::inputs::{self, Inputs, ParseScope, ReviewSide, YamlStep};
 use super::steps;
-use super::{Options, contribution};
+use super::{Options, baseline, contribution};
 use infx_yaml::DocIndex;
 
 /// Loads everything one run reads, with the config check worked out beside the load. Never
@@ -39,6 +39,12 @@ pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
         || steps::detect_change(&root, opts),
         config_rules::before_recipes,
     );
+    // The base's parse of a modified master config, beside the rest of the load: on the base's
+    // run it would be on the critical path (docs/performance.md, "Session 42: where the
+    // one-config change stands"). Owned data, so the thread outlives the scopes below.
+    let ahead_jobs = baseline::ahead_jobs(opts, &change, &root, &configs, &parsed.findings);
+    let ahead = (!ahead_jobs.is_empty())
+        .then(|| std::thread::spawn(move || baseline::parse_ahead(ahead_jobs)));
     let pr = inputs::load_pr(opts, &change);
     let whole_tree = opts.whole_tree(&change.mode);
 
@@ -94,6 +100,8 @@ pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
     let (review, docs, review_load_findings) =
         inputs::review_inputs(&root, review_side, parsed.docs);
     let pin_policy = inputs::load_images(&root, &docs, &parsed.failures);
+    // A panicking parse costs only the head start: the base's run parses as before.
+    let base_parses = ahead.and_then(|h| h.join().ok()).unwrap_or_default();
     let inputs = Inputs {
         opts: opts.clone(),
         root,
@@ -121,6 +129,7 @@ pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
         review_load_findings,
         pin_policy,
         base_image_sites: Default::default(),
+        base_parses,
         read_log,
     };
     (inputs, config)

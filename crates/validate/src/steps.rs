@@ -222,6 +222,12 @@ impl ChangeInfo {
     fn modified_text(&self, rel: &Path) -> Option<&infx_diff::FileText> {
         self.loaded_text(rel, &[infx_diff::Status::Modified])
     }
+    /// The base's bytes of `file` (absolute) when the change modified it in place: the blob
+    /// the change read (see [`Self::modified_text`]).
+    pub(crate) fn base_blob_of_modified(&self, file: &Path) -> Option<&[u8]> {
+        let rel = relative_to(self.repo_root.as_ref()?, file);
+        Some(&self.modified_text(&rel)?.old)
+    }
     /// The loaded text of `rel` when its status is one of `statuses` (and the change was
     /// diffed against this run's base).
     fn loaded_text(

@@ -130,6 +130,14 @@ impl Reuse {
             .insert(path.to_path_buf(), Offer::Same(loaded));
     }
 
+    /// [`Self::offer`] of a parse made ahead of time for the file at `path` (by
+    /// [`load_bytes_with_previous`], from bytes known to be the file's): counted as a parse of
+    /// that file, which the reader then need not make.
+    pub fn offer_parsed(&self, path: &Path, loaded: Loaded) {
+        crate::parse_count::record(path);
+        self.offer(path, loaded);
+    }
+
     /// Offers `previous`, a parse of another revision of the file at `path`, for the
     /// top-level sections the two share.
     pub fn offer_previous(&self, path: &Path, previous: Document) {
@@ -182,8 +190,23 @@ fn load_with_previous(path: &Path, previous: Document) -> Loaded {
         Ok(t) => t,
         Err(d) => return Loaded::unread(d),
     };
-    let opts = recording();
     crate::parse_count::record(path);
+    with_previous(path, text, previous)
+}
+
+/// What [`load_file_reusing`] makes of a file offered `previous` ([`Reuse::offer_previous`]),
+/// from the file's bytes instead of a read: a caller that holds them can parse ahead of the
+/// reader and offer the result ([`Reuse::offer_parsed`], which counts it). Not counted here.
+pub fn load_bytes_with_previous(path: &Path, bytes: Vec<u8>, previous: Document) -> Loaded {
+    match decode(path, bytes) {
+        Ok(text) => with_previous(path, text, previous),
+        Err(d) => Loaded::unread(d),
+    }
+}
+
+/// [`load_with_previous`] of a text already read and decoded.
+fn with_previous(path: &Path, text: String, previous: Document) -> Loaded {
+    let opts = recording();
     match crate::sections::reparse_sections_owned(path, &text, previous, &opts) {
         Some(root) => {
             let text: Arc<str> = Arc::from(text);

@@ -403,3 +403,45 @@ fn the_index_answers_a_failed_file_with_its_error() {
     std::fs::write(&other, "b: 2\n").unwrap();
     assert!(index.load(&other).is_ok());
 }
+
+/// A parse made ahead from a file's bytes ([`infx_yaml::load_bytes_with_previous`]) is the
+/// parse the reader would make of the file offered the same previous revision: the sections
+/// taken over, the whole file when they cannot be, a byte order mark dropped, and a key
+/// written twice reported.
+#[test]
+fn a_parse_made_ahead_is_the_readers() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let previous_text = "a:\n  x: 1\nb:\n  y: [1, 2]\nc: &anchor 3\n";
+    let head = infx_yaml::load_file_as_pyyaml(&{
+        let p = dir.path().join("head.yaml");
+        std::fs::write(&p, previous_text).expect("write");
+        p
+    })
+    .document
+    .expect("the previous revision parses");
+    let cases: [&[u8]; 4] = [
+        b"a:\n  x: 2\nb:\n  y: [1, 2]\nc: &anchor 3\n",
+        b"a:\n  x: 1\nb:\n  y: *anchor\nc: &anchor 3\n",
+        b"\xef\xbb\xbfa:\n  x: 1\nb:\n  y: [1, 2]\nc: &anchor 3\n",
+        b"a:\n  x: 1\n  x: 2\nb:\n  y: [1, 2]\nc: &anchor 3\n",
+    ];
+    for (i, bytes) in cases.iter().enumerate() {
+        let path = dir.path().join(format!("base{i}.yaml"));
+        std::fs::write(&path, bytes).expect("write");
+        let reuse = infx_yaml::Reuse::default();
+        reuse.offer_previous(&path, head.clone());
+        let read = infx_yaml::load_file_reusing(&path, Some(&reuse));
+        let ahead = infx_yaml::load_bytes_with_previous(&path, bytes.to_vec(), head.clone());
+        // Spans too: a node's `PartialEq` compares values only.
+        let root = |l: &infx_yaml::Loaded| l.document.as_ref().map(|d| format!("{:?}", d.root));
+        assert_eq!(root(&ahead), root(&read), "case {i}");
+        assert_eq!(ahead.text, read.text, "case {i}");
+        let codes = |l: &infx_yaml::Loaded| -> Vec<String> {
+            l.findings
+                .iter()
+                .map(|d| format!("{} {:?}", d.code, d.span))
+                .collect()
+        };
+        assert_eq!(codes(&ahead), codes(&read), "case {i}");
+    }
+}
