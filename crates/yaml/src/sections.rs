@@ -31,15 +31,19 @@ pub fn reparse_sections(
     reparse(path, text, Cow::Borrowed(previous), opts)
 }
 
-/// [`reparse_sections`] from a parse of `previous` that is not needed afterwards: its
-/// unchanged sections' nodes are moved, not copied (the base's run is handed a copy of the
-/// head's parse; a second copy of its sections was the reparse's largest cost).
+/// [`reparse_sections`] from a parse of `previous` that is not needed afterwards: when no one
+/// else holds its tree, the unchanged sections' nodes are moved, not copied (a copy of the
+/// sections was the reparse's largest cost). A tree still shared (the head's parse, offered to
+/// the base's run) has only its unchanged sections copied, as [`reparse_sections`] does.
 pub(crate) fn reparse_sections_owned(
     path: &Path,
     text: &str,
     previous: Document,
     opts: &LoadOptions,
 ) -> Option<Node> {
+    if Arc::strong_count(&previous.root) > 1 {
+        return reparse(path, text, Cow::Borrowed(&previous), opts);
+    }
     reparse(path, text, Cow::Owned(previous), opts)
 }
 
