@@ -1239,17 +1239,6 @@ fn worktree_head(root: &Path, path: &Path) -> Result<(Vec<u8>, u64), Diagnostic>
 }
 
 /// A blob's size from its object header, without inflating it.
-fn blob_size(repo: &Repository, id: Oid) -> Result<u64, Diagnostic> {
-    if id.is_zero() {
-        return Ok(0);
-    }
-    let (size, _) = repo
-        .odb()
-        .and_then(|odb| odb.read_header(id))
-        .map_err(|e| git_err(&e))?;
-    Ok(size as u64)
-}
-
 fn blob_bytes(repo: &Repository, id: Oid) -> Result<Vec<u8>, Diagnostic> {
     if id.is_zero() {
         return Ok(Vec::new());
@@ -1374,15 +1363,16 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
         // blob, byte for byte, so the blob serves the binary test and both texts (a
         // tree-wide move read and stat-checked each moved file once more for its first
         // bytes; docs/performance.md, "Renames").
-        let moved_blob = row.patch.is_none()
+        // The size from the object's header: a blob over the limit is not inflated.
+        let moved_blob = (row.patch.is_none()
             && opts.target == Target::WorkTree
-            && !settings.may_convert(repo, &path);
+            && !settings.may_convert(repo, &path))
+        .then(|| handle.blob_size(row.old_id))
+        .flatten();
         let mut held: Option<Arc<[u8]>> = None;
         let is_binary = match settings.diff_attr_binary(repo, &path) {
             Some(b) => b,
-            None if moved_blob => {
-                // The size from the object's header: a blob over the limit is not inflated.
-                let size = blob_size(repo, row.old_id)?;
+            None if let Some(size) = moved_blob => {
                 if size > settings.big_file {
                     true
                 } else {
