@@ -542,12 +542,22 @@ impl Repo {
     /// Layout-aware read: a leading `inferencex-e2e/` is stripped from `path`, then
     /// `inferencex-e2e/<path>` is probed first and `<path>` second (upstream `git_path_at_ref`).
     pub fn blob_at_layout(&self, commit: Oid, path: &str) -> Result<Option<Blob>, GitError> {
-        for candidate in layout_candidates(path) {
-            if let Some(b) = self.blob_at(commit, &candidate)? {
-                return Ok(Some(b));
-            }
-        }
-        Ok(None)
+        probe_layout(path, |candidate| self.blob_at(commit, candidate))
+    }
+
+    /// The bytes [`Self::blob_at_layout`] finds, in its order of candidates, where `held`
+    /// answers a candidate path with the bytes the caller already holds for it at `commit`:
+    /// then the object database is not read (a tree-wide move asks for thousands).
+    pub fn bytes_at_layout(
+        &self,
+        commit: Oid,
+        path: &str,
+        held: &dyn Fn(&str) -> Option<Vec<u8>>,
+    ) -> Result<Option<Vec<u8>>, GitError> {
+        probe_layout(path, |candidate| match held(candidate) {
+            Some(data) => Ok(Some(data)),
+            None => Ok(self.blob_at(commit, candidate)?.map(|b| b.data)),
+        })
     }
 
     /// The first-parent history of `head` (oldest first) restricted to commits whose version
@@ -596,6 +606,19 @@ static REPOSITORIES_OPENED: std::sync::atomic::AtomicUsize = std::sync::atomic::
 /// repository handle").
 pub fn repositories_opened() -> usize {
     REPOSITORIES_OPENED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The first of [`layout_candidates`] that `find` finds something at (an error stops the probe).
+fn probe_layout<T>(
+    path: &str,
+    mut find: impl FnMut(&str) -> Result<Option<T>, GitError>,
+) -> Result<Option<T>, GitError> {
+    for candidate in layout_candidates(path) {
+        if let Some(found) = find(&candidate)? {
+            return Ok(Some(found));
+        }
+    }
+    Ok(None)
 }
 
 /// The repository paths probed for `path`, nested layout first.

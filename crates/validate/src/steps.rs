@@ -242,8 +242,9 @@ impl ChangeInfo {
         }
         change.texts.get(found.text)
     }
-    /// The loaded text of the exact rename or copy whose old path is `rel`.
-    fn moved_from(&self, rel: &Path) -> Option<&infx_diff::FileText> {
+    /// The loaded text of the exact rename or copy whose old path is `rel` (repository-relative):
+    /// its old side is the base's blob at `rel`.
+    pub(crate) fn moved_from(&self, rel: &Path) -> Option<&infx_diff::FileText> {
         let (change, index) = self.text_index()?;
         change.texts.get(*index.moved_from.get(rel)?)
     }
@@ -293,20 +294,12 @@ impl ChangeInfo {
             return Some(text.old.to_vec());
         }
         let base = self.base_oid()?;
-        // infx_git::Repo::blob_at_layout's probe, where a path an exact rename or copy left is
-        // answered from the change, which read that blob (a tree-wide move asks for thousands).
+        // A path an exact rename or copy left is answered from the change, which read that
+        // blob.
+        let held = |p: &str| Some(self.moved_from(Path::new(p))?.old.to_vec());
         self.with_repo(|repo| {
-            for candidate in infx_git::layout_candidates(&rel.to_string_lossy()) {
-                if let Some(text) = self.moved_from(Path::new(&candidate)) {
-                    return Some(Some(text.old.to_vec()));
-                }
-                match repo.blob_at(base, &candidate) {
-                    Ok(Some(blob)) => return Some(Some(blob.data)),
-                    Ok(None) => {}
-                    Err(_) => return None,
-                }
-            }
-            Some(None)
+            repo.bytes_at_layout(base, &rel.to_string_lossy(), &held)
+                .ok()
         })?
     }
     /// The bytes of `file` (absolute) on the new side: the fallback commit or the working tree
