@@ -294,17 +294,15 @@ fn in_tree(inputs: &Inputs, repo_path: &Path) -> Option<PathBuf> {
 }
 
 /// The exact renames of the change inside the tree, as tree-relative `(old, new)` paths with
-/// `/` separators: the file's bytes did not change (`ChangedFile::same_content`).
+/// `/` separators, and the old path as the repository names it: the file's bytes did not
+/// change (`ChangedFile::same_content`).
 fn exact_renames(inputs: &Inputs) -> Vec<(String, String, &Path)> {
     let rel = |p: &Path| Some(in_tree(inputs, p)?.to_string_lossy().replace('\\', "/"));
     moves(&inputs.change)
         .filter(|f| f.same_content)
         .filter_map(|f| {
-            Some((
-                rel(f.old_path.as_deref()?)?,
-                rel(&f.path)?,
-                f.path.as_path(),
-            ))
+            let old = f.old_path.as_deref()?;
+            Some((rel(old)?, rel(&f.path)?, old))
         })
         .collect()
 }
@@ -406,9 +404,7 @@ pub(super) fn ahead_jobs(
         .masters
         .iter()
         .chain(&configs.runners)
-        .filter(|doc| {
-            doc.text.len() >= SECTIONS_FROM && !with_findings.contains(doc.path.as_path())
-        })
+        .filter(|doc| offers_sections(doc, with_findings.contains(doc.path.as_path())))
         .filter_map(|doc| {
             let blob = change.base_blob_of_modified(&doc.path)?;
             let rel = doc.path.strip_prefix(root).ok()?;
@@ -459,6 +455,13 @@ struct HeadParses<'a> {
     findings: HashMap<&'a Path, Vec<&'a Diagnostic>>,
 }
 
+/// Whether the head's parse of a changed file is worth its unchanged sections to the base's
+/// run: a large file ([`SECTIONS_FROM`]) that parsed without findings (a section taken over
+/// brings no findings along, so a file with parse findings is parsed whole).
+fn offers_sections(doc: &infx_yaml::Document, parsed_with_findings: bool) -> bool {
+    doc.text.len() >= SECTIONS_FROM && !parsed_with_findings
+}
+
 /// From this size a changed file's parse is offered for its unchanged sections: below it a
 /// whole parse costs about what the comparison of sections does.
 const SECTIONS_FROM: usize = 16 * 1024;
@@ -496,14 +499,11 @@ impl<'a> HeadParses<'a> {
                 findings.entry(p.as_path()).or_default().push(d);
             }
         }
-        let texts: HashMap<&Path, &infx_diff::FileText> = match &inputs.change.loaded {
-            Some(Ok(c)) => c.texts.iter().map(|t| (t.path.as_path(), t)).collect(),
-            _ => HashMap::new(),
-        };
         let moved = exact_renames(inputs)
             .into_iter()
-            .filter_map(|(old, new, path)| {
-                Some((old, (*docs.get(&new)?, texts.get(path)?.old.clone())))
+            .filter_map(|(old, new, old_path)| {
+                let base = inputs.change.moved_from(old_path)?.old.clone();
+                Some((old, (*docs.get(&new)?, base)))
             })
             .collect();
         HeadParses {
@@ -556,9 +556,7 @@ impl<'a> HeadParses<'a> {
             self.same.borrow_mut().push((rel.to_string(), doc));
             return Some(Arc::<[u8]>::from(doc.text.clone()));
         }
-        if doc.text.len() >= SECTIONS_FROM && self.parse_findings(doc).next().is_none() {
-            // A section taken over brings no findings along: a file with parse findings is
-            // parsed whole.
+        if offers_sections(doc, self.parse_findings(doc).next().is_some()) {
             self.changed.borrow_mut().push((rel.to_string(), doc));
         }
         None
