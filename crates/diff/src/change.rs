@@ -185,7 +185,7 @@ impl FileText {
 
 /// The 1-based numbers of `new`'s lines that git's xdiff counts as added against `old`.
 fn added_between(path: &Path, old: &[u8], new: &[u8]) -> Result<Vec<usize>, Diagnostic> {
-    if let Some(added) = infx_git::appended_lines(old, new) {
+    if let Some(added) = infx_git::shortcut_added_lines(old, new) {
         return Ok(added);
     }
     let mut opts = added_line_options();
@@ -200,7 +200,7 @@ fn added_against_blob(
     old: &git2::Blob<'_>,
     new: &[u8],
 ) -> Result<Vec<usize>, Diagnostic> {
-    if let Some(added) = infx_git::appended_lines(old.content(), new) {
+    if let Some(added) = infx_git::shortcut_added_lines(old.content(), new) {
         return Ok(added);
     }
     let mut opts = added_line_options();
