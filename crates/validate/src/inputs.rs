@@ -5,7 +5,6 @@
 //! with the config check beside them; the checks in [`super::checks`] only look at the
 //! [`Inputs`] they build.
 
-use super::beside::Beside;
 use super::steps::{self, ChangeInfo};
 use super::{Options, contribution, pr};
 use infx_changelog::Impact;
@@ -337,8 +336,11 @@ impl ReviewLoad {
             change,
             parsed,
             configs,
+            after_configs,
             ..
         } = detect_and_parse(&root, &opts, ParseScope::Review, detect, |_| ());
+        let _nothing_ran = after_configs.join();
+        let configs = own_configs(configs);
         let pr = load_pr(&opts, &change);
         let changelog = steps::load_changelog(&root, &change, &configs);
         let side = ReviewSide::load(
@@ -638,7 +640,8 @@ pub(crate) fn review_inputs(
     (inputs, rest, findings)
 }
 
-/// What [`detect_and_parse`] hands back; `R` is what its caller ran on the configs.
+/// What [`detect_and_parse`] hands back; `R` is what its caller ran on the configs (given
+/// their `Arc`, so that it can let go of them before it ends).
 pub(crate) struct DetectedAndParsed<R> {
     pub change: ChangeInfo,
     pub change_elapsed: Duration,
@@ -647,124 +650,181 @@ pub(crate) struct DetectedAndParsed<R> {
     /// Their parses; the master configs' and runners.yaml's documents are in `configs`.
     pub parsed: Parsed,
     pub yaml_elapsed: Duration,
-    pub configs: infx_config::LoadedConfigs,
+    /// Shared with the thread that may still run `after_configs` on them; the caller owns
+    /// them alone once [`AfterConfigs::join`] returned ([`own_configs`]).
+    pub configs: Arc<infx_config::LoadedConfigs>,
     pub config_load_elapsed: Duration,
-    /// What the caller ran on the configs as soon as they were loaded ([`ParseScope::Run`]).
-    pub after_configs: Option<R>,
+    /// What the caller runs on the configs as soon as they are loaded ([`ParseScope::Run`]).
+    pub after_configs: AfterConfigs<R>,
+}
+
+/// `after_configs` of [`detect_and_parse`]: still running beside the caller, or done.
+pub(crate) enum AfterConfigs<R> {
+    Running(std::thread::JoinHandle<Option<R>>),
+    Done(Option<R>),
+}
+
+impl<R> AfterConfigs<R> {
+    /// Its result; `None` when it was not run or panicked (a bug: the caller runs it again).
+    pub(crate) fn join(self) -> Option<R> {
+        match self {
+            AfterConfigs::Running(handle) => handle.join().ok().flatten(),
+            AfterConfigs::Done(done) => done,
+        }
+    }
+}
+
+/// The configs of [`DetectedAndParsed`] for the caller alone, after [`AfterConfigs::join`]
+/// (a copy only if something still held them, which nothing does then).
+pub(crate) fn own_configs(configs: Arc<infx_config::LoadedConfigs>) -> infx_config::LoadedConfigs {
+    Arc::try_unwrap(configs).unwrap_or_else(|shared| (*shared).clone())
+}
+
+/// The configs as the parsing thread hands them over, before it runs `after_configs`.
+struct ConfigsParsed {
+    configs: Arc<infx_config::LoadedConfigs>,
+    files: Vec<(PathBuf, FileParse)>,
+    parse_elapsed: Duration,
+    load_elapsed: Duration,
 }
 
 /// Detects the change (`detect`, on this thread) while another thread parses the master
-/// configs and runners.yaml, loads the configs from them and, for a run, runs `after_configs`
-/// on them (the pipeline's config check): in every scope those are the largest files, and
-/// change detection is mostly waiting on the file system and libgit2 (docs/performance.md).
-/// Then the rest of the scope is parsed here.
-pub(crate) fn detect_and_parse<R: Send>(
+/// configs and runners.yaml, loads the configs from them, hands them over and, for a run, goes
+/// on to run `after_configs` on them (the pipeline's config rules) while this thread works on
+/// with them: in every scope those are the largest files, and change detection is mostly
+/// waiting on the file system and libgit2 (docs/performance.md). Then the rest of the scope is
+/// parsed here.
+pub(crate) fn detect_and_parse<R: Send + 'static>(
     root: &Path,
     opts: &Options,
     parse_scope: ParseScope,
     detect: impl FnOnce() -> ChangeInfo,
-    after_configs: impl FnOnce(&infx_config::LoadedConfigs) -> R + Send,
+    after_configs: impl FnOnce(Arc<infx_config::LoadedConfigs>) -> R + Send + 'static,
 ) -> DetectedAndParsed<R> {
     let always = existing_config_files(root);
-    std::thread::scope(|scope| {
-        let early = || {
-            let config_parse = parse_configs(root, &always, reuse_of(opts));
-            let ran =
-                (parse_scope == ParseScope::Run).then(|| after_configs(&config_parse.configs));
-            (config_parse, ran)
-        };
-        // Without a repository there is no change to detect beside the parse (the base's
-        // export, docs/baseline.md): the configs are parsed here, and no thread pays for a
-        // fresh heap for nothing (docs/performance.md, "Threads cost pages").
-        let early = Beside::start(scope, !opts.no_repository, early);
-        let t = Instant::now();
-        let change = detect();
-        let change_elapsed = t.elapsed();
+    let run_after = parse_scope == ParseScope::Run;
+    let (handed, handed_over) = std::sync::mpsc::sync_channel::<ConfigsParsed>(1);
+    let early = {
+        let (root, always) = (root.to_path_buf(), always.clone());
+        let reuse = opts.scope.as_ref().and_then(|s| s.reuse.clone());
+        move || {
+            let ConfigParse {
+                configs,
+                files,
+                parse_elapsed,
+                load_elapsed,
+            } = parse_configs(&root, &always, reuse.as_deref());
+            let configs = Arc::new(configs);
+            // Nothing runs after: the caller holds the configs alone.
+            let kept = run_after.then(|| Arc::clone(&configs));
+            let _ = handed.send(ConfigsParsed {
+                configs,
+                files,
+                parse_elapsed,
+                load_elapsed,
+            });
+            kept.map(after_configs)
+        }
+    };
+    // Without a repository there is no change to detect beside the parse (the base's
+    // export, docs/baseline.md): the configs are parsed here, and no thread pays for a
+    // fresh heap for nothing (docs/performance.md, "Threads cost pages").
+    let early = if opts.no_repository {
+        AfterConfigs::Done(
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(early))
+                .ok()
+                .flatten(),
+        )
+    } else {
+        AfterConfigs::Running(std::thread::spawn(early))
+    };
+    let t = Instant::now();
+    let change = detect();
+    let change_elapsed = t.elapsed();
 
-        let t = Instant::now();
-        let whole_tree = opts.whole_tree(&change.mode);
-        let mut walk_findings = Vec::new();
-        let files: Vec<PathBuf> = if parse_scope == ParseScope::Review {
-            review_yaml_files(root, &mut walk_findings)
-        } else if let (Some(scope), false) = (&opts.scope, opts.all) {
-            scope
-                .files
-                .iter()
-                .map(|f| root.join(f))
-                .filter(|p| p.is_file())
-                .collect()
-        } else if whole_tree {
-            let changelog = root.join(layout::CHANGELOG);
-            yaml_files(root, &mut walk_findings)
-                .into_iter()
-                .filter(|p| *p != changelog)
-                .collect()
-        } else {
-            scoped_yaml_files(root, &change, &mut walk_findings)
-        };
-        let early_set: HashSet<&Path> = always.iter().map(PathBuf::as_path).collect();
-        let rest: Vec<PathBuf> = files
+    let t = Instant::now();
+    let whole_tree = opts.whole_tree(&change.mode);
+    let mut walk_findings = Vec::new();
+    let files: Vec<PathBuf> = if parse_scope == ParseScope::Review {
+        review_yaml_files(root, &mut walk_findings)
+    } else if let (Some(scope), false) = (&opts.scope, opts.all) {
+        scope
+            .files
             .iter()
-            .filter(|f| !early_set.contains(f.as_path()))
-            .cloned()
-            .collect();
-        let rest_loaded = parse_all(&rest, reuse_of(opts));
-        let waiting = Instant::now();
-        let (config_parse, after_configs) = match early.join() {
-            Ok(early) => early,
-            // A panicking parser thread is a bug: every config file reports it, and the
-            // configs load again here.
-            Err(_) => (
-                ConfigParse {
-                    configs: infx_config::load_tree(root),
-                    files: always
-                        .iter()
-                        .cloned()
-                        .zip(failed_parses(&always).into_iter().map(FileParse::Parsed))
-                        .collect(),
-                    parse_elapsed: Duration::ZERO,
-                    load_elapsed: Duration::ZERO,
-                },
-                None,
-            ),
-        };
-        let waited = waiting.elapsed();
-        let ConfigParse {
-            configs,
-            files: config_files,
-            parse_elapsed: early_elapsed,
-            load_elapsed: config_load_elapsed,
-        } = config_parse;
-        // Back into the scope's order: the report lists files in walk order.
-        let mut by_path: std::collections::HashMap<PathBuf, FileParse> = config_files
+            .map(|f| root.join(f))
+            .filter(|p| p.is_file())
+            .collect()
+    } else if whole_tree {
+        let changelog = root.join(layout::CHANGELOG);
+        yaml_files(root, &mut walk_findings)
             .into_iter()
-            .chain(
-                rest.into_iter()
-                    .zip(rest_loaded.into_iter().map(FileParse::Parsed)),
-            )
-            .collect();
-        let mut parsed = Parsed::default();
-        for f in &files {
-            if let Some(parse) = by_path.remove(f.as_path()) {
-                parsed.add_parse(f, parse);
-            }
+            .filter(|p| *p != changelog)
+            .collect()
+    } else {
+        scoped_yaml_files(root, &change, &mut walk_findings)
+    };
+    let early_set: HashSet<&Path> = always.iter().map(PathBuf::as_path).collect();
+    let rest: Vec<PathBuf> = files
+        .iter()
+        .filter(|f| !early_set.contains(f.as_path()))
+        .cloned()
+        .collect();
+    let rest_loaded = parse_all(&rest, reuse_of(opts));
+    let waiting = Instant::now();
+    let (config_parse, after_configs) = match handed_over.recv() {
+        Ok(parsed) => (parsed, early),
+        // A panicking parser thread is a bug: every config file reports it, and the
+        // configs load again here.
+        Err(_) => (
+            ConfigsParsed {
+                configs: Arc::new(infx_config::load_tree(root)),
+                files: always
+                    .iter()
+                    .cloned()
+                    .zip(failed_parses(&always).into_iter().map(FileParse::Parsed))
+                    .collect(),
+                parse_elapsed: Duration::ZERO,
+                load_elapsed: Duration::ZERO,
+            },
+            AfterConfigs::Done(None),
+        ),
+    };
+    let waited = waiting.elapsed();
+    let ConfigsParsed {
+        configs,
+        files: config_files,
+        parse_elapsed: early_elapsed,
+        load_elapsed: config_load_elapsed,
+    } = config_parse;
+    // Back into the scope's order: the report lists files in walk order.
+    let mut by_path: std::collections::HashMap<PathBuf, FileParse> = config_files
+        .into_iter()
+        .chain(
+            rest.into_iter()
+                .zip(rest_loaded.into_iter().map(FileParse::Parsed)),
+        )
+        .collect();
+    let mut parsed = Parsed::default();
+    for f in &files {
+        if let Some(parse) = by_path.remove(f.as_path()) {
+            parsed.add_parse(f, parse);
         }
-        parsed.findings.extend(walk_findings);
-        // The step's own work: the walk and the rest's parse here, the early parse there (not
-        // the wait for it, which overlaps the parse already counted; the configs' load is
-        // the config step's).
-        let yaml_elapsed = t.elapsed().saturating_sub(waited) + early_elapsed;
-        DetectedAndParsed {
-            change,
-            change_elapsed,
-            files,
-            parsed,
-            yaml_elapsed,
-            configs,
-            config_load_elapsed,
-            after_configs,
-        }
-    })
+    }
+    parsed.findings.extend(walk_findings);
+    // The step's own work: the walk and the rest's parse here, the early parse there (not
+    // the wait for it, which overlaps the parse already counted; the configs' load is
+    // the config step's).
+    let yaml_elapsed = t.elapsed().saturating_sub(waited) + early_elapsed;
+    DetectedAndParsed {
+        change,
+        change_elapsed,
+        files,
+        parsed,
+        yaml_elapsed,
+        configs,
+        config_load_elapsed,
+        after_configs,
+    }
 }
 
 /// Which YAML files a load parses.
@@ -907,19 +967,96 @@ fn parse_all(files: &[PathBuf], reuse: Option<&Reuse>) -> Vec<Loaded> {
     // A thread pays for itself from about this many bytes (a few milliseconds of parsing).
     const WORTH_A_THREAD: u64 = 64 * 1024;
     let threads = threads.min((sizes.iter().sum::<u64>() / WORTH_A_THREAD).max(1) as usize);
-    if threads < 2 || files.len() < 2 {
+    if threads < 2 {
         return files.iter().map(|f| load_file_reusing(f, reuse)).collect();
     }
+    // A file this large is cut into pieces of whole top-level sections that parse on every
+    // core (a master config is a third of a one-config change's parse; docs/performance.md,
+    // "One file on two cores"), unless another run's parse of it is on offer.
+    const CUT_FROM: u64 = 2 * WORTH_A_THREAD;
+    let mut cuts: Vec<(usize, infx_yaml::Cut)> = Vec::new();
+    let mut jobs: Vec<Job> = Vec::with_capacity(files.len());
+    let mut small = Vec::with_capacity(files.len());
+    for (i, (f, &size)) in files.iter().zip(&sizes).enumerate() {
+        if size < CUT_FROM || reuse.is_some_and(|r| r.has_any(f)) {
+            small.push(Job::File(i));
+            continue;
+        }
+        let pieces = (threads * 2).min((size / WORTH_A_THREAD) as usize);
+        match infx_yaml::cut_file(f, pieces) {
+            Ok(cut) => {
+                jobs.extend((0..cut.pieces()).map(|p| Job::Piece(cuts.len(), p)));
+                cuts.push((i, cut));
+            }
+            Err(uncut) => jobs.push(Job::Uncut(i, std::sync::Mutex::new(Some(Box::new(uncut))))),
+        }
+    }
+    // The large files' work first: the small files fill in behind it.
+    jobs.extend(small);
     // Files one at a time from a shared index, the calling thread one of the workers: every
     // thread costs a fresh allocator heap, whose first page the kernel zeroes (a 2 MiB huge
     // page under mimalloc's arena; docs/performance.md, "Threads cost pages").
-    let parse = |f: &PathBuf| {
+    let run = |job: &Job| {
         // A panicking parse is a bug: that file reports it, the others are still parsed.
-        let run = std::panic::AssertUnwindSafe(|| load_file_reusing(f, reuse));
-        std::panic::catch_unwind(run)
-            .unwrap_or_else(|_| failed_parses(std::slice::from_ref(f)).remove(0))
+        let work = std::panic::AssertUnwindSafe(|| match job {
+            Job::File(i) => Done::Loaded(files.get(*i).map(|f| load_file_reusing(f, reuse))),
+            Job::Uncut(_, uncut) => Done::Loaded(
+                uncut
+                    .lock()
+                    .ok()
+                    .and_then(|mut u| u.take())
+                    .map(|u| u.load()),
+            ),
+            Job::Piece(c, p) => Done::Piece(cuts.get(*c).and_then(|(_, cut)| cut.parse(*p))),
+        });
+        std::panic::catch_unwind(work).unwrap_or(Done::Loaded(None))
     };
-    infx_report::parallel_map(files, threads, parse, &|_| {})
+    let done = infx_report::parallel_map(&jobs, threads, run, &|_| {});
+    let mut loaded: Vec<Option<Loaded>> = (0..files.len()).map(|_| None).collect();
+    let mut pieces: Vec<Vec<Option<infx_yaml::PieceParse>>> =
+        cuts.iter().map(|_| Vec::new()).collect();
+    for (job, result) in jobs.iter().zip(done) {
+        match (job, result) {
+            (Job::File(i) | Job::Uncut(i, _), Done::Loaded(l)) => {
+                if let Some(slot) = loaded.get_mut(*i) {
+                    *slot = l;
+                }
+            }
+            (Job::Piece(c, _), Done::Piece(p)) => {
+                if let Some(parts) = pieces.get_mut(*c) {
+                    parts.push(p);
+                }
+            }
+            _ => {}
+        }
+    }
+    for ((i, cut), parts) in cuts.into_iter().zip(pieces) {
+        let join = std::panic::AssertUnwindSafe(|| cut.join(parts));
+        if let (Some(slot), Ok(l)) = (loaded.get_mut(i), std::panic::catch_unwind(join)) {
+            *slot = Some(l);
+        }
+    }
+    files
+        .iter()
+        .zip(loaded)
+        .map(|(f, l)| l.unwrap_or_else(|| failed_parses(std::slice::from_ref(f)).remove(0)))
+        .collect()
+}
+
+/// One piece of [`parse_all`]'s work.
+enum Job {
+    /// Parse the file of this index (or take the parse on offer).
+    File(usize),
+    /// Parse the file of this index whole, as read.
+    Uncut(usize, std::sync::Mutex<Option<Box<infx_yaml::Uncut>>>),
+    /// Parse this piece of the cut file of this index.
+    Piece(usize, usize),
+}
+
+/// What a [`Job`] made.
+enum Done {
+    Loaded(Option<Loaded>),
+    Piece(Option<infx_yaml::PieceParse>),
 }
 
 /// Every YAML file under `dir`; a folder that cannot be listed, a symlink out of the
@@ -929,4 +1066,55 @@ fn yaml_files(dir: &Path, diags: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
     let walk = infx_yaml::walk_yaml(dir);
     diags.extend(walk.problems.iter().map(infx_fs::FsError::to_diagnostic));
     walk.files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A master config's shape: `n` top-level sections of a few lines each.
+    fn sections(n: usize, extra: &str) -> String {
+        (0..n)
+            .map(|i| {
+                format!("cfg-{i}:\n  image: img:{i}\n  rows:\n  - {{tp: {i}, ep: 1}}{extra}\n")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn files_parsed_in_pieces_are_their_whole_parses() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let write = |name: &str, text: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).expect("the test file is written");
+            p
+        };
+        let big = write("big.yaml", &sections(4000, ""));
+        // Large, but an anchor and its alias: parsed whole. Large with a key twice: the pieces
+        // give way to the whole parse and its finding.
+        let anchored = write("anchored.yaml", &(sections(3000, "") + "x: &a 1\ny: *a\n"));
+        let twice = write("twice.yaml", &(sections(3000, "") + "cfg-7:\n  image: z\n"));
+        let small = write("small.yaml", "a: 1\n");
+        let missing = dir.path().join("missing.yaml");
+        assert!(
+            infx_yaml::cut_file(&big, 4).is_ok(),
+            "the large file is cut"
+        );
+        let files = vec![big, anchored, small, twice, missing];
+        let parsed = parse_all(&files, None);
+        assert_eq!(parsed.len(), files.len());
+        for (f, got) in files.iter().zip(&parsed) {
+            let want = infx_yaml::load_file_as_pyyaml(f);
+            let tree = |l: &Loaded| l.document.as_ref().map(|d| format!("{:?}", d.root));
+            assert_eq!(tree(got), tree(&want), "{}", f.display());
+            assert_eq!(got.findings, want.findings, "{}", f.display());
+            assert_eq!(got.text, want.text, "{}", f.display());
+        }
+        assert!(
+            parsed[3]
+                .findings
+                .iter()
+                .any(|d| d.code == infx_yaml::codes::DUPLICATE_KEY)
+        );
+    }
 }

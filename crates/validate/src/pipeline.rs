@@ -14,51 +14,74 @@ use infx_yaml::DocIndex;
 /// Loads everything one run reads, with the config check worked out beside the load. Never
 /// panics on repository content.
 ///
-/// The overlap, which the one-config change's time rests on (docs/performance.md): the rules
-/// that read only the configs run on the thread that parsed them, while change detection still
-/// waits on the file system and libgit2; SR3/SR4, which open recipe files, run beside the
-/// changelog's load, the change's impact, the touched keys and the review inputs that need no
+/// The overlap, which the one-config change's time rests on (docs/performance.md): the master
+/// configs are parsed (a large one in pieces on both cores) while change detection waits on
+/// the file system and libgit2; the rules that read only the configs then run on the thread
+/// that parsed them, beside the changelog's load and the change's impact here; SR3/SR4, which
+/// open recipe files, run beside the touched keys and the review inputs that need no
 /// documents, which all only read the configs. The impact is worked out before the check's
 /// verdict is known and dropped when the configs are unsound.
 pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
     let root = inputs::canonical_root(opts);
     let read_log = (!opts.all && !opts.no_repository).then(|| infx_fs::ReadLog::start(&root));
+    // The thread that parses the configs goes on with the config rules (handed over here as
+    // soon as they are done) and then with the base's parse of a modified master config
+    // (`baseline::parse_ahead`), whose jobs this thread sends once the change is known: no
+    // thread of its own, and so no fresh heap, for either (docs/performance.md, "Threads cost
+    // pages"). Without a repository it runs in place before the change is known, and no jobs
+    // come.
+    let (rules_done, rules) = std::sync::mpsc::sync_channel(1);
+    let (send_jobs, jobs) = std::sync::mpsc::sync_channel::<Vec<baseline::AheadJob>>(1);
+    let send_jobs = (!opts.no_repository).then_some(send_jobs);
+    let after_configs = move |configs: std::sync::Arc<infx_config::LoadedConfigs>| {
+        let ran = config_rules::before_recipes(&configs);
+        // Let go of the configs first: the load owns them alone again once the rules arrive.
+        drop(configs);
+        let _ = rules_done.send(ran);
+        match jobs.recv() {
+            Ok(jobs) if !jobs.is_empty() => baseline::parse_ahead(jobs),
+            _ => Vec::new(),
+        }
+    };
     let inputs::DetectedAndParsed {
         change,
         change_elapsed,
         files,
         mut parsed,
         mut yaml_elapsed,
-        mut configs,
+        configs,
         config_load_elapsed,
-        after_configs: early_rules,
+        after_configs: ahead,
     } = inputs::detect_and_parse(
         &root,
         opts,
         ParseScope::Run,
         || steps::detect_change(&root, opts),
-        config_rules::before_recipes,
+        after_configs,
     );
     // The base's parse of a modified master config, beside the rest of the load: on the base's
     // run it would be on the critical path (docs/performance.md, "Session 42: where the
-    // one-config change stands"). Owned data, so the thread outlives the scopes below.
-    let ahead_jobs = baseline::ahead_jobs(opts, &change, &root, &configs, &parsed.findings);
-    let ahead = (!ahead_jobs.is_empty())
-        .then(|| std::thread::spawn(move || baseline::parse_ahead(ahead_jobs)));
+    // one-config change stands"). Owned data, for the configs' thread.
+    if let Some(send) = send_jobs {
+        let _ = send.send(baseline::ahead_jobs(
+            opts,
+            &change,
+            &root,
+            &configs,
+            &parsed.findings,
+        ));
+    }
     let pr = inputs::load_pr(opts, &change);
     let whole_tree = opts.whole_tree(&change.mode);
 
     // One index of the parsed documents for SR4 and the impact's head side.
     let documents = DocIndex::new(&parsed.docs).with_failures(&parsed.failures);
-    let (rules, early_elapsed) =
-        early_rules.unwrap_or_else(|| config_rules::before_recipes(&configs));
-    let finish = |rules| config_rules::finish(rules, &configs, &documents, early_elapsed);
+    let finish =
+        |(rules, early_elapsed)| config_rules::finish(rules, &configs, &documents, early_elapsed);
     let (config_findings, config_elapsed, changelog, impact, touched, review_side) =
         std::thread::scope(|scope| {
-            // A thread only when SR3/SR4 have recipe files to open: every thread costs its
-            // own allocator heap (docs/performance.md, "The allocator: mimalloc").
-            let on_thread = rules.opens_recipe_files();
-            let check = Beside::start(scope, on_thread, || finish(rules));
+            // The config rules still run on the thread that parsed the configs; what needs
+            // only the configs goes on here meanwhile.
             let changelog = steps::load_changelog(&root, &change, &configs);
             let impact = contribution::change_impact(
                 &root,
@@ -67,6 +90,14 @@ pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
                 &documents,
                 &changelog.scope.keys,
             );
+            // A panic on the configs' thread is a bug: the rules run here instead.
+            let rules = rules
+                .recv()
+                .unwrap_or_else(|_| config_rules::before_recipes(&configs));
+            // A thread only when SR3/SR4 have recipe files to open: every thread costs its
+            // own allocator heap (docs/performance.md, "The allocator: mimalloc").
+            let on_thread = rules.0.opens_recipe_files();
+            let check = Beside::start(scope, on_thread, || finish(rules));
             let touched = inputs::load_touched(opts, &root, &change, &configs, &changelog);
             let review_side = ReviewSide::load(
                 &root,
@@ -78,6 +109,8 @@ pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
             let (findings, elapsed) = check.join().unwrap_or_else(|_| config_rules::panicked());
             (findings, elapsed, changelog, impact, touched, review_side)
         });
+    // The configs' thread let go of them before it handed over the rules.
+    let mut configs = inputs::own_configs(configs);
     let config = config_rules::verdict(config_findings, config_elapsed, &change, &root);
     let impact = if config.failed {
         Default::default()
@@ -101,7 +134,7 @@ pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
         inputs::review_inputs(&root, review_side, parsed.docs);
     let pin_policy = inputs::load_images(&root, &docs, &parsed.failures);
     // A panicking parse costs only the head start: the base's run parses as before.
-    let base_parses = ahead.and_then(|h| h.join().ok()).unwrap_or_default();
+    let base_parses = ahead.join().unwrap_or_default();
     let inputs = Inputs {
         opts: opts.clone(),
         root,

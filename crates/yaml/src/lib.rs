@@ -21,11 +21,11 @@ pub use edit::{Edit, apply_edits};
 pub use infx_fs::{FsError, Walk, walk_yaml, yaml_files};
 pub use infx_report::{Pos, Span};
 pub use load::{
-    DEFAULT_ALIAS_BUDGET, DuplicateKeys, LoadOptions, Loaded, MAX_NESTING_DEPTH, Reuse,
-    load_bytes_with_previous, load_file, load_file_as_pyyaml, load_file_reusing, parse_str,
-    parse_str_with,
+    Cut, DEFAULT_ALIAS_BUDGET, DuplicateKeys, LoadOptions, Loaded, MAX_NESTING_DEPTH, Reuse, Uncut,
+    cut_file, load_bytes_with_previous, load_file, load_file_as_pyyaml, load_file_reusing,
+    parse_str, parse_str_with,
 };
-pub use sections::{reparse_sections, top_level_sections};
+pub use sections::{PieceParse, reparse_sections, top_level_sections};
 pub use value::{Float, Mapping, Node, ScalarStyle, Value};
 
 use infx_report::{Diagnostic, LineIndex};

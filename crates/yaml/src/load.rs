@@ -150,6 +150,11 @@ impl Reuse {
         matches!(self.offers().get(path), Some(Offer::Same(_)))
     }
 
+    /// Whether anything is on offer for `path`: its parse, or another revision's.
+    pub fn has_any(&self, path: &Path) -> bool {
+        self.offers().contains_key(path)
+    }
+
     fn take(&self, path: &Path) -> Option<Offer> {
         self.offers().remove(path)
     }
@@ -221,6 +226,99 @@ fn with_previous(path: &Path, text: String, previous: Document) -> Loaded {
             }
         }
         None => built(path, text, &opts),
+    }
+}
+
+/// A file read and cut into pieces of whole top-level sections, for parsing one large file on
+/// several threads (docs/performance.md, "One file on two cores"): [`Cut::parse`] each piece
+/// on any thread, then [`Cut::join`] gives the [`Loaded`] of [`load_file_as_pyyaml`].
+#[derive(Debug)]
+pub struct Cut {
+    path: PathBuf,
+    text: String,
+    pieces: Vec<crate::sections::Piece>,
+}
+
+/// A file [`cut_file`] did not cut, as read: [`Uncut::load`] parses it whole.
+#[derive(Debug)]
+pub struct Uncut {
+    path: PathBuf,
+    text: Result<String, Diagnostic>,
+}
+
+/// `path` read and cut into at most `n` pieces ([`crate::sections::cut`]: not when a whole
+/// parse could differ from the pieces', e.g. an anchor anywhere), or handed back uncut.
+pub fn cut_file(path: &Path, n: usize) -> Result<Cut, Uncut> {
+    let text = match read_text(path) {
+        Ok(text) => text,
+        Err(d) => {
+            return Err(Uncut {
+                path: path.to_path_buf(),
+                text: Err(d),
+            });
+        }
+    };
+    match crate::sections::cut(&text, n) {
+        Some(pieces) => Ok(Cut {
+            path: path.to_path_buf(),
+            text,
+            pieces,
+        }),
+        None => Err(Uncut {
+            path: path.to_path_buf(),
+            text: Ok(text),
+        }),
+    }
+}
+
+impl Uncut {
+    /// [`load_file_as_pyyaml`] of the text read.
+    pub fn load(self) -> Loaded {
+        match self.text {
+            Ok(text) => loaded_from_text(&self.path, text),
+            Err(d) => Loaded::unread(d),
+        }
+    }
+}
+
+impl Cut {
+    /// How many pieces there are.
+    pub fn pieces(&self) -> usize {
+        self.pieces.len()
+    }
+
+    /// The parse of piece `i` (of [`Self::pieces`]); `None` when it cannot stand for that part
+    /// of the whole parse.
+    pub fn parse(&self, i: usize) -> Option<crate::sections::PieceParse> {
+        crate::sections::parse_piece(&self.path, &self.text, self.pieces.get(i)?, &recording())
+    }
+
+    /// The file's [`Loaded`] from the parses of every piece in order (one parse counted): the
+    /// whole parse's tree, or the whole parse itself when a piece's is missing or a key
+    /// stands in two pieces.
+    pub fn join(self, parts: Vec<Option<crate::sections::PieceParse>>) -> Loaded {
+        crate::parse_count::record(&self.path);
+        let root = if parts.len() == self.pieces.len() {
+            parts
+                .into_iter()
+                .collect::<Option<Vec<_>>>()
+                .and_then(crate::sections::join_pieces)
+        } else {
+            None
+        };
+        let Some(root) = root else {
+            return built(&self.path, self.text, &recording());
+        };
+        let text: Arc<str> = Arc::from(self.text);
+        Loaded {
+            document: Some(Document {
+                path: self.path,
+                text: text.clone(),
+                root: root.into(),
+            }),
+            findings: Vec::new(),
+            text: Some(text),
+        }
     }
 }
 
@@ -332,6 +430,16 @@ pub(crate) fn build(
     // Recorded as mappings close, inner ones first: into source order.
     duplicates.sort_by_key(source_order);
     (parsed, duplicates)
+}
+
+/// [`build`] of a text that stands alone: its root when it parses without a finding and
+/// without an anchor or alias, whose copies count against a budget that is a whole file's
+/// (`crate::sections::parse_piece`).
+pub(crate) fn build_standalone(path: &Path, text: &str, opts: &LoadOptions) -> Option<Node> {
+    let mut b = Builder::new(path, text, opts);
+    let parsed = b.run().ok()?;
+    let found = b.duplicates.take().is_some_and(|d| !d.is_empty());
+    (!found && b.alias_nodes == 0).then_some(parsed)
 }
 
 /// Where a finding sits, for sorting findings into source order.

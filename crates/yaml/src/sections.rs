@@ -185,6 +185,104 @@ fn reparse(
     Some(root)
 }
 
+/// A run of whole top-level sections of a text, which parses alone ([`parse_piece`]): one of
+/// the pieces [`cut`] makes for parsing one large file on several threads.
+#[derive(Debug)]
+pub(crate) struct Piece {
+    range: Range<usize>,
+    /// The (1-based) line the piece starts on.
+    line: usize,
+    /// Where each of its sections starts in the whole text: each must be one key of the
+    /// piece's parse, in order.
+    starts: Vec<usize>,
+}
+
+/// A piece's parse with positions in the whole text: its top-level pairs and its root's span.
+#[derive(Debug)]
+pub struct PieceParse {
+    pairs: Vec<(Node, Node)>,
+    span: Span,
+}
+
+/// `text` cut into at most `n` pieces of whole top-level sections of about equal bytes, when a
+/// whole parse may be put together from their parses ([`parse_piece`], [`join_pieces`]);
+/// `None` (parse it whole) when the text is not plainly a block mapping of sections
+/// ([`reparse_sections`]'s conditions) or has fewer than two.
+pub(crate) fn cut(text: &str, n: usize) -> Option<Vec<Piece>> {
+    if n < 2 {
+        return None;
+    }
+    let sections = split(text)?;
+    let first = sections.first()?.range.start;
+    let share = (text.len() - first).div_ceil(n);
+    let mut pieces: Vec<Piece> = Vec::with_capacity(n);
+    for sec in &sections {
+        let all_started = pieces.len() == n;
+        match pieces.last_mut() {
+            Some(p) if p.range.end - p.range.start < share || all_started => {
+                p.range.end = sec.range.end;
+                p.starts.push(sec.range.start);
+            }
+            _ => pieces.push(Piece {
+                range: sec.range.clone(),
+                line: sec.line,
+                starts: vec![sec.range.start],
+            }),
+        }
+    }
+    (pieces.len() >= 2).then_some(pieces)
+}
+
+/// The parse of `piece` of `text` alone, positions moved into the whole text; `None` when it
+/// may not be what the whole parse has there: a finding (a key written twice, an error), an
+/// anchor or alias (an alias may name another piece's anchor, and the alias budget is the
+/// whole file's), not a mapping, or not one plain key at the start of each of its sections.
+pub(crate) fn parse_piece(
+    path: &Path,
+    text: &str,
+    piece: &Piece,
+    opts: &LoadOptions,
+) -> Option<PieceParse> {
+    let node = crate::load::build_standalone(path, text.get(piece.range.clone())?, opts)?;
+    let Value::Map(map) = node.value else {
+        return None;
+    };
+    let mut pairs = map.into_pairs();
+    if pairs.len() != piece.starts.len()
+        || pairs.iter().zip(&piece.starts).any(|((k, _), &start)| {
+            !matches!(k.value, Value::Str(_)) || k.span.start.offset() + piece.range.start != start
+        })
+    {
+        return None;
+    }
+    let shift = Shift {
+        bytes: piece.range.start as i64,
+        lines: piece.line as i64 - 1,
+    };
+    for (k, v) in &mut pairs {
+        shift.node(k);
+        shift.node(v);
+    }
+    Some(PieceParse {
+        pairs,
+        span: shift.span(node.span),
+    })
+}
+
+/// The root the whole parse gives, from the parses of every piece [`cut`] made, in order;
+/// `None` when a key stands in two pieces.
+pub(crate) fn join_pieces(parts: Vec<PieceParse>) -> Option<Node> {
+    let span = Span {
+        start: parts.first()?.span.start,
+        end: parts.last()?.span.end,
+    };
+    let pairs = parts.into_iter().flat_map(|p| p.pairs).collect();
+    let map = crate::value::Mapping::from_distinct_pairs(pairs).ok()?;
+    let mut root = Node::new(Value::Map(map), span);
+    root.style = crate::ScalarStyle::Collection;
+    Some(root)
+}
+
 /// One top-level section: its bytes and the (1-based) line it starts on.
 struct Section {
     range: Range<usize>,
@@ -572,5 +670,87 @@ mod tests {
             taken += usize::from(check(&old, &new.concat()));
         }
         assert!(taken >= 8, "only {taken} of 40 edits reparsed by sections");
+    }
+
+    /// `text` cut into `n` pieces, each parsed alone and joined, checked against a whole parse:
+    /// the same tree (spans and styles too), or no join when the whole parse fails or finds.
+    fn check_cut(text: &str, n: usize) -> bool {
+        let path = Path::new("f.yaml");
+        let joined = cut(text, n).and_then(|pieces| {
+            let parts = pieces.iter().map(|p| parse_piece(path, text, p, &opts()));
+            join_pieces(parts.collect::<Option<Vec<_>>>()?)
+        });
+        let (parsed, findings) = build(path, text, &opts());
+        match (joined, parsed) {
+            (Some(root), Ok(whole)) if findings.is_empty() => {
+                assert_same(&root, &whole, "root");
+                true
+            }
+            (Some(_), _) => panic!("a joined parse where the whole parse fails or finds:\n{text}"),
+            (None, _) => false,
+        }
+    }
+
+    #[test]
+    fn a_file_cut_in_pieces_parses_as_a_whole() {
+        for n in 2..6 {
+            assert!(check_cut(OLD, n), "{n} pieces");
+            assert!(check_cut(&OLD.replace('\n', "\r\n"), n));
+        }
+        // More pieces asked for than there are sections: one a section.
+        assert!(check_cut("a: 1\nb: [2,\n  3]\n", 5));
+        // Anchors and aliases inside one section stand alone no more than across two (the
+        // alias budget is the file's); a comment naming them is no anchor.
+        assert!(!check_cut("a: &x [1]\nb: 2\nc: *x\n", 2));
+        assert!(!check_cut("a: &x [1]\n  # pad\nb: [*x]\nc: 3\n", 3));
+        assert!(check_cut("a: 1  # &x and *y\nb: '*z'\nc: \"&w\"\n", 3));
+        // A key in two pieces, a key twice in one, a second document, a flow line at 0, a
+        // merge of an inline mapping at the top, a complex key, not a mapping.
+        assert!(!check_cut("a: 1\nb: 2\na: 3\n", 3));
+        assert!(!check_cut("a: {x: 1, x: 2}\nb: 2\n", 2));
+        assert!(!check_cut("a: 1\nb: 2\n---\nc: 3\n", 2));
+        assert!(!check_cut("a: [1,\n2]\nb: 2\n", 2));
+        assert!(!check_cut("a: 1\n<<: {a: 2, z: 3}\nb: 2\n", 3));
+        assert!(!check_cut("a: 1\n? b\n: 2\n", 2));
+        assert!(!check_cut("- 1\n- 2\n", 2));
+        // One section: nothing to cut.
+        assert!(!check_cut("a:\n  b: 1\n  c: 2\n", 2));
+    }
+
+    #[test]
+    fn the_master_configs_cut_in_pieces_parse_as_a_whole() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/corpus/inferencex-aug2026/configs");
+        for name in ["nvidia-master.yaml", "amd-master.yaml", "runners.yaml"] {
+            let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
+                eprintln!("SKIPPED: {} is absent", dir.join(name).display());
+                return;
+            };
+            for n in [2, 7] {
+                assert!(check_cut(&text, n), "{name} in {n} pieces");
+            }
+            // Lines deleted, doubled or a key inserted at spread positions: each join is the
+            // whole parse, or none.
+            let lines: Vec<&str> = text.split_inclusive('\n').collect();
+            let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+            for round in 0..12 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let at = (seed % lines.len() as u64) as usize;
+                let mut new: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+                match round % 3 {
+                    0 => {
+                        new.remove(at);
+                    }
+                    1 => new.insert(at, lines[at].to_string()),
+                    _ => new.insert(
+                        at,
+                        format!("{}k{round}: 1\n", " ".repeat((seed % 5) as usize)),
+                    ),
+                }
+                check_cut(&new.concat(), 2 + round % 4);
+            }
+        }
     }
 }
