@@ -21,6 +21,10 @@ pub(crate) const RUNNERS: &str = infx_config::layout::RUNNERS;
 pub struct RevisionInputs {
     pub masters: Vec<Document>,
     pub runners: Option<Document>,
+    /// Whether the masters state KV metadata (`infx_config::uses_kv_metadata`), worked out on
+    /// first use and kept: it walks every master tree, and the planner asks once per request.
+    /// A caller that knows it (validate's loaded configs) sets it.
+    pub kv_metadata: std::sync::OnceLock<bool>,
 }
 
 fn parse_doc(path: &str, bytes: Vec<u8>) -> Result<Document, String> {
@@ -100,12 +104,19 @@ impl RevisionInputs {
             Some(d) => Some(parse_doc_from(RUNNERS, d, previous(RUNNERS))?),
             None => None,
         };
-        Ok(RevisionInputs { masters, runners })
+        Ok(RevisionInputs {
+            masters,
+            runners,
+            kv_metadata: Default::default(),
+        })
     }
 
     /// The merged masters (upstream `load_config_files(validate=False)` file-level rules).
     pub fn configs(&self) -> Result<MasterConfigs<'_>, String> {
-        MasterConfigs::from_documents(&self.masters).map_err(|d| d.message)
+        let kv_metadata = *self
+            .kv_metadata
+            .get_or_init(|| infx_config::uses_kv_metadata(&self.masters));
+        MasterConfigs::from_documents_stating(&self.masters, kv_metadata).map_err(|d| d.message)
     }
 }
 

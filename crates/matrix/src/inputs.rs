@@ -29,6 +29,15 @@ impl<'a> MasterConfigs<'a> {
         Self::merged(docs, || infx_config::uses_kv_metadata(docs))
     }
 
+    /// [`Self::from_documents`] of documents known to state KV metadata or not
+    /// (`infx_config::uses_kv_metadata` of them): a walk of every master tree less.
+    pub fn from_documents_stating(
+        docs: &'a [Document],
+        kv_metadata: bool,
+    ) -> Result<Self, Diagnostic> {
+        Self::merged(docs, || kv_metadata)
+    }
+
     /// [`Self::from_documents`] of a tree's loaded configs, which already know whether they
     /// state KV metadata (a walk of every master tree less per use).
     pub fn from_loaded(loaded: &'a infx_config::LoadedConfigs) -> Result<Self, Diagnostic> {

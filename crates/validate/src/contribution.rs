@@ -268,6 +268,7 @@ pub(crate) fn plan_appended(
         head: RevisionInputs {
             masters: std::mem::take(&mut loaded.masters),
             runners: loaded.runners.take(),
+            kv_metadata: loaded.kv_metadata.into(),
         },
         base,
     };
