@@ -648,14 +648,28 @@ mod tests {
         }
         // Lines deleted, doubled, or a key inserted at some indentation, at positions spread
         // over the file: each reparse is the whole parse or none.
-        let lines: Vec<&str> = old.split_inclusive('\n').collect();
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
         let mut taken = 0;
-        for round in 0..40 {
+        for (_, new) in spread_edits(&old, 0x9e37_79b9_7f4a_7c15, 40, 9) {
+            taken += usize::from(check(&old, &new));
+        }
+        assert!(taken >= 8, "only {taken} of 40 edits reparsed by sections");
+    }
+
+    /// `rounds` edits of `text`, each alone: a line deleted, a line doubled, or a key inserted
+    /// with up to `indent - 1` spaces, in turn, at positions an xorshift from `seed` spreads
+    /// over the file; with the round's number.
+    fn spread_edits(
+        text: &str,
+        mut seed: u64,
+        rounds: usize,
+        indent: u64,
+    ) -> impl Iterator<Item = (usize, String)> + '_ {
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        (0..rounds).map(move |round| {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
-            let at = (seed % lines.len() as u64) as usize;
+            let at = (seed % lines.len().max(1) as u64) as usize;
             let mut new: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
             match round % 3 {
                 0 => {
@@ -664,12 +678,11 @@ mod tests {
                 1 => new.insert(at, lines[at].to_string()),
                 _ => new.insert(
                     at,
-                    format!("{}k{round}: 1\n", " ".repeat((seed % 9) as usize)),
+                    format!("{}k{round}: 1\n", " ".repeat((seed % indent) as usize)),
                 ),
             }
-            taken += usize::from(check(&old, &new.concat()));
-        }
-        assert!(taken >= 8, "only {taken} of 40 edits reparsed by sections");
+            (round, new.concat())
+        })
     }
 
     /// `text` cut into `n` pieces, each parsed alone and joined, checked against a whole parse:
@@ -731,25 +744,8 @@ mod tests {
             }
             // Lines deleted, doubled or a key inserted at spread positions: each join is the
             // whole parse, or none.
-            let lines: Vec<&str> = text.split_inclusive('\n').collect();
-            let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-            for round in 0..12 {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                let at = (seed % lines.len() as u64) as usize;
-                let mut new: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-                match round % 3 {
-                    0 => {
-                        new.remove(at);
-                    }
-                    1 => new.insert(at, lines[at].to_string()),
-                    _ => new.insert(
-                        at,
-                        format!("{}k{round}: 1\n", " ".repeat((seed % 5) as usize)),
-                    ),
-                }
-                check_cut(&new.concat(), 2 + round % 4);
+            for (round, new) in spread_edits(&text, 0x2545_f491_4f6c_dd1d, 12, 5) {
+                check_cut(&new, 2 + round % 4);
             }
         }
     }
