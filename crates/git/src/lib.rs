@@ -796,7 +796,11 @@ fn common_suffix(a: &[u8], b: &[u8], limit: usize) -> usize {
 /// [`one_region`] knows them (`None`: ask libgit2).
 pub fn shortcut_added_lines(old: &[u8], new: &[u8]) -> Option<Vec<usize>> {
     let region = one_region(old, new).filter(|r| !r.new_slides)?;
-    Some((region.first..region.first + records(region.new).count()).collect())
+    // git's records: each line with its newline, and a last one without (memchr, not the
+    // split's byte loop: a change of many new files counts every line of each).
+    let lines = memchr::memchr_iter(b'\n', region.new).count()
+        + usize::from(!region.new.is_empty() && !region.new.ends_with(b"\n"));
+    Some((region.first..region.first + lines).collect())
 }
 
 fn strip_eol(b: &[u8]) -> &[u8] {
