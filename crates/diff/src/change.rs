@@ -1370,6 +1370,10 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
         .then(|| handle.blob_size(row.old_id))
         .flatten();
         let mut held: Option<Arc<[u8]>> = None;
+        // A working-tree file no longer than the binary sniff's prefix is read whole by it:
+        // its bytes are the text (a change of thousands of new recipe files opened, stat-checked
+        // and read each one twice; docs/performance.md, "One read of a small new file").
+        let mut held_new: Option<Vec<u8>> = None;
         let is_binary = match settings.diff_attr_binary(repo, &path) {
             Some(b) => b,
             None if let Some(size) = moved_blob => {
@@ -1391,7 +1395,11 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
                         (b, size)
                     }
                 };
-                size > settings.big_file || ws::looks_binary(&head)
+                let binary = size > settings.big_file || ws::looks_binary(&head);
+                if opts.target == Target::WorkTree && head.len() as u64 == size {
+                    held_new = Some(head);
+                }
+                binary
             }
         };
         if is_binary {
@@ -1429,7 +1437,10 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
             // No conversion can apply: the working-tree bytes are what git compares. Reading
             // them directly skips libgit2's re-hashing and whole-file patch (the slow part).
             Target::WorkTree if !settings.may_convert(repo, &path) => {
-                let new = worktree_bytes(&root, &path)?;
+                let new = match held_new {
+                    Some(bytes) => bytes,
+                    None => worktree_bytes(&root, &path)?,
+                };
                 let old_id = row.old_id;
                 if old_id.is_zero() {
                     let added = added_between(&path, &[], &new)?;

@@ -421,6 +421,12 @@ fn too_large(path: &Path, len: u64) -> FsError {
     )
 }
 
+/// How many bytes this process has counted against [`TOTAL_READ_BUDGET`] so far: every byte
+/// read, once per read (a test that a file is read once, not twice).
+pub fn bytes_read() -> u64 {
+    BYTES_READ.load(Ordering::Relaxed)
+}
+
 /// Reads a tree file: confined, regular, at most [`MAX_FILE_BYTES`], within the budget.
 pub fn read(path: &Path) -> Result<Vec<u8>, FsError> {
     let (canon, meta) = check_file(path)?;
