@@ -1082,6 +1082,52 @@ mod tests {
     }
 
     #[test]
+    fn changed_texts_share_the_parsed_documents_bytes() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let root = infx_fs::canonical(dir.path()).expect("a canonical folder");
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+                .args(args)
+                .current_dir(&root)
+                .output()
+                .is_ok_and(|o| o.status.success());
+            assert!(ok, "git {args:?}");
+        };
+        git(&["init", "-q", "-b", "main"]);
+        std::fs::write(root.join("kept.yaml"), "a: 1\n").expect("written");
+        git(&["add", "-A"]);
+        git(&["commit", "-q", "-m", "base"]);
+        std::fs::write(root.join("kept.yaml"), "a: 2\n").expect("written");
+        std::fs::write(root.join("new.yaml"), "b: [1, 2]\n").expect("written");
+        // A byte order mark: the parse's text drops it, so the bytes differ and stay the change's.
+        std::fs::write(root.join("bom.yaml"), "\u{feff}c: 3\n").expect("written");
+        let mut change = steps::detect_change(&root, &Options::new(&root));
+        let docs: Vec<Document> = ["kept.yaml", "new.yaml", "bom.yaml"]
+            .iter()
+            .filter_map(|f| infx_yaml::load_file_as_pyyaml(&root.join(f)).document)
+            .collect();
+        change.share_texts(docs.iter());
+        let Some(Ok(loaded)) = &change.loaded else {
+            panic!("the change is loaded");
+        };
+        assert_eq!(loaded.texts.len(), 3, "every changed file has its texts");
+        for t in &loaded.texts {
+            let doc = docs.iter().find(|d| d.path == root.join(&t.path));
+            let doc = doc.expect("each changed file was parsed");
+            let shared = std::ptr::eq(t.new.as_ptr(), doc.text.as_ptr());
+            assert_eq!(
+                shared,
+                !t.path.ends_with("bom.yaml"),
+                "{}",
+                t.path.display()
+            );
+            let bytes = std::fs::read(root.join(&t.path)).expect("read back");
+            assert_eq!(&t.new[..], &bytes[..], "{}", t.path.display());
+        }
+    }
+
+    #[test]
     fn files_parsed_in_pieces_are_their_whole_parses() {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let write = |name: &str, text: &str| {

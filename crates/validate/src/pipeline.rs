@@ -44,7 +44,7 @@ pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
         }
     };
     let inputs::DetectedAndParsed {
-        change,
+        mut change,
         change_elapsed,
         files,
         mut parsed,
@@ -58,6 +58,13 @@ pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
         ParseScope::Run,
         || steps::detect_change(&root, opts),
         after_configs,
+    );
+    change.share_texts(
+        parsed
+            .docs
+            .iter()
+            .chain(&configs.masters)
+            .chain(&configs.runners),
     );
     // The base's parse of a modified master config, beside the rest of the load: on the base's
     // run it would be on the critical path (docs/performance.md, "Session 42: where the
