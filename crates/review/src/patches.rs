@@ -35,8 +35,24 @@ pub struct FileChange {
 pub struct AddedLines {
     /// Valid UTF-8 (checked once when built), so every line slice is too.
     text: Arc<[u8]>,
+    lines: Lines,
+}
+
+/// Which lines of [`AddedLines::text`] were added.
+#[derive(Clone, Debug)]
+enum Lines {
     /// (1-based number, start, end) of each line, `end` before its line break.
-    lines: Vec<(u32, u32, u32)>,
+    Picked(Vec<(u32, u32, u32)>),
+    /// Every line of the text (a new file's): found again when asked, not held, 12 bytes a
+    /// line less for each of a large change's new files (docs/performance.md, "Memory per
+    /// added file (session 40)").
+    All(usize),
+}
+
+impl Default for Lines {
+    fn default() -> Self {
+        Lines::Picked(Vec::new())
+    }
 }
 
 impl AddedLines {
@@ -58,6 +74,15 @@ impl AddedLines {
         let lines = if numbers.is_sorted() {
             // A diff's numbers ascend: one walk that stops at the last one, without a vector of
             // every line (the changed file can be a whole master config).
+            // 1, 2, … to the last line: every line, numbered as the text runs.
+            if numbers.iter().enumerate().all(|(i, &n)| n == i + 1)
+                && line_ranges(&text).count() == numbers.len()
+            {
+                return AddedLines {
+                    text,
+                    lines: Lines::All(numbers.len()),
+                };
+            }
             let mut wanted = numbers.iter().copied().peekable();
             let mut lines = Vec::with_capacity(numbers.len());
             for (i, range) in line_ranges(&text).enumerate() {
@@ -77,7 +102,10 @@ impl AddedLines {
                 .filter_map(|&n| number(n, *all.get(n.checked_sub(1)?)?))
                 .collect()
         };
-        AddedLines { text, lines }
+        AddedLines {
+            text,
+            lines: Lines::Picked(lines),
+        }
     }
 
     /// Lines given with their text (a patch's `+` lines, tests).
@@ -98,32 +126,50 @@ impl AddedLines {
         }
         AddedLines {
             text: Arc::from(text.into_bytes()),
-            lines: out,
+            lines: Lines::Picked(out),
         }
     }
 
     /// Each added line: its number and its text.
     pub fn iter(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
-        self.lines.iter().map(|&(n, start, end)| {
-            let bytes = self
-                .text
-                .get(start as usize..end as usize)
-                .unwrap_or_default();
-            (n as usize, std::str::from_utf8(bytes).unwrap_or_default())
-        })
+        let (picked, all) = match &self.lines {
+            Lines::Picked(lines) => (Some(lines.iter().copied()), None),
+            Lines::All(_) => (None, Some(line_ranges(&self.text).zip(1u32..))),
+        };
+        let all = all
+            .into_iter()
+            .flatten()
+            .map(|((start, end), n)| (n, start, end));
+        picked
+            .into_iter()
+            .flatten()
+            .chain(all)
+            .map(|(n, start, end)| {
+                let bytes = self
+                    .text
+                    .get(start as usize..end as usize)
+                    .unwrap_or_default();
+                (n as usize, std::str::from_utf8(bytes).unwrap_or_default())
+            })
     }
 
     pub fn len(&self) -> usize {
-        self.lines.len()
+        match &self.lines {
+            Lines::Picked(lines) => lines.len(),
+            Lines::All(count) => *count,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
+        self.len() == 0
     }
 
     /// Whether line `n` is one of them.
     pub fn has_line(&self, n: usize) -> bool {
-        self.lines.iter().any(|&(m, ..)| m as usize == n)
+        match &self.lines {
+            Lines::Picked(lines) => lines.iter().any(|&(m, ..)| m as usize == n),
+            Lines::All(count) => (1..=*count).contains(&n),
+        }
     }
 }
 
@@ -705,6 +751,43 @@ mod tests {
             }
         }
         assert!(checked > 10_000);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// `pick` gives `str::lines`' lines at the numbers asked for (in their order; a number
+        /// past the end left out), whether it keeps them or, for every line, finds them again.
+        #[test]
+        fn picked_lines_are_the_texts_lines(
+            lines in proptest::collection::vec("(a|b c| |)\\r?", 0..8),
+            ends in proptest::option::of("(x|\\r)"),
+            every in proptest::bool::ANY,
+            numbers in proptest::collection::vec(0usize..10, 0..6),
+            sorted in proptest::bool::ANY,
+        ) {
+            let mut text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            text.extend(ends);
+            let want_lines: Vec<&str> = text.lines().collect();
+            let numbers: Vec<usize> = if every {
+                (1..=want_lines.len()).collect()
+            } else {
+                let mut n = numbers;
+                if sorted {
+                    n.sort_unstable();
+                }
+                n
+            };
+            let picked = AddedLines::pick(Arc::from(text.as_bytes()), &numbers);
+            let want: Vec<(usize, &str)> = numbers
+                .iter()
+                .filter_map(|&n| Some((n, *want_lines.get(n.checked_sub(1)?)?)))
+                .collect();
+            proptest::prop_assert_eq!(picked.iter().collect::<Vec<_>>(), want.clone());
+            proptest::prop_assert_eq!(picked.len(), want.len());
+            for n in 0..12 {
+                proptest::prop_assert_eq!(picked.has_line(n), want.iter().any(|&(m, _)| m == n));
+            }
+        }
     }
 
     #[test]
