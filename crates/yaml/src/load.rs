@@ -246,8 +246,9 @@ pub struct Uncut {
     text: Result<String, Diagnostic>,
 }
 
-/// `path` read and cut into at most `n` pieces ([`crate::sections::cut`]: not when a whole
-/// parse could differ from the pieces', e.g. an anchor anywhere), or handed back uncut.
+/// `path` read and cut into at most `n` pieces ([`crate::sections::cut`]: not when it is not
+/// plainly a block mapping of sections), or handed back uncut. Whether each piece stands for
+/// its part of the whole parse is known only once it is parsed ([`Cut::join`]).
 pub fn cut_file(path: &Path, n: usize) -> Result<Cut, Uncut> {
     let text = match read_text(path) {
         Ok(text) => text,
@@ -424,11 +425,7 @@ pub(crate) fn build(
     text: &str,
     opts: &LoadOptions,
 ) -> (Result<Node, Diagnostic>, Vec<Diagnostic>) {
-    let mut b = Builder::new(path, text, opts);
-    let parsed = b.run().map_err(|e| *e);
-    let mut duplicates = b.duplicates.take().unwrap_or_default();
-    // Recorded as mappings close, inner ones first: into source order.
-    duplicates.sort_by_key(source_order);
+    let (parsed, duplicates, _) = run_builder(path, text, opts);
     (parsed, duplicates)
 }
 
@@ -436,10 +433,24 @@ pub(crate) fn build(
 /// without an anchor or alias, whose copies count against a budget that is a whole file's
 /// (`crate::sections::parse_piece`).
 pub(crate) fn build_standalone(path: &Path, text: &str, opts: &LoadOptions) -> Option<Node> {
+    match run_builder(path, text, opts) {
+        (Ok(root), duplicates, 0) if duplicates.is_empty() => Some(root),
+        _ => None,
+    }
+}
+
+/// [`build`], with the nodes anchors and aliases copied (0: the text has neither).
+fn run_builder(
+    path: &Path,
+    text: &str,
+    opts: &LoadOptions,
+) -> (Result<Node, Diagnostic>, Vec<Diagnostic>, usize) {
     let mut b = Builder::new(path, text, opts);
-    let parsed = b.run().ok()?;
-    let found = b.duplicates.take().is_some_and(|d| !d.is_empty());
-    (!found && b.alias_nodes == 0).then_some(parsed)
+    let parsed = b.run().map_err(|e| *e);
+    let mut duplicates = b.duplicates.take().unwrap_or_default();
+    // Recorded as mappings close, inner ones first: into source order.
+    duplicates.sort_by_key(source_order);
+    (parsed, duplicates, b.alias_nodes)
 }
 
 /// Where a finding sits, for sorting findings into source order.

@@ -5,7 +5,7 @@
 //! file"). Whenever the file is not plainly a block mapping of sections that stand alone, the
 //! answer is `None` and the caller parses the whole file: the result is never a guess.
 
-use crate::load::{LoadOptions, build};
+use crate::load::LoadOptions;
 use crate::{Document, Node, Value};
 use infx_report::{Pos, Span};
 use std::borrow::Cow;
@@ -132,34 +132,19 @@ fn reparse(
                 );
                 ((k, v), map_span)
             }
+            // A changed section is a piece of one section ([`parse_piece`]: alone, without an
+            // anchor or alias, one plain key at its start).
             None => {
-                if section.contains(['&', '*']) {
-                    return None;
-                }
-                let (parsed, findings) = build(path, section, opts);
-                let node = parsed.ok()?;
-                if !findings.is_empty() {
-                    return None;
-                }
-                let Value::Map(map) = node.value else {
-                    return None;
+                let piece = Piece {
+                    range: r.clone(),
+                    line,
+                    starts: vec![r.start],
                 };
-                let mut one = map.into_pairs();
-                if one.len() != 1 {
-                    return None;
-                }
-                let (mut k, mut v) = one.pop()?;
-                if k.span.start.offset() != 0 {
-                    return None;
-                }
-                let shift = Shift {
-                    bytes: r.start as i64,
-                    lines: line as i64 - 1,
-                };
-                shift.node(&mut k);
-                shift.node(&mut v);
-                let span = shift.span(node.span);
-                ((k, v), (Some(span.start), Some(span.end)))
+                let PieceParse {
+                    pairs: mut one,
+                    span,
+                } = parse_piece(path, text, &piece, opts)?;
+                (one.pop()?, (Some(span.start), Some(span.end)))
             }
         };
         if !matches!(pair.0.value, Value::Str(_)) {
@@ -445,7 +430,7 @@ impl Shift {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::DuplicateKeys;
+    use crate::load::{DuplicateKeys, build};
     use std::sync::Arc;
 
     fn opts() -> LoadOptions {
