@@ -1238,7 +1238,7 @@ fn worktree_head(root: &Path, path: &Path) -> Result<(Vec<u8>, u64), Diagnostic>
     infx_fs::read_prefix(&full, 8000).map_err(|e| fs_diag(&e, path))
 }
 
-/// A blob's size from its object header, without inflating it.
+/// A blob's bytes (none for the zero id: no such side).
 fn blob_bytes(repo: &Repository, id: Oid) -> Result<Vec<u8>, Diagnostic> {
     if id.is_zero() {
         return Ok(Vec::new());
@@ -1359,28 +1359,31 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
         if skip {
             continue;
         }
+        // Whether the bytes read for the binary test are the new side as git compares it: a
+        // blob, or a working-tree file no clean conversion can change.
+        let as_compared = match opts.target {
+            Target::WorkTree => !settings.may_convert(repo, &path),
+            Target::Rev(_) => true,
+        };
         // An exact rename whose bytes no conversion can change: its working-tree file is the
         // blob, byte for byte, so the blob serves the binary test and both texts (a
         // tree-wide move read and stat-checked each moved file once more for its first
         // bytes; docs/performance.md, "Renames").
         // The size from the object's header: a blob over the limit is not inflated.
-        let moved_blob = (row.patch.is_none()
-            && opts.target == Target::WorkTree
-            && !settings.may_convert(repo, &path))
-        .then(|| handle.blob_size(row.old_id))
-        .flatten();
-        let mut held: Option<Arc<[u8]>> = None;
-        // A working-tree file no longer than the binary sniff's prefix is read whole by it:
-        // its bytes are the text (a change of thousands of new recipe files opened, stat-checked
-        // and read each one twice; docs/performance.md, "One read of a small new file").
-        let mut held_new: Option<Vec<u8>> = None;
+        let moved_blob = (row.patch.is_none() && opts.target == Target::WorkTree && as_compared)
+            .then(|| handle.blob_size(row.old_id))
+            .flatten();
+        // The new side's bytes when the binary test read them whole: they are its text (a
+        // change of thousands of new recipe files opened, stat-checked and read each one
+        // twice; docs/performance.md, "One read of a small new file").
+        let mut held: Option<Vec<u8>> = None;
         let is_binary = match settings.diff_attr_binary(repo, &path) {
             Some(b) => b,
             None if let Some(size) = moved_blob => {
                 if size > settings.big_file {
                     true
                 } else {
-                    let bytes: Arc<[u8]> = blob_bytes(repo, row.old_id)?.into();
+                    let bytes = blob_bytes(repo, row.old_id)?;
                     let binary = ws::looks_binary(bytes.get(..8000).unwrap_or(&bytes));
                     held = Some(bytes);
                     binary
@@ -1396,8 +1399,8 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
                     }
                 };
                 let binary = size > settings.big_file || ws::looks_binary(&head);
-                if opts.target == Target::WorkTree && head.len() as u64 == size {
-                    held_new = Some(head);
+                if as_compared && head.len() as u64 == size {
+                    held = Some(head);
                 }
                 binary
             }
@@ -1411,8 +1414,8 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
         // An exact rename: both sides are the one blob (the new side's id is the
         // working-tree file's, after its clean conversion), shared; nothing is added.
         if row.patch.is_none() {
-            let text = match held {
-                Some(bytes) => bytes,
+            let text: Arc<[u8]> = match held {
+                Some(bytes) => bytes.into(),
                 None => blob_bytes(repo, row.old_id)?.into(),
             };
             texts.push(FileText::from_texts(
@@ -1430,14 +1433,17 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
                     Some(e) => blob_bytes(repo, e.id())?,
                     None => Vec::new(),
                 };
-                let new = worktree_bytes(&root, &path)?;
+                let new = match held {
+                    Some(bytes) => bytes,
+                    None => worktree_bytes(&root, &path)?,
+                };
                 let added = added_between(&path, &old, &new)?;
                 (old, new, added)
             }
             // No conversion can apply: the working-tree bytes are what git compares. Reading
             // them directly skips libgit2's re-hashing and whole-file patch (the slow part).
             Target::WorkTree if !settings.may_convert(repo, &path) => {
-                let new = match held_new {
+                let new = match held {
                     Some(bytes) => bytes,
                     None => worktree_bytes(&root, &path)?,
                 };
@@ -1465,7 +1471,10 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
             }
             Target::Rev(_) => {
                 let old = blob_bytes(repo, row.old_id)?;
-                let new = blob_bytes(repo, row.new_id)?;
+                let new = match held {
+                    Some(bytes) => bytes,
+                    None => blob_bytes(repo, row.new_id)?,
+                };
                 let added = added_between(&path, &old, &new)?;
                 (old, new, added)
             }
