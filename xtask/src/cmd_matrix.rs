@@ -361,7 +361,7 @@ pub fn generate_checked(
     if let Some(d) = blocking_config_error(&infx_config::check(&loaded), runner_path.as_deref()) {
         return Err(Failure::from_diag(d));
     }
-    let configs = MasterConfigs::from_documents(&loaded.masters).map_err(Failure::from_diag)?;
+    let configs = MasterConfigs::from_loaded(&loaded).map_err(Failure::from_diag)?;
     let runners = match &loaded.runners {
         Some(r) => Runners::from_node(&r.root).with_tree_root(base),
         None => Runners::default(),

@@ -41,7 +41,7 @@ impl<'a> MasterConfigs<'a> {
     /// [`Self::from_documents`] of a tree's loaded configs, which already know whether they
     /// state KV metadata (a walk of every master tree less per use).
     pub fn from_loaded(loaded: &'a infx_config::LoadedConfigs) -> Result<Self, Diagnostic> {
-        Self::merged(&loaded.masters, || loaded.kv_metadata)
+        Self::from_documents_stating(&loaded.masters, loaded.kv_metadata)
     }
 
     fn merged(

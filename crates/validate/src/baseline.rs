@@ -647,10 +647,9 @@ fn export_base(
     Ok(())
 }
 
-/// Added lines per repository-relative path, borrowed from the change (a set per file cost a
-/// large change 2 KiB per added file; docs/performance.md, "Memory per added file").
-/// Each file's added lines, and whether they ascend (a diff's do; a list that does not is
-/// searched whole).
+/// Each file's added lines by repository-relative path, borrowed from the change (a set per
+/// file cost a large change 2 KiB per added file; docs/performance.md, "Memory per added
+/// file"), and whether they ascend (a diff's do; a list that does not is searched whole).
 fn added_lines(change: &super::steps::ChangeInfo) -> HashMap<&Path, (&[usize], bool)> {
     let mut out = HashMap::new();
     if let Some(Ok(c)) = &change.loaded {

@@ -200,17 +200,9 @@ pub(crate) fn load_plan(
 
 /// What the image check reads besides the documents: the tree's pin policy, with the faults of
 /// stating it (the base's image sites are read on first use, [`Inputs::base_image_sites`]).
+/// From the policy file's parse when the run parsed it (a file that did not parse is the YAML
+/// step's finding, and the stricter policy applies), else read here.
 pub(crate) fn load_images(
-    root: &Path,
-    docs: &[Document],
-    failures: &[(PathBuf, Diagnostic)],
-) -> (infx_image::PinPolicy, Vec<Diagnostic>) {
-    pin_policy(root, docs, failures)
-}
-
-/// The tree's pin policy: from its policy file's parse when the run parsed it (a file that did
-/// not parse is the YAML step's finding, and the stricter policy applies), else read here.
-fn pin_policy(
     root: &Path,
     docs: &[Document],
     failures: &[(PathBuf, Diagnostic)],
@@ -506,12 +498,25 @@ pub(crate) fn load_pr(opts: &Options, change: &ChangeInfo) -> PrInputs {
 /// The master configs and runners.yaml, parsed, and the configs loaded from them: each
 /// document moves into the configs; the rest of each file's parse (its findings, a failed
 /// file's text) stays for the YAML step, which counts the file as parsed. A tree missing any
-/// of them is loaded by the config crate itself, which reports what is missing.
-struct ConfigParse {
-    configs: infx_config::LoadedConfigs,
+/// of them is loaded by the config crate itself, which reports what is missing. `C` holds the
+/// configs: shared (an `Arc`) when the parsing thread hands them over and goes on with them.
+struct ConfigParse<C = infx_config::LoadedConfigs> {
+    configs: C,
     files: Vec<(PathBuf, FileParse)>,
     parse_elapsed: Duration,
     load_elapsed: Duration,
+}
+
+impl ConfigParse {
+    /// The same, with the configs shared.
+    fn shared(self) -> ConfigParse<Arc<infx_config::LoadedConfigs>> {
+        ConfigParse {
+            configs: Arc::new(self.configs),
+            files: self.files,
+            parse_elapsed: self.parse_elapsed,
+            load_elapsed: self.load_elapsed,
+        }
+    }
 }
 
 /// One file's parse, as the YAML step takes it.
@@ -680,14 +685,6 @@ pub(crate) fn own_configs(configs: Arc<infx_config::LoadedConfigs>) -> infx_conf
     Arc::try_unwrap(configs).unwrap_or_else(|shared| (*shared).clone())
 }
 
-/// The configs as the parsing thread hands them over, before it runs `after_configs`.
-struct ConfigsParsed {
-    configs: Arc<infx_config::LoadedConfigs>,
-    files: Vec<(PathBuf, FileParse)>,
-    parse_elapsed: Duration,
-    load_elapsed: Duration,
-}
-
 /// Detects the change (`detect`, on this thread) while another thread parses the master
 /// configs and runners.yaml, loads the configs from them, hands them over and, for a run, goes
 /// on to run `after_configs` on them (the pipeline's config rules) while this thread works on
@@ -703,26 +700,16 @@ pub(crate) fn detect_and_parse<R: Send + 'static>(
 ) -> DetectedAndParsed<R> {
     let always = existing_config_files(root);
     let run_after = parse_scope == ParseScope::Run;
-    let (handed, handed_over) = std::sync::mpsc::sync_channel::<ConfigsParsed>(1);
+    let (handed, handed_over) =
+        std::sync::mpsc::sync_channel::<ConfigParse<Arc<infx_config::LoadedConfigs>>>(1);
     let early = {
         let (root, always) = (root.to_path_buf(), always.clone());
         let reuse = opts.scope.as_ref().and_then(|s| s.reuse.clone());
         move || {
-            let ConfigParse {
-                configs,
-                files,
-                parse_elapsed,
-                load_elapsed,
-            } = parse_configs(&root, &always, reuse.as_deref());
-            let configs = Arc::new(configs);
+            let parse = parse_configs(&root, &always, reuse.as_deref()).shared();
             // Nothing runs after: the caller holds the configs alone.
-            let kept = run_after.then(|| Arc::clone(&configs));
-            let _ = handed.send(ConfigsParsed {
-                configs,
-                files,
-                parse_elapsed,
-                load_elapsed,
-            });
+            let kept = run_after.then(|| Arc::clone(&parse.configs));
+            let _ = handed.send(parse);
             kept.map(after_configs)
         }
     };
@@ -776,7 +763,7 @@ pub(crate) fn detect_and_parse<R: Send + 'static>(
         // A panicking parser thread is a bug: every config file reports it, and the
         // configs load again here.
         Err(_) => (
-            ConfigsParsed {
+            ConfigParse {
                 configs: Arc::new(infx_config::load_tree(root)),
                 files: always
                     .iter()
@@ -790,7 +777,7 @@ pub(crate) fn detect_and_parse<R: Send + 'static>(
         ),
     };
     let waited = waiting.elapsed();
-    let ConfigsParsed {
+    let ConfigParse {
         configs,
         files: config_files,
         parse_elapsed: early_elapsed,
