@@ -89,7 +89,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
         };
     let opts = Options {
-        root: args.root.clone(),
         base: args.base.clone(),
         all: args.all,
         online: args.online,
@@ -103,6 +102,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         display_root: None,
         scope: None,
         checklist: args.checklist,
+        ..Options::new(args.root.clone())
     };
     let (report, inputs) = infx_validate::validate_keeping_inputs(&opts);
     // The process ends right after printing: the OS reclaims the parsed tree at once, far

@@ -209,16 +209,44 @@ pub fn review_tree_of(inputs: &ReviewInputs, masters: &[Document]) -> Vec<Diagno
         ),
         _ => {}
     }
+    on_checklist(inputs, &mut out);
+    out
+}
+
+/// Drops the findings of rules the tree's checklist does not have ([`ReviewInputs::aug_checklist`]).
+fn on_checklist(inputs: &ReviewInputs, out: &mut Vec<Diagnostic>) {
     if inputs.aug_checklist {
         out.retain(|d| !codes::OCT_ONLY.contains(&d.code));
     }
+}
+
+/// The recipes the master configs bind, by [`recipe_key`]. [`review_tree_of`] reviews any
+/// other recipe with nothing but the recipe itself and the golden curves
+/// ([`review_unbound_recipe`]), so a caller can review it as soon as it is parsed and keep no
+/// tree (validate's large changes; docs/performance.md, "Memory per added file").
+pub fn bound_recipes(masters: &[Document]) -> BTreeSet<String> {
+    masters::bindings(&masters::entries(masters))
+        .into_keys()
+        .collect()
+}
+
+/// What [`review_tree_of`] reports on `doc`, a recipe [`bound_recipes`] does not hold, when
+/// `doc` is in [`ReviewInputs::recipes`] (`inputs.recipes` itself is not read).
+pub fn review_unbound_recipe(doc: &Document, inputs: &ReviewInputs) -> Vec<Diagnostic> {
+    let mut out = review_recipe(doc, None, &inputs.golden, inputs.effective_golden_mode());
+    on_checklist(inputs, &mut out);
     out
 }
 
 /// The tree-relative recipe path (`benchmarks/…`) of a document, whatever prefix its path has
 /// (absolute, repository-relative or tree-relative), so master-config references match.
 pub(crate) fn path_key(doc: &Document) -> String {
-    let p = doc.path.to_string_lossy().replace('\\', "/");
+    recipe_key(&doc.path)
+}
+
+/// [`path_key`] of a recipe at `path`: the key [`bound_recipes`] holds it by.
+pub fn recipe_key(path: &std::path::Path) -> String {
+    let p = path.to_string_lossy().replace('\\', "/");
     infx_config::layout::from_benchmarks_folder(&p).to_string()
 }
 

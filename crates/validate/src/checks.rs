@@ -399,6 +399,11 @@ fn image(i: &Checking<'_>) -> Checked {
         sites.extend(s);
         diagnostics.extend(d);
     }
+    // The added recipes checked as they were parsed: their sites, found then.
+    for r in &i.checked_recipes {
+        sites.extend(r.sites.iter().cloned());
+        diagnostics.extend(r.image_findings.iter().cloned());
+    }
     let (policy, policy_findings) = &i.pin_policy;
     diagnostics.extend(policy_findings.iter().cloned());
     diagnostics.extend(infx_image::check_offline_with(&sites, *policy));
@@ -437,6 +442,13 @@ fn diff_check(i: &Checking<'_>) -> Checked {
 fn review(i: &Checking<'_>) -> Checked {
     let mut diagnostics = i.review_load_findings.clone();
     diagnostics.extend(infx_review::review_tree_of(&i.review, &i.configs.masters));
+    // The added recipes no config references were reviewed as they were parsed.
+    let checked = &i.checked_recipes;
+    diagnostics.extend(
+        checked
+            .iter()
+            .flat_map(|r| r.review_findings.iter().cloned()),
+    );
     let parsed = infx_yaml::DocIndex::new(
         i.docs
             .iter()
@@ -467,7 +479,7 @@ fn review(i: &Checking<'_>) -> Checked {
     let scope = format!(
         "{} config files, {} recipes",
         i.configs.masters.len(),
-        i.review.recipes.len()
+        i.review.recipes.len() + checked.len()
     );
     ran("review", diagnostics, scope).into()
 }

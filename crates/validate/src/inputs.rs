@@ -28,8 +28,12 @@ pub struct Inputs {
     pub yaml: YamlStep,
     /// Parsed YAML that is neither a master config, runners.yaml, a recipe nor a lane block.
     pub docs: Vec<Document>,
-    /// Text of the files that failed to parse (their findings still show the source line).
+    /// Text of the files that failed to parse (their findings still show the source line),
+    /// and of the [`CheckedRecipe`]s.
     pub raw_sources: Vec<(PathBuf, Arc<str>)>,
+    /// The added recipe files no config references, checked as they were parsed (a change
+    /// that adds many), in walk order.
+    pub(crate) checked_recipes: Vec<CheckedRecipe>,
     /// The files that failed to read or parse, with the error that stopped each: a later
     /// reader of one takes this error (`DocIndex::with_failures`), not a second parse.
     pub parse_failures: Vec<(PathBuf, Diagnostic)>,
@@ -108,7 +112,9 @@ impl Inputs {
             }
             let docs = (self.configs.masters.iter())
                 .chain(&self.review.recipes)
-                .chain(&self.docs);
+                .chain(&self.docs)
+                .map(Sited::Parsed)
+                .chain(self.checked_recipes.iter().map(Sited::Checked));
             base_sites_of_tag_only(&self.root, &self.change, docs, &self.base_parses)
         })
     }
@@ -218,12 +224,20 @@ pub(crate) fn load_images(
     infx_image::PinPolicy::of_tree(root)
 }
 
+/// A head file [`base_sites_of_tag_only`] looks at: a parsed document, or an added recipe
+/// checked as it was parsed (its sites kept, its tree not).
+#[derive(Clone, Copy)]
+enum Sited<'a> {
+    Parsed(&'a Document),
+    Checked(&'a CheckedRecipe),
+}
+
 /// The base revision's image sites of every changed file that, at head, references an image
 /// by tag only; read from the change's loaded texts or git, parsed here (load, not check).
 fn base_sites_of_tag_only<'a>(
     root: &Path,
     change: &ChangeInfo,
-    docs: impl Iterator<Item = &'a Document>,
+    docs: impl Iterator<Item = Sited<'a>>,
     ahead: &[(String, Document)],
 ) -> Vec<infx_image::ImageSite> {
     if change.mode != steps::ChangeMode::Change {
@@ -231,24 +245,31 @@ fn base_sites_of_tag_only<'a>(
     }
     let changed: HashSet<PathBuf> = change.paths_under(root).into_iter().collect();
     let mut out = Vec::new();
-    for doc in docs {
-        let Ok(rel) = doc.path.strip_prefix(root) else {
+    for sited in docs {
+        let (path, head_text) = match sited {
+            Sited::Parsed(doc) => (&doc.path, &doc.text),
+            Sited::Checked(r) => (&r.path, &r.text),
+        };
+        let Ok(rel) = path.strip_prefix(root) else {
             continue;
         };
         if !changed.contains(rel) {
             continue;
         }
-        let (sites, _) = infx_image::sites_in(doc);
+        let sites = match sited {
+            Sited::Parsed(doc) => infx_image::sites_in(doc).0,
+            Sited::Checked(r) => r.sites.clone(),
+        };
         if !sites.iter().any(infx_image::ImageSite::is_tag_only) {
             continue;
         }
-        let Some(bytes) = change.base_bytes(&doc.path) else {
+        let Some(bytes) = change.base_bytes(path) else {
             continue;
         };
         // The base has these very bytes (a moved file, found through the layout's second
         // name): its sites are the head's, no parse needed (a tree-wide move has thousands;
         // docs/performance.md, "Renames").
-        if bytes == doc.text.as_bytes() {
+        if bytes == head_text.as_bytes() {
             out.extend(sites);
             continue;
         }
@@ -268,10 +289,13 @@ fn base_sites_of_tag_only<'a>(
         // The head's parse gives the base its unchanged sections (docs/performance.md,
         // "Sections of a changed file"): only the edited entries are parsed.
         let opts = infx_yaml::LoadOptions::default();
-        let reparsed = infx_yaml::reparse_sections(&doc.path, &text, doc, &opts).map(Ok);
-        if let Ok(node) = reparsed.unwrap_or_else(|| infx_yaml::parse_str(&doc.path, &text)) {
+        let reparsed = match sited {
+            Sited::Parsed(doc) => infx_yaml::reparse_sections(path, &text, doc, &opts).map(Ok),
+            Sited::Checked(_) => None,
+        };
+        if let Ok(node) = reparsed.unwrap_or_else(|| infx_yaml::parse_str(path, &text)) {
             let base = Document {
-                path: doc.path.clone(),
+                path: path.clone(),
                 text: Arc::from(text),
                 root: node.into(),
             };
@@ -340,9 +364,10 @@ impl ReviewLoad {
             &change,
             &configs,
             changelog.scope.append_only,
-            (pr.number, opts.checklist),
+            opts.checklist,
         );
-        let (review, docs, review_load_findings) = review_inputs(&root, side, parsed.docs);
+        let (mut review, docs, review_load_findings) = review_inputs(&root, side, parsed.docs);
+        review.change = review_change(&change, pr.number);
         ReviewLoad {
             root,
             change,
@@ -574,9 +599,18 @@ fn parse_configs(root: &Path, paths: &[PathBuf], reuse: Option<&Reuse>) -> Confi
     }
 }
 
+/// The review's view of the change ([`infx_review::ReviewInputs::change`]): made last, as it
+/// holds the change's texts (which [`check_added_recipes`] may still share with the parse's).
+pub(crate) fn review_change(change: &ChangeInfo, pr: Option<u64>) -> Option<infx_review::Change> {
+    match &change.loaded {
+        Some(Ok(c)) => Some(infx_review::Change::from_diff(c, pr)),
+        _ => None,
+    }
+}
+
 /// The review inputs that need neither the parsed documents nor the config rules' verdict, so
-/// they load beside the config check: CODEOWNERS, waivers, the change, the base's master keys
-/// and Check 12's verdict.
+/// they load beside the config check: CODEOWNERS, waivers, the base's master keys and Check
+/// 12's verdict (the change comes last, [`review_change`]).
 pub(crate) struct ReviewSide {
     inputs: infx_review::ReviewInputs,
     findings: Vec<Diagnostic>,
@@ -588,7 +622,7 @@ impl ReviewSide {
         change: &ChangeInfo,
         configs: &infx_config::LoadedConfigs,
         append_only: bool,
-        (pr, checklist): (Option<u64>, super::Checklist),
+        checklist: super::Checklist,
     ) -> ReviewSide {
         let mut findings = Vec::new();
         let mut inputs = infx_review::ReviewInputs {
@@ -596,9 +630,6 @@ impl ReviewSide {
             waivers: infx_review::load_waivers(root),
             ..Default::default()
         };
-        if let Some(Ok(c)) = &change.loaded {
-            inputs.change = Some(infx_review::Change::from_diff(c, pr));
-        }
         if change.base.is_some() {
             // Only the base's top-level keys are needed (which configs are new): read them
             // from the text, no parse.
@@ -661,6 +692,11 @@ pub(crate) struct DetectedAndParsed<R> {
     pub config_load_elapsed: Duration,
     /// What the caller runs on the configs as soon as they are loaded ([`ParseScope::Run`]).
     pub after_configs: AfterConfigs<R>,
+    /// The recipe files the change adds that no config references, not parsed yet: the
+    /// caller checks them as they are parsed ([`check_added_recipes`]) once the review inputs
+    /// are loaded. In `files`' order; empty unless the change adds
+    /// [`Options::check_added_recipes_from`] recipe files or more.
+    pub deferred: Vec<PathBuf>,
 }
 
 /// `after_configs` of [`detect_and_parse`]: still running beside the caller, or done.
@@ -756,7 +792,14 @@ pub(crate) fn detect_and_parse<R: Send + 'static>(
         .filter(|f| !early_set.contains(f.as_path()))
         .cloned()
         .collect();
-    let rest_loaded = parse_all(&rest, reuse_of(opts));
+    // The recipe files a change adds, when it adds enough to weigh: those no config
+    // references are checked as they are parsed, later (`check_added_recipes`), so that their
+    // trees never pile up; which those are, the configs tell.
+    let (mut rest, added_recipes) = match run_after {
+        true => split_added_recipes(root, &change, rest, opts.check_added_recipes_from),
+        false => (rest, Vec::new()),
+    };
+    let mut rest_loaded = parse_all(&rest, reuse_of(opts));
     let waiting = Instant::now();
     let (config_parse, after_configs) = match handed_over.recv() {
         Ok(parsed) => (parsed, early),
@@ -783,6 +826,9 @@ pub(crate) fn detect_and_parse<R: Send + 'static>(
         parse_elapsed: early_elapsed,
         load_elapsed: config_load_elapsed,
     } = config_parse;
+    let (referenced, deferred) = referenced_recipes(root, &configs, added_recipes);
+    rest_loaded.extend(parse_all(&referenced, reuse_of(opts)));
+    rest.extend(referenced);
     // Back into the scope's order: the report lists files in walk order.
     let mut by_path: std::collections::HashMap<PathBuf, FileParse> = config_files
         .into_iter()
@@ -811,7 +857,135 @@ pub(crate) fn detect_and_parse<R: Send + 'static>(
         configs,
         config_load_elapsed,
         after_configs,
+        deferred,
     }
+}
+
+/// `rest` without the recipe files the change adds, and those, when there are at least
+/// `from` of them (in `rest`'s order); else `rest` whole.
+fn split_added_recipes(
+    root: &Path,
+    change: &ChangeInfo,
+    rest: Vec<PathBuf>,
+    from: usize,
+) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let Some(repo) = change
+        .repo_root
+        .as_deref()
+        .and_then(|r| infx_fs::canonical(r).ok())
+    else {
+        return (rest, Vec::new());
+    };
+    let added: HashSet<PathBuf> = change.added_under(&repo).into_iter().collect();
+    if added.len() < from {
+        return (rest, Vec::new());
+    }
+    let (recipes, rest): (Vec<PathBuf>, Vec<PathBuf>) = rest.into_iter().partition(|f| {
+        added.contains(f) && layout::role(&super::relative_to(root, f)) == Role::Recipe
+    });
+    if recipes.len() < from {
+        let mut all = rest;
+        all.extend(recipes);
+        return (all, Vec::new());
+    }
+    (rest, recipes)
+}
+
+/// Of `files` (recipe files), those a config references, as a review binding
+/// (`infx_review::bound_recipes`) or as a recipe it runs (srt-recipe, `CONFIG_FILE=`), and the
+/// others. A reader that looks a recipe up by path reads one that is not parsed from disk, so
+/// only the review's binding decides what the checks find.
+fn referenced_recipes(
+    root: &Path,
+    configs: &infx_config::LoadedConfigs,
+    files: Vec<PathBuf>,
+) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    if files.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let bound = infx_review::bound_recipes(&configs.masters);
+    let used: HashSet<PathBuf> = steps::recipe_uses(configs, None)
+        .into_iter()
+        .map(|u| root.join(u.rel))
+        .collect();
+    files
+        .into_iter()
+        .partition(|f| used.contains(f) || bound.contains(&infx_review::recipe_key(f)))
+}
+
+/// An added recipe file no config references, checked as soon as it was parsed: what the
+/// image and review checks found in it (their findings on it, as if its document were among
+/// theirs). Its tree was dropped then: a change that adds thousands of recipes held every
+/// tree to the end of the run (docs/performance.md, "Memory per added file").
+pub(crate) struct CheckedRecipe {
+    pub(crate) path: PathBuf,
+    /// The parse's text, also among the raw sources (and the change's, when the same bytes).
+    pub(crate) text: Arc<str>,
+    pub(crate) sites: Vec<infx_image::ImageSite>,
+    pub(crate) image_findings: Vec<Diagnostic>,
+    pub(crate) review_findings: Vec<Diagnostic>,
+}
+
+/// Parses `files` (the [`DetectedAndParsed::deferred`] recipes) on every core and checks each
+/// as it is parsed ([`CheckedRecipe`]); the parse findings, failures and texts go to
+/// `parsed`. The change's copy of each text is freed for the parse's at once (see
+/// [`ChangeInfo::share_texts`]).
+pub(crate) fn check_added_recipes(
+    files: &[PathBuf],
+    review: &infx_review::ReviewInputs,
+    change: &mut ChangeInfo,
+    parsed: &mut Parsed,
+) -> Vec<CheckedRecipe> {
+    if files.is_empty() {
+        return Vec::new();
+    }
+    let mut texts = change.added_texts(files);
+    let jobs: Vec<(&PathBuf, std::sync::Mutex<Option<&mut infx_diff::FileText>>)> = files
+        .iter()
+        .map(|f| (f, std::sync::Mutex::new(texts.remove(f))))
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let check = |(file, text): &(&PathBuf, std::sync::Mutex<Option<&mut infx_diff::FileText>>)| {
+        // A panicking parse or check is a bug: that file reports it, the others are checked.
+        let work = std::panic::AssertUnwindSafe(|| {
+            // No parse is on offer: a run with a change has none (`reuse_of`).
+            let mut loaded = load_file_reusing(file, None);
+            let checked = loaded.document.take().map(|doc| {
+                if let Ok(mut text) = text.lock()
+                    && let Some(text) = text.as_deref_mut()
+                {
+                    steps::share_text(text, &doc.text);
+                }
+                let (sites, image_findings) = infx_image::sites_in(&doc);
+                CheckedRecipe {
+                    path: doc.path.clone(),
+                    text: Arc::clone(&doc.text),
+                    sites,
+                    image_findings,
+                    review_findings: infx_review::review_unbound_recipe(&doc, review),
+                }
+            });
+            (loaded, checked)
+        });
+        std::panic::catch_unwind(work).unwrap_or_else(|_| {
+            let failed = failed_parses(std::slice::from_ref(*file)).remove(0);
+            (failed, None)
+        })
+    };
+    let done = infx_report::parallel_map(&jobs, threads, check, &|_| {});
+    let mut checked = Vec::with_capacity(files.len());
+    for (file, (loaded, c)) in files.iter().zip(done) {
+        match c {
+            Some(c) => {
+                parsed.files += 1;
+                parsed.findings.extend(loaded.findings);
+                parsed.raw.push((file.clone(), Arc::clone(&c.text)));
+                checked.push(c);
+            }
+            None => parsed.add(file, loaded),
+        }
+    }
+    checked
 }
 
 /// Which YAML files a load parses.

@@ -405,7 +405,15 @@ pub struct Options {
     pub scope: Option<RunScope>,
     /// The reviewer checklist the review rules follow.
     pub checklist: Checklist,
+    /// From how many added recipe files a change's recipes that no config references are
+    /// checked as each is parsed, without keeping its tree (docs/performance.md, "Memory per
+    /// added file"). The findings are the same either way; tests set it to compare the two.
+    pub check_added_recipes_from: usize,
 }
+
+/// [`Options::check_added_recipes_from`]'s default: below it a change's recipe trees weigh
+/// little, and its recipes are parsed beside the master configs, as every other changed file.
+const CHECK_ADDED_RECIPES_FROM: usize = 64;
 
 /// Verifies image references against their registries (`--online`), for a run's options
 /// (`hermetic`, `registry_overrides`).
@@ -443,6 +451,7 @@ impl Options {
             display_root: None,
             scope: None,
             checklist: Checklist::Auto,
+            check_added_recipes_from: CHECK_ADDED_RECIPES_FROM,
         }
     }
 

@@ -52,6 +52,7 @@ pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
         configs,
         config_load_elapsed,
         after_configs: ahead,
+        deferred,
     } = inputs::detect_and_parse(
         &root,
         opts,
@@ -111,7 +112,7 @@ pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
                 &change,
                 &configs,
                 changelog.scope.append_only,
-                (pr.number, opts.checklist),
+                opts.checklist,
             );
             let (findings, elapsed) = check.join().unwrap_or_else(|_| config_rules::panicked());
             (findings, elapsed, changelog, impact, touched, review_side)
@@ -137,8 +138,15 @@ pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
     } else {
         inputs::load_plan(&change, &mut configs, &changelog, modifiers)
     };
-    let (review, docs, review_load_findings) =
-        inputs::review_inputs(&root, review_side, parsed.docs);
+    let (mut review, docs, review_load_findings) =
+        inputs::review_inputs(&root, review_side, std::mem::take(&mut parsed.docs));
+    // With the golden curves known, the added recipes no config references are checked as
+    // they are parsed; only then does the review take its view of the change, whose texts the
+    // parses share (docs/performance.md, "Memory per added file").
+    let t = std::time::Instant::now();
+    let checked_recipes = inputs::check_added_recipes(&deferred, &review, &mut change, &mut parsed);
+    yaml_elapsed += t.elapsed();
+    review.change = inputs::review_change(&change, pr.number);
     let pin_policy = inputs::load_images(&root, &docs, &parsed.failures);
     // A panicking parse costs only the head start: the base's run parses as before.
     let base_parses = ahead.join().unwrap_or_default();
@@ -156,6 +164,7 @@ pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
         },
         docs,
         raw_sources: parsed.raw,
+        checked_recipes,
         parse_failures: parsed.failures,
         configs,
         config_load_elapsed,
@@ -173,4 +182,156 @@ pub(crate) fn load(opts: &Options) -> (Inputs, ConfigChecked) {
         read_log,
     };
     (inputs, config)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Options, validate_keeping_inputs};
+    use std::path::Path;
+
+    fn copy_tree(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).expect("a folder");
+        for e in std::fs::read_dir(from).expect("a listing") {
+            let e = e.expect("an entry");
+            let (src, dst) = (e.path(), to.join(e.file_name()));
+            if e.file_type().expect("a type").is_dir() {
+                copy_tree(&src, &dst);
+            } else {
+                std::fs::copy(&src, &dst).expect("a copy");
+            }
+        }
+    }
+
+    /// A change that adds recipe files: copies of the bundled tree's recipes under new folders
+    /// (no config references them; their review findings and allow comments count), one with
+    /// a key twice, one that does not parse, one with an unpinned image, and a recipe the
+    /// configs do reference, deleted in the base. Checked as each is parsed or as parsed
+    /// documents, the report is the same; the first way keeps no tree of the unreferenced ones.
+    #[test]
+    fn added_recipes_checked_as_parsed_report_as_documents() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let repo = infx_fs::canonical(dir.path()).expect("a canonical folder");
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+                .args(args)
+                .current_dir(&repo)
+                .output()
+                .is_ok_and(|o| o.status.success());
+            assert!(ok, "git {args:?}");
+        };
+        let bundled = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../inferencex-e2e");
+        let root = repo.join("inferencex-e2e");
+        copy_tree(&bundled, &root);
+        let referenced = "benchmarks/single_node/srt-slurm-recipes/dsr1/sglang/b300-fp4/fixed.yaml";
+        let referenced_text = std::fs::read_to_string(root.join(referenced)).expect("read");
+        std::fs::remove_file(root.join(referenced)).expect("removed");
+        git(&["init", "-q", "-b", "main"]);
+        git(&["add", "-A"]);
+        git(&["commit", "-q", "-m", "base"]);
+        git(&["update-ref", "refs/remotes/origin/main", "HEAD"]);
+        git(&["checkout", "-q", "-b", "topic"]);
+        std::fs::write(root.join(referenced), &referenced_text).expect("written");
+        let recipes: Vec<_> = infx_yaml::walk_yaml(&root.join("benchmarks"))
+            .files
+            .into_iter()
+            .filter(|p| p.to_string_lossy().contains("srt-slurm-recipes/"))
+            .collect();
+        assert!(recipes.len() >= 5, "the bundled tree's recipes");
+        let mut added = 0;
+        for copy in 0..3 {
+            for (i, src) in recipes.iter().enumerate() {
+                let rel = src.strip_prefix(&root).expect("below the tree");
+                let text = std::fs::read_to_string(src).expect("read");
+                let text = match (copy, i) {
+                    (1, 0) => text + "base:\n  schema: 2\n",
+                    (1, 1) => text + "  - [unclosed\n",
+                    (2, 0) => text + "nginx_container: nginx:1.27\n",
+                    _ => text,
+                };
+                let to = root.join(rel.to_string_lossy().replace(
+                    "srt-slurm-recipes/",
+                    &format!("srt-slurm-recipes/copy{copy}/"),
+                ));
+                std::fs::create_dir_all(to.parent().expect("a folder")).expect("folders");
+                std::fs::write(&to, text).expect("written");
+                added += 1;
+            }
+        }
+        git(&["add", "-A"]);
+        git(&["commit", "-q", "-m", "topic"]);
+        let run = |from: usize| {
+            let opts = Options {
+                check_added_recipes_from: from,
+                ..Options::new(&root)
+            };
+            validate_keeping_inputs(&opts)
+        };
+        let (streamed, s_inputs) = run(0);
+        let (whole, w_inputs) = run(usize::MAX);
+        // One failed to parse; the referenced one is a document.
+        assert_eq!(s_inputs.checked_recipes.len(), added - 1);
+        assert!(w_inputs.checked_recipes.is_empty());
+        let as_document = |i: &crate::Inputs| {
+            i.review
+                .recipes
+                .iter()
+                .any(|d| d.path == root.join(referenced))
+        };
+        assert!(as_document(&s_inputs) && as_document(&w_inputs));
+        // Each checked recipe's text is the change's: one copy.
+        let Some(Ok(change)) = &s_inputs.change.loaded else {
+            panic!("the change is loaded");
+        };
+        for r in &s_inputs.checked_recipes {
+            let t = change.texts.iter().find(|t| repo.join(&t.path) == r.path);
+            let t = t.expect("the change has each added file's text");
+            assert!(
+                std::ptr::eq(t.new.as_ptr(), r.text.as_ptr()),
+                "{}",
+                r.path.display()
+            );
+        }
+        let summary = |r: &crate::Report| -> Vec<_> {
+            r.checks
+                .iter()
+                .map(|c| {
+                    (
+                        c.name,
+                        c.status.clone(),
+                        c.scope.clone(),
+                        c.diagnostics.clone(),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(summary(&streamed), summary(&whole));
+        assert_eq!(streamed.diagnostics(), whole.diagnostics());
+        // What the copies exercise: their images, their review, the parse errors, the allow.
+        let codes: std::collections::BTreeSet<String> = whole
+            .diagnostics()
+            .iter()
+            .filter(|d| {
+                d.path
+                    .as_ref()
+                    .is_some_and(|p| p.to_string_lossy().contains("/copy"))
+            })
+            .map(|d| d.code.to_string())
+            .collect();
+        let expected = [
+            "image/unpinned",
+            "review/golden-al",
+            "yaml/duplicate-key",
+            "yaml/syntax",
+        ];
+        for code in expected {
+            assert!(codes.contains(code), "{code} in {codes:?}");
+        }
+        // The bundled agentic recipe's allow comment, in each copy too.
+        assert!(
+            streamed.acknowledged.len() > 1,
+            "the copies' allow comments"
+        );
+        assert_eq!(streamed.acknowledged, whole.acknowledged);
+    }
 }

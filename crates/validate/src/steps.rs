@@ -168,19 +168,56 @@ impl ChangeInfo {
         let by_path: HashMap<&Path, &std::sync::Arc<str>> =
             docs.map(|d| (d.path.as_path(), &d.text)).collect();
         for t in &mut change.texts {
-            let Some(text) = by_path.get(repo.join(&t.path).as_path()) else {
-                continue;
-            };
-            if text.as_bytes() != &t.new[..] {
-                continue;
+            if let Some(text) = by_path.get(repo.join(&t.path).as_path()) {
+                share_text(t, text);
             }
-            let shared = std::sync::Arc::<[u8]>::from(std::sync::Arc::clone(text));
-            // An exact rename's one blob is both texts.
-            if std::sync::Arc::ptr_eq(&t.old, &t.new) {
-                t.old = shared.clone();
-            }
-            t.new = shared;
         }
+    }
+    /// The loaded texts of the files the change adds (no rename or copy: the base has
+    /// nothing at their path) among `files` (absolute), by file, for [`share_text`] as each
+    /// is parsed.
+    pub(crate) fn added_texts(
+        &mut self,
+        files: &[PathBuf],
+    ) -> HashMap<PathBuf, &mut infx_diff::FileText> {
+        let Some(repo) = self
+            .repo_root
+            .as_deref()
+            .and_then(|r| infx_fs::canonical(r).ok())
+        else {
+            return HashMap::new();
+        };
+        let wanted: HashSet<&Path> = files.iter().map(PathBuf::as_path).collect();
+        let added: HashSet<PathBuf> = self
+            .added_under(&repo)
+            .into_iter()
+            .filter(|f| wanted.contains(f.as_path()))
+            .collect();
+        let Some(Ok(change)) = &mut self.loaded else {
+            return HashMap::new();
+        };
+        change
+            .texts
+            .iter_mut()
+            .filter_map(|t| {
+                let file = repo.join(&t.path);
+                added.contains(&file).then_some((file, t))
+            })
+            .collect()
+    }
+    /// The files (absolute, below the canonical `repo`) the change adds: status added or
+    /// untracked, diffed against this run's base.
+    pub(crate) fn added_under(&self, repo: &Path) -> Vec<PathBuf> {
+        let Some((_, index)) = self.text_index() else {
+            return Vec::new();
+        };
+        let added = [infx_diff::Status::Added, infx_diff::Status::Untracked];
+        index
+            .by_path
+            .iter()
+            .filter(|(_, t)| added.contains(&t.status))
+            .map(|(p, _)| repo.join(p))
+            .collect()
     }
     /// The base revision's generation inputs (append-only plans and the rows' impact compare
     /// against them), taking over from `head`'s master configs and runners.yaml what the base
@@ -467,6 +504,20 @@ pub(crate) fn detect_change(root: &Path, opts: &Options) -> ChangeInfo {
     }
     // Nothing changed: the last commit that touched the changelog is the change.
     stand_in(info, root, &repo_root)
+}
+
+/// Lets `t`'s new text be `text`, a parse's text of the same file, when the two are the same
+/// bytes: the change's own copy is then freed (see [`ChangeInfo::share_texts`]).
+pub(crate) fn share_text(t: &mut infx_diff::FileText, text: &std::sync::Arc<str>) {
+    if text.as_bytes() != &t.new[..] {
+        return;
+    }
+    let shared = std::sync::Arc::<[u8]>::from(std::sync::Arc::clone(text));
+    // An exact rename's one blob is both texts.
+    if std::sync::Arc::ptr_eq(&t.old, &t.new) {
+        t.old = shared.clone();
+    }
+    t.new = shared;
 }
 
 /// `info` with the last commit that touched the tree's changelog as its change.
