@@ -1246,15 +1246,7 @@ mod tests {
     fn changed_texts_share_the_parsed_documents_bytes() {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let root = infx_fs::canonical(dir.path()).expect("a canonical folder");
-        let git = |args: &[&str]| {
-            let ok = std::process::Command::new("git")
-                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-                .args(args)
-                .current_dir(&root)
-                .output()
-                .is_ok_and(|o| o.status.success());
-            assert!(ok, "git {args:?}");
-        };
+        let git = |args: &[&str]| crate::test_git::git(&root, args);
         git(&["init", "-q", "-b", "main"]);
         std::fs::write(root.join("kept.yaml"), "a: 1\n").expect("written");
         git(&["add", "-A"]);

@@ -17,6 +17,8 @@ mod inputs;
 mod pipeline;
 mod pr;
 mod steps;
+#[cfg(test)]
+mod test_git;
 use inputs::Inputs;
 // The review commands' load: validate's, over the whole tree or, for the cookbook comparison,
 // the configs and their recipes (docs/architecture.md).

@@ -211,15 +211,7 @@ mod tests {
     fn added_recipes_checked_as_parsed_report_as_documents() {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let repo = infx_fs::canonical(dir.path()).expect("a canonical folder");
-        let git = |args: &[&str]| {
-            let ok = std::process::Command::new("git")
-                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-                .args(args)
-                .current_dir(&repo)
-                .output()
-                .is_ok_and(|o| o.status.success());
-            assert!(ok, "git {args:?}");
-        };
+        let git = |args: &[&str]| crate::test_git::git(&repo, args);
         let bundled = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../inferencex-e2e");
         let root = repo.join("inferencex-e2e");
         copy_tree(&bundled, &root);
