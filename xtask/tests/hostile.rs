@@ -156,6 +156,45 @@ fn symlink_to_a_file_outside_is_refused_and_left_alone() {
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), text);
 }
 
+/// A change that adds enough recipe files for those no config references to be checked as
+/// they are parsed (docs/architecture.md, "The validate pipeline"), one of them a link out of
+/// the tree: named, never read.
+#[test]
+fn a_large_change_adding_a_recipe_link_out_of_the_tree_refuses_it() {
+    let (tmp, t) = tree();
+    let git = |args: &[&str]| {
+        let mut all = vec!["-c", "user.name=t", "-c", "user.email=t@t"];
+        all.extend(args);
+        support::git(&t, &all)
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "base"]);
+    let base = git(&["rev-parse", "HEAD"]);
+    let text = std::fs::read_to_string(recipe_dir(&t).join("dsr1/sglang/b300-fp4/fixed.yaml"))
+        .expect("a bundled recipe");
+    for i in 0..70 {
+        let dir = recipe_dir(&t).join(format!("copy{i}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("fixed.yaml"), &text).unwrap();
+    }
+    let outside = tmp.path().join("outside.yaml");
+    std::fs::write(&outside, format!("base:\n  name: {SECRET}\n")).unwrap();
+    symlink(&outside, recipe_dir(&t).join("copy0/leak.yaml")).unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "topic"]);
+    let r = run(&["validate", "--root", s(&t), "--base", &base, "--hermetic"]);
+    let all = r.all();
+    assert!(!all.contains(SECRET), "outside content leaked:\n{all}");
+    assert_eq!(r.code, Some(1), "{all}");
+    assert!(all.contains("fs/outside-root"), "{all}");
+    assert!(all.contains("copy0/leak.yaml"), "{all}");
+    assert!(
+        all.contains(" 70 recipes]"),
+        "the copies were reviewed:\n{all}"
+    );
+}
+
 #[test]
 fn fifo_named_yaml_is_refused_without_hanging() {
     let (_tmp, t) = tree();
