@@ -1440,9 +1440,10 @@ pub fn load_change_in(handle: &Repo, opts: &ChangeOptions) -> Result<Change, Dia
                 let added = added_between(&path, &old, &new)?;
                 (old, new, added)
             }
-            // No conversion can apply: the working-tree bytes are what git compares. Reading
-            // them directly skips libgit2's re-hashing and whole-file patch (the slow part).
-            Target::WorkTree if !settings.may_convert(repo, &path) => {
+            // No conversion can apply (`as_compared`): the working-tree bytes are what git
+            // compares. Reading them directly skips libgit2's re-hashing and whole-file patch
+            // (the slow part).
+            Target::WorkTree if as_compared => {
                 let new = match held {
                     Some(bytes) => bytes,
                     None => worktree_bytes(&root, &path)?,
