@@ -869,14 +869,7 @@ fn split_added_recipes(
     rest: Vec<PathBuf>,
     from: usize,
 ) -> (Vec<PathBuf>, Vec<PathBuf>) {
-    let Some(repo) = change
-        .repo_root
-        .as_deref()
-        .and_then(|r| infx_fs::canonical(r).ok())
-    else {
-        return (rest, Vec::new());
-    };
-    let added: HashSet<PathBuf> = change.added_under(&repo).into_iter().collect();
+    let added: HashSet<PathBuf> = change.added_files().into_iter().collect();
     if added.len() < from {
         return (rest, Vec::new());
     }
@@ -939,7 +932,7 @@ pub(crate) fn check_added_recipes(
     if files.is_empty() {
         return Vec::new();
     }
-    let mut texts = change.added_texts(files);
+    let mut texts = change.texts_of(files);
     let jobs: Vec<(&PathBuf, std::sync::Mutex<Option<&mut infx_diff::FileText>>)> = files
         .iter()
         .map(|f| (f, std::sync::Mutex::new(texts.remove(f))))

@@ -155,60 +155,48 @@ impl ChangeInfo {
     /// is then freed, a copy of every changed file's text less for the rest of the run
     /// (docs/performance.md, "Memory per added file"). Before anything else holds the texts.
     pub(super) fn share_texts<'d>(&mut self, docs: impl Iterator<Item = &'d infx_yaml::Document>) {
-        let Some(repo) = self
-            .repo_root
-            .as_deref()
-            .and_then(|r| infx_fs::canonical(r).ok())
-        else {
-            return;
-        };
-        let Some(Ok(change)) = &mut self.loaded else {
-            return;
-        };
         let by_path: HashMap<&Path, &std::sync::Arc<str>> =
             docs.map(|d| (d.path.as_path(), &d.text)).collect();
-        for t in &mut change.texts {
-            if let Some(text) = by_path.get(repo.join(&t.path).as_path()) {
+        for (file, t) in self.texts_mut() {
+            if let Some(text) = by_path.get(file.as_path()) {
                 share_text(t, text);
             }
         }
     }
-    /// The loaded texts of the files the change adds (no rename or copy: the base has
-    /// nothing at their path) among `files` (absolute), by file, for [`share_text`] as each
-    /// is parsed.
-    pub(crate) fn added_texts(
+    /// The loaded texts of `files` (absolute, as the parse names them), by file, the first of
+    /// a path listed twice: for [`share_text`] as each is parsed.
+    pub(crate) fn texts_of(
         &mut self,
         files: &[PathBuf],
     ) -> HashMap<PathBuf, &mut infx_diff::FileText> {
-        let Some(repo) = self
-            .repo_root
-            .as_deref()
-            .and_then(|r| infx_fs::canonical(r).ok())
-        else {
-            return HashMap::new();
-        };
         let wanted: HashSet<&Path> = files.iter().map(PathBuf::as_path).collect();
-        let added: HashSet<PathBuf> = self
-            .added_under(&repo)
-            .into_iter()
-            .filter(|f| wanted.contains(f.as_path()))
-            .collect();
-        let Some(Ok(change)) = &mut self.loaded else {
-            return HashMap::new();
+        let mut out = HashMap::new();
+        for (file, t) in self.texts_mut() {
+            if wanted.contains(file.as_path()) {
+                out.entry(file).or_insert(t);
+            }
+        }
+        out
+    }
+    /// Each loaded text with its file as the parse names it: the repository's canonical root
+    /// joined with the text's path (documents are read below the canonical tree).
+    fn texts_mut(&mut self) -> Vec<(PathBuf, &mut infx_diff::FileText)> {
+        let (Some(repo), Some(Ok(change))) = (self.canonical_repo(), &mut self.loaded) else {
+            return Vec::new();
         };
         change
             .texts
             .iter_mut()
-            .filter_map(|t| {
-                let file = repo.join(&t.path);
-                added.contains(&file).then_some((file, t))
-            })
+            .map(|t| (repo.join(&t.path), t))
             .collect()
     }
-    /// The files (absolute, below the canonical `repo`) the change adds: status added or
-    /// untracked, diffed against this run's base.
-    pub(crate) fn added_under(&self, repo: &Path) -> Vec<PathBuf> {
-        let Some((_, index)) = self.text_index() else {
+    fn canonical_repo(&self) -> Option<PathBuf> {
+        infx_fs::canonical(self.repo_root.as_deref()?).ok()
+    }
+    /// The files the change adds (status added or untracked, diffed against this run's base),
+    /// absolute as the parse names them.
+    pub(crate) fn added_files(&self) -> Vec<PathBuf> {
+        let (Some(repo), Some((_, index))) = (self.canonical_repo(), self.text_index()) else {
             return Vec::new();
         };
         let added = [infx_diff::Status::Added, infx_diff::Status::Untracked];
