@@ -307,18 +307,9 @@ impl Cut {
         } else {
             None
         };
-        let Some(root) = root else {
-            return built(&self.path, self.text, &recording());
-        };
-        let text: Arc<str> = Arc::from(self.text);
-        Loaded {
-            document: Some(Document {
-                path: self.path,
-                text: text.clone(),
-                root: root.into(),
-            }),
-            findings: Vec::new(),
-            text: Some(text),
+        match root {
+            Some(root) => loaded(&self.path, self.text, Ok(root), Vec::new()),
+            None => built(&self.path, self.text, &recording()),
         }
     }
 }
@@ -343,7 +334,17 @@ fn loaded_from_text(path: &Path, text: String) -> Loaded {
 
 /// The whole parse of `text` as [`Loaded`] (counted by the caller).
 fn built(path: &Path, text: String, opts: &LoadOptions) -> Loaded {
-    let (parsed, mut findings) = build(path, &text, opts);
+    let (parsed, findings) = build(path, &text, opts);
+    loaded(path, text, parsed, findings)
+}
+
+/// The [`Loaded`] of a parse of `text`: its document, or its error last among the findings.
+fn loaded(
+    path: &Path,
+    text: String,
+    parsed: Result<Node, Diagnostic>,
+    mut findings: Vec<Diagnostic>,
+) -> Loaded {
     let text: Arc<str> = Arc::from(text);
     let document = match parsed {
         Ok(root) => Some(Document {
