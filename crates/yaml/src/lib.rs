@@ -21,9 +21,9 @@ pub use edit::{Edit, apply_edits};
 pub use infx_fs::{FsError, Walk, walk_yaml, yaml_files};
 pub use infx_report::{Pos, Span};
 pub use load::{
-    Cut, DEFAULT_ALIAS_BUDGET, DuplicateKeys, LoadOptions, Loaded, MAX_NESTING_DEPTH, Reuse, Uncut,
-    cut_file, load_bytes_with_previous, load_file, load_file_as_pyyaml, load_file_reusing,
-    parse_str, parse_str_with,
+    Built, Cut, DEFAULT_ALIAS_BUDGET, DuplicateKeys, FastBuilt, LoadOptions, Loaded,
+    MAX_NESTING_DEPTH, Reuse, Uncut, build_both_ways, cut_file, load_bytes_with_previous,
+    load_file, load_file_as_pyyaml, load_file_reusing, parse_str, parse_str_with,
 };
 pub use sections::{PieceParse, reparse_sections, top_level_sections};
 pub use value::{Float, Mapping, Node, ScalarStyle, Value};
@@ -108,5 +108,50 @@ impl<'a> DocIndex<'a> {
     /// The document read from `path` (compared as written: callers join the same root).
     pub fn get(&self, path: &Path) -> Option<&'a Document> {
         self.by_path.get(path).copied()
+    }
+}
+
+/// Every node of a tree, one line each (span, style, value), for comparing two readings of
+/// the same text byte for byte (examples/dump_tree.rs, examples/fast_check.rs, the fast path's
+/// tests; docs/performance.md).
+#[doc(hidden)]
+pub fn dump(root: &Node) -> String {
+    let mut out = String::new();
+    dump_into(root, 0, &mut out);
+    out
+}
+
+fn dump_into(n: &Node, depth: usize, out: &mut String) {
+    use std::fmt::Write;
+    let (a, b) = (n.span.start, n.span.end);
+    let _ = write!(
+        out,
+        "{:depth$}{:?} {}:{}:{}-{}:{}:{} ",
+        "",
+        n.style,
+        a.offset(),
+        a.line(),
+        a.col(),
+        b.offset(),
+        b.line(),
+        b.col()
+    );
+    match &n.value {
+        Value::Seq(items) => {
+            let _ = writeln!(out, "seq {}", items.len());
+            for i in items {
+                dump_into(i, depth + 1, out);
+            }
+        }
+        Value::Map(m) => {
+            let _ = writeln!(out, "map {}", m.len());
+            for (k, v) in m.iter_nodes() {
+                dump_into(k, depth + 1, out);
+                dump_into(v, depth + 2, out);
+            }
+        }
+        v => {
+            let _ = writeln!(out, "{v:?}");
+        }
     }
 }

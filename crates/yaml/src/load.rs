@@ -12,6 +12,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+mod fast;
+
 /// Nodes that alias expansion and the copies kept for anchors may create in one document before
 /// loading fails. Real recipes copy a few hundred; a billion-laughs file needs billions.
 pub const DEFAULT_ALIAS_BUDGET: usize = 200_000;
@@ -446,12 +448,52 @@ fn run_builder(
     text: &str,
     opts: &LoadOptions,
 ) -> (Result<Node, Diagnostic>, Vec<Diagnostic>, usize) {
+    run_builder_with(path, text, opts, true)
+}
+
+/// [`run_builder`], with the fast path on or off.
+fn run_builder_with(
+    path: &Path,
+    text: &str,
+    opts: &LoadOptions,
+    fast: bool,
+) -> (Result<Node, Diagnostic>, Vec<Diagnostic>, usize) {
     let mut b = Builder::new(path, text, opts);
+    b.fast = fast;
     let parsed = b.run().map_err(|e| *e);
     let mut duplicates = b.duplicates.take().unwrap_or_default();
     // Recorded as mappings close, inner ones first: into source order.
     duplicates.sort_by_key(source_order);
     (parsed, duplicates, b.alias_nodes)
+}
+
+/// The parser's reading: the root or the error that stopped it, and the duplicate keys.
+#[doc(hidden)]
+pub type Built = (Result<Node, Diagnostic>, Vec<Diagnostic>);
+/// The fast path's reading of a text it read alone: the root and the duplicate keys.
+#[doc(hidden)]
+pub type FastBuilt = (Node, Vec<Diagnostic>);
+
+/// [`build`] two ways, for the tests and examples that hold the fast path to the parser
+/// (docs/yaml.md, "The fast path"): the parser's reading, and the fast path's when it reads
+/// the whole text alone (`None` when it gives up).
+#[doc(hidden)]
+pub fn build_both_ways(path: &Path, text: &str, opts: &LoadOptions) -> (Built, Option<FastBuilt>) {
+    let (parsed, duplicates, _) = run_builder_with(path, text, opts, false);
+    let survey = chars::survey(text);
+    if survey.refused.is_some() || survey.tabs || survey.breaks || survey.inner_bom {
+        return ((parsed, duplicates), None);
+    }
+    let mut b = Builder::new(path, text, opts);
+    let fast = match fast::read(&mut b) {
+        Ok(root) => {
+            let mut dups = b.duplicates.take().unwrap_or_default();
+            dups.sort_by_key(source_order);
+            Some((root, dups))
+        }
+        Err(fast::Bail) => None,
+    };
+    ((parsed, duplicates), fast)
 }
 
 /// Where a finding sits, for sorting findings into source order.
@@ -559,6 +601,8 @@ struct Builder<'a> {
     anchor_names: HashMap<String, Pos>,
     /// The parser reads U+FEFF as [`chars::BOM_STAND_IN`]; scalars turn it back.
     bom_stand_in: bool,
+    /// Whether the fast path may read the text first (off only to compare it with the parser).
+    fast: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -577,6 +621,7 @@ impl<'a> Builder<'a> {
             duplicates: None,
             anchor_names: HashMap::new(),
             bom_stand_in: false,
+            fast: true,
         }
     }
 
@@ -617,6 +662,14 @@ impl<'a> Builder<'a> {
                 self.err(codes::CHARACTER, pos, chars::refused_message(c))
                     .with_help("remove the character (in a double-quoted string, write it as an escape such as \\x7f)"),
             ));
+        }
+        // Nearly every file is block YAML the fast path reads alone; what it does not read
+        // (and every error) the parser reads from the start (docs/yaml.md, "The fast path").
+        if self.fast && !(survey.tabs || survey.breaks || survey.inner_bom) {
+            match fast::read(self) {
+                Ok(root) => return Ok(root),
+                Err(fast::Bail) => self.reset(),
+            }
         }
         // Tabs and YAML 1.1 breaks need the lexical pass; nearly every file has neither.
         let lexed = if survey.tabs || survey.breaks {
@@ -662,6 +715,16 @@ impl<'a> Builder<'a> {
             return parsed;
         }
         Err(Box::new(self.tab_error(&tab)))
+    }
+
+    /// Back to the state before the fast path began (it builds through the same steps).
+    fn reset(&mut self) {
+        self.stack.clear();
+        self.children.clear();
+        self.duplicates = None;
+        self.anchors.clear();
+        self.anchor_names.clear();
+        self.alias_nodes = 0;
     }
 
     /// A tab between the anchor at `amp` and its node's first token: PyYAML's parser reads
@@ -869,16 +932,7 @@ impl<'a> Builder<'a> {
                             "unbalanced sequence end",
                         )));
                     };
-                    let items = self.children.split_off(frame.first);
-                    let mut node = Node::new(
-                        Value::Seq(items),
-                        Span {
-                            start: frame.start,
-                            end,
-                        },
-                    );
-                    node.style = ScalarStyle::Collection;
-                    self.close(frame, node, &mut root)?;
+                    self.close_seq(frame, end, &mut root)?;
                 }
                 Event::MappingEnd => {
                     let end = self.pos(&span.end);
@@ -889,23 +943,7 @@ impl<'a> Builder<'a> {
                             "unbalanced mapping end",
                         )));
                     };
-                    let mut pairs = Vec::with_capacity((self.children.len() - frame.first) / 2);
-                    let mut nodes = self.children.drain(frame.first..);
-                    // The parser always gives a key its value (an empty one is a null scalar).
-                    while let (Some(k), Some(v)) = (nodes.next(), nodes.next()) {
-                        pairs.push((k, v));
-                    }
-                    drop(nodes);
-                    let map = self.build_mapping(pairs)?;
-                    let mut node = Node::new(
-                        Value::Map(map),
-                        Span {
-                            start: frame.start,
-                            end,
-                        },
-                    );
-                    node.style = ScalarStyle::Collection;
-                    self.close(frame, node, &mut root)?;
+                    self.close_map(frame, end, &mut root)?;
                 }
             }
         }
@@ -997,6 +1035,51 @@ impl<'a> Builder<'a> {
             first: self.children.len(),
             below: 0,
         });
+    }
+
+    /// The sequence of `frame` ends at `end`: its node, added to the collection around it.
+    fn close_seq(
+        &mut self,
+        frame: Frame,
+        end: Pos,
+        root: &mut Option<Node>,
+    ) -> Result<(), Box<Diagnostic>> {
+        let items = self.children.split_off(frame.first);
+        let mut node = Node::new(
+            Value::Seq(items),
+            Span {
+                start: frame.start,
+                end,
+            },
+        );
+        node.style = ScalarStyle::Collection;
+        self.close(frame, node, root)
+    }
+
+    /// The mapping of `frame` ends at `end`: its node, added to the collection around it.
+    fn close_map(
+        &mut self,
+        frame: Frame,
+        end: Pos,
+        root: &mut Option<Node>,
+    ) -> Result<(), Box<Diagnostic>> {
+        let mut pairs = Vec::with_capacity((self.children.len() - frame.first) / 2);
+        let mut nodes = self.children.drain(frame.first..);
+        // Every key has its value (an empty one is a null scalar).
+        while let (Some(k), Some(v)) = (nodes.next(), nodes.next()) {
+            pairs.push((k, v));
+        }
+        drop(nodes);
+        let map = self.build_mapping(pairs)?;
+        let mut node = Node::new(
+            Value::Map(map),
+            Span {
+                start: frame.start,
+                end,
+            },
+        );
+        node.style = ScalarStyle::Collection;
+        self.close(frame, node, root)
     }
 
     /// Keeps a finished collection for its anchor and adds it to the collection around it.
