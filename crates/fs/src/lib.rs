@@ -256,41 +256,84 @@ pub fn confine_to(root: &Path) -> Result<(), FsError> {
 
 /// `path` with every symlink followed, like [`Path::canonicalize`]. A path that is not itself
 /// a link resolves to its folder's resolved form plus its name, and folders are resolved once
-/// per command: a tree's files share a few dozen folders (docs/security.md, "Resolving
-/// paths"). Links, `.` and `..` take the full resolution. Errors are `canonicalize`'s.
+/// per command, each from its own folder's resolution: a tree's files share a few dozen
+/// folders (docs/security.md, "Resolving paths"). Links, `.` and `..` take the full
+/// resolution. Errors are `canonicalize`'s.
 pub fn canonical(path: &Path) -> std::io::Result<PathBuf> {
-    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-        return path.canonicalize();
+    canonical_and_meta(path).map(|(canon, _)| canon)
+}
+
+/// `path`'s last component when it is a plain name below a non-empty parent: what the
+/// folder-by-folder resolution handles (anything else takes the full resolution).
+fn parent_and_name(path: &Path) -> Option<(&Path, &std::ffi::OsStr)> {
+    let (parent, name) = (path.parent()?, path.file_name()?);
+    let plain = matches!(
+        path.components().next_back(),
+        Some(std::path::Component::Normal(_))
+    );
+    (plain && !parent.as_os_str().is_empty()).then_some((parent, name))
+}
+
+/// [`canonical`], with `path`'s metadata when it is not a link (its `lstat`, which is then
+/// also its `stat`: the caller need not ask again).
+fn canonical_and_meta(path: &Path) -> std::io::Result<(PathBuf, Option<std::fs::Metadata>)> {
+    let Some((parent, name)) = parent_and_name(path) else {
+        return path.canonicalize().map(|c| (c, None));
     };
-    if parent.as_os_str().is_empty()
-        || !matches!(
-            path.components().next_back(),
-            Some(std::path::Component::Normal(_))
-        )
-    {
-        return path.canonicalize();
+    let meta = std::fs::symlink_metadata(path)?;
+    if meta.file_type().is_symlink() {
+        return path.canonicalize().map(|c| (c, None));
     }
-    if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
-        return path.canonicalize();
-    }
-    let cached = CANON_DIRS
+    Ok((canonical_dir(parent)?.join(name), Some(meta)))
+}
+
+fn cached_dir(dir: &Path) -> Option<PathBuf> {
+    CANON_DIRS
         .read()
         .unwrap_or_else(|p| p.into_inner())
         .as_ref()
-        .and_then(|dirs| dirs.get(parent).cloned());
-    let dir = match cached {
-        Some(dir) => dir,
-        None => {
-            let dir = parent.canonicalize()?;
-            CANON_DIRS
-                .write()
-                .unwrap_or_else(|p| p.into_inner())
-                .get_or_insert_with(HashMap::new)
-                .insert(parent.to_path_buf(), dir.clone());
-            dir
+        .and_then(|dirs| dirs.get(dir).cloned())
+}
+
+fn cache_dir(dir: &Path, canon: &Path) {
+    CANON_DIRS
+        .write()
+        .unwrap_or_else(|p| p.into_inner())
+        .get_or_insert_with(HashMap::new)
+        .insert(dir.to_path_buf(), canon.to_path_buf());
+}
+
+/// A folder resolved: from the cache, or from its closest cached ancestor down, one `lstat`
+/// per folder not yet resolved (a link among them takes the full resolution). Iterative, so a
+/// deep path costs no stack.
+fn canonical_dir(dir: &Path) -> std::io::Result<PathBuf> {
+    let mut below: Vec<&Path> = Vec::new();
+    let mut at = dir;
+    let mut resolved = loop {
+        if let Some(c) = cached_dir(at) {
+            break c;
+        }
+        match parent_and_name(at) {
+            Some((parent, _)) => {
+                below.push(at);
+                at = parent;
+            }
+            None => {
+                let c = at.canonicalize()?;
+                cache_dir(at, &c);
+                break c;
+            }
         }
     };
-    Ok(dir.join(name))
+    for d in below.into_iter().rev() {
+        let meta = std::fs::symlink_metadata(d)?;
+        resolved = match d.file_name() {
+            Some(name) if !meta.file_type().is_symlink() => resolved.join(name),
+            _ => d.canonicalize()?,
+        };
+        cache_dir(d, &resolved);
+    }
+    Ok(resolved)
 }
 
 /// True once [`confine_to`] was called in this process.
@@ -336,7 +379,12 @@ fn escaping_link(path: &Path) -> Option<PathBuf> {
 
 /// Resolves `path` and checks confinement; the canonical path on success.
 pub fn resolve(path: &Path) -> Result<PathBuf, FsError> {
-    let canon = canonical(path).map_err(|e| FsError::io(path, "resolve", &e))?;
+    resolve_and_meta(path).map(|(canon, _)| canon)
+}
+
+/// [`resolve`], with `path`'s metadata when it is not a link ([`canonical_and_meta`]).
+fn resolve_and_meta(path: &Path) -> Result<(PathBuf, Option<std::fs::Metadata>), FsError> {
+    let (canon, meta) = canonical_and_meta(path).map_err(|e| FsError::io(path, "resolve", &e))?;
     log_read(path, &canon);
     if !is_confined(&canon) {
         return Err(match escaping_link(path) {
@@ -355,7 +403,7 @@ pub fn resolve(path: &Path) -> Result<PathBuf, FsError> {
             ),
         });
     }
-    Ok(canon)
+    Ok((canon, meta))
 }
 
 /// What a file that is not a regular file is, in words ("a directory", "a FIFO", …).
@@ -377,15 +425,22 @@ pub fn file_type_name(m: &std::fs::Metadata) -> &'static str {
 
 /// Checks `path` (confined, a regular file, within the size limit) without opening it.
 pub fn check_file(path: &Path) -> Result<(PathBuf, std::fs::Metadata), FsError> {
-    let canon = resolve(path)?;
-    let meta = regular_within_limit(path, &canon)?;
+    let (canon, meta) = resolve_and_meta(path)?;
+    // A path that is not a link was just looked at: its metadata is the file's.
+    let meta = match meta {
+        Some(meta) => within_limit(path, regular_meta(path, meta)?)?,
+        None => regular_within_limit(path, &canon)?,
+    };
     Ok((canon, meta))
 }
 
 /// The metadata of `target` (what `path` names) when it is a regular file within the size
 /// limit; refused from the metadata alone, before anything is opened.
 fn regular_within_limit(path: &Path, target: &Path) -> Result<std::fs::Metadata, FsError> {
-    let meta = regular(path, target)?;
+    within_limit(path, regular(path, target)?)
+}
+
+fn within_limit(path: &Path, meta: std::fs::Metadata) -> Result<std::fs::Metadata, FsError> {
     if meta.len() > MAX_FILE_BYTES {
         return Err(too_large(path, meta.len()));
     }
@@ -396,6 +451,11 @@ fn regular_within_limit(path: &Path, target: &Path) -> Result<std::fs::Metadata,
 /// metadata alone otherwise.
 fn regular(path: &Path, target: &Path) -> Result<std::fs::Metadata, FsError> {
     let meta = std::fs::metadata(target).map_err(|e| FsError::io(path, "read", &e))?;
+    regular_meta(path, meta)
+}
+
+/// `meta` (of what `path` names) when it is a regular file's.
+fn regular_meta(path: &Path, meta: std::fs::Metadata) -> Result<std::fs::Metadata, FsError> {
     if !meta.is_file() {
         return Err(FsError::new(
             FsErrorKind::NotRegular,
@@ -445,8 +505,11 @@ pub fn read_unconfined(path: &Path) -> Result<Vec<u8>, FsError> {
 /// but with no per-file size limit, since at most `limit` bytes are read (change detection's
 /// binary sniff of a file that may be large).
 pub fn read_prefix(path: &Path, limit: u64) -> Result<(Vec<u8>, u64), FsError> {
-    let canon = resolve(path)?;
-    let meta = regular(path, &canon)?;
+    let (canon, meta) = resolve_and_meta(path)?;
+    let meta = match meta {
+        Some(meta) => regular_meta(path, meta)?,
+        None => regular(path, &canon)?,
+    };
     let file = open_counted(path, &canon, &meta, meta.len().min(limit))?;
     let mut bytes = Vec::new();
     file.take(limit)
@@ -554,16 +617,25 @@ fn utf8(path: &Path, bytes: Vec<u8>) -> std::io::Result<String> {
 /// The entries of one tree directory, sorted, hidden entries (`.git`, editor files) left out.
 /// The directory itself must be confined and readable.
 pub fn list_dir(dir: &Path) -> Result<Vec<PathBuf>, FsError> {
+    Ok(list_dir_typed(dir)?.into_iter().map(|(p, _)| p).collect())
+}
+
+/// [`list_dir`], each entry with its type as the folder listing gives it (no `stat` on the
+/// file systems that say; `std` looks at the entry itself on those that do not).
+fn list_dir_typed(dir: &Path) -> Result<Vec<(PathBuf, std::fs::FileType)>, FsError> {
     resolve(dir)?;
     let rd = std::fs::read_dir(dir).map_err(|e| FsError::io(dir, "list the folder", &e))?;
     let mut entries = Vec::new();
     for e in rd {
         let e = e.map_err(|e| FsError::io(dir, "list the folder", &e))?;
         if !e.file_name().to_string_lossy().starts_with('.') {
-            entries.push(e.path());
+            let kind = e
+                .file_type()
+                .map_err(|err| FsError::io(&e.path(), "read", &err))?;
+            entries.push((e.path(), kind));
         }
     }
-    entries.sort();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(entries)
 }
 
@@ -609,9 +681,17 @@ pub fn walk_yaml(dir: &Path) -> Walk {
     seen.insert((top_meta.dev(), top_meta.ino()));
     // An explicit stack (reversed sorted entries) keeps the order of a recursive walk without
     // recursion proportional to the tree's depth.
-    let mut stack: Vec<PathBuf> = Vec::new();
+    let mut stack: Vec<(PathBuf, std::fs::FileType)> = Vec::new();
     push_entries(dir, &mut stack, &mut walk);
-    while let Some(p) = stack.pop() {
+    while let Some((p, kind)) = stack.pop() {
+        // A regular file as listed needs no look of its own: a YAML one is read through
+        // `read`, which checks it again (docs/security.md, "Resolving paths").
+        if kind.is_file() {
+            if is_yaml(&p) {
+                walk.files.push(p);
+            }
+            continue;
+        }
         let Ok(lmeta) = std::fs::symlink_metadata(&p) else {
             continue;
         };
@@ -689,8 +769,8 @@ fn file_found(p: &Path, meta: &std::fs::Metadata, walk: &mut Walk) {
     }
 }
 
-fn push_entries(dir: &Path, stack: &mut Vec<PathBuf>, walk: &mut Walk) {
-    match list_dir(dir) {
+fn push_entries(dir: &Path, stack: &mut Vec<(PathBuf, std::fs::FileType)>, walk: &mut Walk) {
+    match list_dir_typed(dir) {
         Ok(entries) => stack.extend(entries.into_iter().rev()),
         Err(e) => walk.problems.push(e),
     }

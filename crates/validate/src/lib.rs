@@ -601,7 +601,7 @@ fn shown_path(root: &Path, display_base: &Path, p: &Path, sources: &mut SourceMa
     } else {
         display_base.join(p)
     };
-    let shown = if abs.exists() || p.is_absolute() {
+    let shown = if p.is_absolute() || abs.exists() {
         relative_to(display_base, &abs)
     } else {
         p.to_path_buf()
