@@ -18,12 +18,16 @@
 # bench/{config,matrix,recipes,changelog,image,diff}.sh.
 #
 #   bench/validate.sh [RUNS]      (default 15; corpus: $INFX_CORPUS or ../shared/corpus)
+#   BEFORE=PATH   also time another xtask binary (e.g. one built from main) on the whole tree
+#                 and the one-config change, in the same interleaved rounds
 # Needs: python3, cc and libyaml-dev (apt-get install libyaml-dev) for the floor.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 # shellcheck source=bench/lib.sh
 . "$here/bench/lib.sh"
 runs="${1:-15}"
+before="${BEFORE:-}"
+if [ -n "$before" ] && [ ! -x "$before" ]; then echo "BEFORE=$before is not an executable" >&2; exit 2; fi
 august_corpus
 release_build -p xtask -p infx-yaml --bins --examples
 bin="$(release_dir)/xtask"
@@ -101,9 +105,9 @@ repo="$work/repo"
 one_config_change_repo "$aug" "$repo"
 
 printf 'machine: %s cores, load average %s\n' "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$bin" "$aug_copy" "$repo/inferencex-e2e" "$here/inferencex-e2e" "$runs" "$work" "$parse_speed" <<'PY'
-import os, re, statistics, subprocess, sys, time
-bin, aug, change_tree, bundled, runs, work, parse_speed = sys.argv[1:]
+python3 - "$bin" "$aug_copy" "$repo/inferencex-e2e" "$here/inferencex-e2e" "$runs" "$work" "$parse_speed" "$before" <<'PY'
+import os, random, re, statistics, subprocess, sys, time
+bin, aug, change_tree, bundled, runs, work, parse_speed, before = sys.argv[1:]
 runs = int(runs)
 files = open(f"{work}/files.txt").read().split()
 floor = [f"{work}/floor", "0"] + files
@@ -114,6 +118,11 @@ cases = [
      [bin, "validate", "--root", change_tree], 30.0),
     ("bundled inferencex-e2e (clean checkout)", [bin, "validate", "--root", bundled], None),
 ]
+if before:
+    cases += [
+        ("BEFORE: whole August corpus", [before, "validate", "--root", aug], None),
+        ("BEFORE: one-config change", [before, "validate", "--root", change_tree], None),
+    ]
 def run_once(cmd):
     """Wall and CPU (user + system) milliseconds of one fresh process."""
     t = time.perf_counter()
@@ -123,7 +132,8 @@ def run_once(cmd):
 times = {c[0]: [] for c in cases}
 cpu = {c[0]: [] for c in cases}
 for _ in range(runs):
-    for name, cmd, _t in cases:
+    # Shuffled each round, so that no binary always runs right after another.
+    for name, cmd, _t in random.sample(cases, len(cases)):
         wall, c = run_once(cmd)
         times[name].append(wall)
         cpu[name].append(c)
@@ -137,6 +147,10 @@ print(f"whole tree / libyaml floor: {whole / fl:.2f}x (target <= 3x: {'met' if w
 # CPU time is what a loaded machine inflates least (the wall ratio swings with the load).
 cw, cf = statistics.median(cpu[cases[0][0]]), statistics.median(cpu[cases[1][0]])
 print(f"whole tree / libyaml floor by CPU time: {cw / cf:.2f}x")
+if before:
+    bw = statistics.median(times[cases[4][0]])
+    bc = statistics.median(cpu[cases[4][0]])
+    print(f"BEFORE: whole tree / libyaml floor: {bw / fl:.2f}x wall, {bc / cf:.2f}x by CPU time")
 # The loader alone, in-process on one thread, against libyaml's event parser on the same texts.
 # Each program prints its median pass; the two alternate seven times and the medians of those
 # are compared (one run of each swung the ratio by a third on this shared machine).

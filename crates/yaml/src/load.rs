@@ -582,9 +582,10 @@ struct Builder<'a> {
     path: &'a Path,
     text: &'a str,
     opts: &'a LoadOptions,
-    /// The parser's character indices as byte offsets.
-    char_to_byte: CharOffsets,
-    line_index: LineIndex,
+    /// The parser's character indices as byte offsets, and the text's lines: built when first
+    /// asked for, since the fast path needs neither (docs/yaml.md, "The fast path").
+    char_to_byte: std::cell::OnceCell<CharOffsets>,
+    line_index: std::cell::OnceCell<LineIndex>,
     anchors: HashMap<usize, Anchored>,
     alias_nodes: usize,
     stack: Vec<Frame>,
@@ -607,13 +608,12 @@ struct Builder<'a> {
 
 impl<'a> Builder<'a> {
     fn new(path: &'a Path, text: &'a str, opts: &'a LoadOptions) -> Self {
-        let char_to_byte = CharOffsets::new(text);
         Builder {
             path,
             text,
             opts,
-            char_to_byte,
-            line_index: LineIndex::new(text),
+            char_to_byte: std::cell::OnceCell::new(),
+            line_index: std::cell::OnceCell::new(),
             anchors: HashMap::new(),
             alias_nodes: 0,
             stack: Vec::new(),
@@ -625,9 +625,18 @@ impl<'a> Builder<'a> {
         }
     }
 
+    fn lines(&self) -> &LineIndex {
+        self.line_index.get_or_init(|| LineIndex::new(self.text))
+    }
+
+    fn char_offsets(&self) -> &CharOffsets {
+        self.char_to_byte
+            .get_or_init(|| CharOffsets::new(self.text))
+    }
+
     fn pos(&self, m: &Marker) -> Pos {
         // The parser counts characters; the byte offset of character `i`, when it exists.
-        let byte_of = |i: usize| self.char_to_byte.byte_of(i);
+        let byte_of = |i: usize| self.char_offsets().byte_of(i);
         let exact = byte_of(m.index());
         // Every event has two positions, and a line search each was the loader's top cost after
         // the scanner (docs/performance.md). The marker's own line and column are used when
@@ -637,13 +646,13 @@ impl<'a> Builder<'a> {
         // only).
         if let Some(offset) = exact
             && let Some(start) = m.index().checked_sub(m.col()).and_then(byte_of)
-            && let Some(line) = self.line_index.line_range(self.text, m.line())
+            && let Some(line) = self.lines().line_range(self.text, m.line())
             && line.start == start
             && offset <= line.end
         {
             return Pos::new(offset, m.line(), m.col() + 1);
         }
-        self.line_index
+        self.lines()
             .pos(self.text, exact.unwrap_or(self.text.len()))
     }
 
@@ -657,7 +666,7 @@ impl<'a> Builder<'a> {
     fn run(&mut self) -> Result<Node, Box<Diagnostic>> {
         let survey = chars::survey(self.text);
         if let Some((offset, c)) = survey.refused {
-            let pos = self.line_index.pos(self.text, offset);
+            let pos = self.lines().pos(self.text, offset);
             return Err(Box::new(
                 self.err(codes::CHARACTER, pos, chars::refused_message(c))
                     .with_help("remove the character (in a double-quoted string, write it as an escape such as \\x7f)"),
@@ -697,7 +706,7 @@ impl<'a> Builder<'a> {
         let tab_first = match &parsed {
             Ok(_) => true,
             Err(e) => e.span.is_none_or(|s| {
-                let tab_pos = self.line_index.pos(self.text, tab.offset);
+                let tab_pos = self.lines().pos(self.text, tab.offset);
                 let line_start = tab.offset + 1 - tab_pos.col();
                 let indentation = self
                     .text
@@ -742,11 +751,11 @@ impl<'a> Builder<'a> {
 
     /// PyYAML's scanner error for a tab, at the tab (its context's start in the message).
     fn tab_error(&self, tab: &chars::TabError) -> Diagnostic {
-        let pos = self.line_index.pos(self.text, tab.offset);
+        let pos = self.lines().pos(self.text, tab.offset);
         let (context, start) = tab.context;
         let message = match start {
             Some(start) => {
-                let at = self.line_index.pos(self.text, start);
+                let at = self.lines().pos(self.text, start);
                 format!("{context} (at {}:{}): {}", at.line(), at.col(), tab.problem)
             }
             None => format!("{context}: {}", tab.problem),
@@ -777,7 +786,7 @@ impl<'a> Builder<'a> {
         }
         let amp = self.text.len() - rest.len();
         let name = self.name_fault(amp, "anchor")?;
-        let pos = self.line_index.pos(self.text, amp);
+        let pos = self.lines().pos(self.text, amp);
         if let Some(first) = self.anchor_names.get(name) {
             return Err(Box::new(
                 self.err(
@@ -815,7 +824,7 @@ impl<'a> Builder<'a> {
             return Ok(&body[..len]);
         }
         let bad = at + 1 + len;
-        let pos = self.line_index.pos(text, bad);
+        let pos = self.lines().pos(text, bad);
         let shown = next.map_or_else(|| "'\\x00'".to_string(), chars::py_repr);
         Err(Box::new(self.err(
             codes::SYNTAX,
@@ -864,25 +873,7 @@ impl<'a> Builder<'a> {
                 }
                 Event::Alias(id) => {
                     let start = self.pos(&span.start);
-                    self.name_fault(start.offset(), "alias")?;
-                    let Some(target) = self.anchors.get(&id) else {
-                        return Err(Box::new(self.err(
-                            codes::SYNTAX,
-                            start,
-                            "alias refers to an unknown anchor",
-                        )));
-                    };
-                    let n = target.count;
-                    let levels = target.levels;
-                    self.alias_nodes = self.alias_nodes.saturating_add(n);
-                    if self.alias_nodes > self.opts.alias_budget {
-                        return Err(Box::new(self.over_alias_budget(start)));
-                    }
-                    let node = target.node.clone();
-                    if self.stack.len() + levels > self.opts.max_depth {
-                        return Err(Box::new(self.too_deep(start)));
-                    }
-                    self.push_node(node, levels, &mut root)?;
+                    self.alias(id, start, &mut root)?;
                 }
                 Event::Scalar(value, style, anchor, tag) => {
                     let span = Span {
@@ -947,8 +938,37 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        let zero = self.line_index.pos(self.text, 0);
+        let zero = self.lines().pos(self.text, 0);
         Ok(root.unwrap_or_else(|| Node::new(Value::Null, Span::point(zero))))
+    }
+
+    /// The alias at `start` to the anchor `id`: a copy of the anchored node, within the alias
+    /// budget and the depth limit, added to the open collection.
+    fn alias(
+        &mut self,
+        id: usize,
+        start: Pos,
+        root: &mut Option<Node>,
+    ) -> Result<(), Box<Diagnostic>> {
+        self.name_fault(start.offset(), "alias")?;
+        let Some(target) = self.anchors.get(&id) else {
+            return Err(Box::new(self.err(
+                codes::SYNTAX,
+                start,
+                "alias refers to an unknown anchor",
+            )));
+        };
+        let n = target.count;
+        let levels = target.levels;
+        self.alias_nodes = self.alias_nodes.saturating_add(n);
+        if self.alias_nodes > self.opts.alias_budget {
+            return Err(Box::new(self.over_alias_budget(start)));
+        }
+        let node = target.node.clone();
+        if self.stack.len() + levels > self.opts.max_depth {
+            return Err(Box::new(self.too_deep(start)));
+        }
+        self.push_node(node, levels, root)
     }
 
     /// Keeps a copy of an anchored node for its aliases. The copies count against the alias
@@ -1212,7 +1232,7 @@ impl<'a> Builder<'a> {
                     i += 2;
                     continue;
                 }
-                let end = self.line_index.pos(self.text, i + 1);
+                let end = self.lines().pos(self.text, i + 1);
                 return Span {
                     start: span.start,
                     end,

@@ -108,15 +108,22 @@ fn shapes_read_fast_or_given_to_the_parser() {
         "a: {b: [1, 2] , c: 'x' }\n",
         "a: 1\n   \n",
         "yes: no\n1: 2\n~: null\n1.5: .inf\n",
+        "a: \"b\\n\\\"c\\x41\"\n",
+        "a:\n  b c\nd:\n  - 1\ne:\n -\n   'x'\n",
+        "a: &x 1\nb: *x\nc: &m\n  k: v\nd: *m\ne:\n  <<: *m\n  z: 1\nf: &s\n- 1\ng: &fl {p: 1}\nh: [*x, &y 3, *y]\n",
+        "i: {image: vllm/x:nightly-1, b: a:b}\n",
     ];
     let given = [
-        "a: &x 1\nb: *x\n",
+        "a: &x\nb: 1\n",
+        "a: *y\n",
+        "a: &x 1\nb: &x 2\n",
+        "- &a k: v\n",
+        "a: [&x, 1]\n",
         "a: !!str 1\n",
         "a: |\n  x\n",
         "a: >\n  x\n",
         "a: b\n  c\n",
         "a: 'b\n  c'\n",
-        "a: \"b\\n\"\n",
         "a: [1,\n  2]\n",
         "---\na: 1\n",
         "a: 1\n...\n",
@@ -196,6 +203,23 @@ const SCALARS: &[&str] = &[
     "? x",
     "@x",
     "a #c",
+    r#""a\"b""#,
+    r#""\\""#,
+    r#""\x41\u00e9\U0001F600""#,
+    r#""\/\ \N\_\0\e""#,
+    r#""\q""#,
+    r#""\uD800""#,
+    r#""\x4""#,
+    "\"a\\\n b\"",
+    "*a1",
+    "*a2",
+    "*a0",
+    "&a1 x",
+    "a:b",
+    "vllm/x:nightly-1",
+    "&a-b_c 1",
+    "*a-b_c",
+    "&a1",
 ];
 /// Keys as written.
 const KEYS: &[&str] = &[
@@ -258,6 +282,13 @@ impl Writer<'_> {
             _ => {}
         }
     }
+    /// Now and then an anchor before a collection: a new name, or one used already.
+    fn maybe_anchor(&mut self) {
+        if self.choose(5) == 0 {
+            let n = self.choose(4);
+            self.out.push_str(&format!("&a{n} "));
+        }
+    }
     fn flow(&mut self, t: &Tree) {
         let sp = |w: &mut Self| {
             if w.choose(3) == 0 {
@@ -267,6 +298,7 @@ impl Writer<'_> {
         match t {
             Tree::Scalar(i) => self.out.push_str(SCALARS[*i]),
             Tree::Seq(items) => {
+                self.maybe_anchor();
                 self.out.push('[');
                 sp(self);
                 for (n, item) in items.iter().enumerate() {
@@ -280,6 +312,7 @@ impl Writer<'_> {
                 self.out.push(']');
             }
             Tree::Map(pairs) => {
+                self.maybe_anchor();
                 self.out.push('{');
                 sp(self);
                 for (n, (k, v)) in pairs.iter().enumerate() {
@@ -307,10 +340,23 @@ impl Writer<'_> {
             Tree::Map(v) => !v.is_empty() && self.choose(4) > 0,
         };
         if !block {
-            self.out.push(' ');
+            if self.choose(8) == 0 {
+                // On the next line, deeper.
+                self.line_end();
+                let deeper = indent + 1 + self.choose(4) as usize;
+                self.out.push_str(&" ".repeat(deeper));
+            } else {
+                self.out.push(' ');
+            }
             self.flow(t);
             self.line_end();
             return;
+        }
+        if self.choose(4) == 0 {
+            self.out.push(' ');
+            self.maybe_anchor();
+            let kept = self.out.trim_end_matches(' ').len();
+            self.out.truncate(kept);
         }
         self.line_end();
         let deeper = indent + [2, 2, 1, 4][self.choose(4) as usize];

@@ -5,7 +5,7 @@
 //! recorded, depth checked), and the nodes' spans are those the events give.
 //!
 //! It gives up ([`Bail`]) at the first thing it does not read itself, or whose reading could
-//! differ from the parser's: anchors, aliases, tags, block scalars, scalars over several lines,
+//! differ from the parser's: an anchor on a key or an empty node, tags, block scalars, scalars over several lines,
 //! flow collections over several lines, escapes in double quotes, document markers,
 //! directives, explicit keys, a carriage return, a tab, a YAML 1.1 line break, a byte order
 //! mark, and every error (the builder's too). The caller then parses the whole text with the
@@ -61,6 +61,18 @@ struct Reader<'b, 'a> {
     line_start: usize,
     blocks: Vec<Block>,
     root: Option<Node>,
+    /// An anchor (`&name`) read and waiting for its node: the next node starts at it.
+    anchor: Option<Anchor>,
+    /// Anchor names defined so far and their ids (a name is defined once: PyYAML refuses a
+    /// second definition, which is left to the parser).
+    anchor_ids: std::collections::HashMap<&'a str, usize>,
+}
+
+/// An anchor waiting for its node: its id and where its `&` is.
+#[derive(Clone, Copy)]
+struct Anchor {
+    id: usize,
+    at: Pos,
 }
 
 /// The tree of `b`'s text when the fast path reads all of it; `Err(Bail)` otherwise (the
@@ -80,6 +92,8 @@ pub(super) fn read(b: &mut Builder<'_>) -> Fast<Node> {
         line_start: 0,
         blocks: Vec::new(),
         root: None,
+        anchor: None,
+        anchor_ids: std::collections::HashMap::new(),
     };
     r.document()?;
     r.root.take().ok_or(Bail)
@@ -178,6 +192,8 @@ impl<'a> Reader<'_, 'a> {
     /// A pending value or item with no collection after it: null.
     fn settle(&mut self, pending: Pending) -> Fast<()> {
         match pending {
+            // An anchored empty node is the parser's to place.
+            _ if self.anchor.is_some() => Err(Bail),
             Pending::Nothing => Ok(()),
             Pending::Value(at) | Pending::Item(at) => {
                 self.scalar(Cow::Borrowed(""), Span::point(at))
@@ -196,14 +212,11 @@ impl<'a> Reader<'_, 'a> {
     ) -> Fast<(usize, Pending)> {
         let top = self.blocks.last().map(|b| b.col);
         match (pending, top) {
-            (Pending::Value(_), Some(top)) if col > top => {
-                return self.open_block(first, col, dash, false);
+            (Pending::Value(_) | Pending::Item(_), Some(top)) if col > top => {
+                return self.deeper(first, col, dash);
             }
             (Pending::Value(_), Some(top)) if col == top && dash => {
                 return self.open_block(first, col, dash, true);
-            }
-            (Pending::Item(_), Some(top)) if col > top => {
-                return self.open_block(first, col, dash, false);
             }
             (_, None) => {
                 if col != 0 || self.root.is_some() {
@@ -243,6 +256,19 @@ impl<'a> Reader<'_, 'a> {
         }
     }
 
+    /// The node of a pending key or item on a deeper line: a block collection, or a scalar or
+    /// flow collection written on the line after its key or dash.
+    fn deeper(&mut self, first: usize, col: usize, dash: bool) -> Fast<(usize, Pending)> {
+        if dash || self.scan_key(first)?.0 {
+            return self.open_block(first, col, dash, false);
+        }
+        if self.anchor.is_some() {
+            return Err(Bail);
+        }
+        let end = self.value(first)?;
+        Ok((self.rest_of_line(end)?, Pending::Nothing))
+    }
+
     /// A block collection starts at byte `first` (column `col`) with this line's entry.
     fn open_block(
         &mut self,
@@ -259,7 +285,7 @@ impl<'a> Reader<'_, 'a> {
         } else {
             self.pos(first)
         };
-        self.b.open_collection(kind, start, 0, None)?;
+        self.open(kind, start)?;
         self.blocks.push(Block {
             kind,
             col,
@@ -270,6 +296,65 @@ impl<'a> Reader<'_, 'a> {
         } else {
             self.entry(first)
         }
+    }
+
+    /// A collection opens at `start`, or at the anchor waiting for it.
+    fn open(&mut self, kind: FrameKind, start: Pos) -> Fast<()> {
+        match self.anchor.take() {
+            Some(a) => {
+                self.b.check_anchor_name(a.at)?;
+                self.b.open_collection(kind, a.at, a.id, None)?;
+            }
+            None => self.b.open_collection(kind, start, 0, None)?,
+        }
+        Ok(())
+    }
+
+    /// An anchor's name at `at` (its `&`), then spaces: where its node starts. Names are
+    /// PyYAML's (ASCII letters, digits, `-`, `_`) before a space or the line's end.
+    fn anchor_at(&mut self, at: usize) -> Fast<usize> {
+        let end = self.name_end(at)?;
+        if !blank(self.bytes.get(end)) || self.anchor.is_some() {
+            return Err(Bail);
+        }
+        let name = &self.text[at + 1..end];
+        let id = self.anchor_ids.len() + 1;
+        if self.anchor_ids.insert(name, id).is_some() {
+            return Err(Bail);
+        }
+        self.anchor = Some(Anchor {
+            id,
+            at: self.pos(at),
+        });
+        Ok(self.skip_spaces(end))
+    }
+
+    /// Where the anchor or alias name after the indicator at `at` ends.
+    fn name_end(&self, at: usize) -> Fast<usize> {
+        let len = self.bytes[at + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
+            .count();
+        if len == 0 {
+            return Err(Bail);
+        }
+        Ok(at + 1 + len)
+    }
+
+    /// An alias (`*name`) at `at` to an anchor defined before; where it ends. What may follow
+    /// it is checked by the caller, as after any scalar.
+    fn alias(&mut self, at: usize) -> Fast<usize> {
+        let end = self.name_end(at)?;
+        let ends = matches!(
+            self.byte(end),
+            None | Some(b' ' | b'\n' | b',' | b']' | b'}')
+        );
+        let id = self.anchor_ids.get(&self.text[at + 1..end]).copied();
+        let (Some(id), true, None) = (id, ends, self.anchor) else {
+            return Err(Bail);
+        };
+        self.b.alias(id, self.pos(at), &mut self.root)?;
+        Ok(end)
     }
 
     fn close(&mut self, block: Block, end: Pos) -> Fast<()> {
@@ -295,7 +380,10 @@ impl<'a> Reader<'_, 'a> {
     /// the line's end.
     fn item(&mut self, dash: usize) -> Fast<(usize, Pending)> {
         let after = dash + 1;
-        let at = self.skip_spaces(after);
+        let mut at = self.skip_spaces(after);
+        if self.byte(at) == Some(b'&') {
+            at = self.anchor_at(at)?;
+        }
         match self.byte(at) {
             None | Some(b'\n') => return Ok((at, Pending::Item(self.pos(at)))),
             Some(b'#') if at > after => {
@@ -303,11 +391,18 @@ impl<'a> Reader<'_, 'a> {
                 return Ok((end, Pending::Item(self.pos(end))));
             }
             Some(b'-') if blank(self.bytes.get(at + 1)) => return Err(Bail),
+            Some(b'*') => {
+                let end = self.alias(at)?;
+                return Ok((self.rest_of_line(end)?, Pending::Nothing));
+            }
             _ => {}
         }
         // `- key: value` starts a mapping at the key's column.
         let (is_key, _) = self.scan_key(at)?;
         if is_key {
+            if self.anchor.is_some() {
+                return Err(Bail);
+            }
             let col = at - self.line_start;
             return self.open_block(at, col, false, false);
         }
@@ -354,7 +449,10 @@ impl<'a> Reader<'_, 'a> {
         if self.byte(colon) != Some(b':') || !blank(self.bytes.get(colon + 1)) {
             return Err(Bail);
         }
-        let at = self.skip_spaces(colon + 1);
+        let mut at = self.skip_spaces(colon + 1);
+        if self.byte(at) == Some(b'&') {
+            at = self.anchor_at(at)?;
+        }
         match self.byte(at) {
             None | Some(b'\n') => Ok((at, Pending::Value(self.pos(colon)))),
             Some(b'#') if at > colon + 1 => {
@@ -381,6 +479,7 @@ impl<'a> Reader<'_, 'a> {
     /// ends.
     fn value(&mut self, at: usize) -> Fast<usize> {
         match self.byte(at) {
+            Some(b'*') => self.alias(at),
             Some(q @ (b'\'' | b'"')) => {
                 let end = self.quoted_end(at, q)?;
                 self.quoted(at, end, q)?;
@@ -424,8 +523,8 @@ impl<'a> Reader<'_, 'a> {
     }
 
     /// A plain scalar in flow context from `at`: where its text ends. Gives up where PyYAML
-    /// and the parser could read a character differently (`?`, a `:` not ending a key, `#`
-    /// after a space, a bracket inside).
+    /// and the parser could read a character differently (`?`, a `:` before the line's end or
+    /// a bracket, `#` after a space, a bracket inside).
     fn plain_flow(&self, at: usize) -> Fast<usize> {
         if !plain_start(self.bytes, at, true) {
             return Err(Bail);
@@ -441,11 +540,16 @@ impl<'a> Reader<'_, 'a> {
                         return Err(Bail);
                     }
                 }
+                // PyYAML ends a plain scalar in flow context at a `:` before a space or a flow
+                // indicator only (`image: a:b` inside braces is one scalar).
                 Some(b':') => {
                     if matches!(self.byte(i + 1), Some(b' ' | b',' | b']' | b'}')) {
                         break;
                     }
-                    return Err(Bail);
+                    if matches!(self.byte(i + 1), None | Some(b'\n' | b'[' | b'{')) {
+                        return Err(Bail);
+                    }
+                    last = i + 1;
                 }
                 Some(_) => last = i + 1,
             }
@@ -455,21 +559,27 @@ impl<'a> Reader<'_, 'a> {
     }
 
     /// Where the quoted scalar starting at `at` (quote `q`) ends, after its closing quote;
-    /// only one-line scalars, and double-quoted ones without escapes.
+    /// only one-line scalars.
     fn quoted_end(&self, at: usize, q: u8) -> Fast<usize> {
         let mut i = at + 1;
         loop {
-            match self.byte(i) {
-                None | Some(b'\n') => return Err(Bail),
-                Some(b'\\') if q == b'"' => return Err(Bail),
-                Some(c) if c == q => {
-                    if q == b'\'' && self.byte(i + 1) == Some(b'\'') {
-                        i += 2;
-                        continue;
+            let rest = self.bytes.get(i..).unwrap_or_default();
+            let Some(n) = memchr::memchr3(q, b'\\', b'\n', rest) else {
+                return Err(Bail);
+            };
+            i += n;
+            match self.bytes[i] {
+                b'\n' => return Err(Bail),
+                b'\\' if q == b'"' => {
+                    // An escape; a backslash ending the line continues the scalar on the next.
+                    if blank(self.bytes.get(i + 1)) && self.byte(i + 1) != Some(b' ') {
+                        return Err(Bail);
                     }
-                    return Ok(i + 1);
+                    i += 2;
                 }
-                Some(_) => i += 1,
+                b'\\' => i += 1,
+                _ if q == b'\'' && self.byte(i + 1) == Some(b'\'') => i += 2,
+                _ => return Ok(i + 1),
             }
         }
     }
@@ -477,7 +587,12 @@ impl<'a> Reader<'_, 'a> {
     fn quoted(&mut self, at: usize, end: usize, q: u8) -> Fast<()> {
         let inner = &self.text[at + 1..end - 1];
         let (text, style) = if q == b'"' {
-            (Cow::Borrowed(inner), ScalarStyle::DoubleQuoted)
+            let text = if inner.contains('\\') {
+                Cow::Owned(unescape(inner).ok_or(Bail)?)
+            } else {
+                Cow::Borrowed(inner)
+            };
+            (text, ScalarStyle::DoubleQuoted)
         } else if inner.contains("''") {
             (
                 Cow::Owned(inner.replace("''", "'")),
@@ -506,16 +621,33 @@ impl<'a> Reader<'_, 'a> {
         self.push_scalar(text, ScalarStyle::Plain, span)
     }
 
+    /// A scalar's node, added to the open collection; an anchored one starts at its anchor.
     fn push_scalar(&mut self, text: Cow<'a, str>, style: ScalarStyle, span: Span) -> Fast<()> {
+        let Some(a) = self.anchor.take() else {
+            let value = self.b.scalar(text, style, None, span)?;
+            let node = Node { value, span, style };
+            self.b.push_node(node, 0, &mut self.root)?;
+            return Ok(());
+        };
+        let span = Span {
+            start: a.at,
+            end: span.end,
+        };
+        self.b.check_anchor_name(a.at)?;
         let value = self.b.scalar(text, style, None, span)?;
         let node = Node { value, span, style };
+        self.b.anchor(a.id, &node, 0)?;
         self.b.push_node(node, 0, &mut self.root)?;
         Ok(())
     }
 
     /// A node in flow context at `at`; where it ends.
-    fn flow_node(&mut self, at: usize) -> Fast<usize> {
+    fn flow_node(&mut self, mut at: usize) -> Fast<usize> {
+        if self.byte(at) == Some(b'&') {
+            at = self.anchor_at(at)?;
+        }
         match self.byte(at) {
+            Some(b'*') => self.alias(at),
             Some(q @ (b'\'' | b'"')) => {
                 let end = self.quoted_end(at, q)?;
                 self.quoted(at, end, q)?;
@@ -533,8 +665,7 @@ impl<'a> Reader<'_, 'a> {
 
     /// A flow sequence on one line, `[` at `at`; where it ends (after `]`).
     fn flow_seq(&mut self, at: usize) -> Fast<usize> {
-        self.b
-            .open_collection(FrameKind::Seq, self.pos(at), 0, None)?;
+        self.open(FrameKind::Seq, self.pos(at))?;
         let mut i = self.skip_spaces(at + 1);
         if self.byte(i) != Some(b']') {
             loop {
@@ -559,13 +690,12 @@ impl<'a> Reader<'_, 'a> {
 
     /// A flow mapping on one line, `{` at `at`; where it ends (after `}`).
     fn flow_map(&mut self, at: usize) -> Fast<usize> {
-        self.b
-            .open_collection(FrameKind::Map, self.pos(at), 0, None)?;
+        self.open(FrameKind::Map, self.pos(at))?;
         let mut i = self.skip_spaces(at + 1);
         if self.byte(i) != Some(b'}') {
             loop {
                 let key_end = match self.byte(i) {
-                    Some(b'[' | b'{') => return Err(Bail),
+                    Some(b'[' | b'{' | b'&' | b'*') => return Err(Bail),
                     _ => self.flow_node(i)?,
                 };
                 let colon = self.skip_spaces(key_end);
@@ -626,4 +756,87 @@ fn plain_start(bytes: &[u8], at: usize, flow: bool) -> bool {
         ) => false,
         Some(_) => true,
     }
+}
+
+/// The text of a one-line double-quoted scalar with its escapes read (YAML's escapes, which
+/// PyYAML and the parser share); `None` for an escape they do not know or a code that is not
+/// a character (the parser then reads the file and reports it).
+fn unescape(inner: &str) -> Option<String> {
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let digits = match chars.next()? {
+            '0' => {
+                out.push('\0');
+                continue;
+            }
+            'a' => {
+                out.push('\x07');
+                continue;
+            }
+            'b' => {
+                out.push('\x08');
+                continue;
+            }
+            't' => {
+                out.push('\t');
+                continue;
+            }
+            'n' => {
+                out.push('\n');
+                continue;
+            }
+            'v' => {
+                out.push('\x0b');
+                continue;
+            }
+            'f' => {
+                out.push('\x0c');
+                continue;
+            }
+            'r' => {
+                out.push('\r');
+                continue;
+            }
+            'e' => {
+                out.push('\x1b');
+                continue;
+            }
+            'N' => {
+                out.push('\u{85}');
+                continue;
+            }
+            '_' => {
+                out.push('\u{a0}');
+                continue;
+            }
+            'L' => {
+                out.push('\u{2028}');
+                continue;
+            }
+            'P' => {
+                out.push('\u{2029}');
+                continue;
+            }
+            e @ (' ' | '"' | '/' | '\\') => {
+                out.push(e);
+                continue;
+            }
+            'x' => 2,
+            'u' => 4,
+            'U' => 8,
+            _ => return None,
+        };
+        let hex = chars.as_str().get(..digits)?;
+        if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        out.push(char::from_u32(u32::from_str_radix(hex, 16).ok()?)?);
+        chars = chars.as_str().get(digits..)?.chars();
+    }
+    Some(out)
 }
