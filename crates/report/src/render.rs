@@ -125,6 +125,22 @@ pub fn escape_control(s: &str) -> String {
 
 /// [`escape_control`], optionally keeping newlines (for formats that encode them themselves).
 fn escape(s: &str, keep_newlines: bool) -> String {
+    // Printable ASCII within the cap (nearly every message) has nothing to escape: copied
+    // whole rather than character by character (docs/performance.md).
+    let plain = s.len() <= MAX_TEXT_CHARS && s.bytes().all(|b| matches!(b, b' '..=b'~' | b'\t'));
+    let mut out = if plain {
+        s.to_string()
+    } else {
+        escape_chars(s, keep_newlines)
+    };
+    if out.trim_start().starts_with("::") {
+        out = out.replacen("::", "\\u{3a}:", 1);
+    }
+    out
+}
+
+/// [`escape`]'s character by character part.
+fn escape_chars(s: &str, keep_newlines: bool) -> String {
     let mut out = String::with_capacity(s.len().min(MAX_TEXT_CHARS + 32));
     for (shown, (i, c)) in s.char_indices().enumerate() {
         if shown >= MAX_TEXT_CHARS {
@@ -141,9 +157,6 @@ fn escape(s: &str, keep_newlines: bool) -> String {
             }
             c => out.push(c),
         }
-    }
-    if out.trim_start().starts_with("::") {
-        out = out.replacen("::", "\\u{3a}:", 1);
     }
     out
 }
@@ -516,6 +529,16 @@ fn escape_property(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escape_copies_plain_text_and_escapes_the_rest() {
+        assert_eq!(escape_control("a b\tc ~"), "a b\tc ~");
+        assert_eq!(escape_control("  ::x"), "  \\u{3a}:x");
+        assert_eq!(escape_control("a\nb\u{1b}é"), "a\\nb\\u{1b}é");
+        let long = "x".repeat(MAX_TEXT_CHARS + 1);
+        assert!(escape_control(&long).ends_with("… (1 more bytes)"));
+        assert_eq!(escape_control(&long[1..]), long[1..]);
+    }
     use crate::{Pos, Span};
 
     fn sample() -> (Diagnostic, SourceMap) {

@@ -279,6 +279,12 @@ impl Mapping {
     fn position(&self, key: KeyRef<'_>) -> Option<usize> {
         match &self.index {
             Some(index) => index.get(&key).copied(),
+            // A string key (nearly every lookup) can only equal a string key: compared
+            // directly, without each key's dict identity worked out.
+            None if let KeyRef::Str(s) = key => self
+                .pairs
+                .iter()
+                .position(|(k, _)| matches!(&k.value, Value::Str(t) if t == s)),
             None => self
                 .pairs
                 .iter()
