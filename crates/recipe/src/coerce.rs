@@ -106,7 +106,7 @@ pub(crate) fn raw(n: &Node) -> J {
         Value::Timestamp(t) => J::String(t.clone()),
         Value::Seq(items) => J::Array(items.iter().map(raw).collect()),
         Value::Map(m) => {
-            let mut o = Map::new();
+            let mut o = Map::with_capacity(m.len());
             for (k, v) in m.iter_nodes() {
                 o.insert(py_str(k), raw(v));
             }

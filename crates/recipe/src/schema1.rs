@@ -402,22 +402,45 @@ struct Ctx {
 }
 
 impl Ctx {
-    fn err(&mut self, path: &[String], message: impl Into<String>, span: Span) {
+    fn err(&mut self, path: P<'_>, message: impl Into<String>, span: Span) {
         self.errs.push(FieldError {
-            path: path.to_vec(),
+            path: names(path),
             message: message.into(),
             span,
         });
     }
 }
 
-fn push(path: &[String], k: &str) -> Vec<String> {
-    let mut p = path.to_vec();
-    p.push(k.to_string());
-    p
+/// Where a field sits below the document's root: a chain through the callers' frames, so that
+/// walking the schema allocates nothing for a path until an error names it (a copied path per
+/// field was a fifth of the schema's time; docs/performance.md).
+#[derive(Clone, Copy)]
+struct At<'a> {
+    up: P<'a>,
+    key: &'a str,
 }
 
-fn default_value(d: D, t: T, ctx: &mut Ctx, path: &[String], span: Span) -> Option<J> {
+/// A path: `None` is the document's root.
+type P<'a> = Option<&'a At<'a>>;
+
+/// The path one key below `up`.
+fn at<'a>(up: P<'a>, key: &'a str) -> At<'a> {
+    At { up, key }
+}
+
+/// The path's keys from the root down.
+fn names(path: P<'_>) -> Vec<String> {
+    let mut keys = Vec::new();
+    let mut next = path;
+    while let Some(a) = next {
+        keys.push(a.key.to_string());
+        next = a.up;
+    }
+    keys.reverse();
+    keys
+}
+
+fn default_value(d: D, t: T, ctx: &mut Ctx, path: P<'_>, span: Span) -> Option<J> {
     Some(match d {
         D::Req => {
             ctx.err(path, MISSING, span);
@@ -445,30 +468,31 @@ fn default_value(d: D, t: T, ctx: &mut Ctx, path: &[String], span: Span) -> Opti
     })
 }
 
-fn obj(fields: &[F], node: &Node, ctx: &mut Ctx, path: &[String]) -> J {
+fn obj(fields: &[F], node: &Node, ctx: &mut Ctx, path: P<'_>) -> J {
     let Some(m) = node.as_map() else {
-        if path.is_empty() {
+        if path.is_none() {
             ctx.err(path, NOT_MAP, node.span);
         } else {
             // marshmallow's Nested field reports a non-mapping under `_schema`.
-            ctx.err(&push(path, "_schema"), "Invalid input type.", node.span);
+            ctx.err(Some(&at(path, "_schema")), "Invalid input type.", node.span);
         }
         return J::Null;
     };
-    let mut out = Map::new();
+    let mut out = Map::with_capacity(fields.len());
     for fd in fields {
-        let p = push(path, fd.n);
+        let here = at(path, fd.n);
+        let p = Some(&here);
         let v = match m.get(fd.n) {
-            None => default_value(fd.d, fd.t, ctx, &p, node.span),
+            None => default_value(fd.d, fd.t, ctx, p, node.span),
             Some(v) if v.is_null() => {
                 if fd.null {
                     Some(J::Null)
                 } else {
-                    ctx.err(&p, NULL, v.span);
+                    ctx.err(p, NULL, v.span);
                     None
                 }
             }
-            Some(v) => value(fd.t, v, ctx, &p),
+            Some(v) => value(fd.t, v, ctx, p),
         };
         if let Some(v) = v {
             out.insert(fd.n.to_string(), v);
@@ -476,18 +500,19 @@ fn obj(fields: &[F], node: &Node, ctx: &mut Ctx, path: &[String]) -> J {
     }
     for (k, kn, _) in m.iter() {
         if !fields.iter().any(|fd| fd.n == k) {
-            ctx.err(&push(path, k), UNKNOWN, kn.span);
+            ctx.err(Some(&at(path, k)), UNKNOWN, kn.span);
         }
     }
     for (kn, _) in m.iter_nodes() {
         if kn.as_str().is_none() {
-            ctx.err(&push(path, &py_str(kn)), UNKNOWN, kn.span);
+            let k = py_str(kn);
+            ctx.err(Some(&at(path, &k)), UNKNOWN, kn.span);
         }
     }
     J::Object(out)
 }
 
-fn scalar(r: Result<J, &'static str>, n: &Node, ctx: &mut Ctx, path: &[String]) -> Option<J> {
+fn scalar(r: Result<J, &'static str>, n: &Node, ctx: &mut Ctx, path: P<'_>) -> Option<J> {
     match r {
         Ok(v) => Some(v),
         Err(e) => {
@@ -497,7 +522,7 @@ fn scalar(r: Result<J, &'static str>, n: &Node, ctx: &mut Ctx, path: &[String]) 
     }
 }
 
-fn value(t: T, n: &Node, ctx: &mut Ctx, path: &[String]) -> Option<J> {
+fn value(t: T, n: &Node, ctx: &mut Ctx, path: P<'_>) -> Option<J> {
     match t {
         T::Str => scalar(to_str(n), n, ctx, path),
         T::Int => scalar(to_int(n), n, ctx, path),
@@ -514,7 +539,8 @@ fn value(t: T, n: &Node, ctx: &mut Ctx, path: &[String]) -> Option<J> {
             for (kn, v) in m.iter_nodes() {
                 let key = py_str(kn);
                 if kn.as_str().is_none() {
-                    ctx.err(&push(&push(path, &key), "key"), NOT_STR, kn.span);
+                    let k = at(path, &key);
+                    ctx.err(Some(&at(Some(&k), "key")), NOT_STR, kn.span);
                     ok = false;
                 }
                 match to_str(v) {
@@ -522,7 +548,8 @@ fn value(t: T, n: &Node, ctx: &mut Ctx, path: &[String]) -> Option<J> {
                         out.insert(key, s);
                     }
                     Err(e) => {
-                        ctx.err(&push(&push(path, &key), "value"), e, v.span);
+                        let k = at(path, &key);
+                        ctx.err(Some(&at(Some(&k), "value")), e, v.span);
                         ok = false;
                     }
                 }
@@ -537,7 +564,9 @@ fn value(t: T, n: &Node, ctx: &mut Ctx, path: &[String]) -> Option<J> {
             let mut ok = true;
             for (kn, _) in m.iter_nodes() {
                 if kn.as_str().is_none() {
-                    ctx.err(&push(&push(path, &py_str(kn)), "key"), NOT_STR, kn.span);
+                    let key = py_str(kn);
+                    let k = at(path, &key);
+                    ctx.err(Some(&at(Some(&k), "key")), NOT_STR, kn.span);
                     ok = false;
                 }
             }
@@ -554,7 +583,8 @@ fn value(t: T, n: &Node, ctx: &mut Ctx, path: &[String]) -> Option<J> {
                 match to_str(it) {
                     Ok(s) => out.push(s),
                     Err(e) => {
-                        ctx.err(&push(path, &i.to_string()), e, it.span);
+                        let i = i.to_string();
+                        ctx.err(Some(&at(path, &i)), e, it.span);
                         ok = false;
                     }
                 }
@@ -593,7 +623,7 @@ fn value(t: T, n: &Node, ctx: &mut Ctx, path: &[String]) -> Option<J> {
 fn list_or_str(
     n: &Node,
     ctx: &mut Ctx,
-    path: &[String],
+    path: P<'_>,
     item: fn(&Node) -> Result<J, &'static str>,
     bad_item: &str,
 ) -> Option<J> {
@@ -621,7 +651,7 @@ fn list_or_str(
     }
 }
 
-fn backend(n: &Node, ctx: &mut Ctx, path: &[String]) -> Option<J> {
+fn backend(n: &Node, ctx: &mut Ctx, path: P<'_>) -> Option<J> {
     let Some(_) = n.as_map() else {
         ctx.err(
             path,
@@ -672,7 +702,7 @@ fn backend(n: &Node, ctx: &mut Ctx, path: &[String]) -> Option<J> {
                 && cfg.get("headless").is_some()
             {
                 ctx.err(
-                    &push(path, "vllm_config"),
+                    Some(&at(path, "vllm_config")),
                     format!(
                         "vllm_config.{mode}.headless cannot be set when dp_launch_mode=per_node."
                     ),
@@ -776,7 +806,7 @@ pub fn expand_observability(tree: &mut Node) {
 /// fully defaulted configuration in srtctl's dump order.
 pub fn load(tree: &Node) -> Result<J, Failure> {
     let mut ctx = Ctx { errs: Vec::new() };
-    let dump = obj(TOP, tree, &mut ctx, &[]);
+    let dump = obj(TOP, tree, &mut ctx, None);
     if !ctx.errs.is_empty() {
         let dynamo_loaded = dump["dynamo"].is_object()
             && !ctx

@@ -118,16 +118,17 @@ pub(crate) fn speculates(n: &Node) -> bool {
     let mut yes = false;
     walk(n, &mut |k, _, v| {
         let k = k.trim_start_matches('-');
-        let on = !v.is_null()
-            && scalar_text(v).is_none_or(|t| !t.eq_ignore_ascii_case("none") && !t.is_empty());
-        if on
-            && matches!(
-                k,
-                "speculative-algorithm"
-                    | "speculative_algorithm"
-                    | "speculative-config"
-                    | "speculative_config"
-            )
+        // The key first: the value's text is a copy, made only for the keys that matter.
+        let speculative = matches!(
+            k,
+            "speculative-algorithm"
+                | "speculative_algorithm"
+                | "speculative-config"
+                | "speculative_config"
+        );
+        if speculative
+            && !v.is_null()
+            && scalar_text(v).is_none_or(|t| !t.eq_ignore_ascii_case("none") && !t.is_empty())
         {
             yes = true;
         }
