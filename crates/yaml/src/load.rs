@@ -549,14 +549,17 @@ impl CharOffsets {
     }
 }
 
-/// An open collection. Its children so far are the tail of [`Builder::children`] from `first`
-/// on (a mapping's alternate key, value), so no collection grows a vector of its own.
+/// An open collection. Its children so far are the tail of [`Builder::children`] (a
+/// sequence's items) or of [`Builder::pairs`] (a mapping's pairs) from `first` on, so no
+/// collection grows a vector of its own.
 struct Frame {
     kind: FrameKind,
     start: Pos,
     anchor: usize,
-    /// Where this collection's children start in [`Builder::children`].
+    /// Where this collection's children start in [`Builder::children`] or [`Builder::pairs`].
     first: usize,
+    /// A mapping's key waits on [`Builder::keys`] for its value.
+    key_waiting: bool,
     /// Collection levels below this one so far (0: only scalars).
     below: usize,
 }
@@ -594,6 +597,11 @@ struct Builder<'a> {
     /// doubling was a tenth of the loader's time in allocation and copying
     /// (docs/performance.md).
     children: Vec<Node>,
+    /// The pairs of every open mapping, innermost last, and the keys waiting for their values:
+    /// a mapping's pairs are moved out in one copy when it ends (pairing its nodes one by one
+    /// was the builder's largest cost; docs/performance.md).
+    pairs: Vec<(Node, Node)>,
+    keys: Vec<Node>,
     /// The keys written twice so far, unless [`DuplicateKeys::KeepLast`] (`None` until the
     /// first; under `Reject` only the earliest). The load goes on past them (the last value
     /// wins) and [`build`] puts them in source order.
@@ -618,6 +626,8 @@ impl<'a> Builder<'a> {
             alias_nodes: 0,
             stack: Vec::new(),
             children: Vec::new(),
+            pairs: Vec::new(),
+            keys: Vec::new(),
             duplicates: None,
             anchor_names: HashMap::new(),
             bom_stand_in: false,
@@ -730,6 +740,8 @@ impl<'a> Builder<'a> {
     fn reset(&mut self) {
         self.stack.clear();
         self.children.clear();
+        self.pairs.clear();
+        self.keys.clear();
         self.duplicates = None;
         self.anchors.clear();
         self.anchor_names.clear();
@@ -1048,11 +1060,16 @@ impl<'a> Builder<'a> {
     }
 
     fn open(&mut self, kind: FrameKind, start: Pos, anchor: usize) {
+        let first = match kind {
+            FrameKind::Seq => self.children.len(),
+            FrameKind::Map => self.pairs.len(),
+        };
         self.stack.push(Frame {
             kind,
             start,
             anchor,
-            first: self.children.len(),
+            first,
+            key_waiting: false,
             below: 0,
         });
     }
@@ -1083,13 +1100,12 @@ impl<'a> Builder<'a> {
         end: Pos,
         root: &mut Option<Node>,
     ) -> Result<(), Box<Diagnostic>> {
-        let mut pairs = Vec::with_capacity((self.children.len() - frame.first) / 2);
-        let mut nodes = self.children.drain(frame.first..);
-        // Every key has its value (an empty one is a null scalar).
-        while let (Some(k), Some(v)) = (nodes.next(), nodes.next()) {
-            pairs.push((k, v));
+        // Every key has its value (an empty one is a null scalar); a key left waiting is
+        // dropped, as a pairing of the nodes would.
+        if frame.key_waiting {
+            self.keys.pop();
         }
-        drop(nodes);
+        let pairs = self.pairs.split_off(frame.first);
         let map = self.build_mapping(pairs)?;
         let mut node = Node::new(
             Value::Map(map),
@@ -1127,8 +1143,7 @@ impl<'a> Builder<'a> {
             return Ok(());
         };
         frame.below = frame.below.max(levels);
-        let is_key =
-            frame.kind == FrameKind::Map && (self.children.len() - frame.first).is_multiple_of(2);
+        let is_key = frame.kind == FrameKind::Map && !frame.key_waiting;
         if is_key
             && matches!(node.value, Value::Seq(_) | Value::Map(_))
             && node.style == ScalarStyle::Collection
@@ -1140,7 +1155,19 @@ impl<'a> Builder<'a> {
                 "a mapping key must be a scalar (found a list or mapping)",
             )));
         }
-        self.children.push(node);
+        match frame.kind {
+            FrameKind::Seq => self.children.push(node),
+            FrameKind::Map if is_key => {
+                frame.key_waiting = true;
+                self.keys.push(node);
+            }
+            FrameKind::Map => {
+                frame.key_waiting = false;
+                if let Some(key) = self.keys.pop() {
+                    self.pairs.push((key, node));
+                }
+            }
+        }
         Ok(())
     }
 
