@@ -277,6 +277,10 @@ fn parent_and_name(path: &Path) -> Option<(&Path, &std::ffi::OsStr)> {
 /// [`canonical`], with `path`'s metadata when it is not a link (its `lstat`, which is then
 /// also its `stat`: the caller need not ask again).
 fn canonical_and_meta(path: &Path) -> std::io::Result<(PathBuf, Option<std::fs::Metadata>)> {
+    // A folder resolved already (a walk's, a tree root every recipe look-up names).
+    if let Some(dir) = cached_dir(path) {
+        return Ok((dir, None));
+    }
     let Some((parent, name)) = parent_and_name(path) else {
         return path.canonicalize().map(|c| (c, None));
     };
@@ -284,7 +288,11 @@ fn canonical_and_meta(path: &Path) -> std::io::Result<(PathBuf, Option<std::fs::
     if meta.file_type().is_symlink() {
         return path.canonicalize().map(|c| (c, None));
     }
-    Ok((canonical_dir(parent)?.join(name), Some(meta)))
+    let canon = canonical_dir(parent)?.join(name);
+    if meta.is_dir() {
+        cache_dir(path, &canon);
+    }
+    Ok((canon, Some(meta)))
 }
 
 fn cached_dir(dir: &Path) -> Option<PathBuf> {

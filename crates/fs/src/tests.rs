@@ -296,6 +296,10 @@ fn resolving_through_the_folder_cache_equals_canonicalize() {
         "c/absent.yaml",
         "absent/x.yaml",
         "a/g.yaml/x",
+        "a",
+        "a/b",
+        "lb",
+        "c/la/b",
     ];
     // Twice: the second round answers from the folder cache.
     for _ in 0..2 {
