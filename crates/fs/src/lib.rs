@@ -39,11 +39,14 @@ static BYTES_READ: AtomicU64 = AtomicU64::new(0);
 /// The open [`ReadLog`]s: each its root and the tree-relative paths read below it.
 static READ_LOGS: Mutex<Vec<(u64, PathBuf, HashSet<PathBuf>)>> = Mutex::new(Vec::new());
 static LOGGING: AtomicBool = AtomicBool::new(false);
-/// Folders resolved so far (as named → every symlink followed), so that resolving a file costs
-/// one `lstat` instead of a `readlink` per component (docs/security.md, "Resolving paths").
-/// Emptied by [`confine_to`], i.e. once per command.
+/// Paths resolved so far (as named → every symlink followed): folders, so that resolving a
+/// file costs one `lstat` instead of a `readlink` per component, and files that are not links
+/// (docs/security.md, "Resolving paths"). Emptied by [`confine_to`], i.e. once per command.
 static CANON_DIRS: RwLock<Option<HashMap<PathBuf, PathBuf>>> = RwLock::new(None);
 static NEXT_LOG: AtomicU64 = AtomicU64::new(0);
+/// Files looked at for a read about to happen ([`size_for_read`]): their metadata, taken by
+/// that read, which then need not look again. Emptied by [`confine_to`].
+static LOOKED: Mutex<Option<HashMap<PathBuf, std::fs::Metadata>>> = Mutex::new(None);
 
 /// Which files below a root this process reads from now on, until it is dropped: the
 /// baseline exports only what the head's run read (docs/baseline.md, "Cost"). Logs of
@@ -251,7 +254,35 @@ pub fn confine_to(root: &Path) -> Result<(), FsError> {
         roots.push(canon);
     }
     *CANON_DIRS.write().unwrap_or_else(|p| p.into_inner()) = None;
+    *LOOKED.lock().unwrap_or_else(|p| p.into_inner()) = None;
     result
+}
+
+/// The size of the tree file `path` as a read of it would find it, for a caller sizing the
+/// reads it is about to make; 0 when the file would be refused (the read then says why). The
+/// look is kept for the read that follows ([`read`] takes it), so the file is looked at once.
+pub fn size_for_read(path: &Path) -> u64 {
+    match check_file(path) {
+        Ok((_, meta)) => {
+            let len = meta.len();
+            LOOKED
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get_or_insert_with(HashMap::new)
+                .insert(path.to_path_buf(), meta);
+            len
+        }
+        Err(_) => 0,
+    }
+}
+
+/// The metadata [`size_for_read`] kept for `path`, taken.
+fn take_looked(path: &Path) -> Option<std::fs::Metadata> {
+    LOOKED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_mut()
+        .and_then(|looked| looked.remove(path))
 }
 
 /// `path` with every symlink followed, like [`Path::canonicalize`]. A path that is not itself
@@ -277,7 +308,8 @@ fn parent_and_name(path: &Path) -> Option<(&Path, &std::ffi::OsStr)> {
 /// [`canonical`], with `path`'s metadata when it is not a link (its `lstat`, which is then
 /// also its `stat`: the caller need not ask again).
 fn canonical_and_meta(path: &Path) -> std::io::Result<(PathBuf, Option<std::fs::Metadata>)> {
-    // A folder resolved already (a walk's, a tree root every recipe look-up names).
+    // A path resolved already (a walk's folder, the tree root every recipe look-up names, a
+    // recipe each of its readers resolves).
     if let Some(dir) = cached_dir(path) {
         return Ok((dir, None));
     }
@@ -289,9 +321,8 @@ fn canonical_and_meta(path: &Path) -> std::io::Result<(PathBuf, Option<std::fs::
         return path.canonicalize().map(|c| (c, None));
     }
     let canon = canonical_dir(parent)?.join(name);
-    if meta.is_dir() {
-        cache_dir(path, &canon);
-    }
+    // Kept for the command, file or folder: a recipe is resolved by each of its readers.
+    cache_dir(path, &canon);
     Ok((canon, Some(meta)))
 }
 
@@ -434,8 +465,9 @@ pub fn file_type_name(m: &std::fs::Metadata) -> &'static str {
 /// Checks `path` (confined, a regular file, within the size limit) without opening it.
 pub fn check_file(path: &Path) -> Result<(PathBuf, std::fs::Metadata), FsError> {
     let (canon, meta) = resolve_and_meta(path)?;
-    // A path that is not a link was just looked at: its metadata is the file's.
-    let meta = match meta {
+    // A path that is not a link was just looked at (here, or for this read by
+    // `size_for_read`): its metadata is the file's. `open` checks it is still the same file.
+    let meta = match meta.or_else(|| take_looked(path)) {
         Some(meta) => within_limit(path, regular_meta(path, meta)?)?,
         None => regular_within_limit(path, &canon)?,
     };

@@ -319,3 +319,23 @@ fn resolving_through_the_folder_cache_equals_canonicalize() {
         root.join("a/g.yaml").canonicalize().unwrap()
     );
 }
+
+#[test]
+fn a_file_sized_for_its_read_is_read_as_it_is_then() {
+    let dir = tree(&["a.yaml"]);
+    let f = dir.path().join("a.yaml");
+    assert_eq!(size_for_read(&f), 5);
+    // Grown in place since it was sized: the read reads what is there.
+    std::fs::write(&f, "a: 12\n").unwrap();
+    assert_eq!(read(&f).unwrap(), b"a: 12\n");
+    // The look was taken by that read: a file replaced afterwards reads as the new file.
+    let tmp = dir.path().join("b.tmp");
+    std::fs::write(&tmp, "b: 2\n").unwrap();
+    std::fs::rename(&tmp, &f).unwrap();
+    assert_eq!(read(&f).unwrap(), b"b: 2\n");
+    // A file a read would refuse sizes as nothing, and its read says why.
+    let link = dir.path().join("out.yaml");
+    symlink("/etc/passwd", &link).unwrap();
+    assert_eq!(size_for_read(&link), 0);
+    assert_eq!(read(&link).unwrap_err().code(), codes::OUTSIDE_ROOT);
+}

@@ -1115,7 +1115,7 @@ fn parse_all(files: &[PathBuf], reuse: Option<&Reuse>) -> Vec<Loaded> {
         .iter()
         .map(|f| match reuse {
             Some(r) if r.has(f) => 0,
-            _ => std::fs::metadata(f).map_or(0, |m| m.len()),
+            _ => infx_fs::size_for_read(f),
         })
         .collect();
     // A thread pays for itself from about this many bytes (a few milliseconds of parsing).
