@@ -18,7 +18,7 @@ mod glob;
 pub use glob::fnmatch;
 
 use infx_report::Diagnostic;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fmt;
 use std::io::Read as _;
 use std::os::unix::fs::MetadataExt as _;
@@ -42,11 +42,11 @@ static LOGGING: AtomicBool = AtomicBool::new(false);
 /// Paths resolved so far (as named → every symlink followed): folders, so that resolving a
 /// file costs one `lstat` instead of a `readlink` per component, and files that are not links
 /// (docs/security.md, "Resolving paths"). Emptied by [`confine_to`], i.e. once per command.
-static CANON_DIRS: RwLock<Option<HashMap<PathBuf, PathBuf>>> = RwLock::new(None);
+static CANON_DIRS: RwLock<Option<foldhash::HashMap<PathBuf, PathBuf>>> = RwLock::new(None);
 static NEXT_LOG: AtomicU64 = AtomicU64::new(0);
 /// Files looked at for a read about to happen ([`size_for_read`]): their metadata, taken by
 /// that read, which then need not look again. Emptied by [`confine_to`].
-static LOOKED: Mutex<Option<HashMap<PathBuf, std::fs::Metadata>>> = Mutex::new(None);
+static LOOKED: Mutex<Option<foldhash::HashMap<PathBuf, std::fs::Metadata>>> = Mutex::new(None);
 
 /// Which files below a root this process reads from now on, until it is dropped: the
 /// baseline exports only what the head's run read (docs/baseline.md, "Cost"). Logs of
@@ -268,7 +268,7 @@ pub fn size_for_read(path: &Path) -> u64 {
             LOOKED
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .get_or_insert_with(HashMap::new)
+                .get_or_insert_with(foldhash::HashMap::default)
                 .insert(path.to_path_buf(), meta);
             len
         }
@@ -338,7 +338,7 @@ fn cache_dir(dir: &Path, canon: &Path) {
     CANON_DIRS
         .write()
         .unwrap_or_else(|p| p.into_inner())
-        .get_or_insert_with(HashMap::new)
+        .get_or_insert_with(foldhash::HashMap::default)
         .insert(dir.to_path_buf(), canon.to_path_buf());
 }
 

@@ -2,7 +2,6 @@
 
 use crate::{Diagnostic, LineIndex, Severity, Span};
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
-use std::collections::HashMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -13,7 +12,8 @@ use std::sync::{Arc, OnceLock};
 /// run have no finding.
 #[derive(Default)]
 pub struct SourceMap {
-    files: HashMap<PathBuf, (Text, OnceLock<LineIndex>)>,
+    /// Keyed with a fast hasher: every rendered finding looks its file up (docs/performance.md).
+    files: foldhash::HashMap<PathBuf, (Text, OnceLock<LineIndex>)>,
 }
 
 /// A source text as the map holds it.

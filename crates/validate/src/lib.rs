@@ -558,7 +558,7 @@ fn show_repository_paths(inputs: &Inputs, checks: &mut [CheckResult]) -> SourceM
             }
         }
     };
-    let mut shown_paths: HashMap<PathBuf, PathBuf> = HashMap::new();
+    let mut shown_paths: foldhash::HashMap<PathBuf, PathBuf> = Default::default();
     let mut show = |d: &mut Diagnostic| {
         unprefix(&mut d.message);
         if let Some(help) = &mut d.help {

@@ -73,8 +73,9 @@ impl Document {
 /// is simply read from disk.
 #[derive(Debug, Default)]
 pub struct DocIndex<'a> {
-    by_path: std::collections::HashMap<&'a Path, &'a Document>,
-    failed: std::collections::HashMap<&'a Path, &'a Diagnostic>,
+    /// Keyed with a fast hasher: each reader looks up every file it uses (docs/performance.md).
+    by_path: foldhash::HashMap<&'a Path, &'a Document>,
+    failed: foldhash::HashMap<&'a Path, &'a Diagnostic>,
 }
 
 impl<'a> DocIndex<'a> {
