@@ -897,7 +897,9 @@ fn srt_fields(cx: &Cx<'_, '_>, benchmark: &Node, row: &mut Object) -> Result<(),
 
 fn head(cx: &Cx<'_, '_>, runner: &str) -> Result<Object, Diagnostic> {
     let config = cx.entry.node;
-    let mut row = Object::new();
+    // Room for a whole row's keys (about 25): grown key by key, a row was reallocated four
+    // times (docs/performance.md).
+    let mut row = Object::with_capacity(32);
     for k in ["image", "model", "model-prefix", "precision", "framework"] {
         row.set(k, cx.str_field(config, k)?);
     }

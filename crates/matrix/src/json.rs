@@ -27,6 +27,10 @@ impl Object {
     pub fn new() -> Self {
         Object(Vec::new())
     }
+    /// An empty object with room for `n` keys.
+    pub fn with_capacity(n: usize) -> Self {
+        Object(Vec::with_capacity(n))
+    }
     pub fn get(&self, key: &str) -> Option<&Json> {
         self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
