@@ -504,22 +504,26 @@ impl<'a> Reader<'_, 'a> {
         if !plain_start(self.bytes, at, false) {
             return Err(Bail);
         }
-        let mut i = at;
-        let mut last = at;
-        let stop = loop {
-            match self.byte(i) {
-                None | Some(b'\n') => break Stop::Line,
-                Some(b' ') => {
-                    if self.byte(i + 1) == Some(b'#') {
-                        break Stop::Comment;
-                    }
-                }
-                Some(b':') if blank(self.bytes.get(i + 1)) => break Stop::Colon,
-                Some(_) => last = i + 1,
+        // Only a line break, a `:` or a `#` can end it: found by `memchr3`, then looked at.
+        let mut from = at;
+        let (mut end, stop) = loop {
+            let rest = self.bytes.get(from..).unwrap_or_default();
+            let Some(n) = memchr::memchr3(b'\n', b':', b'#', rest) else {
+                break (self.bytes.len(), Stop::Line);
+            };
+            let i = from + n;
+            match self.bytes[i] {
+                b'\n' => break (i, Stop::Line),
+                b'#' if i > at && self.bytes[i - 1] == b' ' => break (i - 1, Stop::Comment),
+                b':' if blank(self.bytes.get(i + 1)) => break (i, Stop::Colon),
+                _ => from = i + 1,
             }
-            i += 1;
         };
-        Ok((last, stop))
+        // The scalar's text ends at its last character that is not a space.
+        while end > at && self.bytes[end - 1] == b' ' {
+            end -= 1;
+        }
+        Ok((end, stop))
     }
 
     /// A plain scalar in flow context from `at`: where its text ends. Gives up where PyYAML
