@@ -413,12 +413,9 @@ impl<'a, 'd> Side<'a, 'd> {
             let loaded = (self.parsed)(rel);
             let recipe = match loaded {
                 // The load's document of this very text: no second parse.
-                Some(doc) if *doc.text == *text => RecipeFile::from_parsed(
-                    Path::new(rel),
-                    doc.text.clone(),
-                    infx_yaml::Node::clone(&doc.root),
-                )
-                .ok(),
+                Some(doc) if *doc.text == *text => {
+                    RecipeFile::from_parsed(Path::new(rel), doc.text.clone(), doc.root.clone()).ok()
+                }
                 _ => {
                     // A text other than the loaded file's (the base, or a commit standing in
                     // for the change) is no working-tree file: its parse is named apart.
@@ -430,7 +427,7 @@ impl<'a, 'd> Side<'a, 'd> {
                     infx_yaml::parse_str_with(&path, &text, &as_pyyaml())
                         .ok()
                         .and_then(|root| {
-                            RecipeFile::from_parsed(&path, Arc::from(&*text), root).ok()
+                            RecipeFile::from_parsed(&path, Arc::from(&*text), Arc::new(root)).ok()
                         })
                 }
             };

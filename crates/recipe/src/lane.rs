@@ -125,7 +125,7 @@ pub fn compose_lane(fragment: &RecipeFile, lane: Lane, lane_block: &RecipeFile) 
         source: lane_src,
         block: Arc::from(format!("lane:{}", lane.name())),
     };
-    let mut root = fragment.root.clone();
+    let mut root = Node::clone(&fragment.root);
     let mut origins = fragment.origins.clone();
     let (target, prefix) = match fragment.kind() {
         RecipeKind::Bundle => (root.as_map_mut().and_then(|m| m.get_mut("base")), "base"),
@@ -134,7 +134,7 @@ pub fn compose_lane(fragment: &RecipeFile, lane: Lane, lane_block: &RecipeFile) 
     if let Some(target) = target
         && target.as_map().is_some()
     {
-        let mut composed = lane_block.root.clone();
+        let mut composed = Node::clone(&lane_block.root);
         // The composed mapping stands where the fragment's base is; only the keys the lane
         // block contributes point into the lane file.
         composed.span = target.span;
@@ -161,7 +161,7 @@ pub fn compose_lane(fragment: &RecipeFile, lane: Lane, lane_block: &RecipeFile) 
     }
     RecipeFile {
         sources: Arc::new(sources),
-        root,
+        root: Arc::new(root),
         origins,
     }
 }

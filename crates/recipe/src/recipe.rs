@@ -45,8 +45,10 @@ impl RecipeKind {
 pub struct RecipeFile {
     /// `sources[0]` is the recipe file itself; later entries are lane blocks merged in.
     pub sources: Sources,
-    /// The document tree (after composition).
-    pub root: Node,
+    /// The document tree (after composition), shared with the run's parse of the file: the
+    /// binder and the checks only read it, and a copy per reader was 4 % of a whole-tree run
+    /// (docs/performance.md). A reader that changes it copies it.
+    pub root: Arc<Node>,
     /// Origins of the document's values, keyed by YAML path from the document root
     /// (`base.roles.agg.gpus`).
     pub origins: Origins,
@@ -200,7 +202,7 @@ pub fn load_recipe_in(
         d
     })?;
     let doc = doc.into_owned();
-    RecipeFile::from_parsed(&shown, doc.text, std::sync::Arc::unwrap_or_clone(doc.root))
+    RecipeFile::from_parsed(&shown, doc.text, doc.root)
 }
 
 fn missing(shown: &Path, rel: &str) -> Diagnostic {
@@ -234,12 +236,16 @@ impl RecipeFile {
     /// Parses recipe text. Errors: YAML errors, empty document, non-mapping document.
     pub fn parse(path: &Path, text: String) -> Result<RecipeFile, Diagnostic> {
         let root = infx_yaml::parse_str(path, &text)?;
-        RecipeFile::from_parsed(path, Arc::from(text), root)
+        RecipeFile::from_parsed(path, Arc::from(text), Arc::new(root))
     }
 
     /// A recipe from its already-parsed text (`root` parsed from `text`), named `path`: the
     /// checks of [`Self::parse`] without parsing again.
-    pub fn from_parsed(path: &Path, text: Arc<str>, root: Node) -> Result<RecipeFile, Diagnostic> {
+    pub fn from_parsed(
+        path: &Path,
+        text: Arc<str>,
+        root: Arc<Node>,
+    ) -> Result<RecipeFile, Diagnostic> {
         let at = |d: Diagnostic| d.at(path, root.span);
         match &root.value {
             Value::Null => {
@@ -298,7 +304,7 @@ impl RecipeFile {
             name,
             label: String::new(),
             selector: None,
-            tree: self.root,
+            tree: Arc::unwrap_or_clone(self.root),
             origins: self.origins,
             sources: self.sources,
         }

@@ -96,7 +96,7 @@ pub fn sweep_variants(file: &RecipeFile) -> Vec<Variant> {
             .collect(),
         _ => vec![],
     };
-    let mut base = file.root.clone();
+    let mut base = Node::clone(&file.root);
     if let Some(m) = base.as_map_mut() {
         m.shift_remove("sweep");
     }

@@ -46,12 +46,9 @@ pub(crate) fn variants(doc: &Document) -> Vec<Variant<'_>> {
             node: Cow::Borrowed(&doc.root),
         }];
     };
-    let expanded = infx_recipe::RecipeFile::from_parsed(
-        &doc.path,
-        doc.text.clone(),
-        infx_yaml::Node::clone(&doc.root),
-    )
-    .and_then(|file| file.expand_with(None, infx_recipe::ExpandOptions::srtctl()));
+    let expanded =
+        infx_recipe::RecipeFile::from_parsed(&doc.path, doc.text.clone(), doc.root.clone())
+            .and_then(|file| file.expand_with(None, infx_recipe::ExpandOptions::srtctl()));
     match expanded {
         Ok(found) if !found.is_empty() => found
             .into_iter()
