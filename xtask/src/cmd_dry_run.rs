@@ -745,7 +745,7 @@ fn bind_point_env(v: &mut Variant, row: &Object, lane: Lane) -> Vec<&'static str
     }
     let span = v.tree.span;
     let s = |x: &str| Node::new(Value::Str(x.to_string()), span);
-    let Some(root) = v.tree.as_map_mut() else {
+    let Some(root) = std::sync::Arc::make_mut(&mut v.tree).as_map_mut() else {
         return Vec::new();
     };
     if root.get("benchmark").and_then(Node::as_map).is_none() {

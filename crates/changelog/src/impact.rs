@@ -468,7 +468,12 @@ impl<'a, 'd> Side<'a, 'd> {
                     .as_ref()?
                     .expand_with(selector.as_ref(), ExpandOptions::srtctl())
                     .ok()?;
-                Some(found.into_iter().map(|v| (v.label, v.tree)).collect())
+                Some(
+                    found
+                        .into_iter()
+                        .map(|v| (v.label, Arc::unwrap_or_clone(v.tree)))
+                        .collect(),
+                )
             };
             return Some(resolve().ok_or_else(|| file_text.clone()));
         };
@@ -482,7 +487,7 @@ impl<'a, 'd> Side<'a, 'd> {
                     .expand_with(None, ExpandOptions::inferencex())
                     .ok()?
                     .into_iter()
-                    .map(|v| (v.label, v.tree))
+                    .map(|v| (v.label, Arc::unwrap_or_clone(v.tree)))
                     .collect(),
             )
         };

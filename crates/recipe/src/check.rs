@@ -136,6 +136,21 @@ pub fn into_checked_variants(
     }
 }
 
+/// A plain recipe's file-level steps: its `lock:` section removed, and its observability
+/// variables expanded (`only_schema_1`: when it names no `schema`). The tree is shared with
+/// the run's parse of the file, so it is copied only when a step changes it (most change
+/// nothing; docs/performance.md).
+pub(crate) fn plain_steps(tree: &mut std::sync::Arc<infx_yaml::Node>, only_schema_1: bool) {
+    if tree.get("lock").is_some()
+        && let Some(m) = std::sync::Arc::make_mut(tree).as_map_mut()
+    {
+        m.shift_remove("lock");
+    }
+    if (!only_schema_1 || tree.get("schema").is_none()) && schema1::observability_enabled(tree) {
+        schema1::expand_observability(std::sync::Arc::make_mut(tree));
+    }
+}
+
 /// The plain-recipe steps and validation of every variant.
 fn check_each(variants: Vec<Variant>, plain: bool) -> Vec<(Variant, Vec<Diagnostic>)> {
     variants
@@ -146,12 +161,7 @@ fn check_each(variants: Vec<Variant>, plain: bool) -> Vec<(Variant, Vec<Diagnost
                 if let Some((lock, why)) = crate::recipe::lock_section_fault(&v.tree) {
                     diagnostics.push(lock_diagnostic(&v, lock, &why));
                 }
-                if let Some(m) = v.tree.as_map_mut() {
-                    m.shift_remove("lock");
-                }
-                if v.tree.get("schema").is_none() {
-                    schema1::expand_observability(&mut v.tree);
-                }
+                plain_steps(&mut v.tree, true);
             }
             diagnostics.extend(validate(&v));
             // Only a variant both dry-runs accept can fail later, at launch.

@@ -384,7 +384,7 @@ pub fn bind_model(v: &mut crate::recipe::Variant, model: &str, image: &str, prec
     use infx_yaml::Mapping;
     let span = v.tree.span;
     let s = |x: &str| Node::new(Value::Str(x.to_string()), span);
-    let Some(root) = v.tree.as_map_mut() else {
+    let Some(root) = Arc::make_mut(&mut v.tree).as_map_mut() else {
         return;
     };
     let mut model_map = root

@@ -104,7 +104,7 @@ pub struct Variant {
     /// The selector that picks exactly this variant (`None` for a plain recipe).
     pub selector: Option<Selector>,
     /// The resolved recipe.
-    pub tree: Node,
+    pub tree: Arc<Node>,
     /// Where each value of `tree` came from (paths relative to the variant root).
     pub origins: Origins,
     pub sources: Sources,
@@ -304,7 +304,7 @@ impl RecipeFile {
             name,
             label: String::new(),
             selector: None,
-            tree: Arc::unwrap_or_clone(self.root),
+            tree: self.root,
             origins: self.origins,
             sources: self.sources,
         }
@@ -520,7 +520,7 @@ impl RecipeFile {
                 .map(str::to_string),
             label: "base".into(),
             selector: Some(Selector::Base),
-            tree: base.0.clone(),
+            tree: Arc::new(base.0.clone()),
             origins: base.1.clone(),
             sources: self.sources.clone(),
         }
@@ -579,7 +579,7 @@ impl RecipeFile {
                 .map(str::to_string),
             label: key.to_string(),
             selector: Some(Selector::Override(key.to_string())),
-            tree,
+            tree: Arc::new(tree),
             origins,
             sources: self.sources.clone(),
         })
@@ -703,7 +703,7 @@ impl RecipeFile {
                     key: key.to_string(),
                     index: Some(i),
                 }),
-                tree,
+                tree: Arc::new(tree),
                 origins,
                 sources: self.sources.clone(),
             });

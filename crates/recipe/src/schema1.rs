@@ -715,12 +715,15 @@ fn backend(n: &Node, ctx: &mut Ctx, path: P<'_>) -> Option<J> {
     Some(v)
 }
 
+/// Whether [`expand_observability`] changes `tree`: `observability.enabled` is truthy.
+pub fn observability_enabled(tree: &Node) -> bool {
+    tree.get_path(&["observability", "enabled"])
+        .is_some_and(crate::recipe::is_truthy)
+}
+
 /// `expand_observability` (plain recipes only): set-if-absent span variables.
 pub fn expand_observability(tree: &mut Node) {
-    let enabled = tree
-        .get_path(&["observability", "enabled"])
-        .is_some_and(crate::recipe::is_truthy);
-    if !enabled {
+    if !observability_enabled(tree) {
         return;
     }
     let span = tree.span;

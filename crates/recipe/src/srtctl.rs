@@ -9,6 +9,7 @@ use crate::schema1::{self, Failure};
 use infx_report::Diagnostic;
 use infx_yaml::{Mapping, Node, Value};
 use serde_json::Value as J;
+use std::sync::Arc;
 
 /// How a run stopped early.
 #[derive(Debug, Clone)]
@@ -60,13 +61,10 @@ pub fn dry_run(file: &RecipeFile, selector: Option<&Selector>, cluster: Option<&
                 run.error = Some(RunError::Diag(Diagnostic::error(codes::TYPE, why)));
                 return run;
             }
-            if let Some(m) = v.tree.as_map_mut() {
-                m.shift_remove("lock");
-            }
-            schema1::expand_observability(&mut v.tree);
+            crate::check::plain_steps(&mut v.tree, false);
         }
         if let Some(c) = cluster {
-            apply_cluster(&mut v.tree, c);
+            apply_cluster(Arc::make_mut(&mut v.tree), c);
         }
         match schema1::load(&v.tree) {
             Ok(cfg) => run.configs.push((v, cfg)),
@@ -138,7 +136,7 @@ pub fn sweep_variants(file: &RecipeFile) -> Vec<Variant> {
                 name: Some(vname),
                 label: String::new(),
                 selector: None,
-                tree,
+                tree: Arc::new(tree),
                 origins: file.origins.clone(),
                 sources: file.sources.clone(),
             }

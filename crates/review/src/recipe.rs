@@ -54,7 +54,7 @@ pub(crate) fn variants(doc: &Document) -> Vec<Variant<'_>> {
             .into_iter()
             .map(|v| Variant {
                 name: v.selector_text(),
-                node: Cow::Owned(v.tree),
+                node: Cow::Owned(std::sync::Arc::unwrap_or_clone(v.tree)),
             })
             .collect(),
         _ => vec![Variant {

@@ -434,7 +434,7 @@ fn check_resolve(dir: &Path, file: &RecipeFile, golden_ok: bool) -> Result<(), S
                 let text =
                     std::fs::read_to_string(&p).map_err(|_| format!("no {}", p.display()))?;
                 let want = infx_yaml::parse_str(&p, &text).map_err(|d| d.message)?;
-                if want != v.tree {
+                if want != *v.tree {
                     return Err(format!("resolved variant {} ({}) differs", i + 1, v.label));
                 }
             }
