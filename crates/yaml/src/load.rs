@@ -1082,15 +1082,7 @@ impl<'a> Builder<'a> {
         root: &mut Option<Node>,
     ) -> Result<(), Box<Diagnostic>> {
         let items = self.children.split_off(frame.first);
-        let mut node = Node::new(
-            Value::Seq(items),
-            Span {
-                start: frame.start,
-                end,
-            },
-        );
-        node.style = ScalarStyle::Collection;
-        self.close(frame, node, root)
+        self.close(frame, Value::Seq(items), end, root)
     }
 
     /// The mapping of `frame` ends at `end`: its node, added to the collection around it.
@@ -1107,24 +1099,26 @@ impl<'a> Builder<'a> {
         }
         let pairs = self.pairs.split_off(frame.first);
         let map = self.build_mapping(pairs)?;
+        self.close(frame, Value::Map(map), end, root)
+    }
+
+    /// The collection of `frame`, holding `value`, ends at `end`: kept for its anchor and
+    /// added to the collection around it.
+    fn close(
+        &mut self,
+        frame: Frame,
+        value: Value,
+        end: Pos,
+        root: &mut Option<Node>,
+    ) -> Result<(), Box<Diagnostic>> {
         let mut node = Node::new(
-            Value::Map(map),
+            value,
             Span {
                 start: frame.start,
                 end,
             },
         );
         node.style = ScalarStyle::Collection;
-        self.close(frame, node, root)
-    }
-
-    /// Keeps a finished collection for its anchor and adds it to the collection around it.
-    fn close(
-        &mut self,
-        frame: Frame,
-        node: Node,
-        root: &mut Option<Node>,
-    ) -> Result<(), Box<Diagnostic>> {
         if frame.anchor != 0 {
             self.anchor(frame.anchor, &node, frame.below + 1)?;
         }

@@ -358,8 +358,13 @@ impl<'a> Reader<'_, 'a> {
     }
 
     fn close(&mut self, block: Block, end: Pos) -> Fast<()> {
+        self.close_kind(block.kind, end)
+    }
+
+    /// The innermost open collection, of `kind`, ends at `end`.
+    fn close_kind(&mut self, kind: FrameKind, end: Pos) -> Fast<()> {
         let frame = self.b.stack.pop().ok_or(Bail)?;
-        match block.kind {
+        match kind {
             FrameKind::Seq => self.b.close_seq(frame, end, &mut self.root)?,
             FrameKind::Map => self.b.close_map(frame, end, &mut self.root)?,
         }
@@ -478,6 +483,20 @@ impl<'a> Reader<'_, 'a> {
     /// A value in block context at `at`: a scalar or a flow collection on this line. Where it
     /// ends.
     fn value(&mut self, at: usize) -> Fast<usize> {
+        self.node(at, false)
+    }
+
+    /// A node in flow context at `at` (an anchor may come first); where it ends.
+    fn flow_node(&mut self, at: usize) -> Fast<usize> {
+        self.node(at, true)
+    }
+
+    /// A scalar, alias or flow collection at `at`, its plain scalars read by the rules of
+    /// flow context or of block context; where it ends.
+    fn node(&mut self, mut at: usize, flow: bool) -> Fast<usize> {
+        if flow && self.byte(at) == Some(b'&') {
+            at = self.anchor_at(at)?;
+        }
         match self.byte(at) {
             Some(b'*') => self.alias(at),
             Some(q @ (b'\'' | b'"')) => {
@@ -487,6 +506,11 @@ impl<'a> Reader<'_, 'a> {
             }
             Some(b'[') => self.flow_seq(at),
             Some(b'{') => self.flow_map(at),
+            _ if flow => {
+                let end = self.plain_flow(at)?;
+                self.plain(at, end)?;
+                Ok(end)
+            }
             _ => {
                 let (end, stop) = self.plain_block(at)?;
                 if stop == Stop::Colon {
@@ -645,28 +669,6 @@ impl<'a> Reader<'_, 'a> {
         Ok(())
     }
 
-    /// A node in flow context at `at`; where it ends.
-    fn flow_node(&mut self, mut at: usize) -> Fast<usize> {
-        if self.byte(at) == Some(b'&') {
-            at = self.anchor_at(at)?;
-        }
-        match self.byte(at) {
-            Some(b'*') => self.alias(at),
-            Some(q @ (b'\'' | b'"')) => {
-                let end = self.quoted_end(at, q)?;
-                self.quoted(at, end, q)?;
-                Ok(end)
-            }
-            Some(b'[') => self.flow_seq(at),
-            Some(b'{') => self.flow_map(at),
-            _ => {
-                let end = self.plain_flow(at)?;
-                self.plain(at, end)?;
-                Ok(end)
-            }
-        }
-    }
-
     /// A flow sequence on one line, `[` at `at`; where it ends (after `]`).
     fn flow_seq(&mut self, at: usize) -> Fast<usize> {
         self.open(FrameKind::Seq, self.pos(at))?;
@@ -675,21 +677,13 @@ impl<'a> Reader<'_, 'a> {
             loop {
                 let end = self.flow_node(i)?;
                 i = self.skip_spaces(end);
-                match self.byte(i) {
-                    // A comma before the bracket ends the parser's collection at the bracket,
-                    // not after it: left to the parser.
-                    Some(b',') => i = self.skip_spaces(i + 1),
-                    Some(b']') => break,
-                    _ => return Err(Bail),
+                match self.flow_next(i, b']')? {
+                    Some(next) => i = next,
+                    None => break,
                 }
             }
         }
-        // The parser ends a flow collection at the next token after its bracket (past spaces,
-        // and a comment to the line's end).
-        let end = self.pos(self.token_after(i + 1));
-        let frame = self.b.stack.pop().ok_or(Bail)?;
-        self.b.close_seq(frame, end, &mut self.root)?;
-        Ok(i + 1)
+        self.flow_end(FrameKind::Seq, i)
     }
 
     /// A flow mapping on one line, `{` at `at`; where it ends (after `}`).
@@ -716,19 +710,33 @@ impl<'a> Reader<'_, 'a> {
                     let end = self.flow_node(i)?;
                     i = self.skip_spaces(end);
                 }
-                match self.byte(i) {
-                    Some(b',') => i = self.skip_spaces(i + 1),
-                    Some(b'}') => break,
-                    _ => return Err(Bail),
+                match self.flow_next(i, b'}')? {
+                    Some(next) => i = next,
+                    None => break,
                 }
             }
         }
-        // The parser ends a flow collection at the next token after its bracket (past spaces,
-        // and a comment to the line's end).
-        let end = self.pos(self.token_after(i + 1));
-        let frame = self.b.stack.pop().ok_or(Bail)?;
-        self.b.close_map(frame, end, &mut self.root)?;
-        Ok(i + 1)
+        self.flow_end(FrameKind::Map, i)
+    }
+
+    /// After an entry of a flow collection, at `i`: where the next entry starts after a comma,
+    /// or `None` at the closing bracket `close`. (A comma right before the bracket ends the
+    /// parser's collection at the bracket, not after it: the next entry's read gives up.)
+    fn flow_next(&self, i: usize, close: u8) -> Fast<Option<usize>> {
+        match self.byte(i) {
+            Some(b',') => Ok(Some(self.skip_spaces(i + 1))),
+            Some(c) if c == close => Ok(None),
+            _ => Err(Bail),
+        }
+    }
+
+    /// A flow collection's closing bracket at `at`: the collection ends where the parser ends
+    /// it, at the next token after the bracket (past spaces, and a comment to the line's end).
+    /// Where it ends in the text (after the bracket).
+    fn flow_end(&mut self, kind: FrameKind, at: usize) -> Fast<usize> {
+        let end = self.pos(self.token_after(at + 1));
+        self.close_kind(kind, end)?;
+        Ok(at + 1)
     }
 }
 
