@@ -243,6 +243,7 @@ const MAX_SHARED_LINES: usize = 12;
 
 /// A source excerpt: lines `first_line..` of a file (each cut to a window), and the byte ranges
 /// of the spans inside it.
+#[derive(Debug)]
 struct Excerpt {
     first_line: usize,
     text: String,
@@ -323,21 +324,12 @@ pub fn render_human(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> S
     let mut snippets = 0usize;
     let mut omitted = 0usize;
     for d in diags {
-        let level = match d.severity {
-            Severity::Error => Level::ERROR,
-            Severity::Warning => Level::WARNING,
-            Severity::Note => Level::NOTE,
-        };
         let code = escape_control(d.code.as_str());
+        let message = escape_control(&d.message);
         let path = d
             .path
             .as_ref()
             .map(|p| escape_control(&p.display().to_string()));
-        let mut group = Group::with_title(
-            level
-                .primary_title(escape_control(&d.message))
-                .id(code.as_str()),
-        );
         // Excerpts: the primary span with the labels near it, then each far label on its own.
         let mut excerpts: Vec<(Excerpt, Vec<Option<String>>)> = Vec::new();
         if let (Some(p), Some(span)) = (&d.path, d.span)
@@ -372,30 +364,6 @@ pub fn render_human(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> S
                 omitted += 1;
             }
         }
-        if excerpts.is_empty() {
-            if let Some(p) = &path {
-                let mut origin = Origin::path(p.as_str());
-                if let Some(span) = d.span.filter(|s| s.start.line() > 0) {
-                    origin = origin.line(span.start.line()).char_column(span.start.col());
-                }
-                group = group.element(origin);
-            }
-        } else if let Some(p) = &path {
-            for (i, (x, labels)) in excerpts.iter().enumerate() {
-                let mut snippet = Snippet::source(x.text.as_str())
-                    .line_start(x.first_line)
-                    .path(p.as_str());
-                for (j, (range, label)) in x.ranges.iter().zip(labels).enumerate() {
-                    let kind = if i == 0 && j == 0 {
-                        AnnotationKind::Primary
-                    } else {
-                        AnnotationKind::Context
-                    };
-                    snippet = snippet.annotation(kind.span(range.clone()).label(label.as_deref()));
-                }
-                group = group.element(snippet);
-            }
-        }
         // infx's own help may span lines (a changelog entry to paste): its first line is the
         // help, the rest is printed after the finding at column 0, as it is to be pasted. Each
         // line is escaped on its own, so none can start with a forged `::` command.
@@ -408,13 +376,24 @@ pub fn render_human(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> S
         let help = help_lines.next();
         let paste: Vec<String> = help_lines.collect();
         let notes: Vec<String> = d.all_notes().map(|n| escape_control(&n)).collect();
-        if let Some(h) = &help {
-            group = group.element(Level::HELP.message(h.as_str()));
+        let origin = d
+            .span
+            .filter(|s| s.start.line() > 0)
+            .map(|s| (s.start.line(), s.start.col()));
+        let shape = Shape {
+            level: d.severity,
+            code: &code,
+            message: &message,
+            path: path.as_deref(),
+            origin,
+            excerpts: &excerpts,
+            help: help.as_deref(),
+            notes: &notes,
+        };
+        match (!color).then(|| render_plain(&shape)).flatten() {
+            Some(text) => out.push_str(&text),
+            None => out.push_str(&render_snippets(&renderer, &shape)),
         }
-        for n in &notes {
-            group = group.element(Level::NOTE.message(n.as_str()));
-        }
-        out.push_str(&renderer.render(&[group]));
         out.push_str("\n\n");
         if !paste.is_empty() {
             out.push_str(&paste.join("\n"));
@@ -428,6 +407,146 @@ pub fn render_human(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> S
         );
     }
     out
+}
+
+/// One finding as [`render_human`] shows it: its pieces, already escaped and cut.
+struct Shape<'a> {
+    level: Severity,
+    code: &'a str,
+    message: &'a str,
+    path: Option<&'a str>,
+    /// Line and column of the span's start, when it has a line.
+    origin: Option<(usize, usize)>,
+    /// The source excerpts with the labels of their spans (`None`: the primary span's own).
+    excerpts: &'a [(Excerpt, Vec<Option<String>>)],
+    help: Option<&'a str>,
+    notes: &'a [String],
+}
+
+/// A finding rendered by `annotate-snippets`.
+fn render_snippets(renderer: &Renderer, shape: &Shape) -> String {
+    let level = match shape.level {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
+        Severity::Note => Level::NOTE,
+    };
+    let mut group = Group::with_title(level.primary_title(shape.message).id(shape.code));
+    if shape.excerpts.is_empty() {
+        if let Some(p) = shape.path {
+            let mut origin = Origin::path(p);
+            if let Some((line, col)) = shape.origin {
+                origin = origin.line(line).char_column(col);
+            }
+            group = group.element(origin);
+        }
+    } else if let Some(p) = shape.path {
+        for (i, (x, labels)) in shape.excerpts.iter().enumerate() {
+            let mut snippet = Snippet::source(x.text.as_str())
+                .line_start(x.first_line)
+                .path(p);
+            for (j, (range, label)) in x.ranges.iter().zip(labels).enumerate() {
+                let kind = if i == 0 && j == 0 {
+                    AnnotationKind::Primary
+                } else {
+                    AnnotationKind::Context
+                };
+                snippet = snippet.annotation(kind.span(range.clone()).label(label.as_deref()));
+            }
+            group = group.element(snippet);
+        }
+    }
+    if let Some(h) = shape.help {
+        group = group.element(Level::HELP.message(h));
+    }
+    for n in shape.notes {
+        group = group.element(Level::NOTE.message(n.as_str()));
+    }
+    renderer.render(&[group])
+}
+
+/// The longest source line [`render_plain`] writes itself: well inside the renderer's default
+/// width (140 columns), where `annotate-snippets` would start trimming a line.
+const PLAIN_LINE_MAX: usize = 100;
+
+/// Printable ASCII only: nothing the snippet renderer would replace, widen or trim.
+fn is_plain(s: &str) -> bool {
+    s.bytes().all(|b| matches!(b, b' '..=b'~'))
+}
+
+/// The two shapes nearly every finding of a whole-tree run takes, written directly: a finding
+/// with no excerpt (its path and position only), and one with one excerpt of one line, its
+/// primary span alone underlined. The text is byte for byte what `annotate-snippets`' plain
+/// renderer makes of the same pieces (test `plain_shapes_render_as_annotate_snippets`), at a
+/// fraction of its cost: rendering was 11 % of a whole-tree run's instructions
+/// (docs/performance.md, "Session 46: the common findings written directly"). Anything else (colour, labels, several lines, any
+/// character outside printable ASCII, a long line) is `None`, for `annotate-snippets`.
+fn render_plain(shape: &Shape) -> Option<String> {
+    let pieces_plain = shape.path.is_some()
+        && is_plain(shape.code)
+        && !shape.code.is_empty()
+        && is_plain(shape.message)
+        && shape.path.is_some_and(is_plain)
+        && shape.help.is_none_or(is_plain)
+        && shape.notes.iter().all(|n| is_plain(n));
+    if !pieces_plain {
+        return None;
+    }
+    let level = match shape.level {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "note",
+    };
+    let mut out = String::with_capacity(256);
+    let _ = write!(out, "{level}[{}]: {}", shape.code, shape.message);
+    // The gutter: as wide as the line number shown, none without a snippet.
+    let gutter = match shape.excerpts {
+        [] => {
+            let _ = write!(out, "\n--> {}", shape.path?);
+            if let Some((line, col)) = shape.origin {
+                let _ = write!(out, ":{line}:{col}");
+            }
+            0
+        }
+        [(x, labels)] => {
+            let [range] = x.ranges.as_slice() else {
+                return None;
+            };
+            let p = shape.path?;
+            let fits = labels.len() == 1
+                && labels[0].is_none()
+                && x.text.len() <= PLAIN_LINE_MAX
+                && is_plain(&x.text)
+                && range.start < range.end
+                && range.end <= x.text.len();
+            if !fits {
+                return None;
+            }
+            let line = x.first_line;
+            let width = line.to_string().len();
+            let pad = " ".repeat(width);
+            let _ = write!(out, "\n{pad}--> {p}:{line}:{}", range.start + 1);
+            let _ = write!(out, "\n{pad} |\n{line} | {}", x.text);
+            let _ = write!(
+                out,
+                "\n{pad} | {}{}",
+                " ".repeat(range.start),
+                "^".repeat(range.end - range.start)
+            );
+            width
+        }
+        _ => return None,
+    };
+    let pad = " ".repeat(gutter);
+    if gutter > 0 && (shape.help.is_some() || !shape.notes.is_empty()) {
+        let _ = write!(out, "\n{pad} |");
+    }
+    if let Some(h) = shape.help {
+        let _ = write!(out, "\n{pad} = help: {h}");
+    }
+    for n in shape.notes {
+        let _ = write!(out, "\n{pad} = note: {n}");
+    }
+    Some(out)
 }
 
 /// JSON Lines: one object per diagnostic, with the fields
@@ -765,5 +884,95 @@ mod tests {
             ),
             "{out}"
         );
+    }
+
+    mod plain {
+        use super::super::*;
+        use proptest::prelude::*;
+        use proptest::test_runner::TestRunner;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+
+        /// Printable ASCII, the fast path's alphabet, with spaces at the ends now and then.
+        fn text(max: usize) -> impl Strategy<Value = String> {
+            prop_oneof![
+                4 => proptest::string::string_regex(&format!("[ -~]{{0,{max}}}")).unwrap(),
+                1 => proptest::string::string_regex(&format!(" {{0,3}}[a-z`:]{{0,{max}}} {{0,3}}")).unwrap(),
+            ]
+        }
+
+        /// A one-line excerpt with one span (sometimes an empty one), as `excerpt` makes.
+        fn one_line() -> impl Strategy<Value = (Excerpt, Vec<Option<String>>)> {
+            (
+                1usize..300_000,
+                text(110),
+                any::<proptest::sample::Index>(),
+                0usize..40,
+            )
+                .prop_map(|(line, text, at, len)| {
+                    let start = at.index(text.len() + 1);
+                    let end = (start + len).min(text.len());
+                    let x = Excerpt {
+                        first_line: line,
+                        text,
+                        ranges: std::iter::once(start..end).collect(),
+                    };
+                    (x, vec![None])
+                })
+        }
+
+        fn severity() -> impl Strategy<Value = Severity> {
+            prop_oneof![
+                Just(Severity::Error),
+                Just(Severity::Warning),
+                Just(Severity::Note)
+            ]
+        }
+
+        /// Whatever `render_plain` writes is what `annotate-snippets` renders, and it writes
+        /// most of the generated findings (the test would pass vacuously otherwise).
+        #[test]
+        fn plain_shapes_render_as_annotate_snippets() {
+            let shapes = (
+                severity(),
+                proptest::string::string_regex("[a-z]{1,8}/[a-z-]{1,12}|[ -~]{0,12}").unwrap(),
+                text(80),
+                proptest::option::weighted(0.9, text(60)),
+                proptest::option::of((1usize..300_000, 1usize..300)),
+                proptest::option::weighted(0.6, one_line()),
+                proptest::option::of(text(120)),
+                proptest::collection::vec(text(60), 0..3),
+            );
+            let taken = AtomicUsize::new(0);
+            let mut runner = TestRunner::new(ProptestConfig::with_cases(4000));
+            let run = runner.run(
+                &shapes,
+                |(level, code, message, path, origin, excerpt, help, notes)| {
+                    let excerpts: Vec<_> = excerpt.into_iter().collect();
+                    let shape = Shape {
+                        level,
+                        code: &code,
+                        message: &message,
+                        path: path.as_deref(),
+                        origin,
+                        excerpts: &excerpts,
+                        help: help.as_deref(),
+                        notes: &notes,
+                    };
+                    if let Some(fast) = render_plain(&shape) {
+                        taken.fetch_add(1, Ordering::Relaxed);
+                        prop_assert_eq!(fast, render_snippets(&Renderer::plain(), &shape));
+                    }
+                    Ok(())
+                },
+            );
+            if let Err(e) = run {
+                panic!("{e}");
+            }
+            let taken = taken.into_inner();
+            assert!(
+                taken > 2000,
+                "only {taken} of 4000 shapes took the plain path"
+            );
+        }
     }
 }
