@@ -37,7 +37,8 @@ pub const TOTAL_READ_BUDGET: u64 = 1024 * 1024 * 1024;
 static ROOTS: RwLock<Vec<PathBuf>> = RwLock::new(Vec::new());
 static BYTES_READ: AtomicU64 = AtomicU64::new(0);
 /// The open [`ReadLog`]s: each its root and the tree-relative paths read below it.
-static READ_LOGS: Mutex<Vec<(u64, PathBuf, HashSet<PathBuf>)>> = Mutex::new(Vec::new());
+/// Hashed with foldhash: every resolution of a run inserts into it (docs/performance.md).
+static READ_LOGS: Mutex<Vec<(u64, PathBuf, ReadPaths)>> = Mutex::new(Vec::new());
 static LOGGING: AtomicBool = AtomicBool::new(false);
 /// Paths resolved so far (as named → every symlink followed): folders, so that resolving a
 /// file costs one `lstat` instead of a `readlink` per component, and files that are not links
@@ -47,6 +48,9 @@ static NEXT_LOG: AtomicU64 = AtomicU64::new(0);
 /// Files looked at for a read about to happen ([`size_for_read`]): their metadata, taken by
 /// that read, which then need not look again. Emptied by [`confine_to`].
 static LOOKED: Mutex<Option<foldhash::HashMap<PathBuf, std::fs::Metadata>>> = Mutex::new(None);
+
+/// The tree-relative paths a [`ReadLog`] holds.
+pub type ReadPaths = foldhash::HashSet<PathBuf>;
 
 /// Which files below a root this process reads from now on, until it is dropped: the
 /// baseline exports only what the head's run read (docs/baseline.md, "Cost"). Logs of
@@ -61,7 +65,7 @@ impl ReadLog {
         let id = NEXT_LOG.fetch_add(1, Ordering::Relaxed);
         let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
         let mut logs = READ_LOGS.lock().unwrap_or_else(|p| p.into_inner());
-        logs.push((id, root, HashSet::new()));
+        logs.push((id, root, ReadPaths::default()));
         LOGGING.store(true, Ordering::Relaxed);
         ReadLog { id }
     }
@@ -80,7 +84,7 @@ impl ReadLog {
     }
 
     /// The tree-relative paths read so far: each file and folder as named and as resolved.
-    pub fn paths(&self) -> HashSet<PathBuf> {
+    pub fn paths(&self) -> ReadPaths {
         let logs = READ_LOGS.lock().unwrap_or_else(|p| p.into_inner());
         logs.iter()
             .find(|(id, ..)| *id == self.id)
@@ -103,9 +107,18 @@ fn log_read(path: &Path, canon: &Path) {
         return;
     }
     let mut logs = READ_LOGS.lock().unwrap_or_else(|p| p.into_inner());
+    // Nearly every path is its own resolution: logged once, and copied only when new.
+    let both = [path, canon];
+    let named = if path.as_os_str() == canon.as_os_str() {
+        &both[..1]
+    } else {
+        &both[..]
+    };
     for (_, root, paths) in logs.iter_mut() {
-        for p in [path, canon] {
-            if let Ok(rel) = p.strip_prefix(&*root) {
+        for p in named {
+            if let Ok(rel) = p.strip_prefix(&*root)
+                && !paths.contains(rel)
+            {
                 paths.insert(rel.to_path_buf());
             }
         }

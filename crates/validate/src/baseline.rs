@@ -437,7 +437,7 @@ pub(super) fn parse_ahead(jobs: Vec<AheadJob>) -> Vec<(String, infx_yaml::Docume
 /// parsing the file again (docs/baseline.md, "Cost").
 struct HeadParses<'a> {
     /// The tree-relative paths the head's run read (`None`: not logged, export everything).
-    read: Option<HashSet<PathBuf>>,
+    read: Option<infx_fs::ReadPaths>,
     changed_paths: HashSet<PathBuf>,
     docs: HashMap<String, &'a infx_yaml::Document>,
     /// The head's documents of the files an exact rename moved, by their base path, with the
