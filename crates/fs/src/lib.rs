@@ -65,7 +65,11 @@ impl ReadLog {
         let id = NEXT_LOG.fetch_add(1, Ordering::Relaxed);
         let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
         let mut logs = READ_LOGS.lock().unwrap_or_else(|p| p.into_inner());
-        logs.push((id, root, ReadPaths::default()));
+        logs.push((
+            id,
+            root,
+            ReadPaths::with_capacity_and_hasher(1024, Default::default()),
+        ));
         LOGGING.store(true, Ordering::Relaxed);
         ReadLog { id }
     }
@@ -351,7 +355,11 @@ fn cache_dir(dir: &Path, canon: &Path) {
     CANON_DIRS
         .write()
         .unwrap_or_else(|p| p.into_inner())
-        .get_or_insert_with(foldhash::HashMap::default)
+        // Sized for a tree like August's (about 2,500 paths resolved): growing from empty
+        // hashed every path again at each doubling (docs/performance.md).
+        .get_or_insert_with(|| {
+            foldhash::HashMap::with_capacity_and_hasher(4096, Default::default())
+        })
         .insert(dir.to_path_buf(), canon.to_path_buf());
 }
 
