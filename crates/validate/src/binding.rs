@@ -8,6 +8,7 @@ use infx_recipe::{ExpandOptions, Lane, RecipeFile, Variant};
 use infx_report::Diagnostic;
 use infx_yaml::{DocIndex, Node, Value};
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::path::Path;
 
 /// One generated point and the variant it selects.
@@ -318,7 +319,9 @@ pub fn human_table(records: &[BindingRecord]) -> String {
             "scenario", "tp", "ep", "dp-attn", "conc", "recipe", "variant"
         ));
         for r in rows {
-            let line = format!(
+            let start = s.len();
+            let _ = write!(
+                s,
                 "  {:<w_scen$} {:>3} {:>3} {:<7} {:>5}  {:<w_recipe$}  {:<w_variant$}  {}",
                 plain(&r.scenario),
                 plain(&r.tp),
@@ -330,7 +333,8 @@ pub fn human_table(records: &[BindingRecord]) -> String {
                 plain(&r.args.join(" "))
             );
             // A row without per-point args ends at its variant, not in padding.
-            s.push_str(line.trim_end());
+            let kept = s[start..].trim_end().len();
+            s.truncate(start + kept);
             s.push('\n');
         }
     }
@@ -362,7 +366,11 @@ pub fn markdown_tables(records: &[BindingRecord]) -> String {
 }
 
 /// Terminal-safe text: tree content must not move the cursor or recolour the terminal.
-fn plain(s: &str) -> String {
+/// Printable ASCII (nearly every cell) is shown as it is, without a copy.
+fn plain(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.bytes().all(|b| matches!(b, b' '..=b'~')) {
+        return std::borrow::Cow::Borrowed(s);
+    }
     s.chars()
         .map(|c| {
             if infx_report::is_unsafe_char(c) {
