@@ -478,8 +478,9 @@ fn is_plain(s: &str) -> bool {
 /// primary span alone underlined. The text is byte for byte what `annotate-snippets`' plain
 /// renderer makes of the same pieces (test `plain_shapes_render_as_annotate_snippets`), at a
 /// fraction of its cost: rendering was 11 % of a whole-tree run's instructions
-/// (docs/performance.md, "Session 46: the common findings written directly"). Anything else (colour, labels, several lines, any
-/// character outside printable ASCII, a long line) is `None`, for `annotate-snippets`.
+/// (docs/performance.md, "Session 46: the common findings written directly"). Anything else
+/// (colour, labels, several lines, any character outside printable ASCII, a long line, no
+/// path) is `None`, for `annotate-snippets`.
 fn render_plain(shape: &Shape) -> Option<String> {
     let pieces_plain = shape.path.is_some()
         && is_plain(shape.code)
