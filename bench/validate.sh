@@ -20,7 +20,8 @@
 #   bench/validate.sh [RUNS]      (default 15; corpus: $INFX_CORPUS or ../shared/corpus)
 #   BEFORE=PATH   also time another xtask binary (e.g. one built from main) on the whole tree
 #                 and the one-config change, in the same interleaved rounds
-# Needs: python3, cc and libyaml-dev (apt-get install libyaml-dev) for the floor.
+# Needs: python3, cc and libyaml-dev (apt-get install libyaml-dev) for the floor; valgrind (optional)
+# for the instruction counts, which a noisy machine cannot swing.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 # shellcheck source=bench/lib.sh
@@ -106,7 +107,7 @@ one_config_change_repo "$aug" "$repo"
 
 printf 'machine: %s cores, load average %s\n' "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$bin" "$aug_copy" "$repo/inferencex-e2e" "$here/inferencex-e2e" "$runs" "$work" "$parse_speed" "$before" <<'PY'
-import os, random, re, statistics, subprocess, sys, time
+import os, random, re, shutil, statistics, subprocess, sys, time
 bin, aug, change_tree, bundled, runs, work, parse_speed, before = sys.argv[1:]
 runs = int(runs)
 files = open(f"{work}/files.txt").read().split()
@@ -170,6 +171,25 @@ for _ in range(max(3, runs // 2)):
     oc.append(run_once([parse_speed, aug])[1])
 lm, om = statistics.median(lc), statistics.median(oc)
 print(f"YAML loader by CPU time (read + 5 passes, fresh process): infx-yaml {om:.0f} ms, libyaml {lm:.0f} ms -> {om / lm:.2f}x")
+# Instructions executed (cachegrind), which the machine's slow spells cannot swing: the whole
+# tree and the floor program on the same files, one run each. Skipped without valgrind.
+def instructions(cmd):
+    out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"] + cmd,
+                         capture_output=True, text=True).stderr
+    m = re.search(r"I\s+refs:\s+([0-9,]+)", out)
+    return int(m.group(1).replace(",", "")) if m else None
+if shutil.which("valgrind"):
+    wi, fi = instructions(cases[0][1]), instructions(floor)
+    if wi and fi:
+        line = f"by instructions (cachegrind, one run each): whole tree {wi / 1e6:.1f} M, libyaml floor {fi / 1e6:.1f} M -> {wi / fi:.2f}x"
+        if before:
+            bi = instructions(cases[4][1])
+            line += f"; BEFORE {bi / 1e6:.1f} M -> {bi / fi:.2f}x" if bi else "; BEFORE: no count"
+        print(line)
+    else:
+        print("by instructions: cachegrind gave no count")
+else:
+    print("by instructions: skipped (no valgrind on PATH)")
 summary = subprocess.run([bin, "validate", "--root", aug], capture_output=True, text=True).stdout
 print("whole tree, validate's own step times (one run):")
 print("\n".join("  " + l for l in summary.splitlines() if re.match(r"^[a-z-]+ +", l) or l.startswith("validate:")))
