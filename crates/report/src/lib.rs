@@ -16,7 +16,8 @@ pub use allow::{Acknowledged, Allow, Outcome as AllowOutcome, acknowledge, allow
 pub use code::{Code, check_of, is_code_name};
 pub use par::parallel_map;
 pub use render::{
-    SourceMap, escape_control, is_unsafe_char, json_safe, render_github, render_human, render_json,
+    SourceMap, escape_control, is_printable_ascii, is_unsafe_char, json_safe, render_github,
+    render_human, render_json,
 };
 pub use sarif::{render_sarif, render_sarif_with_acknowledged};
 pub use suggest::{did_you_mean, nearest};

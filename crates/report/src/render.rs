@@ -390,9 +390,8 @@ pub fn render_human(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> S
             help: help.as_deref(),
             notes: &notes,
         };
-        match (!color).then(|| render_plain(&shape)).flatten() {
-            Some(text) => out.push_str(&text),
-            None => out.push_str(&render_snippets(&renderer, &shape)),
+        if color || !render_plain(&shape, &mut out) {
+            out.push_str(&render_snippets(&renderer, &shape));
         }
         out.push_str("\n\n");
         if !paste.is_empty() {
@@ -468,86 +467,84 @@ fn render_snippets(renderer: &Renderer, shape: &Shape) -> String {
 /// width (140 columns), where `annotate-snippets` would start trimming a line.
 const PLAIN_LINE_MAX: usize = 100;
 
-/// Printable ASCII only: nothing the snippet renderer would replace, widen or trim.
-fn is_plain(s: &str) -> bool {
+/// Whether `s` is printable ASCII only (space to `~`): text that nothing needs to escape,
+/// replace or widen before it is shown (the snippet renderer's plain shapes, table cells).
+pub fn is_printable_ascii(s: &str) -> bool {
     s.bytes().all(|b| matches!(b, b' '..=b'~'))
 }
 
-/// The two shapes nearly every finding of a whole-tree run takes, written directly: a finding
-/// with no excerpt (its path and position only), and one with one excerpt of one line, its
-/// primary span alone underlined. The text is byte for byte what `annotate-snippets`' plain
-/// renderer makes of the same pieces (test `plain_shapes_render_as_annotate_snippets`), at a
-/// fraction of its cost: rendering was 11 % of a whole-tree run's instructions
-/// (docs/performance.md, "Session 46: the common findings written directly"). Anything else
-/// (colour, labels, several lines, any character outside printable ASCII, a long line, no
-/// path) is `None`, for `annotate-snippets`.
-fn render_plain(shape: &Shape) -> Option<String> {
-    let pieces_plain = shape.path.is_some()
-        && is_plain(shape.code)
-        && !shape.code.is_empty()
-        && is_plain(shape.message)
-        && shape.path.is_some_and(is_plain)
-        && shape.help.is_none_or(is_plain)
-        && shape.notes.iter().all(|n| is_plain(n));
+/// The two shapes nearly every finding of a whole-tree run takes, written directly into `out`:
+/// a finding with no excerpt (its path and position only), and one with one excerpt of one
+/// line, its primary span alone underlined. The text is byte for byte what
+/// `annotate-snippets`' plain renderer makes of the same pieces (test
+/// `plain_shapes_render_as_annotate_snippets`), at a fraction of its cost: rendering was 11 %
+/// of a whole-tree run's instructions (docs/performance.md, "Session 46: the common findings
+/// written directly"). Anything else (labels, several lines, any character outside printable
+/// ASCII, a long line, no path) is declined before anything is written: `false`, for
+/// `annotate-snippets`.
+fn render_plain(shape: &Shape, out: &mut String) -> bool {
+    let Some(path) = shape.path.filter(|p| is_printable_ascii(p)) else {
+        return false;
+    };
+    let pieces_plain = !shape.code.is_empty()
+        && is_printable_ascii(shape.code)
+        && is_printable_ascii(shape.message)
+        && shape.help.is_none_or(is_printable_ascii)
+        && shape.notes.iter().all(|n| is_printable_ascii(n));
+    // The excerpt written, if any: one line, its one span unlabelled and not empty.
+    let excerpt = match shape.excerpts {
+        [] => None,
+        [(x, labels)] => match (x.ranges.as_slice(), labels.as_slice()) {
+            ([range], [None])
+                if x.text.len() <= PLAIN_LINE_MAX
+                    && is_printable_ascii(&x.text)
+                    && range.start < range.end
+                    && range.end <= x.text.len() =>
+            {
+                Some((x, range))
+            }
+            _ => return false,
+        },
+        _ => return false,
+    };
     if !pieces_plain {
-        return None;
+        return false;
     }
     let level = match shape.level {
         Severity::Error => "error",
         Severity::Warning => "warning",
         Severity::Note => "note",
     };
-    let mut out = String::with_capacity(256);
     let _ = write!(out, "{level}[{}]: {}", shape.code, shape.message);
     // The gutter: as wide as the line number shown, none without a snippet.
-    let gutter = match shape.excerpts {
-        [] => {
-            let _ = write!(out, "\n--> {}", shape.path?);
+    let gutter = match excerpt {
+        None => {
+            let _ = write!(out, "\n--> {path}");
             if let Some((line, col)) = shape.origin {
                 let _ = write!(out, ":{line}:{col}");
             }
             0
         }
-        [(x, labels)] => {
-            let [range] = x.ranges.as_slice() else {
-                return None;
-            };
-            let p = shape.path?;
-            let fits = labels.len() == 1
-                && labels[0].is_none()
-                && x.text.len() <= PLAIN_LINE_MAX
-                && is_plain(&x.text)
-                && range.start < range.end
-                && range.end <= x.text.len();
-            if !fits {
-                return None;
-            }
+        Some((x, range)) => {
             let line = x.first_line;
-            let width = line.to_string().len();
-            let pad = " ".repeat(width);
-            let _ = write!(out, "\n{pad}--> {p}:{line}:{}", range.start + 1);
-            let _ = write!(out, "\n{pad} |\n{line} | {}", x.text);
-            let _ = write!(
-                out,
-                "\n{pad} | {}{}",
-                " ".repeat(range.start),
-                "^".repeat(range.end - range.start)
-            );
-            width
+            let w = line.checked_ilog10().map_or(1, |d| d as usize + 1);
+            let (at, len) = (range.start, range.end - range.start);
+            let _ = write!(out, "\n{:w$}--> {path}:{line}:{}", "", at + 1);
+            let _ = write!(out, "\n{:w$} |\n{line} | {}", "", x.text);
+            let _ = write!(out, "\n{:w$} | {:at$}{:^<len$}", "", "", "");
+            w
         }
-        _ => return None,
     };
-    let pad = " ".repeat(gutter);
     if gutter > 0 && (shape.help.is_some() || !shape.notes.is_empty()) {
-        let _ = write!(out, "\n{pad} |");
+        let _ = write!(out, "\n{:gutter$} |", "");
     }
     if let Some(h) = shape.help {
-        let _ = write!(out, "\n{pad} = help: {h}");
+        let _ = write!(out, "\n{:gutter$} = help: {h}", "");
     }
     for n in shape.notes {
-        let _ = write!(out, "\n{pad} = note: {n}");
+        let _ = write!(out, "\n{:gutter$} = note: {n}", "");
     }
-    Some(out)
+    true
 }
 
 /// JSON Lines: one object per diagnostic, with the fields
@@ -959,9 +956,13 @@ mod tests {
                         help: help.as_deref(),
                         notes: &notes,
                     };
-                    if let Some(fast) = render_plain(&shape) {
+                    let mut fast = String::new();
+                    if render_plain(&shape, &mut fast) {
                         taken.fetch_add(1, Ordering::Relaxed);
                         prop_assert_eq!(fast, render_snippets(&Renderer::plain(), &shape));
+                    } else {
+                        // Declined before writing: the caller's text is left as it was.
+                        prop_assert!(fast.is_empty());
                     }
                     Ok(())
                 },

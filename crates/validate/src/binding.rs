@@ -368,7 +368,7 @@ pub fn markdown_tables(records: &[BindingRecord]) -> String {
 /// Terminal-safe text: tree content must not move the cursor or recolour the terminal.
 /// Printable ASCII (nearly every cell) is shown as it is, without a copy.
 fn plain(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.bytes().all(|b| matches!(b, b' '..=b'~')) {
+    if infx_report::is_printable_ascii(s) {
         return std::borrow::Cow::Borrowed(s);
     }
     s.chars()

@@ -24,6 +24,15 @@ pub(crate) struct Survey {
     pub inner_bom: bool,
 }
 
+impl Survey {
+    /// Whether the loader's fast path may read the text: none of the characters only the
+    /// parser's passes handle (tabs, YAML 1.1 breaks, an inner byte order mark; docs/yaml.md,
+    /// "The fast path"). A refused character is the caller's error before either reads.
+    pub(crate) fn fast_readable(&self) -> bool {
+        !(self.tabs || self.breaks || self.inner_bom)
+    }
+}
+
 /// Bytes that need a second look: controls, DEL, and the lead bytes of U+0080–U+00BF
 /// (C1 controls and NEL), U+2000–U+2FFF (LS, PS) and U+F000–U+FFFF (U+FFFE, U+FFFF).
 const fn interesting() -> [bool; 256] {

@@ -481,7 +481,7 @@ pub type FastBuilt = (Node, Vec<Diagnostic>);
 pub fn build_both_ways(path: &Path, text: &str, opts: &LoadOptions) -> (Built, Option<FastBuilt>) {
     let (parsed, duplicates, _) = run_builder_with(path, text, opts, false);
     let survey = chars::survey(text);
-    if survey.refused.is_some() || survey.tabs || survey.breaks || survey.inner_bom {
+    if survey.refused.is_some() || !survey.fast_readable() {
         return ((parsed, duplicates), None);
     }
     let mut b = Builder::new(path, text, opts);
@@ -684,7 +684,7 @@ impl<'a> Builder<'a> {
         }
         // Nearly every file is block YAML the fast path reads alone; what it does not read
         // (and every error) the parser reads from the start (docs/yaml.md, "The fast path").
-        if self.fast && !(survey.tabs || survey.breaks || survey.inner_bom) {
+        if self.fast && survey.fast_readable() {
             match fast::read(self) {
                 Ok(root) => return Ok(root),
                 Err(fast::Bail) => self.reset(),
